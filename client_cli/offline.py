@@ -1,0 +1,120 @@
+"""Commands that need no server: ``simon deal``, ``simon replay`` (and ``simon solve``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from server.engine import (
+    Game,
+    IllegalMoveError,
+    InvalidBoardError,
+    InvalidCodeError,
+    InvalidMoveError,
+    card_text,
+    parse_moves,
+)
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit status 2."""
+
+
+def load_game(code: str | None, board_file: str | None, suits: int | None = None) -> Game:
+    """The game named by a code or a board file (``-`` reads standard input)."""
+    if (code is None) == (board_file is None):
+        raise UsageError("give a game code or --board FILE, not both")
+    try:
+        if code is not None:
+            return Game.from_code(code)
+        assert board_file is not None
+        if board_file == "-":
+            text = sys.stdin.read()
+        else:
+            try:
+                with open(board_file, encoding="utf-8") as handle:
+                    text = handle.read()
+            except OSError as error:
+                raise UsageError(f"cannot read {board_file}: {error.strerror}") from None
+        return Game.from_board(text, suits)
+    except (InvalidCodeError, InvalidBoardError) as error:
+        raise UsageError(str(error)) from None
+
+
+def game_state(game: Game) -> dict[str, Any]:
+    """The facts about a game that every command reports."""
+    return {
+        "code": str(game.code) if game.code else None,
+        "suits": game.suits,
+        "won": game.is_won,
+        "moves": game.moves,
+        "score": game.score,
+        "removed": len(game.removed),
+        "removed_suits": [card_text(suit << 4 | 1)[1] for suit in game.removed],
+        "board": game.board_text(),
+    }
+
+
+def add_game_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("code", nargs="?", help="a game code such as SS1-S4-AAAAABD")
+    parser.add_argument("--board", metavar="FILE", help="a board in Freecell Solver text (- reads stdin)")
+    parser.add_argument("--suits", type=int, choices=(1, 2, 4), help="the board's suit count")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def cmd_deal(args: argparse.Namespace) -> int:
+    game = load_game(args.code, None)
+    if args.json:
+        print(json.dumps(game_state(game)))
+    else:
+        print(game.board_text(), end="")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    game = load_game(args.code, args.board, args.suits)
+    try:
+        moves = parse_moves(args.moves)
+    except InvalidMoveError as error:
+        raise UsageError(str(error)) from None
+    refused: dict[str, Any] | None = None
+    for index, move in enumerate(moves):
+        try:
+            game.push(move)
+        except IllegalMoveError as error:
+            refused = {
+                "index": index,
+                "move": move.text(),
+                "rule": error.code,
+                "message": error.message,
+            }
+            break
+    result = game_state(game)
+    if refused is not None:
+        result["refused"] = refused
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(game.board_text(), end="")
+        status = "won" if game.is_won else "not won"
+        print(f"{status}: {game.moves} moves, score {game.score}, {len(game.removed)} runs removed")
+        if refused is not None:
+            print(
+                f"move {refused['index'] + 1} ({refused['move']}) refused: "
+                f"{refused['message']} [{refused['rule']}]"
+            )
+    return 1 if refused is not None else 0
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    deal = subparsers.add_parser("deal", help="print the board a game code deals")
+    deal.add_argument("code", help="a game code such as SS1-S4-AAAAABD")
+    deal.add_argument("--json", action="store_true", help="print JSON")
+    deal.set_defaults(handler=cmd_deal)
+
+    replay = subparsers.add_parser("replay", help="play a list of moves with the engine")
+    add_game_arguments(replay)
+    replay.add_argument("--moves", required=True, help='moves like "3-7 1-2x3"')
+    replay.set_defaults(handler=cmd_replay)
