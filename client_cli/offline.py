@@ -59,7 +59,9 @@ def game_state(game: Game) -> dict[str, Any]:
 
 def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("code", nargs="?", help="a game code such as SS1-S4-AAAAABD")
-    parser.add_argument("--board", metavar="FILE", help="a board in Freecell Solver text (- reads stdin)")
+    parser.add_argument(
+        "--board", metavar="FILE", help="a board in Freecell Solver text (- reads stdin)"
+    )
     parser.add_argument("--suits", type=int, choices=(1, 2, 4), help="the board's suit count")
     parser.add_argument("--json", action="store_true", help="print JSON")
 

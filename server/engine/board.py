@@ -46,9 +46,7 @@ def parse_board(text: str, suits: int | None = None) -> tuple[Columns, int]:
     if not isinstance(text, str):
         raise InvalidBoardError("a board is text: ten lines, one column each")
     lines = [
-        line
-        for line in text.splitlines()
-        if not line.strip().lower().startswith(_IGNORED_PREFIXES)
+        line for line in text.splitlines() if not line.strip().lower().startswith(_IGNORED_PREFIXES)
     ]
     while len(lines) > COLUMNS and not lines[-1].strip():
         lines.pop()
@@ -116,4 +114,3 @@ def check_cards(columns: Sequence[Sequence[Card]], suits: int | None = None) -> 
 
 def _suit_name(suit_: int) -> str:
     return ("spades", "hearts", "diamonds", "clubs")[suit_]
-

@@ -5,10 +5,10 @@ Codes are part of the protocol and never change meaning; add new ones, never reu
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class Rule(str, Enum):
+class Rule(StrEnum):
     NO_SUCH_COLUMN = "no-such-column"
     SAME_COLUMN = "same-column"
     EMPTY_SOURCE = "empty-source"
