@@ -1,0 +1,488 @@
+"""The websocket protocol, version 1: one JSON object per message, one closed set per direction.
+
+Every client message has a ``type`` and may carry an ``id`` (a string or number the
+client chooses); the reply to it, or the ``error`` refusing it, echoes that ``id``.
+Messages the server sends on its own (race events, a new daily deal) have no ``id``.
+``docs/protocol.md`` documents each message with examples.
+
+>>> message = parse_client_message(b'{"type": "move", "id": 7, "move": "3-7x2"}')
+>>> message.move, message.id
+('3-7x2', 7)
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+PROTOCOL_VERSION = 1
+
+MessageId = Annotated[str, Field(max_length=64)] | Annotated[int, Field(ge=0, lt=2**53)]
+SuitCount = Literal[1, 2, 4]
+Column = Annotated[int, Field(ge=1, le=10)]  # 1-based, as players number them
+CardCount = Annotated[int, Field(ge=1, le=52)]
+PlayerName = Annotated[str, Field(min_length=1, max_length=64)]  # checked fully by accounts
+
+
+class ErrorCode(StrEnum):
+    """Stable error codes; their meaning never changes."""
+
+    BAD_JSON = "bad-json"
+    UNKNOWN_TYPE = "unknown-type"
+    INVALID_MESSAGE = "invalid-message"
+    UNSUPPORTED_VERSION = "unsupported-version"
+    RATE_LIMITED = "rate-limited"
+    NOT_AUTHENTICATED = "not-authenticated"
+    ALREADY_AUTHENTICATED = "already-authenticated"
+    BAD_NAME = "bad-name"
+    NAME_TAKEN = "name-taken"
+    BAD_TOKEN = "bad-token"
+    BAD_CODE = "bad-code"
+    BAD_MOVE = "bad-move"  # the notation does not parse
+    ILLEGAL_MOVE = "illegal-move"  # the rules refuse it: see ``rule``
+    NO_GAME = "no-game"
+    GAME_OVER = "game-over"
+    ALREADY_PLAYED = "already-played"
+    NO_DAILY = "no-daily"
+    NOT_FOUND = "not-found"
+    BAD_CURSOR = "bad-cursor"
+    UNAVAILABLE = "unavailable"
+    INTERNAL = "internal"
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Request(_Message):
+    id: MessageId | None = None
+
+
+# -- client to server ----------------------------------------------------------------
+
+
+class Hello(_Request):
+    """Optional first message: says which protocol version the client speaks."""
+
+    type: Literal["hello"]
+    version: int = PROTOCOL_VERSION
+    client: Annotated[str, Field(max_length=64)] | None = None
+
+
+class Register(_Request):
+    """Create an account; the reply carries the secret token, shown this once."""
+
+    type: Literal["register"]
+    name: PlayerName
+
+
+class Auth(_Request):
+    type: Literal["auth"]
+    token: Annotated[str, Field(min_length=1, max_length=128)]
+
+
+class Start(_Request):
+    """Start a game: the daily deal for a suit count, or practice on a code or a random deal.
+
+    Starting today's daily again resumes the player's one ranked attempt.
+    """
+
+    type: Literal["start"]
+    mode: Literal["daily", "practice"] = "daily"
+    suits: SuitCount = 1
+    code: Annotated[str, Field(max_length=32)] | None = None  # practice only
+
+
+class MoveRequest(_Request):
+    """Play a move in notation ``FROM-TO`` or ``FROM-TOxN``."""
+
+    type: Literal["move"]
+    move: Annotated[str, Field(max_length=16)]
+
+
+class AutoMove(_Request):
+    """The double-click move: a column's group to its best place."""
+
+    type: Literal["auto"]
+    column: Column
+    count: CardCount | None = None
+
+
+class Undo(_Request):
+    type: Literal["undo"]
+
+
+class Restart(_Request):
+    type: Literal["restart"]
+
+
+class Resign(_Request):
+    type: Literal["resign"]
+
+
+class Targets(_Request):
+    """Placement help: the columns a group from ``column`` may go to."""
+
+    type: Literal["targets"]
+    column: Column
+    count: CardCount | None = None
+
+
+class Resume(_Request):
+    """After a reconnect: take up game ``game`` again; ``seq`` is the last one the client saw."""
+
+    type: Literal["resume"]
+    game: Annotated[str, Field(max_length=64)]
+    seq: Annotated[int, Field(ge=0)] = 0
+
+
+class DailyRequest(_Request):
+    """Today's codes (and yesterday's par, published once the day is over)."""
+
+    type: Literal["daily"]
+
+
+class LeaderboardRequest(_Request):
+    """A page of a daily leaderboard; ``after`` is the ``next`` cursor of the previous page."""
+
+    type: Literal["leaderboard"]
+    day: date | None = None  # today (UTC) when omitted
+    suits: SuitCount = 1
+    limit: Annotated[int, Field(ge=1, le=100)] = 20
+    after: Annotated[str, Field(max_length=256)] | None = None
+
+
+class RankRequest(_Request):
+    """A player's rank on a daily leaderboard and the rows around it."""
+
+    type: Literal["rank"]
+    day: date | None = None
+    suits: SuitCount = 1
+    player: PlayerName | None = None  # the authenticated player when omitted
+    around: Annotated[int, Field(ge=0, le=25)] = 5
+
+
+class HistoryRequest(_Request):
+    """A player's finished games and all-time figures."""
+
+    type: Literal["history"]
+    player: PlayerName | None = None
+    limit: Annotated[int, Field(ge=1, le=100)] = 20
+
+
+class RaceRequest(_Request):
+    """Follow the live race on today's deal for a suit count (joined automatically by ``start``)."""
+
+    type: Literal["race"]
+    suits: SuitCount = 1
+
+
+class Ping(_Request):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[
+    Hello
+    | Register
+    | Auth
+    | Start
+    | MoveRequest
+    | AutoMove
+    | Undo
+    | Restart
+    | Resign
+    | Targets
+    | Resume
+    | DailyRequest
+    | LeaderboardRequest
+    | RankRequest
+    | HistoryRequest
+    | RaceRequest
+    | Ping,
+    Field(discriminator="type"),
+]
+
+CLIENT_MESSAGE_TYPES = frozenset(
+    model.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
+    for model in ClientMessage.__origin__.__args__  # type: ignore[attr-defined]
+)
+
+_client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+
+
+def parse_client_message(data: str | bytes) -> ClientMessage:
+    """Validate one client frame; raises :class:`pydantic.ValidationError` on bad input."""
+    return _client_adapter.validate_json(data)
+
+
+# -- server to client ----------------------------------------------------------------
+
+
+class PlayerInfo(_Message):
+    name: str
+    created: str | None = None  # ISO 8601
+
+
+class GameView(_Message):
+    """The whole state of one game, as the server's engine holds it."""
+
+    game: str  # the game's id, for ``resume``
+    code: str
+    suits: SuitCount
+    mode: Literal["daily", "practice"]
+    day: date | None = None  # the daily's day
+    board: list[str]  # ten columns in board text, deepest card first
+    moves: int
+    score: int
+    removed: int
+    won: bool
+    finished: bool
+    can_undo: bool
+    seq: int  # bumps on every accepted action
+    elapsed: float  # seconds by the server's clock since the first start
+    par: int | None = None  # the daily's par, once the day is over
+
+
+class Welcome(_Message):
+    type: Literal["welcome"] = "welcome"
+    id: MessageId | None = None
+    version: int = PROTOCOL_VERSION
+    server_time: str
+    player: PlayerInfo | None = None
+
+
+class Registered(_Message):
+    type: Literal["registered"] = "registered"
+    id: MessageId | None = None
+    player: PlayerInfo
+    token: str  # keep it: it is stored only as a hash and never shown again
+
+
+class Authenticated(_Message):
+    type: Literal["authenticated"] = "authenticated"
+    id: MessageId | None = None
+    player: PlayerInfo
+
+
+class State(_Message):
+    """The full game: the reply to start, resume, restart and undo."""
+
+    type: Literal["state"] = "state"
+    id: MessageId | None = None
+    state: GameView
+
+
+class Moved(_Message):
+    """An accepted move or auto move, small: the client applies ``move`` to its copy."""
+
+    type: Literal["moved"] = "moved"
+    id: MessageId | None = None
+    game: str
+    seq: int
+    move: str  # FROM-TOxN, count explicit
+    removed_run: bool  # the move completed a run, which left the table
+    moves: int
+    score: int
+    removed: int
+    won: bool
+
+
+class Finished(_Message):
+    """A game ended (won or resigned); for the daily, the stored result."""
+
+    type: Literal["finished"] = "finished"
+    id: MessageId | None = None
+    game: str
+    code: str
+    mode: Literal["daily", "practice"]
+    won: bool
+    resigned: bool
+    moves: int
+    score: int
+    removed: int
+    elapsed: float
+    rank: int | None = None  # daily: the rank now
+    par: int | None = None  # daily: once the day is over
+
+
+class TargetList(_Message):
+    type: Literal["targets"] = "targets"
+    id: MessageId | None = None
+    column: int
+    count: int | None
+    columns: list[int]  # 1-based
+
+
+class DailyCode(_Message):
+    suits: SuitCount
+    code: str
+    par: int | None = None  # published once the day is over
+
+
+class DailyInfo(_Message):
+    type: Literal["daily"] = "daily"
+    id: MessageId | None = None
+    day: date
+    deals: list[DailyCode]
+    yesterday: list[DailyCode] = []  # with par
+    seconds_left: float  # until the next day starts (UTC)
+
+
+class LeaderboardRow(_Message):
+    rank: int
+    player: str
+    score: int
+    moves: int
+    elapsed: float
+    finished_at: str  # ISO 8601
+    won: bool
+
+
+class LeaderboardPage(_Message):
+    type: Literal["leaderboard"] = "leaderboard"
+    id: MessageId | None = None
+    day: date
+    suits: SuitCount
+    rows: list[LeaderboardRow]
+    next: str | None = None  # cursor for the next page, None at the end
+    total: int
+
+
+class RankInfo(_Message):
+    type: Literal["rank"] = "rank"
+    id: MessageId | None = None
+    day: date
+    suits: SuitCount
+    player: str
+    rank: int | None  # None: no result that day
+    total: int
+    around: list[LeaderboardRow]
+
+
+class HistoryGame(_Message):
+    day: date | None
+    code: str
+    suits: SuitCount
+    mode: Literal["daily", "practice"]
+    won: bool
+    score: int
+    moves: int
+    elapsed: float
+    finished_at: str
+    rank: int | None = None
+
+
+class PlayerStats(_Message):
+    games: int
+    won: int
+    best_score: dict[str, int]  # by suit count ("1", "2", "4")
+
+
+class History(_Message):
+    type: Literal["history"] = "history"
+    id: MessageId | None = None
+    player: str
+    stats: PlayerStats
+    games: list[HistoryGame]
+
+
+class RaceEntry(_Message):
+    player: str
+    moves: int
+    score: int
+    removed: int
+    finished: bool
+    won: bool
+    resigned: bool = False
+
+
+class RaceStandings(_Message):
+    """The reply to ``race``: everyone on today's deal for that suit count."""
+
+    type: Literal["race"] = "race"
+    id: MessageId | None = None
+    day: date
+    suits: SuitCount
+    players: list[RaceEntry]
+
+
+class RaceEvent(_Message):
+    """Pushed to everyone following a race when a player joins, moves, removes a run or ends."""
+
+    type: Literal["race_event"] = "race_event"
+    day: date
+    suits: SuitCount
+    event: Literal["joined", "moved", "removed", "finished", "resigned", "left"]
+    entry: RaceEntry
+
+
+class DailyChanged(_Message):
+    """Pushed when a new UTC day starts: the new codes."""
+
+    type: Literal["daily_changed"] = "daily_changed"
+    day: date
+    deals: list[DailyCode]
+
+
+class Pong(_Message):
+    type: Literal["pong"] = "pong"
+    id: MessageId | None = None
+    server_time: str
+
+
+class Error(_Message):
+    type: Literal["error"] = "error"
+    id: MessageId | None = None
+    code: ErrorCode
+    message: str
+    rule: str | None = None  # for illegal-move: the rule's stable code
+    detail: dict[str, str | int | None] | None = None
+
+
+ServerMessage = Annotated[
+    Welcome
+    | Registered
+    | Authenticated
+    | State
+    | Moved
+    | Finished
+    | TargetList
+    | DailyInfo
+    | LeaderboardPage
+    | RankInfo
+    | History
+    | RaceStandings
+    | RaceEvent
+    | DailyChanged
+    | Pong
+    | Error,
+    Field(discriminator="type"),
+]
+
+_server_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
+
+
+def parse_server_message(data: str | bytes) -> ServerMessage:
+    """Validate one server frame (the client's side of the protocol)."""
+    return _server_adapter.validate_json(data)
+
+
+def encode(message: BaseModel) -> str:
+    """One frame of text; fields left at None are left out to keep frames small."""
+    return message.model_dump_json(exclude_none=True)
+
+
+__all__ = [
+    "CLIENT_MESSAGE_TYPES",
+    "PROTOCOL_VERSION",
+    "ClientMessage",
+    "ErrorCode",
+    "ServerMessage",
+    "ValidationError",
+    "encode",
+    "parse_client_message",
+    "parse_server_message",
+]

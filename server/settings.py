@@ -1,0 +1,65 @@
+"""Server settings, read once from the environment (``SIMON_*``) by pydantic-settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from platformdirs import user_data_dir
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_SECRET = "change-me"
+
+
+class Settings(BaseSettings):
+    """Every knob of the server. Unset URLs mean the embedded defaults:
+    an SQLite file in ``data_dir`` and an in-process bus (one node)."""
+
+    model_config = SettingsConfigDict(env_prefix="SIMON_", extra="ignore")
+
+    host: str = "127.0.0.1"
+    port: int = Field(8765, ge=0, le=65535)
+    database_url: str | None = None
+    redis_url: str | None = None
+    #: Prefix of every Redis key and channel, so several deployments can share one Redis.
+    redis_prefix: str = "simon"
+    data_dir: Path = Field(default_factory=lambda: Path(user_data_dir("simple-simon-online")))
+    #: Seeds the daily deals; a production server must set its own.
+    secret: str = DEFAULT_SECRET
+    production: bool = False
+    max_message_bytes: int = Field(4096, ge=512)
+    #: Per connection: at most this many messages in each window, else closed with 1008.
+    rate_limit_messages: int = Field(100, ge=1)
+    rate_limit_window_seconds: float = Field(10.0, gt=0)
+    ping_interval_seconds: float | None = 20.0
+    ping_timeout_seconds: float | None = 20.0
+    #: Solver budget per candidate daily deal; codes it cannot prove winnable are skipped.
+    daily_solver_seconds: float = Field(20.0, gt=0)
+    log_level: str = "INFO"
+
+    @field_validator("database_url")
+    @classmethod
+    def _async_driver(cls, url: str | None) -> str | None:
+        """Accept plain ``postgresql://`` and ``sqlite:///`` URLs and pick the async driver."""
+        if url is None or not url.strip():
+            return None
+        for plain, driver in (
+            ("postgresql://", "postgresql+asyncpg://"),
+            ("postgres://", "postgresql+asyncpg://"),
+            ("sqlite:///", "sqlite+aiosqlite:///"),
+        ):
+            if url.startswith(plain):
+                return driver + url[len(plain) :]
+        return url
+
+    @model_validator(mode="after")
+    def _no_default_secret_in_production(self) -> Settings:
+        if self.production and self.secret == DEFAULT_SECRET:
+            raise ValueError("SIMON_SECRET must be set to a secret of your own in production")
+        return self
+
+    @property
+    def effective_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite+aiosqlite:///{self.data_dir / 'simon.sqlite3'}"
