@@ -6,6 +6,7 @@ not place are dealt into one filler column, in pack order.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Sequence
 
@@ -48,3 +49,22 @@ def make_game(
             rest.append(card)
     layout[filler] = layout[filler] + rest
     return Game(layout, suits)
+
+
+def near_solved_board(suits: int, seed: int) -> str:
+    """Each K..A run of the pack cut into a few one-suit pieces, shuffled among the columns.
+
+    Random play from here completes runs often, so removals and wins get compared too.
+    """
+    rng = random.Random(seed)
+    letters = {1: "SSSS", 2: "SSHH", 4: "SHDC"}[suits]
+    pieces = []
+    for letter in letters:
+        run = [f"{rank}{letter}" for rank in "KQJT98765432A"]
+        cuts = sorted(rng.sample(range(1, 13), rng.randint(1, 3)))
+        pieces += [run[i:j] for i, j in zip([0, *cuts], [*cuts, 13], strict=True)]
+    rng.shuffle(pieces)
+    columns: list[list[str]] = [[] for _ in range(10)]
+    for piece in pieces:
+        columns[rng.randrange(10)].extend(piece)
+    return "".join(" ".join(column) + "\n" for column in columns)

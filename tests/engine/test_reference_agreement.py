@@ -21,6 +21,7 @@ import pytest
 
 from client_cli.main import main
 from server.engine import Game, Move
+from tests.engine.positions import near_solved_board
 from tests.engine.reference_rules import ReferenceGame, Verdict, read_move
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -146,25 +147,6 @@ def test_engine_and_reference_agree_from_a_board_file(suits: int, tmp_path: Path
     board.write_text(deal(code), encoding="utf-8")
     played = play_and_compare(["--board", str(board), "--suits", str(suits)], deal(code), 99)
     assert played["result"]["suits"] == suits
-
-
-def near_solved_board(suits: int, seed: int) -> str:
-    """Each K..A run of the pack cut into a few one-suit pieces, shuffled among the columns.
-
-    Random play from here completes runs often, so removals and wins get compared too.
-    """
-    rng = random.Random(seed)
-    letters = {1: "SSSS", 2: "SSHH", 4: "SHDC"}[suits]
-    pieces = []
-    for letter in letters:
-        run = [f"{rank}{letter}" for rank in "KQJT98765432A"]
-        cuts = sorted(rng.sample(range(1, 13), rng.randint(1, 3)))
-        pieces += [run[i:j] for i, j in zip([0, *cuts], [*cuts, 13], strict=True)]
-    rng.shuffle(pieces)
-    columns: list[list[str]] = [[] for _ in range(10)]
-    for piece in pieces:
-        columns[rng.randrange(10)].extend(piece)
-    return "".join(" ".join(column) + "\n" for column in columns)
 
 
 def test_engine_and_reference_agree_on_removals_and_wins(tmp_path: Path) -> None:
