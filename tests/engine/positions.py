@@ -55,16 +55,21 @@ def near_solved_board(suits: int, seed: int) -> str:
     """Each K..A run of the pack cut into a few one-suit pieces, shuffled among the columns.
 
     Random play from here completes runs often, so removals and wins get compared too.
+    Pieces never join into a whole run as dealt: a run is only ever completed by a move.
     """
     rng = random.Random(seed)
     letters = {1: "SSSS", 2: "SSHH", 4: "SHDC"}[suits]
-    pieces = []
-    for letter in letters:
-        run = [f"{rank}{letter}" for rank in "KQJT98765432A"]
-        cuts = sorted(rng.sample(range(1, 13), rng.randint(1, 3)))
-        pieces += [run[i:j] for i, j in zip([0, *cuts], [*cuts, 13], strict=True)]
-    rng.shuffle(pieces)
-    columns: list[list[str]] = [[] for _ in range(10)]
-    for piece in pieces:
-        columns[rng.randrange(10)].extend(piece)
-    return "".join(" ".join(column) + "\n" for column in columns)
+    whole_runs = [" ".join(f"{rank}{letter}" for rank in "KQJT98765432A") for letter in "SHDC"]
+    while True:
+        pieces = []
+        for letter in letters:
+            run = [f"{rank}{letter}" for rank in "KQJT98765432A"]
+            cuts = sorted(rng.sample(range(1, 13), rng.randint(1, 3)))
+            pieces += [run[i:j] for i, j in zip([0, *cuts], [*cuts, 13], strict=True)]
+        rng.shuffle(pieces)
+        columns: list[list[str]] = [[] for _ in range(10)]
+        for piece in pieces:
+            columns[rng.randrange(10)].extend(piece)
+        lines = [" ".join(column) for column in columns]
+        if not any(run in line for run in whole_runs for line in lines):
+            return "".join(line + "\n" for line in lines)
