@@ -294,6 +294,14 @@ def test_snapshot_with_a_card_that_does_not_exist_is_refused() -> None:
         Game.restore(bytes(data))
 
 
+def test_snapshot_with_more_undo_records_than_moves_is_refused() -> None:
+    # A fresh game (0 moves) followed by one forged undo record "1-2, 5 cards":
+    # accepted, its undo would leave the game at -1 moves and a score of 501.
+    data = Game.from_code("SS1-S4-AAAAABD").snapshot() + bytes((0x01, 5, 0xFF))
+    with pytest.raises(InvalidSnapshotError):
+        Game.restore(data)
+
+
 def coded_snapshot() -> bytes:
     game = Game.from_code("SS1-S2-AAAAABD")
     for _ in range(5):
