@@ -232,23 +232,21 @@ def test_restart_deals_the_same_layout_with_a_fresh_score_and_no_undo() -> None:
 
 def test_restart_of_a_coded_game_keeps_its_code() -> None:
     game = Game.from_code("SS1-S2-QWERTYU")
-    shuttle_free = list(game.legal_moves())[:1]
-    game.push(shuttle_free[0])
+    game.push(next(game.legal_moves()))
     game.restart()
     assert game == Game.from_code("SS1-S2-QWERTYU")
 
 
 @pytest.mark.parametrize("source", ["code", "board"])
 def test_snapshot_restore_is_exact_with_history_and_removed_runs(source: str) -> None:
-    game = make_game(["5D KH QH JH TH 9H 8H 7H", "9C 6H 5H 4H 3H 2H AH", "5S", "6C", "6D"])
     if source == "code":
         game = Game.from_code("SS1-S4-AAAAABD")
         for _ in range(7):
             game.push(next(game.legal_moves()))
     else:
-        game.play("2-1")
-        shuttle_moves = ["3-4", "4-5", "5-3"]
-        for text in shuttle_moves * 40:
+        game = make_game(["5D KH QH JH TH 9H 8H 7H", "9C 6H 5H 4H 3H 2H AH", "5S", "6C", "6D"])
+        game.play("2-1")  # a removed run
+        for text in ["3-4", "4-5", "5-3"] * 40:  # more moves than the undo limit
             game.play(text)
     data = game.snapshot()
     restored = Game.restore(data)

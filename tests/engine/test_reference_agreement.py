@@ -101,7 +101,10 @@ def play_and_compare(game_args: list[str], start: str, seed: int) -> dict[str, A
     engine = Game.from_board(start) if game_args[0] == "--board" else Game.from_code(game_args[0])
     accepted: list[str] = []
     refusals_checked = 0
-    for _ in range(STEPS):
+    for step in range(STEPS):
+        if step % 10 == 0:
+            legal = {(m.source, m.target, m.count) for m in engine.legal_moves()}
+            assert legal == set(reference.legal_moves())
         text = random_text(rng, reference)
         before = state_of(reference)
         verdict = reference.judge(*read_move(text))
