@@ -1,0 +1,22 @@
+"""The bus: what crosses server nodes. Race events and game snapshots.
+
+:class:`Bus` is the interface; :class:`InProcessBus` serves one node with no Redis and
+:class:`RedisBus` shares race rooms and snapshots between nodes through Redis
+(pub/sub channels ``<prefix>:race:<day>:<suits>``, standings in a hash, one key per
+game snapshot). Race events travel as encoded :class:`~server.protocol.RaceEvent`
+frames, so a node forwards them to its followers without decoding them again.
+"""
+
+from .base import Bus, RaceHandler
+from .memory import InProcessBus
+from .redis import RedisBus
+
+
+def open_bus(redis_url: str | None, *, prefix: str = "simon") -> Bus:
+    """The Redis bus when a URL is given, else the in-process one."""
+    if redis_url:
+        return RedisBus(redis_url, prefix=prefix)
+    return InProcessBus()
+
+
+__all__ = ["Bus", "InProcessBus", "RaceHandler", "RedisBus", "open_bus"]

@@ -1,0 +1,59 @@
+"""The bus interface."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from datetime import date
+
+#: Called with (day, suits, encoded RaceEvent frame) for every race event on a joined room.
+RaceHandler = Callable[[date, int, str], None]
+
+#: Snapshots and standings outlive a day's race by this much, then expire.
+KEEP_SECONDS = 3 * 24 * 3600
+
+
+class Bus(ABC):
+    """Race rooms shared by every node, and the latest snapshot of every game in play."""
+
+    def __init__(self) -> None:
+        self._race_handler: RaceHandler | None = None
+
+    def set_race_handler(self, handler: RaceHandler) -> None:
+        """The one receiver of race events on this node (the node's race rooms)."""
+        self._race_handler = handler
+
+    async def start(self) -> None:  # noqa: B027  # optional hook
+        """Connect; the in-process bus has nothing to do."""
+
+    async def close(self) -> None:  # noqa: B027  # optional hook
+        """Disconnect and stop background work."""
+
+    @abstractmethod
+    async def join_race(self, day: date, suits: int) -> None:
+        """Start receiving the events of a room (this node has a follower there)."""
+
+    @abstractmethod
+    async def leave_race(self, day: date, suits: int) -> None:
+        """Stop receiving a room's events (its last follower here left)."""
+
+    @abstractmethod
+    async def publish_race(
+        self, day: date, suits: int, player: str, entry: str, event: str
+    ) -> None:
+        """Record ``player``'s standing (an encoded RaceEntry) and publish an event frame."""
+
+    @abstractmethod
+    async def race_entries(self, day: date, suits: int) -> list[str]:
+        """Every player's latest standing in a room, as encoded RaceEntry objects."""
+
+    @abstractmethod
+    async def save_snapshot(self, game_id: str, data: bytes) -> None:
+        """Keep the latest snapshot of a game (overwrites the previous one)."""
+
+    @abstractmethod
+    async def load_snapshot(self, game_id: str) -> bytes | None: ...
+
+    def _deliver(self, day: date, suits: int, frame: str) -> None:
+        if self._race_handler is not None:
+            self._race_handler(day, suits, frame)

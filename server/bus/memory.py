@@ -1,0 +1,45 @@
+"""The bus of a single node: dictionaries and direct calls."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from .base import Bus
+
+
+class InProcessBus(Bus):
+    def __init__(self) -> None:
+        super().__init__()
+        self._joined: set[tuple[date, int]] = set()
+        self._entries: dict[tuple[date, int], dict[str, str]] = {}
+        self._snapshots: dict[str, bytes] = {}
+
+    async def join_race(self, day: date, suits: int) -> None:
+        self._joined.add((day, suits))
+
+    async def leave_race(self, day: date, suits: int) -> None:
+        self._joined.discard((day, suits))
+
+    async def publish_race(
+        self, day: date, suits: int, player: str, entry: str, event: str
+    ) -> None:
+        self._entries.setdefault((day, suits), {})[player] = entry
+        if (day, suits) in self._joined:
+            self._deliver(day, suits, event)
+
+    async def race_entries(self, day: date, suits: int) -> list[str]:
+        return list(self._entries.get((day, suits), {}).values())
+
+    async def save_snapshot(self, game_id: str, data: bytes) -> None:
+        self._snapshots[game_id] = data
+
+    async def load_snapshot(self, game_id: str) -> bytes | None:
+        return self._snapshots.get(game_id)
+
+    def forget_before(self, day: date) -> None:
+        """Drop the standings of earlier days (the Redis bus lets them expire)."""
+        for key in [key for key in self._entries if key[0] < day]:
+            del self._entries[key]
+
+    def forget_snapshot(self, game_id: str) -> None:
+        self._snapshots.pop(game_id, None)

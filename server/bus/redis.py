@@ -1,0 +1,142 @@
+"""The bus over Redis: pub/sub for race events, a hash per room, a key per snapshot.
+
+Pub/sub drops what is published while a subscriber is disconnected, which suits race
+events (the standings hash holds the state; a follower asks for it again with ``race``).
+The reader runs in a reconnect loop with backoff, resubscribing to every joined room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import date
+
+import redis.asyncio as redis
+from redis.exceptions import RedisError
+
+from .base import KEEP_SECONDS, Bus
+
+log = logging.getLogger(__name__)
+
+_BACKOFF_FIRST = 0.1
+_BACKOFF_MAX = 5.0
+
+
+class RedisBus(Bus):
+    def __init__(self, url: str, *, prefix: str = "simon") -> None:
+        super().__init__()
+        self._url = url
+        self._prefix = prefix
+        self._client = redis.Redis.from_url(url)
+        self._pubsub_client = redis.Redis.from_url(
+            url, socket_timeout=None, health_check_interval=30
+        )
+        self._pubsub: redis.client.PubSub | None = None
+        self._joined: set[str] = set()
+        self._changed = asyncio.Event()
+        self._reader: asyncio.Task[None] | None = None
+        self._closing = False
+
+    def _channel(self, day: date, suits: int) -> str:
+        return f"{self._prefix}:race:{day.isoformat()}:{suits}"
+
+    def _parse_channel(self, channel: str) -> tuple[date, int]:
+        day, suits = channel[len(self._prefix) + 6 :].split(":")
+        return date.fromisoformat(day), int(suits)
+
+    async def start(self) -> None:
+        await self._client.ping()  # fail early on a wrong URL
+        self._reader = asyncio.create_task(self._read_loop(), name="redis-bus-reader")
+
+    async def close(self) -> None:
+        self._closing = True
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+        await self._client.aclose()
+        await self._pubsub_client.aclose()
+
+    async def join_race(self, day: date, suits: int) -> None:
+        channel = self._channel(day, suits)
+        if channel in self._joined:
+            return
+        self._joined.add(channel)
+        pubsub = self._pubsub
+        if pubsub is not None:
+            try:
+                await pubsub.subscribe(channel)
+            except (RedisError, OSError) as error:
+                log.warning("subscribe %s failed (the reader resubscribes): %s", channel, error)
+        self._changed.set()
+
+    async def leave_race(self, day: date, suits: int) -> None:
+        channel = self._channel(day, suits)
+        if channel not in self._joined:
+            return
+        self._joined.discard(channel)
+        pubsub = self._pubsub
+        if pubsub is not None:
+            try:
+                await pubsub.unsubscribe(channel)
+            except (RedisError, OSError) as error:
+                log.warning("unsubscribe %s failed: %s", channel, error)
+
+    async def publish_race(
+        self, day: date, suits: int, player: str, entry: str, event: str
+    ) -> None:
+        channel = self._channel(day, suits)
+        standings = f"{channel}:players"
+        async with self._client.pipeline(transaction=False) as pipe:
+            pipe.hset(standings, player, entry)
+            pipe.expire(standings, KEEP_SECONDS)
+            pipe.publish(channel, event)
+            await pipe.execute()
+
+    async def race_entries(self, day: date, suits: int) -> list[str]:
+        values = await self._client.hvals(f"{self._channel(day, suits)}:players")
+        return [value.decode() for value in values]
+
+    async def save_snapshot(self, game_id: str, data: bytes) -> None:
+        await self._client.set(f"{self._prefix}:game:{game_id}", data, ex=KEEP_SECONDS)
+
+    async def load_snapshot(self, game_id: str) -> bytes | None:
+        data = await self._client.get(f"{self._prefix}:game:{game_id}")
+        return bytes(data) if data is not None else None
+
+    async def _read_loop(self) -> None:
+        backoff = _BACKOFF_FIRST
+        while not self._closing:
+            if not self._joined:
+                self._changed.clear()
+                await self._changed.wait()
+                continue
+            pubsub = self._pubsub_client.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(*self._joined)
+                self._pubsub = pubsub
+                backoff = _BACKOFF_FIRST
+                while not self._closing:
+                    message = await pubsub.get_message(timeout=1.0)
+                    if message is None or message.get("type") != "message":
+                        continue
+                    channel = message["channel"].decode()
+                    try:
+                        day, suits = self._parse_channel(channel)
+                    except ValueError:
+                        continue
+                    self._deliver(day, suits, message["data"].decode())
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError) as error:
+                log.warning("race reader lost Redis (%s); retrying in %.1f s", error, backoff)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, _BACKOFF_MAX)
+            except Exception:  # a bad handler must not end the reader for everyone
+                log.exception("race reader failed; restarting")
+                await asyncio.sleep(backoff)
+            finally:
+                self._pubsub = None
+                with contextlib.suppress(RedisError, OSError):
+                    await pubsub.aclose()

@@ -1,0 +1,164 @@
+"""One websocket connection: frames in, a session in the middle, frames out.
+
+Replies are sent in order by the task reading the connection, so a client that reads
+slowly slows only its own answers. Pushed events (races, a new day) wait in a small
+bounded queue with a sender task of their own; when it is full they are dropped for that
+client (and counted), so one slow client never holds up anyone else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from typing import Any
+
+from pydantic import ValidationError
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from server.play.hub import Hub
+from server.play.session import Session
+from server.protocol import Error, ErrorCode, MessageId, encode, parse_client_message
+
+log = logging.getLogger(__name__)
+
+#: Pushed frames waiting for one client; more are dropped.
+PUSH_QUEUE: int = 64
+CLOSE_POLICY = 1008
+
+
+class RateLimit:
+    """A fixed window: at most ``budget`` messages in every ``window`` seconds."""
+
+    __slots__ = ("_budget", "_count", "_started", "_window")
+
+    def __init__(self, budget: int, window: float) -> None:
+        self._budget = budget
+        self._window = window
+        self._started = time.monotonic()
+        self._count = 0
+
+    def allow(self) -> bool:
+        now = time.monotonic()
+        if now - self._started >= self._window:
+            self._started = now
+            self._count = 0
+        self._count += 1
+        return self._count <= self._budget
+
+
+class Outbox:
+    """The bounded queue of pushed frames for one connection."""
+
+    __slots__ = ("_queue", "_sender", "_websocket", "dropped")
+
+    def __init__(self, websocket: ServerConnection) -> None:
+        self._websocket = websocket
+        self._queue: asyncio.Queue[str] | None = None
+        self._sender: asyncio.Task[None] | None = None
+        self.dropped = 0
+
+    def push(self, frame: str) -> None:
+        if self._queue is None:  # made on first use: most connections never get pushes
+            self._queue = asyncio.Queue(PUSH_QUEUE)
+            self._sender = asyncio.create_task(self._send())
+        try:
+            self._queue.put_nowait(frame)
+        except asyncio.QueueFull:
+            self.dropped += 1
+
+    async def _send(self) -> None:
+        assert self._queue is not None
+        try:
+            while True:
+                await self._websocket.send(await self._queue.get())
+        except ConnectionClosed:
+            pass
+
+    def close(self) -> None:
+        if self._sender is not None:
+            self._sender.cancel()
+        if self.dropped:
+            log.info("dropped %d pushed frames for a slow client", self.dropped)
+
+
+def refusal(frame: str | bytes, error: ValidationError) -> Error:
+    """The error for a frame that is not a valid client message."""
+    message_id: MessageId | None = None
+    kinds = {e["type"] for e in error.errors()}
+    if "json_invalid" in kinds or "json_type" in kinds:
+        return Error(code=ErrorCode.BAD_JSON, message="a message is one JSON object")
+    try:
+        raw: Any = json.loads(frame)
+    except ValueError:
+        raw = None
+    if isinstance(raw, dict):
+        candidate = raw.get("id")
+        if (isinstance(candidate, str) and len(candidate) <= 64) or (
+            isinstance(candidate, int)
+            and not isinstance(candidate, bool)
+            and 0 <= candidate < 2**53
+        ):
+            message_id = candidate
+    if not isinstance(raw, dict):
+        return Error(code=ErrorCode.BAD_JSON, message="a message is one JSON object")
+    if "union_tag_invalid" in kinds:
+        return Error(
+            id=message_id,
+            code=ErrorCode.UNKNOWN_TYPE,
+            message=f"unknown message type {str(raw.get('type'))[:32]!r}",
+        )
+    if "union_tag_not_found" in kinds:
+        return Error(
+            id=message_id, code=ErrorCode.INVALID_MESSAGE, message="a message needs a type"
+        )
+    first = error.errors()[0]
+    field = ".".join(str(part) for part in first["loc"][1:]) or "message"
+    return Error(
+        id=message_id,
+        code=ErrorCode.INVALID_MESSAGE,
+        message=f"{field}: {first['msg']}",
+        detail={"field": field},
+    )
+
+
+async def serve_connection(
+    hub: Hub, websocket: ServerConnection, budget: int, window: float
+) -> None:
+    """Run one connection until it closes."""
+    outbox = Outbox(websocket)
+    session = Session(hub, outbox.push)
+    limit = RateLimit(budget, window)
+    try:
+        async for frame in websocket:
+            if not limit.allow():
+                await websocket.close(CLOSE_POLICY, "too many messages")
+                break
+            try:
+                message = parse_client_message(frame)
+            except ValidationError as error:
+                await websocket.send(encode(refusal(frame, error)))
+                continue
+            try:
+                replies = await session.handle(message)
+            except Exception:
+                log.exception("handling %s failed", message.type)
+                replies = [
+                    Error(
+                        id=message.id,
+                        code=ErrorCode.UNAVAILABLE,
+                        message="the server could not do that just now; try again",
+                    )
+                ]
+            for reply in replies:
+                await websocket.send(encode(reply))
+    except ConnectionClosed:
+        pass
+    finally:
+        outbox.close()
+        try:
+            await session.close()
+        except Exception:
+            log.exception("closing a session failed")

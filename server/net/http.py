@@ -1,0 +1,161 @@
+"""Read-only HTTP JSON on the websocket port (through websockets' ``process_request``).
+
+``GET /healthz``, ``/daily``, ``/leaderboard?day=&suits=&limit=&after=``,
+``/rank?day=&suits=&player=``, ``/history?player=&limit=``. The bodies are the same
+objects the websocket sends, without ``id``. Bad parameters get ``400`` and
+``{"error": {"code": ..., "message": ...}}``.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import http
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import date
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from pydantic import BaseModel
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from server.play.errors import Refused
+from server.play.hub import Hub
+from server.protocol import PROTOCOL_VERSION, ErrorCode
+
+log = logging.getLogger(__name__)
+
+Query = dict[str, str]
+
+
+class BadQuery(ValueError):
+    pass
+
+
+def json_response(status: int, payload: Any) -> Response:
+    body = json.dumps(payload, separators=(",", ":")).encode()
+    status_ = http.HTTPStatus(status)
+    headers = Headers(
+        [
+            ("Date", email.utils.formatdate(usegmt=True)),
+            ("Content-Type", "application/json"),
+            ("Content-Length", str(len(body))),
+            ("Cache-Control", "no-store"),
+        ]
+    )
+    return Response(status_.value, status_.phrase, headers, body)
+
+
+def error_response(status: int, code: ErrorCode, message: str) -> Response:
+    return json_response(status, {"error": {"code": code.value, "message": message}})
+
+
+def _model(message: BaseModel) -> Response:
+    return json_response(200, message.model_dump(mode="json", exclude_none=True, exclude={"id"}))
+
+
+def _day(query: Query) -> date | None:
+    text = query.get("day")
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise BadQuery("day is a date like 2026-01-31") from None
+
+
+def _int(query: Query, name: str, default: int, choices: range | tuple[int, ...]) -> int:
+    text = query.get(name)
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise BadQuery(f"{name} is a whole number") from None
+    if value not in choices:
+        raise BadQuery(f"{name} must be one of {list(choices)}" if isinstance(choices, tuple)
+                       else f"{name} is {choices.start} to {choices.stop - 1}")  # fmt: skip
+    return value
+
+
+def _text(query: Query, name: str, *, required: bool, longest: int) -> str | None:
+    text = query.get(name)
+    if text is None:
+        if required:
+            raise BadQuery(f"{name} is required")
+        return None
+    if not text or len(text) > longest:
+        raise BadQuery(f"{name} is 1 to {longest} characters")
+    return text
+
+
+async def _healthz(hub: Hub, query: Query) -> Response:
+    return json_response(200, {"ok": True, "protocol": PROTOCOL_VERSION})
+
+
+async def _daily(hub: Hub, query: Query) -> Response:
+    return _model(await hub.daily_info())
+
+
+async def _leaderboard(hub: Hub, query: Query) -> Response:
+    page = await hub.leaderboard(
+        day=_day(query),
+        suits=_int(query, "suits", 1, (1, 2, 4)),
+        limit=_int(query, "limit", 20, range(1, 101)),
+        after=_text(query, "after", required=False, longest=256),
+    )
+    return _model(page)
+
+
+async def _rank(hub: Hub, query: Query) -> Response:
+    name = _text(query, "player", required=True, longest=64)
+    day = _day(query)
+    suits = _int(query, "suits", 1, (1, 2, 4))
+    around = _int(query, "around", 5, range(0, 26))
+    assert name is not None
+    player = await hub.player(name)
+    return _model(await hub.rank(day=day, suits=suits, player=player, around=around))
+
+
+async def _history(hub: Hub, query: Query) -> Response:
+    name = _text(query, "player", required=True, longest=64)
+    limit = _int(query, "limit", 20, range(1, 101))
+    assert name is not None
+    return _model(await hub.history(await hub.player(name), limit))
+
+
+_ROUTES: dict[str, tuple[Callable[[Hub, Query], Awaitable[Response]], frozenset[str]]] = {
+    "/healthz": (_healthz, frozenset()),
+    "/daily": (_daily, frozenset()),
+    "/leaderboard": (_leaderboard, frozenset({"day", "suits", "limit", "after"})),
+    "/rank": (_rank, frozenset({"day", "suits", "player", "around"})),
+    "/history": (_history, frozenset({"player", "limit"})),
+}
+
+
+async def respond(hub: Hub, request: Request) -> Response:
+    """Answer one plain HTTP GET."""
+    url = urlsplit(request.path)
+    route = _ROUTES.get(url.path)
+    if route is None:
+        return error_response(404, ErrorCode.NOT_FOUND, f"no such path {url.path!r}")
+    handler, allowed = route
+    try:
+        raw = parse_qs(url.query, keep_blank_values=True, strict_parsing=False)
+        unknown = set(raw) - allowed
+        if unknown:
+            raise BadQuery(f"unknown parameter {sorted(unknown)[0]!r}")
+        repeated = [name for name, values in raw.items() if len(values) > 1]
+        if repeated:
+            raise BadQuery(f"{repeated[0]} is given twice")
+        return await handler(hub, {name: values[0] for name, values in raw.items()})
+    except BadQuery as error:
+        return error_response(400, ErrorCode.INVALID_MESSAGE, str(error))
+    except Refused as refused:
+        status = 404 if refused.code is ErrorCode.NOT_FOUND else 400
+        return error_response(status, refused.code, refused.message)
+    except Exception:
+        log.exception("HTTP %s failed", url.path)
+        return error_response(503, ErrorCode.UNAVAILABLE, "the server cannot answer right now")

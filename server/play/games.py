@@ -1,0 +1,257 @@
+"""One player's game on the server: the engine's :class:`Game` plus what the server keeps.
+
+The engine checks every action; this wrapper adds the game's id, mode and day, the action
+list in the stored notation (moves with explicit counts, ``undo``, ``restart``), a sequence
+number bumped by every accepted action, and the replies to the last few client message ids
+so a resent action is answered again and never applied twice.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Final
+
+from server.engine import Game, GameCode, Move
+from server.protocol import GameView, MessageId, ServerMessage, encode, parse_server_message
+
+#: Replies kept per game for resent client message ids.
+REPLAY_MEMORY: Final = 16
+UNDO: Final = "undo"
+RESTART: Final = "restart"
+_SNAPSHOT_VERSION: Final = 1
+
+
+def replay(code: str | GameCode, actions: Sequence[str]) -> Game:
+    """The game a stored action list leads to; raises the engine's errors on a bad action."""
+    game = Game.from_code(code)
+    for action in actions:
+        if action == UNDO:
+            game.undo()
+        elif action == RESTART:
+            game.restart()
+        else:
+            game.push(Move.from_text(action))
+    return game
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How a game ended, as stored."""
+
+    won: bool
+    resigned: bool
+    moves: int
+    score: int
+    removed: int
+    elapsed: float
+    finished_at: datetime
+
+
+class PlayerGame:
+    """The authoritative game of one player."""
+
+    __slots__ = (
+        "actions",
+        "code",
+        "day",
+        "game",
+        "id",
+        "mode",
+        "player_id",
+        "player_name",
+        "replies",
+        "result",
+        "saved_actions",
+        "seq",
+        "started_at",
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        player_id: int,
+        player_name: str,
+        mode: str,
+        code: str,
+        day: date | None,
+        started_at: datetime,
+        game: Game | None = None,
+        actions: list[str] | None = None,
+        seq: int = 0,
+    ) -> None:
+        self.id = id
+        self.player_id = player_id
+        self.player_name = player_name
+        self.mode = mode
+        self.code = code
+        self.day = day
+        self.started_at = started_at
+        self.actions: list[str] = actions if actions is not None else []
+        self.game = game if game is not None else replay(code, self.actions)
+        self.seq = seq
+        self.result: Result | None = None
+        #: How many actions the store holds (checkpoints happen every so often).
+        self.saved_actions = len(self.actions)
+        self.replies: OrderedDict[MessageId, tuple[ServerMessage, ...]] = OrderedDict()
+
+    @property
+    def suits(self) -> int:
+        return self.game.suits
+
+    @property
+    def finished(self) -> bool:
+        return self.result is not None
+
+    # -- actions: each returns the action as stored and bumps seq -----------------
+
+    def move(self, move: Move) -> Move:
+        played = self.game.push(move)
+        self._record(played.text())
+        return played
+
+    def auto(self, column: int, count: int | None) -> Move:
+        played = self.game.auto_move(column, count)
+        self._record(played.text())
+        return played
+
+    def undo(self) -> Move:
+        taken = self.game.undo()
+        self._record(UNDO)
+        return taken
+
+    def restart(self) -> None:
+        self.game.restart()
+        self._record(RESTART)
+
+    def _record(self, action: str) -> None:
+        self.actions.append(action)
+        self.seq += 1
+
+    def finish(self, *, resigned: bool, now: datetime) -> Result:
+        game = self.game
+        self.result = Result(
+            won=game.is_won,
+            resigned=resigned,
+            moves=game.moves,
+            score=game.score,
+            removed=len(game.removed),
+            elapsed=self.elapsed(now),
+            finished_at=now,
+        )
+        self.seq += 1
+        return self.result
+
+    # -- resent messages ---------------------------------------------------------
+
+    def answered(self, message_id: MessageId | None) -> tuple[ServerMessage, ...] | None:
+        if message_id is None:
+            return None
+        return self.replies.get(message_id)
+
+    def remember(self, message_id: MessageId | None, replies: Sequence[ServerMessage]) -> None:
+        if message_id is None:
+            return
+        self.replies[message_id] = tuple(replies)
+        while len(self.replies) > REPLAY_MEMORY:
+            self.replies.popitem(last=False)
+
+    # -- views -------------------------------------------------------------------
+
+    def elapsed(self, now: datetime) -> float:
+        if self.result is not None:
+            return self.result.elapsed
+        return max(0.0, (now - self.started_at).total_seconds())
+
+    def view(self, now: datetime, par: int | None = None) -> GameView:
+        game = self.game
+        return GameView(
+            game=self.id,
+            code=self.code,
+            suits=game.suits,  # type: ignore[arg-type]
+            mode=self.mode,  # type: ignore[arg-type]
+            day=self.day,
+            board=game.board_text().split("\n")[:10],
+            moves=game.moves,
+            score=game.score,
+            removed=len(game.removed),
+            won=game.is_won,
+            finished=self.finished,
+            can_undo=game.can_undo and not self.finished,
+            seq=self.seq,
+            elapsed=round(self.elapsed(now), 3),
+            par=par,
+        )
+
+    # -- snapshots (the bus keeps one per game, for resume on any node) -----------
+
+    def snapshot(self) -> bytes:
+        result = self.result
+        return json.dumps(
+            {
+                "v": _SNAPSHOT_VERSION,
+                "id": self.id,
+                "player": [self.player_id, self.player_name],
+                "mode": self.mode,
+                "code": self.code,
+                "day": self.day.isoformat() if self.day else None,
+                "started": self.started_at.isoformat(),
+                "seq": self.seq,
+                "game": base64.b64encode(self.game.snapshot()).decode(),
+                "actions": self.actions,
+                "saved": self.saved_actions,
+                "result": None
+                if result is None
+                else [
+                    result.won,
+                    result.resigned,
+                    result.moves,
+                    result.score,
+                    result.removed,
+                    result.elapsed,
+                    result.finished_at.isoformat(),
+                ],
+                "replies": [
+                    [key, [encode(reply) for reply in replies]]
+                    for key, replies in self.replies.items()
+                ],
+            },
+            separators=(",", ":"),
+        ).encode()
+
+    @classmethod
+    def from_snapshot(cls, data: bytes) -> PlayerGame:
+        """Raises ``ValueError`` (or an engine error, also a ValueError) on bad bytes."""
+        try:
+            raw = json.loads(data)
+            if raw.get("v") != _SNAPSHOT_VERSION:
+                raise ValueError("unknown game snapshot version")
+            game = cls(
+                id=raw["id"],
+                player_id=raw["player"][0],
+                player_name=raw["player"][1],
+                mode=raw["mode"],
+                code=raw["code"],
+                day=date.fromisoformat(raw["day"]) if raw["day"] else None,
+                started_at=datetime.fromisoformat(raw["started"]),
+                game=Game.restore(base64.b64decode(raw["game"])),
+                actions=list(raw["actions"]),
+                seq=raw["seq"],
+            )
+            game.saved_actions = raw["saved"]
+            if raw["result"] is not None:
+                won, resigned, moves, score, removed, elapsed, finished_at = raw["result"]
+                game.result = Result(
+                    won, resigned, moves, score, removed, elapsed,
+                    datetime.fromisoformat(finished_at),
+                )  # fmt: skip
+            for key, replies in raw["replies"]:
+                game.replies[key] = tuple(parse_server_message(reply) for reply in replies)
+        except (KeyError, TypeError, IndexError) as error:
+            raise ValueError(f"not a game snapshot: {error}") from None
+        return game

@@ -1,0 +1,459 @@
+"""The hub: what every session of a node shares.
+
+It holds the store, the bus, the clock, the daily schedule, the race rooms and the
+games in play on this node, and does the work that outlives one message: starting and
+resuming games, saving snapshots and checkpoints, finishing games, answering queries,
+and announcing a new day.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import uuid
+from datetime import date, datetime, timedelta
+from typing import Final
+
+from server.bus import Bus
+from server.engine import GameCode, InvalidCodeError
+from server.engine.codes import DEALS_PER_SUIT_COUNT
+from server.protocol import (
+    DailyChanged,
+    DailyCode,
+    DailyInfo,
+    ErrorCode,
+    Finished,
+    History,
+    HistoryGame,
+    LeaderboardPage,
+    LeaderboardRow,
+    PlayerStats,
+    RaceEntry,
+    RaceStandings,
+    RankInfo,
+    encode,
+)
+from server.store import (
+    AlreadyFinished,
+    AttemptExists,
+    GameRecord,
+    LeaderboardEntry,
+    NameTaken,
+    PlayerRecord,
+    Store,
+)
+
+from .accounts import BadName, check_name, hash_token, new_token
+from .clock import Clock, seconds_to_next_day, utc_day
+from .daily import SUIT_CHOICES, DailySchedule, NoDailyDeal, Prover
+from .errors import Refused
+from .games import PlayerGame, Result, replay
+from .race import Push, RaceRooms
+
+log = logging.getLogger(__name__)
+
+#: Unfinished games are checkpointed to the store every this many actions (and on leaving).
+CHECKPOINT_EVERY: Final = 20
+#: Tomorrow's deals are prepared this long before midnight.
+PREPARE_AHEAD: Final = timedelta(minutes=15)
+#: The day ticker looks at the clock at least this often.
+TICK_SECONDS: Final = 30.0
+
+
+class Hub:
+    def __init__(
+        self, *, store: Store, bus: Bus, clock: Clock, secret: str, prover: Prover
+    ) -> None:
+        self.store = store
+        self.bus = bus
+        self.clock = clock
+        self.daily = DailySchedule(store, secret=secret, prover=prover)
+        self.races = RaceRooms(bus)
+        #: Games held by a session on this node, by id; with how many sessions hold each.
+        self.live: dict[str, PlayerGame] = {}
+        self._holders: dict[str, int] = {}
+        #: Every connection, for announcements (a new day).
+        self.listeners: set[Push] = set()
+        self.current_day = utc_day(clock.now())
+        self._ticker: asyncio.Task[None] | None = None
+
+    # -- life --------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.daily.prepare(self.current_day)
+        self._ticker = asyncio.create_task(self._tick(), name="day-ticker")
+
+    async def close(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+        for game in list(self.live.values()):
+            await self._checkpoint(game)
+
+    def now(self) -> datetime:
+        return self.clock.now()
+
+    def today(self) -> date:
+        return utc_day(self.clock.now())
+
+    # -- accounts ----------------------------------------------------------------
+
+    async def register(self, name: str) -> tuple[PlayerRecord, str]:
+        try:
+            name = check_name(name)
+        except BadName as error:
+            raise Refused(ErrorCode.BAD_NAME, str(error)) from None
+        token = new_token()
+        try:
+            player = await self.store.create_player(
+                name=name, token_hash=hash_token(token), now=self.now()
+            )
+        except NameTaken:
+            raise Refused(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken") from None
+        return player, token
+
+    async def authenticate(self, token: str) -> PlayerRecord:
+        player = await self.store.player_by_token_hash(hash_token(token))
+        if player is None:
+            raise Refused(ErrorCode.BAD_TOKEN, "no account has that token")
+        return player
+
+    # -- starting and resuming games -----------------------------------------------
+
+    async def start_daily(self, player: PlayerRecord, suits: int) -> PlayerGame:
+        """Today's ranked attempt: a new one, or the one already under way."""
+        day = self.today()
+        try:
+            deal = await self.daily.deal(day, suits)
+        except NoDailyDeal:
+            raise Refused(ErrorCode.NO_DAILY, "today's deal is not available") from None
+        record = await self.store.daily_attempt(player_id=player.id, day=day, suits=suits)
+        if record is None:
+            try:
+                record = await self.store.start_game(
+                    game_id=uuid.uuid4().hex,
+                    player_id=player.id,
+                    mode="daily",
+                    code=deal.code,
+                    suits=suits,
+                    day=day,
+                    started_at=self.now(),
+                )
+            except AttemptExists as exists:  # another connection started it just now
+                record = exists.game
+        if record.finished_at is not None:
+            raise Refused(
+                ErrorCode.ALREADY_PLAYED,
+                f"you have played today's {suits}-suit deal: one ranked attempt a day",
+            )
+        return await self.open_game(player, record.id, record=record)
+
+    async def start_practice(
+        self, player: PlayerRecord, code: str | None, suits: int
+    ) -> PlayerGame:
+        if code is None:
+            parsed = GameCode(suits, secrets.randbelow(DEALS_PER_SUIT_COUNT))
+        else:
+            try:
+                parsed = GameCode.parse(code)
+            except InvalidCodeError as error:
+                raise Refused(ErrorCode.BAD_CODE, str(error)) from None
+        record = await self.store.start_game(
+            game_id=uuid.uuid4().hex,
+            player_id=player.id,
+            mode="practice",
+            code=str(parsed),
+            suits=parsed.suits,
+            day=None,
+            started_at=self.now(),
+        )
+        return self._hold(game_from_record(record))
+
+    async def open_game(
+        self, player: PlayerRecord, game_id: str, *, record: GameRecord | None = None
+    ) -> PlayerGame:
+        """A game of ``player`` by id: held on this node, else from the bus, else the store."""
+        game = self.live.get(game_id)
+        if game is None:
+            data = await self.bus.load_snapshot(game_id)
+            if data is not None:
+                try:
+                    game = PlayerGame.from_snapshot(data)
+                except ValueError as error:
+                    log.warning("unreadable snapshot of game %s: %s", game_id, error)
+            if game is None:
+                record = record or await self.store.get_game(game_id)
+                if record is not None:
+                    game = game_from_record(record)
+        if game is None or game.player_id != player.id:
+            raise Refused(ErrorCode.NOT_FOUND, "you have no game with that id")
+        return self._hold(game)
+
+    def _hold(self, game: PlayerGame) -> PlayerGame:
+        game = self.live.setdefault(game.id, game)
+        self._holders[game.id] = self._holders.get(game.id, 0) + 1
+        return game
+
+    async def release(self, game: PlayerGame) -> None:
+        """A session lets go of a game (a new game, or the connection closed)."""
+        holders = self._holders.get(game.id, 0) - 1
+        if holders > 0:
+            self._holders[game.id] = holders
+            return
+        self._holders.pop(game.id, None)
+        self.live.pop(game.id, None)
+        await self._checkpoint(game)
+        if game.day is not None and not game.finished:
+            await self._race(game, "left")
+
+    # -- after every accepted action ---------------------------------------------
+
+    async def accepted(self, game: PlayerGame, event: str) -> None:
+        """Snapshot to the bus, checkpoint now and then, tell the race."""
+        await self.bus.save_snapshot(game.id, game.snapshot())
+        if len(game.actions) - game.saved_actions >= CHECKPOINT_EVERY:
+            await self._checkpoint(game)
+        if game.day is not None:
+            await self._race(game, event)
+
+    async def finish(self, game: PlayerGame, *, resigned: bool) -> Finished:
+        """End a game: the result to the store, the snapshot to the bus, the race told."""
+        result = game.finish(resigned=resigned, now=self.now())
+        try:
+            await self.store.finish_game(
+                game_id=game.id,
+                actions=list(game.actions),
+                won=result.won,
+                resigned=result.resigned,
+                moves=result.moves,
+                score=result.score,
+                removed=result.removed,
+                elapsed=result.elapsed,
+                finished_at=result.finished_at,
+            )
+        except AlreadyFinished:  # finished on another node first: that result stands
+            record = await self.store.get_game(game.id)
+            if record is not None:
+                game.result = result_of(record)
+        game.saved_actions = len(game.actions)
+        await self.bus.save_snapshot(game.id, game.snapshot())
+        if game.day is not None:
+            await self._race(game, "resigned" if resigned else "finished")
+        return await self.finished_message(game)
+
+    async def finished_message(self, game: PlayerGame) -> Finished:
+        result = game.result
+        assert result is not None
+        rank = par = None
+        if game.day is not None:
+            ranked = await self.store.rank_of(
+                day=game.day, suits=game.suits, player_id=game.player_id, around=0
+            )
+            rank = ranked.rank
+            par = await self.par(game)
+        return Finished(
+            game=game.id,
+            code=game.code,
+            mode=game.mode,  # type: ignore[arg-type]
+            won=result.won,
+            resigned=result.resigned,
+            moves=result.moves,
+            score=result.score,
+            removed=result.removed,
+            elapsed=round(result.elapsed, 3),
+            rank=rank,
+            par=par,
+        )
+
+    async def par(self, game: PlayerGame) -> int | None:
+        """The daily's par, published once its day is over."""
+        if game.day is None or game.day >= self.today():
+            return None
+        return (await self.daily.deal(game.day, game.suits)).par
+
+    async def _checkpoint(self, game: PlayerGame) -> None:
+        if game.finished or len(game.actions) == game.saved_actions:
+            return
+        await self.store.save_actions(game_id=game.id, actions=list(game.actions))
+        game.saved_actions = len(game.actions)
+
+    async def _race(self, game: PlayerGame, event: str) -> None:
+        assert game.day is not None
+        await self.races.publish(game.day, game.suits, event, race_entry(game))
+
+    # -- queries -------------------------------------------------------------------
+
+    async def daily_info(self) -> DailyInfo:
+        now = self.now()
+        day = utc_day(now)
+        deals = await self.daily.deals(day)
+        yesterday = []
+        for suits in SUIT_CHOICES:
+            record = await self.store.get_daily_deal(day=day - timedelta(days=1), suits=suits)
+            if record is not None:
+                yesterday.append(DailyCode(suits=suits, code=record.code, par=record.par))  # type: ignore[arg-type]
+        return DailyInfo(
+            day=day,
+            deals=[DailyCode(suits=d.suits, code=d.code) for d in deals],  # type: ignore[arg-type]
+            yesterday=yesterday,
+            seconds_left=round(seconds_to_next_day(now), 3),
+        )
+
+    async def leaderboard(
+        self, *, day: date | None, suits: int, limit: int, after: str | None
+    ) -> LeaderboardPage:
+        day = day or self.today()
+        try:
+            page = await self.store.leaderboard_page(day=day, suits=suits, limit=limit, after=after)
+        except ValueError:
+            raise Refused(ErrorCode.BAD_CURSOR, "that cursor is not one this server gave") from None
+        return LeaderboardPage(
+            day=day,
+            suits=suits,  # type: ignore[arg-type]
+            rows=[leaderboard_row(row) for row in page.rows],
+            next=page.next,
+            total=page.total,
+        )
+
+    async def player(self, name: str) -> PlayerRecord:
+        player = await self.store.player_by_name(name)
+        if player is None:
+            raise Refused(ErrorCode.NOT_FOUND, f"no player is called {name!r}")
+        return player
+
+    async def rank(
+        self, *, day: date | None, suits: int, player: PlayerRecord, around: int
+    ) -> RankInfo:
+        day = day or self.today()
+        ranked = await self.store.rank_of(day=day, suits=suits, player_id=player.id, around=around)
+        return RankInfo(
+            day=day,
+            suits=suits,  # type: ignore[arg-type]
+            player=player.name,
+            rank=ranked.rank,
+            total=ranked.total,
+            around=[leaderboard_row(row) for row in ranked.around],
+        )
+
+    async def history(self, player: PlayerRecord, limit: int) -> History:
+        found = await self.store.history(player_id=player.id, limit=limit)
+        return History(
+            player=player.name,
+            stats=PlayerStats(
+                games=found.games_total,
+                won=found.won,
+                best_score={str(suits): score for suits, score in found.best_score.items()},
+            ),
+            games=[
+                HistoryGame(
+                    day=record.day,
+                    code=record.code,
+                    suits=record.suits,  # type: ignore[arg-type]
+                    mode=record.mode,  # type: ignore[arg-type]
+                    won=bool(record.won),
+                    score=record.score or 0,
+                    moves=record.moves or 0,
+                    elapsed=round(record.elapsed or 0.0, 3),
+                    finished_at=record.finished_at.isoformat() if record.finished_at else "",
+                )
+                for record in found.games
+            ],
+        )
+
+    async def race_standings(self, suits: int, day: date | None = None) -> RaceStandings:
+        day = day or self.today()
+        return RaceStandings(
+            day=day,
+            suits=suits,  # type: ignore[arg-type]
+            players=await self.races.standings(day, suits),
+        )
+
+    # -- a new day -----------------------------------------------------------------
+
+    async def check_day(self) -> bool:
+        """Announce a new UTC day if one started (the ticker calls this; tests may too)."""
+        today = self.today()
+        if today <= self.current_day:
+            return False
+        self.current_day = today
+        deals = await self.daily.deals(today)
+        frame = encode(
+            DailyChanged(
+                day=today,
+                deals=[DailyCode(suits=d.suits, code=d.code) for d in deals],  # type: ignore[arg-type]
+            )
+        )
+        for push in tuple(self.listeners):
+            push(frame)
+        self.daily.forget_before(today - timedelta(days=1))
+        log.info("a new day: %s", today)
+        return True
+
+    async def _tick(self) -> None:
+        while True:
+            left = seconds_to_next_day(self.now())
+            if left <= PREPARE_AHEAD.total_seconds():
+                self.daily.prepare(self.today() + timedelta(days=1))
+            await asyncio.sleep(min(left + 0.05, TICK_SECONDS))
+            try:
+                await self.check_day()
+            except Exception:
+                log.exception("announcing the new day failed")
+
+
+def game_from_record(record: GameRecord) -> PlayerGame:
+    game = PlayerGame(
+        id=record.id,
+        player_id=record.player_id,
+        player_name=record.player_name,
+        mode=record.mode,
+        code=record.code,
+        day=record.day,
+        started_at=record.started_at,
+        game=replay(record.code, record.actions),
+        actions=list(record.actions),
+        seq=len(record.actions),
+    )
+    if record.finished_at is not None:
+        game.result = result_of(record)
+        game.seq += 1
+    return game
+
+
+def result_of(record: GameRecord) -> Result:
+    assert record.finished_at is not None
+    return Result(
+        won=bool(record.won),
+        resigned=bool(record.resigned),
+        moves=record.moves or 0,
+        score=record.score or 0,
+        removed=record.removed or 0,
+        elapsed=record.elapsed or 0.0,
+        finished_at=record.finished_at,
+    )
+
+
+def race_entry(game: PlayerGame) -> RaceEntry:
+    engine = game.game
+    result = game.result
+    return RaceEntry(
+        player=game.player_name,
+        moves=engine.moves,
+        score=engine.score,
+        removed=len(engine.removed),
+        finished=result is not None,
+        won=engine.is_won,
+        resigned=result is not None and result.resigned,
+    )
+
+
+def leaderboard_row(entry: LeaderboardEntry) -> LeaderboardRow:
+    return LeaderboardRow(
+        rank=entry.rank,
+        player=entry.player,
+        score=entry.score,
+        moves=entry.moves,
+        elapsed=round(entry.elapsed, 3),
+        finished_at=entry.finished_at.isoformat(),
+        won=entry.won,
+    )

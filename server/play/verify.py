@@ -1,0 +1,57 @@
+"""Re-verify stored games: replay each action list with the engine, compare the result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from server.engine import IllegalMoveError, InvalidCodeError, InvalidMoveError
+from server.store import GameRecord, Store
+
+from .games import replay
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    game_id: str
+    player: str
+    reason: str
+
+
+def check_record(record: GameRecord) -> str | None:
+    """Why a finished game's stored result is not what its actions give, or None."""
+    try:
+        game = replay(record.code, record.actions)
+    except (IllegalMoveError, InvalidMoveError, InvalidCodeError) as error:
+        return f"its actions do not replay: {error}"
+    found = {
+        "moves": game.moves,
+        "score": game.score,
+        "removed": len(game.removed),
+        "won": game.is_won,
+    }
+    stored = {
+        "moves": record.moves,
+        "score": record.score,
+        "removed": record.removed,
+        "won": record.won,
+    }
+    wrong = [
+        f"{key} stored {stored[key]}, replayed {found[key]}"
+        for key in found
+        if found[key] != stored[key]
+    ]
+    if record.won and record.resigned:
+        wrong.append("both won and resigned")
+    return "; ".join(wrong) or None
+
+
+async def verify_store(store: Store) -> tuple[int, list[Mismatch]]:
+    """Check every finished game; return how many were checked and the mismatches."""
+    checked = 0
+    mismatches: list[Mismatch] = []
+    async for record in store.finished_games():
+        checked += 1
+        reason = check_record(record)
+        if reason is not None:
+            mismatches.append(Mismatch(record.id, record.player_name, reason))
+    return checked, mismatches

@@ -1,0 +1,185 @@
+"""An in-memory stand-in for the Store, for unit tests of sessions only.
+
+Integration tests use the real Store on both backends (the ``backend`` fixture).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from datetime import date, datetime
+
+from server.play.daily import Proof
+from server.store import (
+    AlreadyFinished,
+    AttemptExists,
+    DailyDealRecord,
+    GameRecord,
+    LeaderboardEntry,
+    LeaderboardSlice,
+    NameTaken,
+    PlayerHistory,
+    PlayerRecord,
+    RankResult,
+)
+
+
+class FakeStore:
+    def __init__(self) -> None:
+        self.players: dict[int, tuple[PlayerRecord, str]] = {}
+        self.deals: dict[tuple[date, int], DailyDealRecord] = {}
+        self.games: dict[str, GameRecord] = {}
+        self.saved: list[tuple[str, int]] = []
+
+    async def close(self) -> None:
+        pass
+
+    async def create_player(self, *, name: str, token_hash: str, now: datetime) -> PlayerRecord:
+        if any(p.name.lower() == name.lower() for p, _ in self.players.values()):
+            raise NameTaken(name)
+        player = PlayerRecord(id=len(self.players) + 1, name=name, created_at=now)
+        self.players[player.id] = (player, token_hash)
+        return player
+
+    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
+        return next((p for p, h in self.players.values() if h == token_hash), None)
+
+    async def player_by_name(self, name: str) -> PlayerRecord | None:
+        return next((p for p, _ in self.players.values() if p.name.lower() == name.lower()), None)
+
+    async def get_daily_deal(self, *, day: date, suits: int) -> DailyDealRecord | None:
+        return self.deals.get((day, suits))
+
+    async def put_daily_deal(
+        self, *, day: date, suits: int, code: str, par: int | None
+    ) -> DailyDealRecord:
+        return self.deals.setdefault((day, suits), DailyDealRecord(day, suits, code, par))
+
+    async def start_game(
+        self,
+        *,
+        game_id: str,
+        player_id: int,
+        mode: str,
+        code: str,
+        suits: int,
+        day: date | None,
+        started_at: datetime,
+    ) -> GameRecord:
+        if mode == "daily":
+            existing = await self.daily_attempt(player_id=player_id, day=day, suits=suits)  # type: ignore[arg-type]
+            if existing is not None:
+                raise AttemptExists(existing)
+        record = GameRecord(
+            id=game_id,
+            player_id=player_id,
+            player_name=self.players[player_id][0].name,
+            mode=mode,
+            code=code,
+            suits=suits,
+            day=day,
+            started_at=started_at,
+            actions=[],
+            finished_at=None,
+            won=None,
+            resigned=None,
+            moves=None,
+            score=None,
+            removed=None,
+            elapsed=None,
+        )
+        self.games[game_id] = record
+        return record
+
+    async def get_game(self, game_id: str) -> GameRecord | None:
+        return self.games.get(game_id)
+
+    async def daily_attempt(self, *, player_id: int, day: date, suits: int) -> GameRecord | None:
+        return next(
+            (
+                g
+                for g in self.games.values()
+                if g.mode == "daily"
+                and g.player_id == player_id
+                and g.day == day
+                and g.suits == suits
+            ),
+            None,
+        )
+
+    async def save_actions(self, *, game_id: str, actions: list[str]) -> None:
+        self.games[game_id] = dataclasses.replace(self.games[game_id], actions=list(actions))
+        self.saved.append((game_id, len(actions)))
+
+    async def finish_game(
+        self, *, game_id: str, actions: list[str], **result: object
+    ) -> GameRecord:
+        record = self.games[game_id]
+        if record.finished_at is not None:
+            raise AlreadyFinished(game_id)
+        record = dataclasses.replace(record, actions=list(actions), **result)  # type: ignore[arg-type]
+        self.games[game_id] = record
+        return record
+
+    def _board(self, day: date, suits: int) -> list[GameRecord]:
+        done = [
+            g
+            for g in self.games.values()
+            if g.mode == "daily" and g.day == day and g.suits == suits and g.finished_at
+        ]
+        return sorted(done, key=lambda g: (-(g.score or 0), g.elapsed, g.finished_at, g.id))
+
+    def _entry(self, rank: int, g: GameRecord) -> LeaderboardEntry:
+        assert g.finished_at is not None
+        return LeaderboardEntry(
+            rank, g.player_name, g.score or 0, g.moves or 0, g.elapsed or 0.0, g.finished_at,
+            bool(g.won),
+        )  # fmt: skip
+
+    async def leaderboard_page(
+        self, *, day: date, suits: int, limit: int, after: str | None = None
+    ) -> LeaderboardSlice:
+        board = self._board(day, suits)
+        start = 0
+        if after is not None:
+            if not after.isdigit():
+                raise ValueError("bad cursor")
+            start = int(after)
+        rows = [self._entry(i + 1, g) for i, g in enumerate(board)][start : start + limit]
+        more = start + limit < len(board)
+        return LeaderboardSlice(rows, str(start + limit) if more else None, len(board))
+
+    async def rank_of(
+        self, *, day: date, suits: int, player_id: int, around: int = 5
+    ) -> RankResult:
+        board = self._board(day, suits)
+        for i, g in enumerate(board):
+            if g.player_id == player_id:
+                near = board[max(0, i - around) : i + around + 1]
+                first = max(0, i - around)
+                return RankResult(
+                    i + 1, len(board), [self._entry(first + k + 1, h) for k, h in enumerate(near)]
+                )
+        return RankResult(None, len(board), [])
+
+    async def history(self, *, player_id: int, limit: int = 20) -> PlayerHistory:
+        done = [g for g in self.games.values() if g.player_id == player_id and g.finished_at]
+        done.sort(key=lambda g: g.finished_at, reverse=True)  # type: ignore[arg-type, return-value]
+        best: dict[int, int] = {}
+        for g in done:
+            best[g.suits] = max(best.get(g.suits, -(10**9)), g.score or 0)
+        return PlayerHistory(done[:limit], len(done), sum(bool(g.won) for g in done), best)
+
+    async def finished_games(self, *, batch: int = 1000) -> AsyncIterator[GameRecord]:
+        for g in list(self.games.values()):
+            if g.finished_at is not None:
+                yield g
+
+
+def fixed_prover(par: int | None = 10):
+    """A quick stand-in for the solver: every deal counts as proven, with this par."""
+
+    async def prove(code: str) -> Proof:
+        return Proof(True, par)
+
+    return prove

@@ -1,0 +1,143 @@
+"""Start a real server inside the test process, and talk to it.
+
+Use it from any test (the client's end-to-end tests too)::
+
+    from tests.server.support import running_server, server_settings, Client
+
+    async def test_something(backend):
+        async with running_server(server_settings(backend)) as server:
+            async with Client.connect(server.url) as alice:
+                registered = await alice.request({"type": "register", "name": "alice"})
+
+``running_server(settings, clock=..., prover=...)`` listens on a free port of
+127.0.0.1 (``settings.port`` is ignored), yields the
+:class:`~server.net.app.RunningServer` (``.url``, ``.http_url``, ``.hub``) and stops
+everything on exit. ``prover`` defaults to :func:`quick_prover` (no solver run: every
+candidate deal counts as proven, par unknown); pass ``clock=ManualClock()`` to move days.
+``server_settings(backend)`` builds Settings for one ``backend`` fixture value with a
+fresh Redis prefix per server, so servers in one run never see each other's races
+unless they are given the same prefix on purpose.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from server.net import RunningServer, run_server
+from server.play.clock import Clock
+from server.play.daily import Proof, Prover
+from server.settings import Settings
+from tests.conftest import Backend
+
+
+async def quick_prover(code: str) -> Proof:
+    """Every deal counts as winnable, par unknown: for tests that never need a solution."""
+    return Proof(True, None)
+
+
+def server_settings(backend: Backend, **overrides: Any) -> Settings:
+    """Settings for a test server on ``backend``; its Redis prefix is fresh unless given."""
+    values: dict[str, Any] = {
+        "host": "127.0.0.1",
+        "port": 0,
+        "database_url": backend.database_url,
+        "redis_url": backend.redis_url,
+        "redis_prefix": f"{backend.redis_prefix}-{uuid.uuid4().hex[:8]}",
+        "secret": f"test-secret-{uuid.uuid4().hex}",
+        "ping_interval_seconds": None,
+        "log_level": "WARNING",
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+@asynccontextmanager
+async def running_server(
+    settings: Settings, *, clock: Clock | None = None, prover: Prover | None = quick_prover
+) -> AsyncIterator[RunningServer]:
+    """A real server on a free port for the duration of the block."""
+    settings = settings.model_copy(update={"port": 0, "host": "127.0.0.1"})
+    async with run_server(settings, clock=clock, prover=prover) as server:
+        yield server
+
+
+class Client:
+    """A test client: sends dicts, matches replies by id, keeps pushed events apart."""
+
+    def __init__(self, websocket: ClientConnection) -> None:
+        self.websocket = websocket
+        self.pushed: list[dict[str, Any]] = []
+        self._ids = itertools.count(1)
+
+    @classmethod
+    @asynccontextmanager
+    async def connect(cls, url: str, **options: Any) -> AsyncIterator[Client]:
+        async with connect(url, compression=None, **options) as websocket:
+            yield cls(websocket)
+
+    async def send(self, message: dict[str, Any] | str | bytes) -> None:
+        await self.websocket.send(
+            message if isinstance(message, str | bytes) else json.dumps(message)
+        )
+
+    async def receive(self, timeout: float = 5.0) -> dict[str, Any]:
+        return json.loads(await asyncio.wait_for(self.websocket.recv(), timeout))
+
+    async def request(self, message: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
+        """Send ``message`` with a fresh id (unless it has one); return the first reply to it."""
+        message = {"id": next(self._ids), **message}
+        await self.send(message)
+        return await self.reply_to(message["id"], timeout)
+
+    async def reply_to(self, message_id: Any, timeout: float = 10.0) -> dict[str, Any]:
+        async with asyncio.timeout(timeout):
+            while True:
+                frame = await self.receive(timeout)
+                if frame.get("id") == message_id:
+                    return frame
+                self.pushed.append(frame)
+
+    async def pushed_event(self, predicate: Any, timeout: float = 5.0) -> dict[str, Any]:
+        """The first pushed frame (already received or arriving) for which predicate is true."""
+        for frame in self.pushed:
+            if predicate(frame):
+                self.pushed.remove(frame)
+                return frame
+        async with asyncio.timeout(timeout):
+            while True:
+                frame = await self.receive(timeout)
+                if predicate(frame):
+                    return frame
+                self.pushed.append(frame)
+
+
+def http_get(url: str) -> tuple[int, Any]:
+    """A blocking GET returning (status, parsed JSON); run it with asyncio.to_thread."""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+async def get_json(url: str) -> tuple[int, Any]:
+    return await asyncio.to_thread(http_get, url)
+
+
+__all__ = [
+    "Client",
+    "get_json",
+    "quick_prover",
+    "running_server",
+    "server_settings",
+]

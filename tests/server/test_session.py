@@ -1,0 +1,259 @@
+"""Sessions without sockets: a parsed message in, replies out (a fake store, the in-process bus)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from server.bus import InProcessBus
+from server.engine import Game
+from server.play.clock import ManualClock
+from server.play.daily import candidate_codes
+from server.play.hub import Hub
+from server.play.session import Session
+from server.protocol import ErrorCode, encode, parse_client_message
+from tests.server.fakes import FakeStore, fixed_prover
+
+SECRET = "unit-test-secret"
+
+
+@pytest.fixture
+async def hub() -> AsyncIterator[Hub]:
+    hub = Hub(
+        store=FakeStore(),  # type: ignore[arg-type]
+        bus=InProcessBus(),
+        clock=ManualClock(datetime(2026, 3, 1, 10, 0, tzinfo=UTC)),
+        secret=SECRET,
+        prover=fixed_prover(par=42),
+    )
+    yield hub
+    await hub.close()
+
+
+class Talk:
+    """A session and what was pushed to it."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.pushed: list[dict[str, Any]] = []
+        self.session = Session(hub, lambda frame: self.pushed.append(json.loads(frame)))
+
+    async def __call__(self, **message: Any) -> list[dict[str, Any]]:
+        replies = await self.session.handle(parse_client_message(json.dumps(message)))
+        return [json.loads(encode(reply)) for reply in replies]
+
+    async def one(self, **message: Any) -> dict[str, Any]:
+        (reply,) = await self(**message)
+        return reply
+
+
+async def signed_in(hub: Hub, name: str) -> Talk:
+    talk = Talk(hub)
+    reply = await talk.one(type="register", name=name)
+    assert reply["type"] == "registered"
+    return talk
+
+
+def first_legal(code: str, actions: list[str] = ()) -> str:  # type: ignore[assignment]
+    game = Game.from_code(code)
+    for action in actions:
+        game.play(action)
+    return next(game.legal_moves()).text()
+
+
+async def test_register_then_authenticate_on_another_session(hub: Hub) -> None:
+    alice = Talk(hub)
+    registered = await alice.one(type="register", name="Alice", id=1)
+    assert registered["id"] == 1 and registered["player"]["name"] == "Alice"
+    other = Talk(hub)
+    authenticated = await other.one(type="auth", token=registered["token"], id="x")
+    assert authenticated == {
+        "type": "authenticated",
+        "id": "x",
+        "player": registered["player"],
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [("a", "bad-name"), ("x" * 25, "bad-name"), ("bad name", "bad-name"), ("ALICE", "name-taken")],
+)
+async def test_bad_or_taken_names_are_refused(hub: Hub, name: str, code: str) -> None:
+    await signed_in(hub, "alice")
+    reply = await Talk(hub).one(type="register", name=name, id=5)
+    assert reply["type"] == "error" and reply["code"] == code and reply["id"] == 5
+
+
+async def test_a_wrong_token_is_refused(hub: Hub) -> None:
+    reply = await Talk(hub).one(type="auth", token="nope")
+    assert reply["code"] == ErrorCode.BAD_TOKEN
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"type": "start"},
+        {"type": "move", "move": "1-2"},
+        {"type": "undo"},
+        {"type": "restart"},
+        {"type": "resign"},
+        {"type": "auto", "column": 1},
+        {"type": "resume", "game": "abc"},
+        {"type": "rank"},
+    ],
+)
+async def test_game_actions_need_an_account(hub: Hub, message: dict[str, Any]) -> None:
+    reply = await Talk(hub).one(**message, id=9)
+    assert reply["code"] == ErrorCode.NOT_AUTHENTICATED and reply["id"] == 9
+
+
+async def test_practice_move_undo_restart(hub: Hub) -> None:
+    talk = await signed_in(hub, "bob")
+    state = (await talk.one(type="start", mode="practice", code="SS1-S2-AAAAABD"))["state"]
+    assert state["code"] == "SS1-S2-AAAAABD" and state["seq"] == 0 and state["moves"] == 0
+    move = first_legal("SS1-S2-AAAAABD")
+    moved = await talk.one(type="move", move=move, id=1)
+    assert moved["type"] == "moved" and moved["seq"] == 1 and moved["score"] == 499
+    undone = (await talk.one(type="undo", id=2))["state"]
+    assert undone["moves"] == 0 and undone["seq"] == 2 and not undone["can_undo"]
+    await talk.one(type="move", move=move, id=3)
+    restarted = (await talk.one(type="restart", id=4))["state"]
+    assert restarted["moves"] == 0 and restarted["seq"] == 4
+    assert talk.session.game is not None
+    assert talk.session.game.actions == [move, "undo", move, "restart"]
+
+
+async def test_illegal_and_malformed_moves_change_nothing(hub: Hub) -> None:
+    talk = await signed_in(hub, "carol")
+    await talk.one(type="start", mode="practice", code="SS1-S1-AAAAAAA")
+    game = talk.session.game
+    assert game is not None
+    before = game.game.snapshot()
+    bad = await talk.one(type="move", move="banana", id=1)
+    assert bad["code"] == ErrorCode.BAD_MOVE
+    illegal = await talk.one(type="move", move="3-3", id=2)
+    assert illegal["code"] == ErrorCode.ILLEGAL_MOVE and illegal["rule"] == "same-column"
+    assert illegal["message"] == "A card must move to another column."
+    assert (await talk.one(type="undo", id=3))["rule"] == "nothing-to-undo"
+    assert game.game.snapshot() == before and game.seq == 0 and game.actions == []
+
+
+async def test_a_resent_move_id_is_answered_again_not_applied_twice(hub: Hub) -> None:
+    talk = await signed_in(hub, "dave")
+    await talk.one(type="start", mode="practice", code="SS1-S4-AAAAABD")
+    move = first_legal("SS1-S4-AAAAABD")
+    first = await talk.one(type="move", move=move, id="m1")
+    again = await talk.one(type="move", move=move, id="m1")
+    assert again == first
+    assert talk.session.game is not None and talk.session.game.game.moves == 1
+
+
+async def test_unknown_practice_code_is_refused(hub: Hub) -> None:
+    talk = await signed_in(hub, "erin")
+    reply = await talk.one(type="start", mode="practice", code="SS1-S3-AAAAAAA", id=1)
+    assert reply["code"] == ErrorCode.BAD_CODE
+    assert (await talk.one(type="move", move="1-2"))["code"] == ErrorCode.NO_GAME
+
+
+async def test_the_daily_is_the_first_proven_candidate_and_one_attempt(hub: Hub) -> None:
+    talk = await signed_in(hub, "fay")
+    state = (await talk.one(type="start", suits=2))["state"]
+    assert state["code"] == next(candidate_codes(SECRET, hub.today(), 2))
+    assert state["mode"] == "daily" and state["day"] == "2026-03-01"
+    resumed = (await talk.one(type="start", suits=2))["state"]
+    assert resumed["game"] == state["game"]
+    replies = await talk(type="resign", id=7)
+    assert [r["type"] for r in replies] == ["state", "finished"]
+    assert replies[1]["resigned"] and replies[1]["rank"] == 1 and "par" not in replies[1]
+    again = await talk.one(type="start", suits=2, id=8)
+    assert again["code"] == ErrorCode.ALREADY_PLAYED
+
+
+async def test_the_daily_clock_runs_from_the_first_start(hub: Hub) -> None:
+    clock = hub.clock
+    assert isinstance(clock, ManualClock)
+    talk = await signed_in(hub, "gus")
+    await talk.one(type="start", suits=1)
+    clock.advance(seconds=90)
+    await talk.session.close()
+    talk2 = Talk(hub)
+    talk2.session.player = talk.session.player
+    state = (await talk2.one(type="start", suits=1))["state"]
+    assert state["elapsed"] == 90.0
+
+
+async def test_par_is_shown_once_the_day_is_over(hub: Hub) -> None:
+    clock = hub.clock
+    assert isinstance(clock, ManualClock)
+    talk = await signed_in(hub, "hal")
+    game_id = (await talk.one(type="start", suits=4))["state"]["game"]
+    clock.advance(days=1)
+    state = (await talk.one(type="resume", game=game_id))["state"]
+    assert state["par"] == 42
+    info = await talk.one(type="daily")
+    # only the 4-suit deal was made yesterday (no background preparation in this hub)
+    assert {d["suits"]: d.get("par") for d in info["yesterday"]} == {4: 42}
+    assert all("par" not in d for d in info["deals"])
+
+
+async def test_race_events_reach_other_players(hub: Hub) -> None:
+    alice = await signed_in(hub, "alice")
+    bob = await signed_in(hub, "bob")
+    await alice.one(type="start", suits=1)
+    standings = await bob.one(type="race", suits=1, id=1)
+    assert [p["player"] for p in standings["players"]] == ["alice"]
+    code = (await alice.one(type="daily"))["deals"][0]["code"]
+    await alice.one(type="move", move=first_legal(code))
+    events = [e for e in bob.pushed if e["type"] == "race_event"]
+    assert events[-1]["event"] == "moved" and events[-1]["entry"]["moves"] == 1
+
+
+async def test_a_new_day_is_announced(hub: Hub) -> None:
+    talk = await signed_in(hub, "ivy")
+    clock = hub.clock
+    assert isinstance(clock, ManualClock)
+    assert not await hub.check_day()
+    clock.advance(days=1)
+    assert await hub.check_day()
+    (changed,) = [e for e in talk.pushed if e["type"] == "daily_changed"]
+    assert changed["day"] == "2026-03-02" and len(changed["deals"]) == 3
+
+
+async def test_checkpoints_every_twenty_actions_and_on_close(hub: Hub) -> None:
+    store = hub.store
+    assert isinstance(store, FakeStore)
+    talk = await signed_in(hub, "jo")
+    await talk.one(type="start", mode="practice", code="SS1-S1-AAAAAAA")
+    move = first_legal("SS1-S1-AAAAAAA")
+    for _ in range(11):
+        await talk.one(type="move", move=move)
+        await talk.one(type="undo")
+    assert [count for _, count in store.saved] == [20]
+    await talk.session.close()
+    assert [count for _, count in store.saved] == [20, 22]
+
+
+async def test_resume_from_the_bus_keeps_seq_and_resent_ids(hub: Hub) -> None:
+    talk = await signed_in(hub, "kim")
+    game_id = (await talk.one(type="start", mode="practice", code="SS1-S1-AAAAAAB"))["state"][
+        "game"
+    ]
+    move = first_legal("SS1-S1-AAAAAAB")
+    first = await talk.one(type="move", move=move, id=11)
+    await talk.session.close()
+    assert game_id not in hub.live
+    talk2 = Talk(hub)
+    talk2.session.player = talk.session.player
+    state = (await talk2.one(type="resume", game=game_id, seq=1))["state"]
+    assert state["seq"] == 1 and state["moves"] == 1
+    assert await talk2.one(type="move", move=move, id=11) == first
+
+
+async def test_someone_elses_game_cannot_be_resumed(hub: Hub) -> None:
+    owner = await signed_in(hub, "lee")
+    game_id = (await owner.one(type="start", mode="practice"))["state"]["game"]
+    thief = await signed_in(hub, "max")
+    assert (await thief.one(type="resume", game=game_id))["code"] == ErrorCode.NOT_FOUND
