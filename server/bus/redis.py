@@ -21,6 +21,7 @@ log = logging.getLogger(__name__)
 
 _BACKOFF_FIRST = 0.1
 _BACKOFF_MAX = 5.0
+_JOIN_WAIT = 5.0
 
 
 class RedisBus(Bus):
@@ -35,6 +36,7 @@ class RedisBus(Bus):
         self._pubsub: redis.client.PubSub | None = None
         self._joined: set[str] = set()
         self._changed = asyncio.Event()
+        self._ready = asyncio.Event()  # set while the reader is subscribed
         self._reader: asyncio.Task[None] | None = None
         self._closing = False
 
@@ -64,12 +66,19 @@ class RedisBus(Bus):
             return
         self._joined.add(channel)
         pubsub = self._pubsub
-        if pubsub is not None:
+        if pubsub is None:
+            # the reader subscribes to every joined room when it (re)connects: wait for it,
+            # so that events published after this returns are not missed
+            self._changed.set()
             try:
-                await pubsub.subscribe(channel)
-            except (RedisError, OSError) as error:
-                log.warning("subscribe %s failed (the reader resubscribes): %s", channel, error)
-        self._changed.set()
+                await asyncio.wait_for(self._ready.wait(), _JOIN_WAIT)
+            except TimeoutError:
+                log.warning("race reader not connected; %s joins when it is", channel)
+            return
+        try:
+            await pubsub.subscribe(channel)
+        except (RedisError, OSError) as error:
+            log.warning("subscribe %s failed (the reader resubscribes): %s", channel, error)
 
     async def leave_race(self, day: date, suits: int) -> None:
         channel = self._channel(day, suits)
@@ -116,6 +125,7 @@ class RedisBus(Bus):
             try:
                 await pubsub.subscribe(*self._joined)
                 self._pubsub = pubsub
+                self._ready.set()
                 backoff = _BACKOFF_FIRST
                 while not self._closing:
                     message = await pubsub.get_message(timeout=1.0)
@@ -138,5 +148,6 @@ class RedisBus(Bus):
                 await asyncio.sleep(backoff)
             finally:
                 self._pubsub = None
+                self._ready.clear()
                 with contextlib.suppress(RedisError, OSError):
                     await pubsub.aclose()

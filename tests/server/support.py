@@ -24,20 +24,34 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import random
 import urllib.error
 import urllib.request
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
 from server.net import RunningServer, run_server
-from server.play.clock import Clock
+from server.play.clock import Clock, ManualClock
 from server.play.daily import Proof, Prover
 from server.settings import Settings
 from tests.conftest import Backend
+
+
+def fresh_clock() -> ManualClock:
+    """A manual clock at noon of a random far-future day, so a test has that day's daily,
+    race and leaderboard to itself even on a database other tests share."""
+    day = date(2100, 1, 1) + timedelta(days=random.randrange(300_000))
+    return ManualClock(datetime.combine(day, time(12), UTC))
+
+
+def unique_name(prefix: str = "p") -> str:
+    """A player name no other test uses (names are unique per database)."""
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
 async def quick_prover(code: str) -> Proof:
@@ -136,8 +150,10 @@ async def get_json(url: str) -> tuple[int, Any]:
 
 __all__ = [
     "Client",
+    "fresh_clock",
     "get_json",
     "quick_prover",
     "running_server",
     "server_settings",
+    "unique_name",
 ]

@@ -1,0 +1,102 @@
+"""``simon-server`` as a process: runs on a fresh data folder, stops on SIGTERM; ``verify``."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+from server.engine import Game
+from server.store import Store
+from tests.conftest import Backend
+from tests.server.support import get_json, unique_name
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def server_env(**values: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIMON_")}
+    env["PYTHONPATH"] = str(ROOT)
+    env.update(values)
+    return env
+
+
+async def test_simon_server_runs_on_a_fresh_data_folder_and_stops_on_sigterm(
+    tmp_path: Path,
+) -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "server.main", "--port", str(port)],
+        env=server_env(SIMON_DATA_DIR=str(tmp_path / "data"), SIMON_DAILY_SOLVER_SECONDS="1"),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                status, body = await get_json(f"http://127.0.0.1:{port}/healthz")
+                break
+            except OSError:
+                assert process.poll() is None, process.communicate()[1]
+                assert time.monotonic() < deadline, "the server did not start"
+                await asyncio.sleep(0.2)
+        assert status == 200 and body["ok"]
+        process.send_signal(signal.SIGTERM)
+        code = await asyncio.to_thread(process.wait, 30)
+        log = process.stderr.read() if process.stderr else ""
+        assert code == 0, log
+        assert "listening on" in log and "stopped" in log
+        assert (tmp_path / "data" / "simon.sqlite3").exists()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+async def test_verify_reports_a_tampered_result(backend: Backend) -> None:
+    store = await Store.open(backend.database_url)
+    now = datetime.now(UTC)
+    code = "SS1-S2-AAAAABD"
+    game = Game.from_code(code)
+    moves = [game.push(move).text() for move in [next(game.legal_moves())]]
+    try:
+        player = await store.create_player(
+            name=unique_name("v"), token_hash=uuid.uuid4().hex, now=now
+        )
+        for score in (game.score, game.score + 100):
+            game_id = uuid.uuid4().hex
+            await store.start_game(
+                game_id=game_id, player_id=player.id, mode="practice", code=code, suits=2,
+                day=None, started_at=now,
+            )  # fmt: skip
+            await store.finish_game(
+                game_id=game_id, actions=moves, won=False, resigned=True, moves=1,
+                score=score, removed=0, elapsed=1.0, finished_at=now,
+            )  # fmt: skip
+    finally:
+        await store.close()
+    result = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "server.main", "verify"],
+        env=server_env(SIMON_DATABASE_URL=backend.database_url),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1, result.stderr
+    mismatches = [line for line in result.stdout.splitlines() if line.startswith("MISMATCH")]
+    assert len(mismatches) == 1 and f"score stored {game.score + 100}" in mismatches[0]

@@ -1,0 +1,261 @@
+"""The whole server over real websockets, on both backends (the ``backend`` fixture)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from server.engine import Game
+from tests.conftest import Backend
+from tests.server.support import (
+    Client,
+    fresh_clock,
+    get_json,
+    running_server,
+    server_settings,
+    unique_name,
+)
+
+
+def first_legal(code: str, actions: list[str] | None = None) -> str:
+    game = Game.from_code(code)
+    for action in actions or []:
+        game.play(action)
+    return next(game.legal_moves()).text()
+
+
+async def register(client: Client, name: str | None = None) -> dict[str, Any]:
+    reply = await client.request({"type": "register", "name": name or unique_name()})
+    assert reply["type"] == "registered", reply
+    return reply
+
+
+async def test_register_then_authenticate_with_the_token(backend: Backend) -> None:
+    async with running_server(server_settings(backend)) as server:
+        name = unique_name("Ann")
+        async with Client.connect(server.url) as first:
+            welcome = await first.request({"type": "hello", "version": 1})
+            assert welcome["type"] == "welcome" and welcome["version"] == 1
+            token = (await register(first, name))["token"]
+        async with Client.connect(server.url) as second:
+            taken = await second.request({"type": "register", "name": name.upper()})
+            assert taken["code"] == "name-taken"
+            wrong = await second.request({"type": "auth", "token": token + "x"})
+            assert wrong["code"] == "bad-token"
+            authenticated = await second.request({"type": "auth", "token": token})
+            assert authenticated["type"] == "authenticated"
+            assert authenticated["player"]["name"] == name
+
+
+async def test_practice_move_undo_restart_over_the_socket(backend: Backend) -> None:
+    async with (
+        running_server(server_settings(backend)) as server,
+        Client.connect(server.url) as client,
+    ):
+        await register(client)
+        code = "SS1-S4-AAAAABD"
+        state = (await client.request({"type": "start", "mode": "practice", "code": code}))["state"]
+        assert state["code"] == code and state["seq"] == 0
+        assert state["board"] == Game.from_code(code).board_text().splitlines()
+        move = first_legal(code)
+        moved = await client.request({"type": "move", "move": move})
+        assert moved["type"] == "moved" and moved["seq"] == 1 and moved["moves"] == 1
+        undone = await client.request({"type": "undo"})
+        assert undone["type"] == "state" and undone["state"]["moves"] == 0
+        assert undone["state"]["seq"] == 2
+        auto = await client.request({"type": "auto", "column": int(move.split("-")[0])})
+        assert auto["type"] in ("moved", "error")
+        restarted = await client.request({"type": "restart"})
+        assert restarted["state"]["moves"] == 0 and restarted["state"]["board"] == state["board"]
+
+
+async def test_resume_after_reconnect_same_game_same_seq_no_double_move(backend: Backend) -> None:
+    async with running_server(server_settings(backend), clock=fresh_clock()) as server:
+        async with Client.connect(server.url) as client:
+            token = (await register(client))["token"]
+            state = (await client.request({"type": "start", "suits": 1}))["state"]
+            move = first_legal(state["code"])
+            moved = await client.request({"type": "move", "move": move, "id": "m-1"})
+            assert moved["seq"] == 1
+        async with Client.connect(server.url) as client:
+            await client.request({"type": "auth", "token": token})
+            resumed = await client.request({"type": "resume", "game": state["game"], "seq": 1})
+            assert resumed["state"]["game"] == state["game"]
+            assert resumed["state"]["seq"] == 1 and resumed["state"]["moves"] == 1
+            again = await client.request({"type": "move", "move": move, "id": "m-1"})
+            assert again == moved
+            view = await client.request({"type": "start", "suits": 1})
+            assert view["state"]["moves"] == 1 and view["state"]["seq"] == 1
+
+
+async def test_race_events_reach_a_second_player(backend: Backend) -> None:
+    async with (
+        running_server(server_settings(backend), clock=fresh_clock()) as server,
+        Client.connect(server.url) as alice,
+        Client.connect(server.url) as bob,
+    ):
+        alice_name = (await register(alice))["player"]["name"]
+        await register(bob)
+        state = (await alice.request({"type": "start", "suits": 2}))["state"]
+        standings = await bob.request({"type": "race", "suits": 2})
+        assert [p["player"] for p in standings["players"]] == [alice_name]
+        await alice.request({"type": "move", "move": first_legal(state["code"])})
+        event = await bob.pushed_event(
+            lambda f: f["type"] == "race_event" and f["event"] == "moved"
+        )
+        assert event["entry"]["player"] == alice_name and event["entry"]["moves"] == 1
+        await alice.request({"type": "resign"})
+        ended = await bob.pushed_event(
+            lambda f: f["type"] == "race_event" and f["event"] == "resigned"
+        )
+        assert ended["entry"]["finished"] and ended["entry"]["resigned"]
+
+
+async def test_bad_input_gets_errors_and_changes_nothing(backend: Backend) -> None:
+    settings = server_settings(backend, max_message_bytes=1024)
+    async with running_server(settings) as server, Client.connect(server.url) as client:
+        await register(client)
+        code = "SS1-S1-AAAAAAC"
+        state = (await client.request({"type": "start", "mode": "practice", "code": code}))["state"]
+        for frame, error in [
+            ("{not json", "bad-json"),
+            ("[1, 2]", "bad-json"),
+            ('{"type": "teleport", "id": 1}', "unknown-type"),
+            ('{"id": 2}', "invalid-message"),
+            ('{"type": "move", "id": 3, "move": 37}', "invalid-message"),
+            ('{"type": "start", "id": 4, "suits": 3}', "invalid-message"),
+            ('{"type": "move", "id": 5, "move": "1-2", "extra": true}', "invalid-message"),
+            ('{"type": "move", "id": 6, "move": "1-99"}', "bad-move"),
+            ('{"type": "move", "id": 7, "move": "4-4"}', "illegal-move"),
+            (
+                '{"type": "start", "id": 8, "mode": "practice", "code": "XX9-S1-AAAAAAA"}',
+                "bad-code",
+            ),
+            ('{"type": "resume", "id": 9, "game": "no-such-game"}', "not-found"),
+        ]:
+            await client.send(frame)
+            reply = await client.receive()
+            assert reply["type"] == "error" and reply["code"] == error, (frame, reply)
+            sent = json.loads(frame) if frame.startswith('{"') else {}
+            assert reply.get("id") == sent.get("id")
+        after = await client.request({"type": "start", "mode": "practice", "code": code})
+        assert after["state"]["board"] == state["board"] and after["state"]["moves"] == 0
+    async with running_server(settings) as server, Client.connect(server.url) as client:
+        unauthenticated = await client.request({"type": "move", "move": "1-2"})
+        assert unauthenticated["code"] == "not-authenticated"
+        await client.send("x" * 2000)
+        with pytest.raises(ConnectionClosed) as closed:
+            await client.receive()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+        status, health = await get_json(server.http_url + "/healthz")
+        assert status == 200 and health["ok"]
+
+
+async def test_a_flood_is_closed_with_1008(backend: Backend) -> None:
+    settings = server_settings(backend, rate_limit_messages=20, rate_limit_window_seconds=60)
+    async with running_server(settings) as server, Client.connect(server.url) as client:
+        for _ in range(25):
+            await client.send('{"type": "ping"}')
+        replies = 0
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                await client.receive()
+                replies += 1
+        assert replies == 20
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+        async with Client.connect(server.url) as other:
+            assert (await other.request({"type": "ping"}))["type"] == "pong"
+
+
+async def test_a_new_day_is_announced_to_connected_players(backend: Backend) -> None:
+    clock = fresh_clock()
+    async with (
+        running_server(server_settings(backend), clock=clock) as server,
+        Client.connect(server.url) as client,
+    ):
+        before = await client.request({"type": "daily"})
+        clock.advance(days=1)
+        assert await server.hub.check_day()
+        changed = await client.pushed_event(lambda f: f["type"] == "daily_changed")
+        assert changed["day"] > before["day"]
+        assert {d["suits"] for d in changed["deals"]} == {1, 2, 4}
+        after = await client.request({"type": "daily"})
+        assert after["day"] == changed["day"] and after["deals"] == changed["deals"]
+
+
+async def test_http_endpoints_and_bad_parameters(backend: Backend) -> None:
+    clock = fresh_clock()
+    async with running_server(server_settings(backend), clock=clock) as server:
+        day = clock.now().date().isoformat()
+        async with Client.connect(server.url) as client:
+            name = (await register(client))["player"]["name"]
+            await client.request({"type": "start", "suits": 4})
+            finished = await client.request({"type": "resign"})
+            assert finished["type"] == "state"
+        base = server.http_url
+        status, daily = await get_json(f"{base}/daily")
+        assert status == 200 and daily["day"] == day and len(daily["deals"]) == 3
+        status, page = await get_json(f"{base}/leaderboard?day={day}&suits=4&limit=5")
+        assert status == 200 and [r["player"] for r in page["rows"]] == [name]
+        status, rank = await get_json(f"{base}/rank?day={day}&suits=4&player={name}")
+        assert status == 200 and rank["rank"] == 1 and rank["total"] == 1
+        status, history = await get_json(f"{base}/history?player={name}")
+        assert status == 200 and history["stats"]["games"] == 1
+        for query in [
+            "/leaderboard?suits=3",
+            "/leaderboard?day=yesterday",
+            "/leaderboard?limit=0",
+            "/leaderboard?limit=abc",
+            "/leaderboard?after=not-a-cursor",
+            "/leaderboard?colour=blue",
+            "/rank?suits=1",
+            "/history",
+        ]:
+            status, body = await get_json(base + query)
+            assert status == 400 and body["error"]["code"], (query, body)
+        status, body = await get_json(f"{base}/history?player={unique_name()}")
+        assert status == 404 and body["error"]["code"] == "not-found"
+        status, body = await get_json(f"{base}/nowhere")
+        assert status == 404
+
+
+async def test_daily_by_the_solver_won_ranked_once(backend: Backend) -> None:
+    from server.play.daily import SolverProver
+
+    clock = fresh_clock()
+    solver = SolverProver(30.0, processes=False)
+    proofs: dict[str, tuple[str, ...]] = {}
+
+    async def prover(code: str):  # type: ignore[no-untyped-def]
+        proof = await solver(code)
+        proofs[code] = proof.moves
+        return proof
+
+    async with running_server(server_settings(backend), clock=clock, prover=prover) as server:
+        day = clock.now().date().isoformat()
+        async with Client.connect(server.url) as client:
+            name = (await register(client))["player"]["name"]
+            state = (await client.request({"type": "start", "suits": 1}))["state"]
+            moves = proofs[state["code"]]
+            assert moves
+            reply: dict[str, Any] = {}
+            for move in moves:
+                reply = await client.request({"type": "move", "move": move})
+                assert reply["type"] == "moved", reply
+            assert reply["won"]
+            finished = await client.pushed_event(lambda f: f["type"] == "finished")
+            assert finished["won"] and finished["rank"] == 1
+            assert finished["score"] == 900 - len(moves)
+            board = await client.request({"type": "leaderboard", "day": day, "suits": 1})
+            assert [(r["player"], r["score"]) for r in board["rows"]] == [(name, finished["score"])]
+            again = await client.request({"type": "start", "suits": 1})
+            assert again["code"] == "already-played"
+        status, page = await get_json(f"{server.http_url}/leaderboard?day={day}&suits=1")
+        assert status == 200 and page["rows"][0]["player"] == name
+        clock.advance(days=1)
+        async with Client.connect(server.url) as client:
+            daily = await client.request({"type": "daily"})
+            assert daily["yesterday"][0]["par"] == len(moves)

@@ -1,0 +1,46 @@
+"""Two server nodes sharing PostgreSQL and Redis: races and resumes cross between them."""
+
+from __future__ import annotations
+
+from tests.conftest import Backend
+from tests.server.support import (
+    Client,
+    fresh_clock,
+    running_server,
+    server_settings,
+    unique_name,
+)
+from tests.server.test_e2e import first_legal
+
+
+async def test_race_events_and_resume_cross_nodes(
+    postgres_url: str, redis_url: str, run_id: str
+) -> None:
+    shared = Backend("services", postgres_url, redis_url, f"simon-test-{run_id}")
+    settings = server_settings(shared)  # one Redis prefix and secret for both nodes
+    clock = fresh_clock()
+    async with (
+        running_server(settings, clock=clock) as node_a,
+        running_server(settings, clock=clock) as node_b,
+    ):
+        async with Client.connect(node_a.url) as alice, Client.connect(node_b.url) as bob:
+            registered = await alice.request({"type": "register", "name": unique_name("a")})
+            await bob.request({"type": "register", "name": unique_name("b")})
+            state = (await alice.request({"type": "start", "suits": 1}))["state"]
+            following = await bob.request({"type": "race", "suits": 1})
+            assert [p["player"] for p in following["players"]] == [registered["player"]["name"]]
+            move = first_legal(state["code"])
+            moved = await alice.request({"type": "move", "move": move, "id": "a-1"})
+            event = await bob.pushed_event(
+                lambda f: f["type"] == "race_event" and f["event"] == "moved"
+            )
+            assert event["entry"]["player"] == registered["player"]["name"]
+            assert event["entry"]["moves"] == 1
+        # alice's connection to node A dropped; she comes back through node B
+        async with Client.connect(node_b.url) as alice:
+            await alice.request({"type": "auth", "token": registered["token"]})
+            resumed = await alice.request({"type": "resume", "game": state["game"], "seq": 1})
+            assert resumed["state"]["seq"] == 1 and resumed["state"]["moves"] == 1
+            assert await alice.request({"type": "move", "move": move, "id": "a-1"}) == moved
+            daily = await alice.request({"type": "start", "suits": 1})
+            assert daily["state"]["game"] == state["game"]
