@@ -16,6 +16,10 @@ KEEP_SECONDS = 3 * 24 * 3600
 class Bus(ABC):
     """Race rooms shared by every node, and the latest snapshot of every game in play."""
 
+    #: True when other nodes read this bus: snapshots are then saved after every action;
+    #: a bus private to one node needs them only when a session lets go of a game.
+    shared: bool = True
+
     def __init__(self) -> None:
         self._race_handler: RaceHandler | None = None
 

@@ -146,14 +146,16 @@ async def serve_connection(
             except Exception:
                 log.exception("handling %s failed", message.type)
                 replies = [
-                    Error(
-                        id=message.id,
-                        code=ErrorCode.UNAVAILABLE,
-                        message="the server could not do that just now; try again",
+                    encode(
+                        Error(
+                            id=message.id,
+                            code=ErrorCode.UNAVAILABLE,
+                            message="the server could not do that just now; try again",
+                        )
                     )
                 ]
             for reply in replies:
-                await websocket.send(encode(reply))
+                await websocket.send(reply)
     except ConnectionClosed:
         pass
     finally:

@@ -17,13 +17,28 @@ from datetime import date, datetime
 from typing import Final
 
 from server.engine import Game, GameCode, Move
-from server.protocol import GameView, MessageId, ServerMessage, encode, parse_server_message
+from server.protocol import GameView, MessageId
 
-#: Replies kept per game for resent client message ids.
-REPLAY_MEMORY: Final = 16
+#: Replies kept per game for resent client message ids (a client resends only the few
+#: actions it sent but saw no answer to).
+REPLAY_MEMORY: Final = 8
 UNDO: Final = "undo"
 RESTART: Final = "restart"
 _SNAPSHOT_VERSION: Final = 1
+
+
+_PARSED: dict[str, Move] = {}
+_PARSED_MOST: Final = 4096
+
+
+def parse_move(text: str) -> Move:
+    """``Move.from_text``, remembered: players send the same few hundred texts again and again."""
+    move = _PARSED.get(text)
+    if move is None:
+        move = Move.from_text(text)  # raises InvalidMoveError: nothing is remembered
+        if len(_PARSED) < _PARSED_MOST:
+            _PARSED[text] = move
+    return move
 
 
 def replay(code: str | GameCode, actions: Sequence[str]) -> Game:
@@ -98,7 +113,8 @@ class PlayerGame:
         self.result: Result | None = None
         #: How many actions the store holds (checkpoints happen every so often).
         self.saved_actions = len(self.actions)
-        self.replies: OrderedDict[MessageId, tuple[ServerMessage, ...]] = OrderedDict()
+        #: Encoded reply frames by client message id, oldest first.
+        self.replies: OrderedDict[MessageId, tuple[str, ...]] = OrderedDict()
 
     @property
     def suits(self) -> int:
@@ -110,14 +126,17 @@ class PlayerGame:
 
     # -- actions: each returns the action as stored and bumps seq -----------------
 
-    def move(self, move: Move) -> Move:
-        played = self.game.push(move)
-        self._record(played.text())
+    def move(self, move: Move) -> str:
+        """Play a move; return it as stored (count explicit)."""
+        played = self.game.push(move).text()
+        self.actions.append(played)
+        self.seq += 1
         return played
 
-    def auto(self, column: int, count: int | None) -> Move:
-        played = self.game.auto_move(column, count)
-        self._record(played.text())
+    def auto(self, column: int, count: int | None) -> str:
+        played = self.game.auto_move(column, count).text()
+        self.actions.append(played)
+        self.seq += 1
         return played
 
     def undo(self) -> Move:
@@ -149,12 +168,12 @@ class PlayerGame:
 
     # -- resent messages ---------------------------------------------------------
 
-    def answered(self, message_id: MessageId | None) -> tuple[ServerMessage, ...] | None:
+    def answered(self, message_id: MessageId | None) -> tuple[str, ...] | None:
         if message_id is None:
             return None
         return self.replies.get(message_id)
 
-    def remember(self, message_id: MessageId | None, replies: Sequence[ServerMessage]) -> None:
+    def remember(self, message_id: MessageId | None, replies: Sequence[str]) -> None:
         if message_id is None:
             return
         self.replies[message_id] = tuple(replies)
@@ -216,10 +235,7 @@ class PlayerGame:
                     result.elapsed,
                     result.finished_at.isoformat(),
                 ],
-                "replies": [
-                    [key, [encode(reply) for reply in replies]]
-                    for key, replies in self.replies.items()
-                ],
+                "replies": [[key, replies] for key, replies in self.replies.items()],
             },
             separators=(",", ":"),
         ).encode()
@@ -251,7 +267,7 @@ class PlayerGame:
                     datetime.fromisoformat(finished_at),
                 )  # fmt: skip
             for key, replies in raw["replies"]:
-                game.replies[key] = tuple(parse_server_message(reply) for reply in replies)
+                game.replies[key] = tuple(str(reply) for reply in replies)
         except (KeyError, TypeError, IndexError) as error:
             raise ValueError(f"not a game snapshot: {error}") from None
         return game

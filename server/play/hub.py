@@ -202,6 +202,8 @@ class Hub:
             return
         self._holders.pop(game.id, None)
         self.live.pop(game.id, None)
+        if not self.bus.shared:
+            await self.bus.save_snapshot(game.id, game.snapshot())
         await self._checkpoint(game)
         if game.day is not None and not game.finished:
             await self._race(game, "left")
@@ -210,7 +212,8 @@ class Hub:
 
     async def accepted(self, game: PlayerGame, event: str) -> None:
         """Snapshot to the bus, checkpoint now and then, tell the race."""
-        await self.bus.save_snapshot(game.id, game.snapshot())
+        if self.bus.shared:
+            await self.bus.save_snapshot(game.id, game.snapshot())
         if len(game.actions) - game.saved_actions >= CHECKPOINT_EVERY:
             await self._checkpoint(game)
         if game.day is not None:
@@ -236,7 +239,8 @@ class Hub:
             if record is not None:
                 game.result = result_of(record)
         game.saved_actions = len(game.actions)
-        await self.bus.save_snapshot(game.id, game.snapshot())
+        if self.bus.shared:
+            await self.bus.save_snapshot(game.id, game.snapshot())
         if game.day is not None:
             await self._race(game, "resigned" if resigned else "finished")
         return await self.finished_message(game)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import date
+from typing import Any
 
-from server.engine import IllegalMoveError, InvalidMoveError, Move
+from server.engine import IllegalMoveError, InvalidMoveError
 from server.protocol import (
     PROTOCOL_VERSION,
     Auth,
@@ -43,19 +44,23 @@ from server.protocol import (
     Targets,
     Undo,
     Welcome,
+    encode,
 )
 from server.store import PlayerRecord
 
 from .errors import Refused
-from .games import PlayerGame
+from .games import PlayerGame, parse_move
 from .hub import Hub
 from .race import Push
 
-Replies = list[ServerMessage]
+#: What a handler returns: messages, or frames already encoded (remembered replies).
+Replies = list[ServerMessage | str]
 
 
 class Session:
     """The state of one connection: who is playing, which game, which races it follows."""
+
+    __slots__ = ("_rooms", "game", "hub", "player", "push")
 
     def __init__(self, hub: Hub, push: Push) -> None:
         self.hub = hub
@@ -64,32 +69,14 @@ class Session:
         self.game: PlayerGame | None = None
         self._rooms: set[tuple[date, int]] = set()
         hub.listeners.add(push)
-        self._handlers: dict[str, Callable[[ClientMessage], Awaitable[Replies]]] = {
-            "hello": self._hello,  # type: ignore[dict-item]
-            "register": self._register,  # type: ignore[dict-item]
-            "auth": self._auth,  # type: ignore[dict-item]
-            "start": self._start,  # type: ignore[dict-item]
-            "move": self._move,  # type: ignore[dict-item]
-            "auto": self._auto,  # type: ignore[dict-item]
-            "undo": self._undo,  # type: ignore[dict-item]
-            "restart": self._restart,  # type: ignore[dict-item]
-            "resign": self._resign,  # type: ignore[dict-item]
-            "targets": self._targets,  # type: ignore[dict-item]
-            "resume": self._resume,  # type: ignore[dict-item]
-            "daily": self._daily,  # type: ignore[dict-item]
-            "leaderboard": self._leaderboard,  # type: ignore[dict-item]
-            "rank": self._rank,  # type: ignore[dict-item]
-            "history": self._history,  # type: ignore[dict-item]
-            "race": self._race,  # type: ignore[dict-item]
-            "ping": self._ping,  # type: ignore[dict-item]
-        }
 
-    async def handle(self, message: ClientMessage) -> Replies:
-        """Answer one message; refusals become ``error`` replies carrying the message id."""
+    async def handle(self, message: ClientMessage) -> list[str]:
+        """Answer one message with encoded frames; refusals become ``error`` replies."""
         try:
-            return await self._handlers[message.type](message)
+            replies = await _HANDLERS[message.type](self, message)
         except Refused as refused:
-            return [refused.reply(message.id)]
+            return [encode(refused.reply(message.id))]
+        return [reply if isinstance(reply, str) else encode(reply) for reply in replies]
 
     async def close(self) -> None:
         """The connection is gone: let go of the game and the races."""
@@ -214,48 +201,55 @@ class Session:
         if again is not None:
             return again
         try:
-            move = Move.from_text(message.move)
+            move = parse_move(message.move)
         except InvalidMoveError as error:
             raise Refused(ErrorCode.BAD_MOVE, str(error)) from None
-        return await self._play(message.id, game, lambda: game.move(move))
+        removed_before = len(game.game.removed)
+        try:
+            played = game.move(move)
+        except IllegalMoveError as error:
+            raise Refused.illegal(error) from None
+        return await self._moved(message.id, game, played, removed_before)
 
     async def _auto(self, message: AutoMove) -> Replies:
         game, again = self._answered(message.id)
         if again is not None:
             return again
-        return await self._play(
-            message.id, game, lambda: game.auto(message.column - 1, message.count)
-        )
-
-    async def _play(
-        self, message_id: MessageId | None, game: PlayerGame, act: Callable[[], Move]
-    ) -> Replies:
         removed_before = len(game.game.removed)
         try:
-            played = act()
+            played = game.auto(message.column - 1, message.count)
         except IllegalMoveError as error:
             raise Refused.illegal(error) from None
+        return await self._moved(message.id, game, played, removed_before)
+
+    async def _moved(
+        self, message_id: MessageId | None, game: PlayerGame, played: str, removed_before: int
+    ) -> Replies:
+        """The replies to an accepted move: ``moved``, and ``finished`` if it won."""
         engine = game.game
-        removed_run = len(engine.removed) > removed_before
-        replies: Replies = [
-            Moved(
-                id=message_id,
-                game=game.id,
-                seq=game.seq,
-                move=played.text(),
-                removed_run=removed_run,
-                moves=engine.moves,
-                score=engine.score,
-                removed=len(engine.removed),
-                won=engine.is_won,
+        removed = len(engine.removed)
+        won = engine.is_won
+        frames = [
+            encode(
+                Moved(
+                    id=message_id,
+                    game=game.id,
+                    seq=game.seq,
+                    move=played,
+                    removed_run=removed > removed_before,
+                    moves=engine.moves,
+                    score=engine.score,
+                    removed=removed,
+                    won=won,
+                )
             )
         ]
-        game.remember(message_id, replies)
-        await self.hub.accepted(game, "removed" if removed_run else "moved")
-        if engine.is_won:
-            replies.append(await self.hub.finish(game, resigned=False))
-            game.remember(message_id, replies)
-        return replies
+        game.remember(message_id, frames)
+        await self.hub.accepted(game, "removed" if removed > removed_before else "moved")
+        if won:
+            frames.append(encode(await self.hub.finish(game, resigned=False)))
+            game.remember(message_id, frames)
+        return list(frames)
 
     async def _undo(self, message: Undo) -> Replies:
         game, again = self._answered(message.id)
@@ -275,8 +269,8 @@ class Session:
         return await self._changed(message.id, game)
 
     async def _changed(self, message_id: MessageId | None, game: PlayerGame) -> Replies:
-        replies: Replies = [await self._state(message_id, game)]
-        game.remember(message_id, replies)
+        replies: Replies = [encode(await self._state(message_id, game))]
+        game.remember(message_id, replies)  # type: ignore[arg-type]
         await self.hub.accepted(game, "moved")
         return replies
 
@@ -285,8 +279,8 @@ class Session:
         if again is not None:
             return again
         finished = await self.hub.finish(game, resigned=True)
-        replies: Replies = [await self._state(message.id, game), finished]
-        game.remember(message.id, replies)
+        replies: Replies = [encode(await self._state(message.id, game)), encode(finished)]
+        game.remember(message.id, replies)  # type: ignore[arg-type]
         return replies
 
     async def _targets(self, message: Targets) -> Replies:
@@ -339,3 +333,24 @@ class Session:
 
     async def _ping(self, message: Ping) -> Replies:
         return [Pong(id=message.id, server_time=self.hub.now().isoformat())]
+
+
+_HANDLERS: dict[str, Callable[[Session, Any], Awaitable[Replies]]] = {
+    "hello": Session._hello,
+    "register": Session._register,
+    "auth": Session._auth,
+    "start": Session._start,
+    "move": Session._move,
+    "auto": Session._auto,
+    "undo": Session._undo,
+    "restart": Session._restart,
+    "resign": Session._resign,
+    "targets": Session._targets,
+    "resume": Session._resume,
+    "daily": Session._daily,
+    "leaderboard": Session._leaderboard,
+    "rank": Session._rank,
+    "history": Session._history,
+    "race": Session._race,
+    "ping": Session._ping,
+}

@@ -15,7 +15,7 @@ from server.play.clock import ManualClock
 from server.play.daily import candidate_codes
 from server.play.hub import Hub
 from server.play.session import Session
-from server.protocol import ErrorCode, encode, parse_client_message
+from server.protocol import ErrorCode, parse_client_message
 from tests.server.fakes import FakeStore, fixed_prover
 
 SECRET = "unit-test-secret"
@@ -43,7 +43,7 @@ class Talk:
 
     async def __call__(self, **message: Any) -> list[dict[str, Any]]:
         replies = await self.session.handle(parse_client_message(json.dumps(message)))
-        return [json.loads(encode(reply)) for reply in replies]
+        return [json.loads(reply) for reply in replies]
 
     async def one(self, **message: Any) -> dict[str, Any]:
         (reply,) = await self(**message)

@@ -1,0 +1,287 @@
+"""Benchmark of the game server against a bare websocket echo server, in one run.
+
+Run from the repository root::
+
+    python bench/server.py                    # 1000 bots, 10 s of play per server
+    python bench/server.py --bots 200 --seconds 5
+
+Each server runs in a subprocess of its own (ours on an embedded SQLite file in a
+temporary folder, no Redis; the echo server with the same websocket options:
+compression off, the same frame limit). The same N bot players connect over real
+websockets from this process; each one, in a closed loop, sends a move and waits for
+the answer. With our server every bot has registered and started a practice game,
+and plays a precomputed sequence of legal moves (restarting the deal when it runs
+out); the echo server sends each frame back.
+
+Reported per server: round trips per second, round-trip p50/p99, the server process's
+CPU time (user + system, from /proc) per round trip, and its resident memory per
+connected player (RSS growth from before the bots connect to when all are playing,
+divided by N). Figures depend on the machine and its load; the ratio between the two
+servers, measured back to back with the same client, is the figure to compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+
+from server.engine import Game, GameCode  # noqa: E402
+
+MAX_SIZE = 4096
+MOVES_PER_SEQUENCE = 60
+CONNECT_AT_ONCE = 50
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+# -- the servers, each in its own process ------------------------------------------------
+
+
+async def serve_echo(port: int) -> None:
+    from websockets.asyncio.server import ServerConnection, serve
+
+    async def echo(websocket: ServerConnection) -> None:
+        async for message in websocket:
+            await websocket.send(message)
+
+    async with serve(
+        echo, "127.0.0.1", port, compression=None, max_size=MAX_SIZE, ping_interval=None
+    ):
+        print("READY", flush=True)
+        await asyncio.Future()
+
+
+async def serve_simon(port: int, data: str) -> None:
+    from server.net import run_server
+    from server.play.daily import Proof
+    from server.settings import Settings
+
+    async def no_solver(code: str) -> Proof:  # bots play practice games: no daily needed
+        return Proof(True, None)
+
+    settings = Settings(
+        host="127.0.0.1",
+        port=port,
+        data_dir=Path(data),
+        database_url=None,
+        redis_url=None,
+        rate_limit_messages=1_000_000,
+        ping_interval_seconds=None,
+        log_level="WARNING",
+    )
+    async with run_server(settings, prover=no_solver):
+        print("READY", flush=True)
+        await asyncio.Future()
+
+
+def raise_file_limit() -> None:
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def start_server(kind: str, port: int, data: str) -> subprocess.Popen[str]:
+    process = subprocess.Popen(
+        [sys.executable, __file__, "--serve", kind, "--port", str(port), "--data", data],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    if line.strip() != "READY":
+        process.kill()
+        raise SystemExit(f"the {kind} server did not start")
+    return process
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime + stime
+
+
+def rss_bytes(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
+
+
+# -- the bots ------------------------------------------------------------------------------
+
+
+def move_sequence(code: str, rng: random.Random) -> list[str]:
+    """Legal moves from the deal, explicit counts, never moving a whole column to an empty one."""
+    game = Game.from_code(code)
+    moves = []
+    for _ in range(MOVES_PER_SEQUENCE):
+        legal = [
+            m
+            for m in game.legal_moves()
+            if game.column(m.target) or m.count != len(game.column(m.source))
+        ]
+        if not legal:
+            break
+        moves.append(game.push(rng.choice(legal)).text())
+    return moves
+
+
+@dataclass
+class Bot:
+    websocket: ClientConnection
+    frames: list[str]  # the move frames it sends, in order
+    restart: str | None  # the frame that deals the game again (None: echo)
+    samples: list[float] = field(default_factory=list)
+    count: int = 0
+
+
+async def make_bot(kind: str, url: str, index: int, rng: random.Random) -> Bot:
+    websocket = await connect(url, compression=None, max_size=MAX_SIZE, ping_interval=None)
+    code = str(GameCode(1 + (index % 3 == 1) + 3 * (index % 3 == 2), rng.randrange(26**7)))
+    moves = move_sequence(code, rng)
+    frames = [json.dumps({"type": "move", "id": n, "move": m}) for n, m in enumerate(moves)]
+    if kind == "echo":
+        return Bot(websocket, frames, None)
+    await websocket.send(
+        json.dumps({"type": "register", "name": f"bot-{index}-{rng.getrandbits(32):x}"})
+    )
+    reply = json.loads(await websocket.recv())
+    assert reply["type"] == "registered", reply
+    await websocket.send(json.dumps({"type": "start", "mode": "practice", "code": code}))
+    reply = json.loads(await websocket.recv())
+    assert reply["type"] == "state", reply
+    return Bot(websocket, frames, json.dumps({"type": "restart"}))
+
+
+async def play(bot: Bot, stop: asyncio.Event, measuring: asyncio.Event) -> None:
+    websocket, frames = bot.websocket, bot.frames
+    clock = time.perf_counter
+    while not stop.is_set():
+        for frame in frames:
+            started = clock()
+            await websocket.send(frame)
+            reply = await websocket.recv()
+            if measuring.is_set():
+                bot.samples.append(clock() - started)
+                bot.count += 1
+            if stop.is_set():
+                return
+            if bot.restart is not None and reply[9] != "m":  # {"type":"moved"...}
+                raise RuntimeError(f"unexpected reply {reply}")
+        if not frames:
+            await asyncio.sleep(0.01)
+        if bot.restart is not None:
+            await websocket.send(bot.restart)
+            await websocket.recv()
+
+
+@dataclass
+class Figures:
+    kind: str
+    round_trips: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+    cpu_us_per_rt: float
+    rss_per_player_kib: float
+
+    @property
+    def per_second(self) -> float:
+        return self.round_trips / self.seconds
+
+
+async def measure(kind: str, bots: int, seconds: float, warmup: float) -> Figures:
+    port = 20000 + random.randrange(20000)
+    with tempfile.TemporaryDirectory() as data:
+        process = start_server(kind, port, data)
+        try:
+            await asyncio.sleep(0.5)
+            rss_before = rss_bytes(process.pid)
+            url = f"ws://127.0.0.1:{port}"
+            rng = random.Random(7)
+            gate = asyncio.Semaphore(CONNECT_AT_ONCE)
+
+            async def one(index: int) -> Bot:
+                async with gate:
+                    return await make_bot(kind, url, index, rng)
+
+            players = await asyncio.gather(*(one(i) for i in range(bots)))
+            stop, measuring = asyncio.Event(), asyncio.Event()
+            tasks = [asyncio.create_task(play(bot, stop, measuring)) for bot in players]
+            await asyncio.sleep(warmup)
+            rss_playing = rss_bytes(process.pid)
+            cpu_start, wall_start = cpu_seconds(process.pid), time.perf_counter()
+            measuring.set()
+            await asyncio.sleep(seconds)
+            measuring.clear()
+            cpu_used, wall = cpu_seconds(process.pid) - cpu_start, time.perf_counter() - wall_start
+            stop.set()
+            await asyncio.gather(*tasks)
+            await asyncio.gather(*(bot.websocket.close() for bot in players))
+        finally:
+            process.terminate()
+            process.wait(10)
+    samples = sorted(s for bot in players for s in bot.samples)
+    count = sum(bot.count for bot in players)
+    return Figures(
+        kind=kind,
+        round_trips=count,
+        seconds=wall,
+        p50_ms=statistics.median(samples) * 1000,
+        p99_ms=samples[int(len(samples) * 0.99)] * 1000,
+        cpu_us_per_rt=cpu_used / count * 1e6,
+        rss_per_player_kib=(rss_playing - rss_before) / bots / 1024,
+    )
+
+
+async def run(bots: int, seconds: float, warmup: float) -> None:
+    print(f"{bots} bots, {seconds:.0f} s measured after {warmup:.0f} s of warm-up, per server")
+    results = [await measure(kind, bots, seconds, warmup) for kind in ("echo", "simon")]
+    print(
+        f"{'server':<8}{'round trips/s':>14}{'p50 ms':>9}{'p99 ms':>9}"
+        f"{'CPU us/round trip':>19}{'RSS KiB/player':>16}"
+    )
+    for r in results:
+        print(
+            f"{r.kind:<8}{r.per_second:>14,.0f}{r.p50_ms:>9.2f}{r.p99_ms:>9.2f}"
+            f"{r.cpu_us_per_rt:>19.1f}{r.rss_per_player_kib:>16.1f}"
+        )
+    echo, simon = results
+    print(f"CPU per round trip, simon / echo: {simon.cpu_us_per_rt / echo.cpu_us_per_rt:.2f}x")
+    print(
+        f"memory per connected player with a game in progress: {simon.rss_per_player_kib:.1f} KiB"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bots", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--serve", choices=("echo", "simon"), help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--data", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    raise_file_limit()
+    if args.serve == "echo":
+        asyncio.run(serve_echo(args.port))
+    elif args.serve == "simon":
+        asyncio.run(serve_simon(args.port, args.data))
+    else:
+        asyncio.run(run(args.bots, args.seconds, args.warmup))
+
+
+if __name__ == "__main__":
+    main()
