@@ -86,6 +86,12 @@ def rule_sentence(rule: str | None, fallback: str) -> str:
         return fallback
 
 
+def won_text(score: int, moves: int, rank: int | None = None) -> str:
+    """The line that tells the player they won."""
+    where = f", rank {rank}" if rank is not None else ""
+    return f"You won! Score {score} in {moves} move{'s' if moves != 1 else ''}{where}."
+
+
 def game_from_view(view: GameView) -> Game:
     """The server's game as a local engine game (the undo history stays on the server)."""
     try:
@@ -119,7 +125,8 @@ class Table:
 
     @property
     def code(self) -> str:
-        assert self.game is not None and self.game.code is not None
+        if self.game is None or self.game.code is None:
+            return "custom board"
         return str(self.game.code)
 
     @property
@@ -205,9 +212,7 @@ class LocalTable(Table):
         if self.game.is_won:
             self.finished = True
             self._set_clock(self.elapsed(), running=False)
-            self._tell(
-                Notice("won", f"You won! Score {self.game.score} in {self.game.moves} moves.")
-            )
+            self._tell(Notice("won", won_text(self.game.score, self.game.moves)))
         else:
             self._tell()
 
@@ -370,7 +375,7 @@ class OnlineTable(Table):
         if message.won:
             self.finished = True
             self._set_clock(self.elapsed(), running=False)
-            self._tell(Notice("won", f"You won! Score {message.score} in {message.moves} moves."))
+            self._tell(Notice("won", won_text(message.score, message.moves)))
         else:
             self._tell()
 
@@ -443,9 +448,7 @@ class OnlineTable(Table):
         self.par = message.par if message.par is not None else self.par
         self._set_clock(message.elapsed, running=False)
         if message.won:
-            rank = f", rank {message.rank}" if message.rank is not None else ""
-            text = f"You won! Score {message.score} in {message.moves} moves{rank}."
-            self._tell(Notice("won", text))
+            self._tell(Notice("won", won_text(message.score, message.moves, message.rank)))
         else:
             self._tell(Notice("info", f"Game over: score {message.score}."))
 

@@ -21,7 +21,7 @@ from textual.widgets import Button, Input, Static
 from server.engine import IllegalMoveError, InvalidMoveError
 
 from ..connection import ClientError
-from ..session import Notice, Table
+from ..session import Notice, Table, won_text
 from .commands import KEYS, Command, chosen_column, read_command
 from .widgets import BoardView, RacePanel, ScoreLine
 
@@ -287,7 +287,7 @@ class SimonApp(App[int]):
         self.table_changed(None)
         if table.finished and table.game is not None and table.game.is_won:
             self.notify_line(
-                Notice("won", f"You won! Score {table.game.score} in {table.game.moves} moves.")
+                Notice("won", won_text(table.game.score, table.game.moves, table.rank))
             )
 
     def action_clear(self) -> None:

@@ -153,3 +153,19 @@ async def test_help_opens_and_closes() -> None:
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_the_last_run_wins_the_game() -> None:
+    board = "KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S\nAS\n"  # three runs already removed
+
+    async def open_table(suits: int | None) -> Table:
+        return LocalTable(Game.from_board(board, 1))
+
+    app = SimonApp(open_table)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("2", "enter")
+        await pilot.pause()
+        assert game(app).is_won
+        assert "You won! Score 899 in 1 move." in notice(app)
+        assert app.table is not None and app.table.finished
