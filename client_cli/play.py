@@ -31,6 +31,8 @@ from .online import add_server_argument, open_connection, print_json
 from .session import LocalTable, OnlineTable, Table, rule_sentence
 
 FINISH_WAIT = 5.0  # seconds bot mode waits for the result after a winning move
+RATE_RETRIES = 30
+RATE_PAUSE = 1.0  # seconds to wait when the server rate-limits bot mode
 REFUSALS = {ErrorCode.ILLEGAL_MOVE, ErrorCode.BAD_MOVE, ErrorCode.GAME_OVER}
 
 
@@ -173,7 +175,7 @@ async def _play_moves(
     }
     for index, move in enumerate(moves):
         try:
-            reply = await connection.request(MoveRequest(type="move", move=move), Moved)
+            reply = await _move_paced(connection, move)
         except ServerError as error:
             if error.error.code not in REFUSALS:
                 raise
@@ -196,6 +198,18 @@ async def _play_moves(
             if end.rank is not None:
                 result["rank"] = end.rank
     return result
+
+
+async def _move_paced(connection: Connection, move: str) -> Moved:
+    """Play one move; when the server says to slow down, wait and try again."""
+    for attempt in range(RATE_RETRIES):
+        try:
+            return await connection.request(MoveRequest(type="move", move=move), Moved)
+        except ServerError as error:
+            if error.error.code != ErrorCode.RATE_LIMITED or attempt == RATE_RETRIES - 1:
+                raise
+            await asyncio.sleep(RATE_PAUSE)
+    raise AssertionError("unreachable")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
