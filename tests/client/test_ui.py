@@ -169,3 +169,45 @@ async def test_the_last_run_wins_the_game() -> None:
         assert game(app).is_won
         assert "You won! Score 899 in 1 move." in notice(app)
         assert app.table is not None and app.table.finished
+
+
+async def test_online_the_race_shows_and_a_server_refusal_rolls_back() -> None:
+    from client_cli.session import OnlineTable
+    from server.protocol import Error, ErrorCode, RaceEntry, RaceEvent, RaceStandings, State
+
+    from .fakes import ScriptedConnection, view_of
+
+    bob = RaceEntry(player="bob", moves=3, score=497, removed=0, finished=False, won=False)
+    connection = ScriptedConnection(
+        [
+            State(id=1, state=view_of(Game.from_code(CODE), 0, mode="daily")),
+            RaceStandings(day="2026-01-02", suits=4, players=[bob]),
+        ]
+    )
+
+    async def open_table(suits: int | None) -> Table:
+        table = OnlineTable(connection)  # type: ignore[arg-type]
+        await table.start("daily", 4)
+        return table
+
+    app = SimonApp(open_table)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        race = app.query_one("#race", Static)
+        assert race.display
+        assert app.table is not None and set(app.table.race) == {"bob"}
+        await pilot.press(*"3-4", "enter")
+        await pilot.pause()
+        assert game(app).moves == 1  # previewed before any answer
+        sent = connection.sent[-1]
+        app.table.receive(  # type: ignore[attr-defined]
+            Error(id=sent.id, code=ErrorCode.ILLEGAL_MOVE, message="no", rule="nothing-on-an-ace")
+        )
+        await pilot.pause()
+        assert game(app).moves == 0
+        assert Rule.ONTO_ACE.sentence in notice(app)
+        done = bob.model_copy(update={"finished": True, "won": True, "score": 850})
+        app.table.receive(RaceEvent(day="2026-01-02", suits=4, event="finished", entry=done))  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert "bob finished: won, score 850" in notice(app)
+        assert app.table.race["bob"].won
