@@ -30,22 +30,23 @@ OpenTable = Callable[[int | None], Awaitable[Table]]
 SUIT_CHOICES = ((1, "Easy"), (2, "Medium"), (4, "Hard"))
 
 HELP = """\
-[b]Simple Simon[/b]: build runs of one suit from king down to ace; a full run of
-13 leaves the table. Remove all four to win.
+[b]Simple Simon[/b]: build runs of one suit from king down to ace; a full
+run of 13 leaves the table. Remove all four to win.
 
 [b]Moving[/b]
   [b]3 7[/b] or [b]3-7[/b]     move from column 3 to column 7
-  [b]3-7x2[/b]         move the last 2 cards of column 3
-  [b]3[/b]  then Enter   the best move for column 3 (like a double click)
-  While you type a column number, the columns it may go to turn green.
+  [b]3-7x2[/b]          move the last 2 cards of column 3
+  [b]3[/b] then Enter   the best move for column 3 (a double click)
+While you type a column number, the columns it may go to turn green.
 
 [b]Rules[/b]
-  A card goes on a card exactly one rank higher, whatever its suit, or into
-  an empty column. Several cards move together only when they go down one by
-  one in one suit. Nothing goes on an ace; a king moves only to an empty column.
+A card goes on a card exactly one rank higher, whatever its suit,
+or into an empty column. Several cards move together only when they
+go down one by one in one suit. Nothing goes on an ace; a king moves
+only to an empty column.
 
 [b]Keys[/b]
-  [b]u[/b] undo   [b]r[/b] restart the deal   [b]q[/b] quit   [b]?[/b] this help   [b]Esc[/b] clear
+  [b]u[/b] undo  [b]r[/b] restart  [b]q[/b] quit  [b]?[/b] this help  [b]Esc[/b] clear
 
 Score: 500 to start, -1 a move, +100 a run removed.
 Press any key to go back to the game."""

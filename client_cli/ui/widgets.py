@@ -131,7 +131,7 @@ class ScoreLine(Static):
         par = str(table.par) if table.par is not None else "—"
         text = Text(no_wrap=True)
         text.append(f"{table.code}", "bold")
-        text.append(f"  {mode} · {game.suits} suit{'s' if game.suits > 1 else ''}   ")
+        text.append(f"  {mode} · {game.suits} suit{'s' if game.suits > 1 else ''}\n")
         for label, value in (
             ("Score", str(game.score)),
             ("Moves", str(game.moves)),
