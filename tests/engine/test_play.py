@@ -43,29 +43,16 @@ def test_run_completed_by_a_group_move_is_removed_leaving_the_cards_under_it() -
     assert game.score == 599
 
 
-def test_run_moved_whole_into_an_empty_column_is_removed() -> None:
-    # Only possible from a board where a whole run already lies in a column.
-    game = make_game(["5D " + SPADES_K_TO_2 + " AS"])
-    assert game.play("1-2") == Move(0, 1, 13)
-    assert list(game.column(0)) == cards("5D") and game.column(1) == ()
-    assert game.removed == (0,)
-
-
-def test_run_uncovered_by_a_move_is_removed_or_such_a_board_is_refused() -> None:
-    # A deal never covers a run, but board text can: a card lying on the AS.
-    # RULES.md: a one-suit K..A lying at the end of a column goes right after the
-    # move that made it, here the move that takes the 5H away.
-    try:
-        game = make_game([SPADES_K_TO_2 + " AS 5H", "6C"])
-    except InvalidBoardError:
-        return  # refusing such boards is an equally valid reading
-    game.play("1-2")
-    assert game.column(0) == ()
-    assert game.removed == (0,)
-    assert game.score == 599
-    game.undo()
-    assert list(game.column(0)) == cards(SPADES_K_TO_2 + " AS 5H")
-    assert game.score == 500
+@pytest.mark.parametrize(
+    "column",
+    [SPADES_K_TO_2 + " AS", "5D " + SPADES_K_TO_2 + " AS", SPADES_K_TO_2 + " AS 5H"],
+    ids=["at-the-end", "on-a-card", "covered"],
+)
+def test_board_holding_a_complete_run_is_refused(column: str) -> None:
+    # Play removes a run the moment it is made and nothing goes on an ace, so no
+    # game reaches a layout holding a whole run: such board text is refused.
+    with pytest.raises(InvalidBoardError, match="complete run"):
+        make_game([column, "6C"])
 
 
 def test_mixed_suit_king_to_ace_is_not_removed() -> None:
