@@ -241,6 +241,7 @@ class OnlineTable(Table):
         self.confirmed: Game | None = None
         self.seq = 0
         self.pending: list[Pending] = []
+        self._held = False  # the connection dropped: actions wait for the resume
 
     @property
     def online(self) -> bool:
@@ -278,14 +279,19 @@ class OnlineTable(Table):
             Resume(type="resume", game=self.view.game, seq=self.seq), State
         )
         self._replace(reply.state, answered=None)
-        for pending in list(self.pending):
-            await self.connection.send(pending.message)
+        index = 0
+        while index < len(self.pending):  # actions taken meanwhile join the queue
+            await self.connection.send(self.pending[index].message)
+            index += 1
+        self._held = False
         if self.view.mode == "daily":
             await self._follow_race()
         self._tell(Notice("status", "Reconnected: the game goes on."))
 
     def _connection_status(self, text: str) -> None:
-        self.status = "" if text == "connected" else text
+        if text != "connected":
+            self._held = True
+        self.status = "" if text == "connected" else f"{text}; your moves will follow"
         self._tell()
 
     # -- actions --------------------------------------------------------------------
@@ -322,9 +328,11 @@ class OnlineTable(Table):
         await self.connection.send(Resign(type="resign"))
 
     async def _send(self, pending: Pending) -> None:
+        """Queue an action and send it, unless the connection is down: then the resume does."""
         self.pending.append(pending)
         self._tell()
-        await self.connection.send(pending.message)
+        if not self._held:
+            await self.connection.send(pending.message)
 
     async def close(self) -> None:
         await self.connection.close()

@@ -186,3 +186,19 @@ def test_a_view_becomes_an_engine_game_with_its_moves_and_score() -> None:
     copy = game_from_view(view_of(game, 1))
     assert copy.position_key() == game.position_key()
     assert (copy.moves, copy.score, copy.suits) == (1, 499, 4)
+
+
+async def test_moves_made_while_disconnected_wait_for_the_resume() -> None:
+    table, connection, _ = await started()
+    table._connection_status("reconnecting in 0.5 s")
+    assert "reconnecting" in table.status
+    await table.move(Move.from_text("3-4"))
+    assert connection.sent == []  # held: the dropped socket would lose it
+    assert table.game is not None and table.game.moves == 1  # still previewed
+    connection.replies.append(State(id=99, state=view_of(Game.from_code(CODE), 0)))
+    table._connection_status("connected")
+    await table.resume()
+    assert [type(message) for message in connection.sent] == [MoveRequest]
+    assert table.status == ""
+    await table.move(Move.from_text("9-4"))
+    assert len(connection.sent) == 2  # sent at once again
