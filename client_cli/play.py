@@ -142,7 +142,7 @@ async def _bot(args: argparse.Namespace, moves: list[str]) -> int:
     else:
         print(
             f"{result['code']}: {'won' if result['won'] else 'not won'}, "
-            f"{result['moves']} moves, score {result['score']}"
+            f"{result['moves']} move{'s' if result['moves'] != 1 else ''}, score {result['score']}"
             + (f", rank {result['rank']}" if "rank" in result else "")
         )
         if "refused" in result:
