@@ -31,7 +31,7 @@ class RedisBus(Bus):
         self._prefix = prefix
         self._client = redis.Redis.from_url(url)
         self._pubsub_client = redis.Redis.from_url(
-            url, socket_timeout=None, health_check_interval=30
+            url, socket_timeout=None, health_check_interval=30, client_name=f"{prefix}:races"
         )
         self._pubsub: redis.client.PubSub | None = None
         self._joined: set[str] = set()
