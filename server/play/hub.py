@@ -210,6 +210,15 @@ class Hub:
 
     # -- after every accepted action ---------------------------------------------
 
+    def quiet(self, game: PlayerGame) -> bool:
+        """True when an accepted action of ``game`` needs no work of :meth:`accepted`
+        (a practice game on a private bus between checkpoints): the common case, kept cheap."""
+        return (
+            game.day is None
+            and not self.bus.shared
+            and len(game.actions) - game.saved_actions < CHECKPOINT_EVERY
+        )
+
     async def accepted(self, game: PlayerGame, event: str) -> None:
         """Snapshot to the bus, checkpoint now and then, tell the race."""
         if self.bus.shared:

@@ -245,7 +245,8 @@ class Session:
             )
         ]
         game.remember(message_id, frames)
-        await self.hub.accepted(game, "removed" if removed > removed_before else "moved")
+        if won or not self.hub.quiet(game):
+            await self.hub.accepted(game, "removed" if removed > removed_before else "moved")
         if won:
             frames.append(encode(await self.hub.finish(game, resigned=False)))
             game.remember(message_id, frames)
