@@ -125,7 +125,7 @@ class Session:
     async def _take(self, game: PlayerGame) -> None:
         """Make ``game`` this session's game, letting go of the previous one."""
         previous, self.game = self.game, game
-        if previous is not None and previous is not game:
+        if previous is not None:  # the same game again: this drops the extra hold
             await self.hub.release(previous)
         if game.day is not None:
             await self._follow(game.day, game.suits)

@@ -172,6 +172,16 @@ async def test_the_daily_is_the_first_proven_candidate_and_one_attempt(hub: Hub)
     assert again["code"] == ErrorCode.ALREADY_PLAYED
 
 
+async def test_starting_the_same_daily_twice_then_leaving_lets_go_of_it(hub: Hub) -> None:
+    talk = await signed_in(hub, "rex")
+    game_id = (await talk.one(type="start", suits=1))["state"]["game"]
+    await talk.one(type="start", suits=1)
+    await talk.one(type="resume", game=game_id)
+    assert game_id in hub.live
+    await talk.session.close()
+    assert game_id not in hub.live
+
+
 async def test_the_daily_clock_runs_from_the_first_start(hub: Hub) -> None:
     clock = hub.clock
     assert isinstance(clock, ManualClock)
