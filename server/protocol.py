@@ -12,6 +12,7 @@ Messages the server sends on its own (race events, a new daily deal) have no ``i
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from enum import StrEnum
 from typing import Annotated, Literal
@@ -290,6 +291,40 @@ class Moved(_Message):
     won: bool
 
 
+def moved_frame(
+    *,
+    id: MessageId | None,
+    game: str,
+    seq: int,
+    move: str,
+    removed_run: bool,
+    moves: int,
+    score: int,
+    removed: int,
+    won: bool,
+) -> str:
+    """``encode(Moved(...))``, written out: the reply to every move, so the hot path.
+
+    ``game`` and ``move`` come from the server (hex ids, move notation) and need no
+    escaping; the client's ``id`` is escaped by :func:`json.dumps`. Tests check that
+    both encodings agree.
+    """
+    if id is None:
+        head = '{"type":"moved",'
+    elif type(id) is int:
+        head = f'{{"type":"moved","id":{id},'
+    else:
+        head = f'{{"type":"moved","id":{json.dumps(id, ensure_ascii=False)},'
+    return (
+        f'{head}"game":"{game}","seq":{seq},"move":"{move}",'
+        f'"removed_run":{_JSON_BOOL[removed_run]},"moves":{moves},"score":{score},'
+        f'"removed":{removed},"won":{_JSON_BOOL[won]}}}'
+    )
+
+
+_JSON_BOOL = {True: "true", False: "false"}
+
+
 class Finished(_Message):
     """A game ended (won or resigned); for the daily, the stored result."""
 
@@ -483,6 +518,7 @@ __all__ = [
     "ServerMessage",
     "ValidationError",
     "encode",
+    "moved_frame",
     "parse_client_message",
     "parse_server_message",
 ]

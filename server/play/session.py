@@ -25,7 +25,6 @@ from server.protocol import (
     HistoryRequest,
     LeaderboardRequest,
     MessageId,
-    Moved,
     MoveRequest,
     Ping,
     PlayerInfo,
@@ -45,6 +44,7 @@ from server.protocol import (
     Undo,
     Welcome,
     encode,
+    moved_frame,
 )
 from server.store import PlayerRecord
 
@@ -230,18 +230,16 @@ class Session:
         removed = len(engine.removed)
         won = engine.is_won
         frames = [
-            encode(
-                Moved(
-                    id=message_id,
-                    game=game.id,
-                    seq=game.seq,
-                    move=played,
-                    removed_run=removed > removed_before,
-                    moves=engine.moves,
-                    score=engine.score,
-                    removed=removed,
-                    won=won,
-                )
+            moved_frame(
+                id=message_id,
+                game=game.id,
+                seq=game.seq,
+                move=played,
+                removed_run=removed > removed_before,
+                moves=engine.moves,
+                score=engine.score,
+                removed=removed,
+                won=won,
             )
         ]
         game.remember(message_id, frames)
