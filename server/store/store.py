@@ -71,8 +71,6 @@ _ROW_COLUMNS = (
     Player.name,
 )
 _GAME_COLUMNS = (Game, Player.name)
-# Leaderboard keys are (-score, elapsed, finished_at, id); bind them with the columns' types.
-_KEY_TYPES = (sa.Integer(), sa.Float(), UTCDateTime(), sa.String())
 
 LeaderboardKey = tuple[int, float, datetime, str]
 
@@ -105,12 +103,56 @@ def decode_cursor(cursor: str) -> LeaderboardKey:
     return key
 
 
-def _key_of(score: int, elapsed: float, finished_at: datetime, game_id: str) -> LeaderboardKey:
-    return (-score, elapsed, finished_at, game_id)
+def _row_key(row: sa.Row[Any]) -> LeaderboardKey:
+    return (-row.score, row.elapsed, row.finished_at, row.id)
 
 
-def _key_clause(key: LeaderboardKey) -> sa.Tuple:
-    return sa.tuple_(*(sa.literal(v, t) for v, t in zip(key, _KEY_TYPES, strict=True)))
+def _key_params(key: LeaderboardKey) -> dict[str, Any]:
+    return dict(zip(("k_score", "k_elapsed", "k_finished", "k_id"), key, strict=True))
+
+
+# The leaderboard's statements, built once: bound parameters only, so every call reuses the
+# compiled SQL and the connection's prepared statement.
+_BOARD = (
+    sa.select(*_ROW_COLUMNS)
+    .join(Player, Player.id == Game.player_id)
+    .where(
+        ON_LEADERBOARD,
+        Game.day == sa.bindparam("day", type_=sa.Date()),
+        Game.suits == sa.bindparam("suits", type_=sa.SmallInteger()),
+    )
+)
+_ROW = sa.tuple_(*LEADERBOARD_KEY)
+_KEY = sa.tuple_(
+    sa.bindparam("k_score", type_=sa.Integer()),
+    sa.bindparam("k_elapsed", type_=sa.Float()),
+    sa.bindparam("k_finished", type_=UTCDateTime()),
+    sa.bindparam("k_id", type_=sa.String()),
+)
+_LIMIT = sa.bindparam("limit", type_=sa.Integer())
+_PAGE = _BOARD.order_by(*LEADERBOARD_KEY).limit(_LIMIT)
+_PAGE_AFTER = _BOARD.where(_ROW > _KEY).order_by(*LEADERBOARD_KEY).limit(_LIMIT)
+_OWN = _BOARD.where(Game.player_id == sa.bindparam("player_id", type_=sa.Integer()))
+# The rows just before and just after a key, in one round trip (in no particular order).
+_AROUND = sa.union_all(
+    sa.select(
+        _BOARD.where(_ROW < _KEY)
+        .order_by(*(c.desc() for c in LEADERBOARD_KEY))
+        .limit(_LIMIT)
+        .subquery()
+    ),
+    sa.select(_BOARD.where(_ROW > _KEY).order_by(*LEADERBOARD_KEY).limit(_LIMIT).subquery()),
+)
+_COUNT = (
+    sa.select(sa.func.count())
+    .select_from(Game)
+    .where(
+        ON_LEADERBOARD,
+        Game.day == sa.bindparam("day", type_=sa.Date()),
+        Game.suits == sa.bindparam("suits", type_=sa.SmallInteger()),
+    )
+)
+_COUNT_BEFORE = _COUNT.where(_ROW < _KEY)
 
 
 def _player(row: Player) -> PlayerRecord:
@@ -154,7 +196,7 @@ def _entry(rank: int, row: sa.Row[Any]) -> LeaderboardEntry:
     )
 
 
-def _row_member(row: sa.Row[Any]) -> str:
+def _row_member(row: Any) -> str:
     return rank_member(row.score, row.elapsed, row.finished_at, row.id)
 
 
@@ -170,6 +212,9 @@ class Store:
         self.engine = engine
         self.ranks = ranks
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
+        # Single reads need no transaction: autocommit spares the BEGIN and ROLLBACK round trips.
+        self._read_engine = engine.execution_options(isolation_level="AUTOCOMMIT")
+        self._reads = async_sessionmaker(self._read_engine, expire_on_commit=False)
         self._insert = postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
 
     @classmethod
@@ -227,14 +272,14 @@ class Store:
         return await self._one_player(Player.name_key == name_key(name))
 
     async def _one_player(self, where: sa.ColumnElement[bool]) -> PlayerRecord | None:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             player = await session.scalar(sa.select(Player).where(where))
         return None if player is None else _player(player)
 
     # -- daily deals ----------------------------------------------------------------------
 
     async def get_daily_deal(self, *, day: date, suits: int) -> DailyDealRecord | None:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             deal = await session.get(DailyDeal, (day, suits))
         return None if deal is None else _deal(deal)
 
@@ -312,7 +357,7 @@ class Store:
 
     async def _one_game(self, *where: sa.ColumnElement[bool]) -> GameRecord | None:
         query = sa.select(*_GAME_COLUMNS).join(Player, Player.id == Game.player_id).where(*where)
-        async with self._sessions() as session:
+        async with self._reads() as session:
             row = (await session.execute(query)).first()
         return None if row is None else _game(row[0], row[1])
 
@@ -383,12 +428,10 @@ class Store:
 
     # -- leaderboards ---------------------------------------------------------------------
 
-    def _board_query(self, day: date, suits: int) -> sa.Select[Any]:
-        return (
-            sa.select(*_ROW_COLUMNS)
-            .join(Player, Player.id == Game.player_id)
-            .where(ON_LEADERBOARD, Game.day == day, Game.suits == suits)
-        )
+    async def _rows(self, query: sa.Executable, params: dict[str, Any]) -> list[sa.Row[Any]]:
+        """Run one prebuilt leaderboard query (Core: these are the hot reads)."""
+        async with self._read_engine.connect() as connection:
+            return list(await connection.execute(query, params))
 
     async def leaderboard_page(
         self, *, day: date, suits: int, limit: int, after: str | None = None
@@ -396,26 +439,20 @@ class Store:
         """One page of a daily leaderboard, best first; ``after`` is a page's ``next``."""
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
-        query = self._board_query(day, suits)
-        if after is not None:
-            query = query.where(sa.tuple_(*LEADERBOARD_KEY) > _key_clause(decode_cursor(after)))
-        query = query.order_by(*LEADERBOARD_KEY).limit(limit + 1)
-        async with self._sessions() as session:
-            rows = list(await session.execute(query))
+        params: dict[str, Any] = {"day": day, "suits": suits, "limit": limit + 1}
+        if after is None:
+            rows = await self._rows(_PAGE, params)
+        else:
+            rows = await self._rows(_PAGE_AFTER, params | _key_params(decode_cursor(after)))
         more = len(rows) > limit
         rows = rows[:limit]
         if rows:
             first, total = await self._position(day, suits, rows[0])
         else:
             first, total = 0, await self._total(day, suits)
-        last = rows[-1] if rows else None
         return LeaderboardSlice(
             rows=[_entry(first + i + 1, row) for i, row in enumerate(rows)],
-            next=(
-                encode_cursor(_key_of(last.score, last.elapsed, last.finished_at, last.id))
-                if more and last is not None
-                else None
-            ),
+            next=encode_cursor(_row_key(rows[-1])) if more else None,
             total=total,
         )
 
@@ -425,26 +462,20 @@ class Store:
         """The player's rank that day, and up to ``around`` rows either side of their own."""
         if around < 0:
             raise ValueError(f"around must be non-negative, got {around}")
-        query = self._board_query(day, suits).where(Game.player_id == player_id)
-        async with self._sessions() as session:
-            own = (await session.execute(query)).first()
-        if own is None:
+        board = {"day": day, "suits": suits}
+        own_rows = await self._rows(_OWN, board | {"player_id": player_id})
+        if not own_rows:
             return RankResult(rank=None, total=await self._total(day, suits), around=[])
+        own = own_rows[0]
         position, total = await self._position(day, suits, own)
-        if around == 0:
-            return RankResult(rank=position + 1, total=total, around=[_entry(position + 1, own)])
-        key = _key_clause(_key_of(own.score, own.elapsed, own.finished_at, own.id))
-        row_key = sa.tuple_(*LEADERBOARD_KEY)
-        base = self._board_query(day, suits)
-        before_query = (
-            base.where(row_key < key).order_by(*(c.desc() for c in LEADERBOARD_KEY)).limit(around)
-        )
-        after_query = base.where(row_key > key).order_by(*LEADERBOARD_KEY).limit(around)
-        async with self._sessions() as session:
-            before = list(await session.execute(before_query))[::-1]
-            after = list(await session.execute(after_query))
-        rows = [*before, own, *after]
-        start = position - len(before)
+        rows = [own]
+        if around:
+            key = _row_key(own)
+            rows = sorted(
+                [own, *await self._rows(_AROUND, board | {"limit": around} | _key_params(key))],
+                key=_row_key,
+            )
+        start = position - rows.index(own)
         return RankResult(
             rank=position + 1,
             total=total,
@@ -462,20 +493,9 @@ class Store:
             log.warning("rank cache: game %s missing from %s/%s; counting", row.id, day, suits)
         except (CacheNotReady, redis.RedisError) as error:
             log.warning("rank cache unavailable (%s); counting", error)
-        key = _key_clause(_key_of(row.score, row.elapsed, row.finished_at, row.id))
-        rank_query = (
-            sa.select(sa.func.count())
-            .select_from(Game)
-            .where(
-                ON_LEADERBOARD,
-                Game.day == day,
-                Game.suits == suits,
-                sa.tuple_(*LEADERBOARD_KEY) < key,
-            )
-        )
-        async with self._sessions() as session:
-            rank = await session.scalar(rank_query)
-        return rank or 0, await self._count(day, suits)
+        params = {"day": day, "suits": suits} | _key_params(_row_key(row))
+        (counted,) = await self._rows(_COUNT_BEFORE, params)
+        return counted[0], await self._count(day, suits)
 
     async def _total(self, day: date, suits: int) -> int:
         try:
@@ -485,13 +505,8 @@ class Store:
         return await self._count(day, suits)
 
     async def _count(self, day: date, suits: int) -> int:
-        query = (
-            sa.select(sa.func.count())
-            .select_from(Game)
-            .where(ON_LEADERBOARD, Game.day == day, Game.suits == suits)
-        )
-        async with self._sessions() as session:
-            return await session.scalar(query) or 0
+        (counted,) = await self._rows(_COUNT, {"day": day, "suits": suits})
+        return int(counted[0])
 
     def _loader(self, board: BoardKey, batch: int = 10_000):  # type: ignore[no-untyped-def]
         """Reads one leaderboard's rank-cache members from the database, in batches."""
@@ -534,7 +549,7 @@ class Store:
             .where(finished)
             .group_by(Game.suits)
         )
-        async with self._sessions() as session:
+        async with self._reads() as session:
             games = [_game(game, name) for game, name in await session.execute(games_query)]
             figures: Sequence[sa.Row[Any]] = list(await session.execute(figures_query))
         return PlayerHistory(
@@ -559,7 +574,7 @@ class Store:
             )
             if last is not None:
                 query = query.where(Game.id > last)
-            async with self._sessions() as session:
+            async with self._reads() as session:
                 games = [_game(game, name) for game, name in await session.execute(query)]
             for game in games:
                 yield game
