@@ -36,7 +36,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from server.store import Store
 from server.store.models import LEADERBOARD_KEY, ON_LEADERBOARD, Game
-from server.store.ranks import BoardKey, CacheNotReady, Loader, LocalRankCache, RankCache
+from server.store.ranks import (
+    BoardKey,
+    CacheNotReady,
+    Loader,
+    LocalRankCache,
+    Position,
+    RankCache,
+)
 from server.store.store import encode_cursor
 
 BIG_DAY = date(2026, 11, 1)
@@ -52,7 +59,9 @@ PAGE_SQL = (
 class NoRankCache(RankCache):
     """Always unavailable: the store counts rows in the database instead."""
 
-    async def lookup(self, board: BoardKey, member: str, load: Loader) -> tuple[int | None, int]:
+    async def position(
+        self, board: BoardKey, member: str, load: Loader, *, inclusive: bool = False
+    ) -> Position:
         raise CacheNotReady("benchmark: counting")
 
     async def total(self, board: BoardKey, load: Loader) -> int:

@@ -10,13 +10,13 @@ fixed-width text whose byte order is the leaderboard's order::
     the rest        the game id                 (ids sort bytewise in the database too)
 
 so a member's 0-based rank in the set is its rank on the leaderboard. With Redis the set is a
-sorted set (``ZRANK``, ``ZCARD``); without, a sorted list in this process.
+sorted set (``ZLEXCOUNT``, ``ZCARD``); without, a sorted list in this process.
 
 The database stays the record: a set is filled ("warmed") from it the first time its
 leaderboard is asked for, new results are added as they are written, and a set can be dropped
 at any time. A set is complete once it holds the ``COMPLETE`` marker (Redis) or flag
-(in-process); until then it is not used. In Redis the marker lives in the set itself (score 1,
-so it sorts after every result), so the set and its marker expire together.
+(in-process); until then it is not used. In Redis the marker is a member of the set itself
+(sorting after every result), so the set and its marker expire together.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from typing import NamedTuple
 
 import redis.asyncio as redis
 
@@ -40,11 +41,23 @@ log = logging.getLogger(__name__)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 _HEAD = 48  # characters before the game id
+#: Marks a Redis set as complete; "~" sorts after the hex digit that starts every result.
+COMPLETE = "~complete"
 
 #: (day, suit count): one leaderboard.
 BoardKey = tuple[date, int]
 #: Reads every member of one leaderboard from the database, in batches.
 Loader = Callable[[], AsyncIterator[list[str]]]
+
+
+class Position(NamedTuple):
+    #: Results that sort before the member (or at it too, when asked ``inclusive``): for a
+    #: result, its 0-based rank.
+    before: int
+    #: Results on the leaderboard.
+    total: int
+    #: Whether the member is one of the results.
+    present: bool
 
 
 class CacheNotReady(Exception):
@@ -83,12 +96,14 @@ class RankCache(ABC):
     """Positions on the daily leaderboards. Each read warms its set first if needed."""
 
     @abstractmethod
-    async def lookup(self, board: BoardKey, member: str, load: Loader) -> tuple[int | None, int]:
-        """The member's 0-based rank (None when absent) and the number of results."""
+    async def position(
+        self, board: BoardKey, member: str, load: Loader, *, inclusive: bool = False
+    ) -> Position:
+        """Where ``member`` stands (it need not be a result): see :class:`Position`."""
 
-    @abstractmethod
     async def total(self, board: BoardKey, load: Loader) -> int:
         """The number of results on the leaderboard."""
+        return (await self.position(board, COMPLETE, load)).total
 
     @abstractmethod
     async def add(self, board: BoardKey, member: str) -> None:
@@ -132,23 +147,19 @@ class LocalRankCache(RankCache):
                 board.complete = True
         return board
 
-    async def lookup(self, board: BoardKey, member: str, load: Loader) -> tuple[int | None, int]:
+    async def position(
+        self, board: BoardKey, member: str, load: Loader, *, inclusive: bool = False
+    ) -> Position:
         members = (await self._warm(board, load)).members
         index = bisect.bisect_left(members, member)
-        found = index < len(members) and members[index] == member
-        return (index if found else None), len(members)
-
-    async def total(self, board: BoardKey, load: Loader) -> int:
-        return len((await self._warm(board, load)).members)
+        present = index < len(members) and members[index] == member
+        return Position(index + (inclusive and present), len(members), present)
 
     async def add(self, board: BoardKey, member: str) -> None:
         members = self._board(board).members
         index = bisect.bisect_left(members, member)
         if index == len(members) or members[index] != member:
             members.insert(index, member)
-
-
-COMPLETE = "~complete"  # "~" sorts after every hex digit; its score 1 puts it last anyway
 
 
 class RedisRankCache(RankCache):
@@ -183,7 +194,7 @@ class RedisRankCache(RankCache):
                         chunk = batch[start : start + self._batch]
                         await self._redis.zadd(key, dict.fromkeys(chunk, 0))
                 async with self._redis.pipeline(transaction=True) as pipe:
-                    pipe.zadd(key, {COMPLETE: 1})
+                    pipe.zadd(key, {COMPLETE: 0})
                     pipe.expire(key, self._ttl)
                     await pipe.execute()
             finally:
@@ -198,21 +209,21 @@ class RedisRankCache(RankCache):
                 return
         raise CacheNotReady(key)
 
-    async def lookup(self, board: BoardKey, member: str, load: Loader) -> tuple[int | None, int]:
+    async def position(
+        self, board: BoardKey, member: str, load: Loader, *, inclusive: bool = False
+    ) -> Position:
         key = self.key(board)
         for _ in range(2):
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.zscore(key, COMPLETE)
-                pipe.zrank(key, member)
+                pipe.zlexcount(key, "-", ("[" if inclusive else "(") + member)
+                pipe.zscore(key, member)
                 pipe.zcard(key)
-                complete, rank, size = await pipe.execute()
+                complete, before, score, size = await pipe.execute()
             if complete is not None:
-                return rank, size - 1
+                return Position(before, size - 1, score is not None)
             await self._warm(key, load)
         raise CacheNotReady(key)
-
-    async def total(self, board: BoardKey, load: Loader) -> int:
-        return (await self.lookup(board, COMPLETE, load))[1]
 
     async def add(self, board: BoardKey, member: str) -> None:
         key = self.key(board)

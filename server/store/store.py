@@ -6,6 +6,7 @@ is the record in production; an SQLite file (aiosqlite) serves a single embedded
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import logging
@@ -98,8 +99,12 @@ def decode_cursor(cursor: str) -> LeaderboardKey:
         key = (int(score_text), elapsed, from_epoch_micros(int(micros_text)), game_id)
     except (ValueError, UnicodeError, binascii.Error, struct.error, OverflowError) as error:
         raise ValueError(f"malformed leaderboard cursor: {cursor!r}") from error
-    if not (math.isfinite(elapsed) and game_id):
+    if not (game_id and -(2**31) < key[0] < 2**31):
         raise ValueError(f"malformed leaderboard cursor: {cursor!r}")
+    try:
+        rank_member(-key[0], elapsed, key[2], game_id)  # elapsed and time in range
+    except (ValueError, OverflowError) as error:
+        raise ValueError(f"malformed leaderboard cursor: {cursor!r}") from error
     return key
 
 
@@ -153,6 +158,7 @@ _COUNT = (
     )
 )
 _COUNT_BEFORE = _COUNT.where(_ROW < _KEY)
+_COUNT_UP_TO = _COUNT.where(_ROW <= _KEY)
 
 
 def _player(row: Player) -> PlayerRecord:
@@ -197,6 +203,7 @@ def _entry(rank: int, row: sa.Row[Any]) -> LeaderboardEntry:
 
 
 def _row_member(row: Any) -> str:
+    """The rank-cache member of a row with score, elapsed, finished_at and id."""
     return rank_member(row.score, row.elapsed, row.finished_at, row.id)
 
 
@@ -441,15 +448,18 @@ class Store:
             raise ValueError(f"limit must be at least 1, got {limit}")
         params: dict[str, Any] = {"day": day, "suits": suits, "limit": limit + 1}
         if after is None:
-            rows = await self._rows(_PAGE, params)
+            # The rows and the total do not depend on each other: ask both at once.
+            rows, total = await asyncio.gather(self._rows(_PAGE, params), self._total(day, suits))
+            first = 0
         else:
-            rows = await self._rows(_PAGE_AFTER, params | _key_params(decode_cursor(after)))
+            key = decode_cursor(after)
+            # The page starts right after the cursor's key: its rank is how many sort up to it.
+            rows, (first, total) = await asyncio.gather(
+                self._rows(_PAGE_AFTER, params | _key_params(key)),
+                self._position(day, suits, key, inclusive=True),
+            )
         more = len(rows) > limit
         rows = rows[:limit]
-        if rows:
-            first, total = await self._position(day, suits, rows[0])
-        else:
-            first, total = 0, await self._total(day, suits)
         return LeaderboardSlice(
             rows=[_entry(first + i + 1, row) for i, row in enumerate(rows)],
             next=encode_cursor(_row_key(rows[-1])) if more else None,
@@ -467,14 +477,16 @@ class Store:
         if not own_rows:
             return RankResult(rank=None, total=await self._total(day, suits), around=[])
         own = own_rows[0]
-        position, total = await self._position(day, suits, own)
-        rows = [own]
+        key = _row_key(own)
         if around:
-            key = _row_key(own)
-            rows = sorted(
-                [own, *await self._rows(_AROUND, board | {"limit": around} | _key_params(key))],
-                key=_row_key,
+            (position, total), others = await asyncio.gather(
+                self._position(day, suits, key),
+                self._rows(_AROUND, board | {"limit": around} | _key_params(key)),
             )
+            rows = sorted([own, *others], key=_row_key)
+        else:
+            position, total = await self._position(day, suits, key)
+            rows = [own]
         start = position - rows.index(own)
         return RankResult(
             rank=position + 1,
@@ -482,20 +494,26 @@ class Store:
             around=[_entry(start + i + 1, row) for i, row in enumerate(rows)],
         )
 
-    async def _position(self, day: date, suits: int, row: sa.Row[Any]) -> tuple[int, int]:
-        """The row's 0-based rank and the leaderboard's size: from the cache, else counted."""
+    async def _position(
+        self, day: date, suits: int, key: LeaderboardKey, *, inclusive: bool = False
+    ) -> tuple[int, int]:
+        """How many results sort before ``key`` (or at it, if ``inclusive``), and how many
+        there are: from the rank cache, else counted in the database."""
+        negative_score, elapsed, finished_at, game_id = key
+        member = rank_member(-negative_score, elapsed, finished_at, game_id)
         try:
-            rank, total = await self.ranks.lookup(
-                (day, suits), _row_member(row), self._loader((day, suits))
+            position = await self.ranks.position(
+                (day, suits), member, self._loader((day, suits)), inclusive=inclusive
             )
-            if rank is not None:
-                return rank, total
-            log.warning("rank cache: game %s missing from %s/%s; counting", row.id, day, suits)
+            # Asked about a result the cache lacks (its add has not landed yet): count.
+            if position.present or inclusive:
+                return position.before, position.total
+            log.info("rank cache: game %s not in %s/%s yet; counting", game_id, day, suits)
         except (CacheNotReady, redis.RedisError) as error:
             log.warning("rank cache unavailable (%s); counting", error)
-        params = {"day": day, "suits": suits} | _key_params(_row_key(row))
-        (counted,) = await self._rows(_COUNT_BEFORE, params)
-        return counted[0], await self._count(day, suits)
+        params = {"day": day, "suits": suits} | _key_params(key)
+        (counted,) = await self._rows(_COUNT_UP_TO if inclusive else _COUNT_BEFORE, params)
+        return int(counted[0]), await self._count(day, suits)
 
     async def _total(self, day: date, suits: int) -> int:
         try:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import random
 import uuid
 from datetime import timedelta
 
 import pytest
+import redis.asyncio as redis
 import sqlalchemy as sa
 
 from server.store import LeaderboardEntry, Store
 from server.store.models import ON_LEADERBOARD, Game
+from server.store.ranks import RedisRankCache
 from tests.store.helpers import T0, finished_daily, new_player, unique_day
 
 
@@ -151,6 +154,7 @@ async def test_rank_cache_agrees_with_counting_rows(
 ) -> None:
     """Random results, some read before (warming the cache) and some after: every rank the
     store gives equals the number of better rows counted in the database, plus one."""
+    caplog.set_level(logging.INFO, logger="server.store.store")
     day = unique_day()
     rng = random.Random(2026)
     players = [await new_player(store) for _ in range(40)]
@@ -189,3 +193,23 @@ async def test_rank_cache_agrees_with_counting_rows(
     assert [row.rank for row in page.rows] == sorted(expected.values())
     # The ranks came from the cache, not from the counting fallback.
     assert not [record for record in caplog.records if "rank cache" in record.getMessage()]
+
+
+async def test_ranks_are_counted_in_the_database_when_redis_is_down(store: Store) -> None:
+    day = unique_day()
+    players = [await new_player(store) for _ in range(7)]
+    for n, player in enumerate(players):
+        await finished_daily(store, player, day, score=880 - n % 3, elapsed=5.0 + n, finished_at=T0)
+    down = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.1, retry=None)
+    counting = Store(store.engine, RedisRankCache(down, "unreachable"))
+    try:
+        for after in (None, (await store.leaderboard_page(day=day, suits=1, limit=3)).next):
+            cached = await store.leaderboard_page(day=day, suits=1, limit=3, after=after)
+            counted = await counting.leaderboard_page(day=day, suits=1, limit=3, after=after)
+            assert counted == cached
+        for player in players:
+            cached_rank = await store.rank_of(day=day, suits=1, player_id=player.id, around=2)
+            counted_rank = await counting.rank_of(day=day, suits=1, player_id=player.id, around=2)
+            assert counted_rank == cached_rank
+    finally:
+        await down.aclose()

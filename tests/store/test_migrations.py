@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from pathlib import Path
+
 import pytest
 import sqlalchemy as sa
 
@@ -64,3 +67,14 @@ async def test_opening_twice_migrates_once(
         assert await migrate.current(url) == "0001"
         unmigrated = await Store.open(url, migrate=False)
         await unmigrated.close()
+
+
+async def test_the_sqlite_file_folder_is_made(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'new' / 'folder' / 'simon.sqlite3'}"
+    store = await Store.open(url)
+    try:
+        player = await store.create_player(name="Ann", token_hash="t", now=datetime.now(UTC))
+        assert await store.player_by_name("ANN") == player
+    finally:
+        await store.close()
+    assert (tmp_path / "new" / "folder" / "simon.sqlite3").is_file()

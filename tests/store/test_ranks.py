@@ -24,7 +24,7 @@ from server.store.store import decode_cursor, encode_cursor
 from tests.conftest import Backend
 
 results = st.tuples(
-    st.integers(min_value=-(2**31), max_value=2**31 - 1),
+    st.integers(min_value=-(2**31) + 1, max_value=2**31 - 1),  # -score fits an int4 too
     st.floats(min_value=0, max_value=1e9, allow_nan=False, allow_infinity=False),
     st.datetimes(
         min_value=datetime(2000, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.just(UTC)
@@ -93,11 +93,15 @@ async def test_one_warmer_loads_and_concurrent_readers_wait_for_it(cache: RankCa
         yield members[6:]
 
     board = (date(2031, 1, 1), 1)
-    found = await asyncio.gather(*(cache.lookup(board, member, load) for member in members))
-    assert found == [(n, 10) for n in range(10)]
+    found = await asyncio.gather(*(cache.position(board, member, load) for member in members))
+    assert found == [(n, 10, True) for n in range(10)]
     assert loads == 1
     assert await cache.total(board, load) == 10
-    assert (await cache.lookup(board, COMPLETE + "x", load))[0] is None
+    assert await cache.position(board, members[3], load, inclusive=True) == (4, 10, True)
+    between = members[3] + "0"  # sorts right after members[3]; not a result
+    assert await cache.position(board, between, load) == (4, 10, False)
+    assert await cache.position(board, between, load, inclusive=True) == (4, 10, False)
+    assert (await cache.position(board, COMPLETE, load))[:2] == (10, 10)
 
 
 async def test_results_added_while_warming_are_kept(cache: RankCache) -> None:
@@ -111,8 +115,8 @@ async def test_results_added_while_warming_are_kept(cache: RankCache) -> None:
         yield []
 
     await cache.add(board, members[6])  # added before anyone warmed: kept too
-    assert await cache.lookup(board, members[7], load) == (7, 8)
-    assert await cache.lookup(board, members[0], load) == (0, 8)
+    assert await cache.position(board, members[7], load) == (7, 8, True)
+    assert await cache.position(board, members[0], load) == (0, 8, True)
     new = rank_member(2000, 0.0, datetime(2026, 1, 1, tzinfo=UTC), "best")
     await cache.add(board, new)
-    assert await cache.lookup(board, new, load) == (0, 9)
+    assert await cache.position(board, new, load) == (0, 9, True)
