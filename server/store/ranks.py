@@ -70,7 +70,7 @@ def rank_member(score: int, elapsed: float, finished_at: datetime, game_id: str)
     >>> rank_member(851, 0.0, _EPOCH, "g1")[:16]
     '7ffffffffffffcac'
     """
-    if not -(2**63) <= score < 2**63:
+    if not -(2**31) < score < 2**31:  # a 4-byte integer in the database, negated too
         raise ValueError(f"score out of range: {score}")
     if not (math.isfinite(elapsed) and elapsed >= 0):
         raise ValueError(f"elapsed must be finite and non-negative: {elapsed}")

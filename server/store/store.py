@@ -1,7 +1,8 @@
 """The store: players, daily deals, games and the daily leaderboards.
 
-One ``AsyncSession`` per operation, so concurrent tasks never share one. PostgreSQL (asyncpg)
-is the record in production; an SQLite file (aiosqlite) serves a single embedded server.
+A session (or, for the leaderboard's hot reads, a Core connection) per operation, so
+concurrent tasks never share one; single reads run in autocommit. PostgreSQL (asyncpg) is the
+record in production; an SQLite file (aiosqlite) serves a single embedded server.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ import asyncio
 import base64
 import binascii
 import logging
-import math
 import struct
 import unicodedata
 from collections.abc import AsyncIterator, Sequence
@@ -99,10 +99,10 @@ def decode_cursor(cursor: str) -> LeaderboardKey:
         key = (int(score_text), elapsed, from_epoch_micros(int(micros_text)), game_id)
     except (ValueError, UnicodeError, binascii.Error, struct.error, OverflowError) as error:
         raise ValueError(f"malformed leaderboard cursor: {cursor!r}") from error
-    if not (game_id and -(2**31) < key[0] < 2**31):
+    if not game_id:
         raise ValueError(f"malformed leaderboard cursor: {cursor!r}")
     try:
-        rank_member(-key[0], elapsed, key[2], game_id)  # elapsed and time in range
+        rank_member(-key[0], elapsed, key[2], game_id)  # score, elapsed and time in range
     except (ValueError, OverflowError) as error:
         raise ValueError(f"malformed leaderboard cursor: {cursor!r}") from error
     return key
@@ -397,8 +397,9 @@ class Store:
         also when two race (the update only matches an unfinished game)."""
         _require_aware("finished_at", finished_at)
         elapsed = float(elapsed) + 0.0  # + 0.0: -0.0 would sort apart from 0.0 in the cache
-        if not (math.isfinite(elapsed) and elapsed >= 0):
-            raise ValueError(f"elapsed must be finite and non-negative, got {elapsed}")
+        # Its rank-cache member, made first: it refuses what cannot be ranked (a negative or
+        # infinite elapsed, a score out of range) before anything is written.
+        member = rank_member(score, elapsed, finished_at, game_id)
         update = (
             sa.update(Game)
             .where(Game.id == game_id, Game.finished_at.is_(None))
@@ -420,7 +421,6 @@ class Store:
         game = await self.get_game(game_id)
         assert game is not None and game.finished_at is not None
         if game.day is not None and game.mode == "daily":
-            member = rank_member(score, elapsed, game.finished_at, game_id)
             try:
                 await self.ranks.add((game.day, game.suits), member)
             except redis.RedisError:

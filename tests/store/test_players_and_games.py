@@ -224,6 +224,42 @@ async def test_actions_checkpoint_and_finish_once(store: Store) -> None:
         await store.save_actions(game_id="no-such-game", actions=[])
 
 
+async def test_a_result_that_cannot_be_ranked_is_refused(store: Store) -> None:
+    player = await new_player(store)
+    game = await store.start_game(
+        game_id=uuid.uuid4().hex,
+        player_id=player.id,
+        mode="daily",
+        code="SS1-S1-AAAAAAB",
+        suits=1,
+        day=unique_day(),
+        started_at=T0,
+    )
+    result = {
+        "actions": ["1-2"],
+        "won": False,
+        "resigned": True,
+        "moves": 1,
+        "removed": 0,
+        "finished_at": T0,
+    }
+    for bad in (
+        {"score": 499, "elapsed": -1.0},
+        {"score": 499, "elapsed": float("nan")},
+        {"score": 2**40, "elapsed": 1.0},
+    ):
+        with pytest.raises(ValueError):
+            await store.finish_game(game_id=game.id, **result, **bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        await store.finish_game(
+            game_id=game.id,
+            **result | {"finished_at": T0.replace(tzinfo=None)},
+            score=499,
+            elapsed=1.0,
+        )  # type: ignore[arg-type]
+    assert await store.get_game(game.id) == game  # nothing was written
+
+
 async def test_concurrent_finishes_write_one_result(store: Store) -> None:
     player = await new_player(store)
     day = unique_day()
