@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-import logging
 import math
 import struct
 import uuid
@@ -36,11 +35,8 @@ from typing import NamedTuple
 
 import redis.asyncio as redis
 
-log = logging.getLogger(__name__)
-
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
-_HEAD = 48  # characters before the game id
 #: Marks a Redis set as complete; "~" sorts after the hex digit that starts every result.
 COMPLETE = "~complete"
 
@@ -86,10 +82,6 @@ def epoch_micros(moment: datetime) -> int:
 
 def from_epoch_micros(micros: int) -> datetime:
     return _EPOCH + micros * _MICROSECOND
-
-
-def member_game_id(member: str) -> str:
-    return member[_HEAD:]
 
 
 class RankCache(ABC):

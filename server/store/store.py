@@ -134,7 +134,9 @@ _KEY = sa.tuple_(
     sa.bindparam("k_finished", type_=UTCDateTime()),
     sa.bindparam("k_id", type_=sa.String()),
 )
-_LIMIT = sa.bindparam("limit", type_=sa.Integer())
+# The limit is written into the SQL: a generic plan with an unknown limit expects 10% of the
+# rows and joins them all (measured 4 ms instead of 1 ms for the rows around a player).
+_LIMIT = sa.bindparam("limit", type_=sa.Integer(), literal_execute=True)
 _PAGE = _BOARD.order_by(*LEADERBOARD_KEY).limit(_LIMIT)
 _PAGE_AFTER = _BOARD.where(_ROW > _KEY).order_by(*LEADERBOARD_KEY).limit(_LIMIT)
 _OWN = _BOARD.where(Game.player_id == sa.bindparam("player_id", type_=sa.Integer()))
