@@ -65,7 +65,7 @@ def run_migrations_online() -> None:
     if connection is not None:
         do_run_migrations(connection)
         return
-    if config.config_file_name is not None and not config.attributes.get("quiet"):
+    if config.config_file_name is not None:
         logging.config.fileConfig(config.config_file_name, disable_existing_loggers=False)
     asyncio.run(run_async_migrations())
 
