@@ -6,7 +6,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import offline
+from . import accounts, boards, offline, play
+from .connection import ClientError
 from .offline import UsageError
 
 
@@ -16,6 +17,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     offline.register(subparsers)
+    play.register(subparsers)
+    accounts.register(subparsers)
+    boards.register(subparsers)
     return parser
 
 
@@ -27,6 +31,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"simon: {error}", file=sys.stderr)
         return 2
+    except ClientError as error:
+        print(f"simon: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
 

@@ -38,6 +38,8 @@ def load_game(code: str | None, board_file: str | None, suits: int | None = None
                     text = handle.read()
             except OSError as error:
                 raise UsageError(f"cannot read {board_file}: {error.strerror}") from None
+            except UnicodeDecodeError:
+                raise UsageError(f"cannot read {board_file}: it is not UTF-8 text") from None
         return Game.from_board(text, suits)
     except (InvalidCodeError, InvalidBoardError) as error:
         raise UsageError(str(error)) from None

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from itertools import pairwise
 
 from .cards import (
+    ACE,
     KING,
     PACK_RUNS,
     RANK_LETTERS,
@@ -66,6 +68,9 @@ def parse_board(text: str, suits: int | None = None) -> tuple[Columns, int]:
 def removed_runs(columns: Sequence[Sequence[Card]], suits: int) -> list[int]:
     """The suits of the runs missing from ``columns`` for a ``suits`` pack (checked)."""
     counts = Counter(card for column in columns for card in column)
+    for card in counts:
+        if not (isinstance(card, int) and ACE <= card & 15 <= KING and 0 <= card >> 4 <= 3):
+            raise InvalidBoardError(f"{card!r} is not a card")
     copies_in_pack = Counter(PACK_RUNS[suits])
     removed: list[int] = []
     for suit_ in sorted(set(PACK_RUNS[4])):
@@ -93,7 +98,17 @@ def removed_runs(columns: Sequence[Sequence[Card]], suits: int) -> list[int]:
 
 
 def check_cards(columns: Sequence[Sequence[Card]], suits: int | None = None) -> int:
-    """Check the cards form a pack less whole runs; return the suit count."""
+    """Check the cards form a pack less whole runs; return the suit count.
+
+    A complete one-suit run K..A lying in a column is refused too: play removes
+    it the moment it is made, and nothing can be put on its ace afterwards.
+    """
+    for number, column in enumerate(columns, start=1):
+        if _holds_complete_run(column):
+            raise InvalidBoardError(
+                f"column {number} holds a complete run K..A of one suit, which play would "
+                "already have removed"
+            )
     if suits is not None:
         if suits not in SUIT_COUNTS:
             raise InvalidBoardError(f"a pack has 1, 2 or 4 suits, not {suits}")
@@ -110,6 +125,16 @@ def check_cards(columns: Sequence[Sequence[Card]], suits: int | None = None) -> 
     raise InvalidBoardError(
         "the cards are not a pack of 1, 2 or 4 suits less whole runs (" + "; ".join(errors) + ")"
     )
+
+
+def _holds_complete_run(column: Sequence[Card]) -> bool:
+    """Whether 13 cards in a row form K..A of one suit (``suit << 4 | rank`` steps by one)."""
+    length = 1
+    for upper, lower in pairwise(column):
+        length = length + 1 if upper == lower + 1 else 1
+        if length == KING and lower & 15 == ACE:
+            return True
+    return False
 
 
 def _suit_name(suit_: int) -> str:

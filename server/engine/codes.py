@@ -31,7 +31,7 @@ DEALS_PER_SUIT_COUNT: Final = 26**LETTERS
 #: Cards dealt to each column, left to right; the first card of a column lies deepest.
 COLUMN_SIZES: Final = (8, 8, 8, 7, 6, 5, 4, 3, 2, 1)
 
-_CODE_SHAPE = re.compile(r"^([A-Z0-9]+)-S(\d+)-([A-Z]*)$")
+_CODE_SHAPE = re.compile(r"^([A-Z0-9]+)-S(\d+)-([A-Z]*)$", re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,7 @@ class GameCode:
         code_format, suits, letters = match.groups()
         if code_format != CODE_FORMAT:
             raise InvalidCodeError(f"unknown code format {code_format!r}: this server reads SS1")
-        if int(suits) not in SUIT_COUNTS:
+        if suits not in ("1", "2", "4"):
             raise InvalidCodeError(f"S{suits} is not a suit count: use S1, S2 or S4")
         if len(letters) != LETTERS:
             raise InvalidCodeError(

@@ -405,10 +405,14 @@ class Game:
                 raise InvalidSnapshotError("not a saved game: bad undo records")
             if removed != _NO_SUIT and removed > 3:
                 raise InvalidSnapshotError("not a saved game: bad undo records")
+        if len(history) // _UNDO_RECORD > moves:
+            raise InvalidSnapshotError("not a saved game: more undo records than moves")
         game._history = history
         game.moves = moves
         if removed_runs(game._columns, suits) != sorted(game._removed):
             raise InvalidSnapshotError("not a saved game: cards and removed runs disagree")
+        check_cards(game._columns, suits)
+        _check_undo_records(game.copy())
         return game
 
     # -- comparison -------------------------------------------------------------
@@ -438,6 +442,19 @@ class Game:
 
 
 _SNAPSHOT_VERSION: Final = 1
+
+
+def _check_undo_records(game: Game) -> None:
+    """Undo every record on a copy: each must take back a move that fits the position."""
+    while game._history:
+        pair, count, removed = game._history[-_UNDO_RECORD:]
+        target = game._columns[pair & 15]
+        if removed != _NO_SUIT and (not game._removed or game._removed[-1] != removed):
+            raise InvalidSnapshotError("not a saved game: undo records and removed runs disagree")
+        available = len(target) + (RUN_LENGTH if removed != _NO_SUIT else 0)
+        if count > available:
+            raise InvalidSnapshotError("not a saved game: undo records do not fit the board")
+        game.undo()
 
 
 def _pack_columns(columns: Sequence[Sequence[Card]]) -> bytes:

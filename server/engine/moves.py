@@ -19,7 +19,7 @@ from .errors import InvalidMoveError
 
 COLUMNS: Final = 10
 
-_NOTATION = re.compile(r"^\s*(\d{1,2})\s*-\s*(\d{1,2})\s*(?:[xX]\s*(\d{1,2}))?\s*$")
+_NOTATION = re.compile(r"^\s*(\d{1,2})\s*-\s*(\d{1,2})\s*(?:[xX]\s*(\d{1,2}))?\s*$", re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)

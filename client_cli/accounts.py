@@ -1,0 +1,53 @@
+"""``simon register NAME`` and ``simon whoami``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from server.protocol import Register, Registered
+
+from .config import Account, Config, server_address
+from .connection import Connection
+from .online import add_server_argument, open_connection, print_json
+
+
+async def _register(args: argparse.Namespace) -> int:
+    server = server_address(args.server)
+    config = Config()
+    async with Connection(server) as connection:
+        reply = await connection.request(Register(type="register", name=args.name), Registered)
+    config.set_account(server, Account(reply.player.name, reply.token))
+    config.save()
+    if args.json:
+        print_json({"player": reply.player.name, "server": server})
+    else:
+        print(f"Registered {reply.player.name} on {server}; the token is saved in {config.path}.")
+    return 0
+
+
+async def _whoami(args: argparse.Namespace) -> int:
+    connection = await open_connection(args, account=True)
+    try:
+        player = connection.player
+    finally:
+        await connection.close()
+    assert player is not None
+    if args.json:
+        print_json({"player": player.name, "server": connection.url, "created": player.created})
+    else:
+        print(f"{player.name} on {connection.url}")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("register", help="create an account on the server")
+    parser.add_argument("name", help="the name the others will see")
+    add_server_argument(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(handler=lambda args: asyncio.run(_register(args)))
+
+    parser = subparsers.add_parser("whoami", help="the account this machine plays as")
+    add_server_argument(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(handler=lambda args: asyncio.run(_whoami(args)))

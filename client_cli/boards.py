@@ -1,0 +1,220 @@
+"""``simon leaderboard``, ``simon history`` and ``simon daily``: rich tables, or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from server.protocol import (
+    DailyInfo,
+    DailyRequest,
+    History,
+    HistoryRequest,
+    LeaderboardPage,
+    LeaderboardRequest,
+    LeaderboardRow,
+    RankInfo,
+    RankRequest,
+)
+
+from .offline import UsageError
+from .online import add_server_argument, open_connection, print_json
+from .ui.widgets import format_clock
+
+PAGE = 100  # the most rows the server sends at once
+
+
+def parse_day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a day: write YYYY-MM-DD") from None
+
+
+def _dump(model: Any) -> dict[str, Any]:
+    return model.model_dump(mode="json", exclude={"type", "id"})
+
+
+def _rows_table(title: str, rows: Sequence[LeaderboardRow], me: str | None) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("Rank", justify="right")
+    table.add_column("Player")
+    table.add_column("Score", justify="right")
+    table.add_column("Moves", justify="right")
+    table.add_column("Time", justify="right")
+    table.add_column("Won", justify="center")
+    for row in rows:
+        style = "bold cyan" if row.player == me else None
+        table.add_row(
+            str(row.rank),
+            row.player,
+            str(row.score),
+            str(row.moves),
+            format_clock(row.elapsed),
+            "✓" if row.won else "",
+            style=style,
+        )
+    return table
+
+
+async def _leaderboard(args: argparse.Namespace) -> int:
+    connection = await open_connection(args, account=args.around_me)
+    me = connection.player.name if connection.player else None
+    try:
+        if args.around_me:
+            info = await connection.request(
+                RankRequest(type="rank", day=args.day, suits=args.suits, around=args.around),
+                RankInfo,
+            )
+            result = _dump(info)
+            rows = info.around
+            title = f"{info.day} · {info.suits} suit(s) · {info.player}: " + (
+                f"rank {info.rank} of {info.total}" if info.rank else f"no result of {info.total}"
+            )
+        else:
+            rows, after, page = [], None, None
+            while len(rows) < args.top:
+                page = await connection.request(
+                    LeaderboardRequest(
+                        type="leaderboard",
+                        day=args.day,
+                        suits=args.suits,
+                        limit=min(PAGE, args.top - len(rows)),
+                        after=after,
+                    ),
+                    LeaderboardPage,
+                )
+                rows += page.rows
+                after = page.next
+                if after is None or not page.rows:
+                    break
+            assert page is not None
+            result = {
+                "day": page.day.isoformat(),
+                "suits": page.suits,
+                "total": page.total,
+                "rows": [_dump(row) for row in rows],
+            }
+            title = f"{page.day} · {page.suits} suit(s) · {page.total} result(s)"
+    finally:
+        await connection.close()
+    if args.json:
+        print_json(result)
+    else:
+        Console().print(_rows_table(title, rows, me))
+    return 0
+
+
+async def _history(args: argparse.Namespace) -> int:
+    connection = await open_connection(args, account=args.name is None)
+    try:
+        history = await connection.request(
+            HistoryRequest(type="history", player=args.name, limit=args.limit), History
+        )
+    finally:
+        await connection.close()
+    if args.json:
+        print_json(_dump(history))
+        return 0
+    stats = history.stats
+    best = ", ".join(f"{s} suit(s) {score}" for s, score in sorted(stats.best_score.items()))
+    table = Table(
+        title=f"{history.player}: {stats.games} game(s), {stats.won} won"
+        + (f"; best {best}" if best else ""),
+        title_justify="left",
+    )
+    for column, justify in (
+        ("Day", "left"),
+        ("Code", "left"),
+        ("Mode", "left"),
+        ("Won", "center"),
+        ("Score", "right"),
+        ("Moves", "right"),
+        ("Time", "right"),
+        ("Rank", "right"),
+    ):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for game in history.games:
+        table.add_row(
+            str(game.day or game.finished_at[:10]),
+            game.code,
+            game.mode,
+            "✓" if game.won else "",
+            str(game.score),
+            str(game.moves),
+            format_clock(game.elapsed),
+            str(game.rank) if game.rank is not None else "",
+        )
+    Console().print(table)
+    return 0
+
+
+async def _daily(args: argparse.Namespace) -> int:
+    connection = await open_connection(args)
+    try:
+        info = await connection.request(DailyRequest(type="daily"), DailyInfo)
+    finally:
+        await connection.close()
+    deals = [deal for deal in info.deals if args.suits in (None, deal.suits)]
+    if args.json:
+        result = _dump(info)
+        result["deals"] = [_dump(deal) for deal in deals]
+        print_json(result)
+        return 0
+    hours, rest = divmod(int(info.seconds_left), 3600)
+    print(f"Daily deals for {info.day} (next in {hours} h {rest // 60:02} min):")
+    for deal in deals:
+        print(f"  {deal.suits} suit{'s' if deal.suits > 1 else ' '}  {deal.code}")
+    yesterday = [deal for deal in info.yesterday if args.suits in (None, deal.suits)]
+    if yesterday:
+        print("Yesterday's par:")
+        for deal in yesterday:
+            par = deal.par if deal.par is not None else "not known"
+            print(f"  {deal.suits} suit{'s' if deal.suits > 1 else ' '}  {deal.code}  par {par}")
+    return 0
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("leaderboard", help="a day's ranking of the daily deal")
+    parser.add_argument("--day", type=parse_day, metavar="YYYY-MM-DD", help="default: today")
+    parser.add_argument("--suits", type=int, choices=(1, 2, 4), default=1)
+    parser.add_argument("--top", type=_positive, default=20, metavar="K", help="rows (20)")
+    parser.add_argument("--around-me", action="store_true", help="your rank and the rows around it")
+    parser.add_argument(
+        "--around", type=int, default=5, choices=range(26), metavar="N", help=argparse.SUPPRESS
+    )
+    add_server_argument(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(handler=lambda args: asyncio.run(_leaderboard(args)))
+
+    parser = subparsers.add_parser("history", help="a player's finished games")
+    parser.add_argument("name", nargs="?", help="default: you")
+    parser.add_argument("--limit", type=int, default=20, choices=range(1, 101), metavar="N")
+    add_server_argument(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(handler=lambda args: asyncio.run(_history(args)))
+
+    parser = subparsers.add_parser("daily", help="today's deal codes")
+    parser.add_argument("--suits", type=int, choices=(1, 2, 4))
+    add_server_argument(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(handler=lambda args: asyncio.run(_daily(args)))
+
+
+__all__ = ["UsageError", "register"]

@@ -1,0 +1,286 @@
+"""The websocket client: request ids, replies matched to requests, reconnects with backoff.
+
+A :class:`Connection` sends protocol messages and reads the server's. A message
+carrying the id of a pending :meth:`Connection.request` answers it; everything
+else (replies to :meth:`Connection.send`, race events, a new daily) goes to the
+``on_message`` callback. With ``reconnect=True`` a dropped connection is opened
+again with growing delays, authenticated again, and ``on_reconnect`` runs so the
+game can be resumed.
+
+Errors::
+
+    ClientError              one line for the player, exit status 1
+    ├── NetworkError         the server cannot be reached or the connection dropped
+    └── ServerError          the server refused a request: its code, message and rule
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from server.protocol import (
+    Auth,
+    Authenticated,
+    Error,
+    Hello,
+    PlayerInfo,
+    ServerMessage,
+    Welcome,
+    encode,
+    parse_server_message,
+)
+
+log = logging.getLogger(__name__)
+
+REQUEST_TIMEOUT = 15.0
+BACKOFF_FIRST = 0.5
+BACKOFF_MAX = 10.0
+CLIENT_NAME = "simon-cli"
+
+Reply = TypeVar("Reply", bound=BaseModel)
+MessageHandler = Callable[[ServerMessage], None]
+ReconnectHandler = Callable[[], Awaitable[None]]
+StatusHandler = Callable[[str], None]
+
+
+class ClientError(Exception):
+    """A failure to report to the player in one line."""
+
+
+class NetworkError(ClientError):
+    """The server cannot be reached, or the connection dropped."""
+
+
+class ServerError(ClientError):
+    """The server answered a request with an ``error``."""
+
+    def __init__(self, error: Error) -> None:
+        self.error = error
+        super().__init__(error.message)
+
+    @property
+    def code(self) -> str:
+        return str(self.error.code)
+
+
+def describe_failure(url: str, error: BaseException) -> str:
+    """One line saying why ``url`` cannot be reached."""
+    if isinstance(error, ConnectionRefusedError):
+        reason = "connection refused"
+    elif isinstance(error, TimeoutError):
+        reason = "timed out"
+    elif isinstance(error, InvalidURI):
+        reason = "not a websocket address"
+    elif isinstance(error, InvalidHandshake):
+        reason = f"not a Simple Simon server ({error})"
+    elif isinstance(error, OSError):
+        reason = error.strerror or str(error) or type(error).__name__
+    else:
+        reason = str(error) or type(error).__name__
+    return f"cannot reach the server at {url}: {reason}"
+
+
+class Connection:
+    """One websocket to the server, with ids, timeouts and (optionally) reconnects."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        token: str | None = None,
+        reconnect: bool = False,
+        on_message: MessageHandler | None = None,
+        on_reconnect: ReconnectHandler | None = None,
+        on_status: StatusHandler | None = None,
+        timeout: float = REQUEST_TIMEOUT,
+    ) -> None:
+        self.url = url
+        self.token = token
+        self.reconnect = reconnect
+        self.on_message = on_message
+        self.on_reconnect = on_reconnect
+        self.on_status = on_status
+        self.timeout = timeout
+        self.player: PlayerInfo | None = None
+        self._ids = itertools.count(1)
+        self._waiters: dict[int | str, asyncio.Future[ServerMessage]] = {}
+        self._socket: ClientConnection | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._connected = asyncio.Event()
+        self._closing = False
+
+    # -- opening and closing ------------------------------------------------------
+
+    async def open(self) -> Connection:
+        """Connect, say hello and authenticate; raise :class:`ClientError` if that fails."""
+        await self._connect()
+        return self
+
+    async def _connect(self) -> None:
+        try:
+            socket = await connect(
+                self.url, compression=None, open_timeout=self.timeout, max_size=2**20
+            )
+        except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as error:
+            raise NetworkError(describe_failure(self.url, error)) from None
+        self._socket = socket
+        self._reader = asyncio.create_task(self._read(socket))
+        self._connected.set()
+        try:
+            await self.request(Hello(type="hello", client=CLIENT_NAME), Welcome)
+            if self.token is not None:
+                reply = await self.request(Auth(type="auth", token=self.token), Authenticated)
+                self.player = reply.player
+        except BaseException:
+            self._socket = None  # so its reader does not start a reconnect of its own
+            await self._drop(socket)
+            raise
+
+    async def close(self) -> None:
+        self._closing = True
+        socket = self._socket
+        if socket is not None:
+            await self._drop(socket)
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+
+    async def __aenter__(self) -> Connection:
+        return await self.open()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def _drop(self, socket: ClientConnection) -> None:
+        self._connected.clear()
+        with contextlib.suppress(Exception):
+            await socket.close()
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    # -- sending ------------------------------------------------------------------
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    async def send(self, message: BaseModel) -> Any:
+        """Send a message (with an id of its own if it has none); return the id.
+
+        Its reply goes to ``on_message``. While reconnecting the message waits
+        until the connection is back (or ``timeout`` passes).
+        """
+        if getattr(message, "id", None) is None and "id" in type(message).model_fields:
+            message = message.model_copy(update={"id": self.next_id()})
+        await self._send_now(message)
+        return getattr(message, "id", None)
+
+    async def _send_now(self, message: BaseModel) -> None:
+        if not self._connected.is_set():
+            if not self.reconnect or self._closing:
+                raise NetworkError(f"not connected to the server at {self.url}")
+            try:
+                await asyncio.wait_for(self._connected.wait(), self.timeout)
+            except TimeoutError:
+                raise NetworkError(f"lost the connection to the server at {self.url}") from None
+        assert self._socket is not None
+        try:
+            await self._socket.send(encode(message))
+        except ConnectionClosed:
+            raise NetworkError(f"lost the connection to the server at {self.url}") from None
+
+    async def request(self, message: BaseModel, expect: type[Reply]) -> Reply:
+        """Send a message and wait for its reply, which must be an ``expect``.
+
+        An ``error`` reply raises :class:`ServerError`; silence, :class:`NetworkError`.
+        """
+        if getattr(message, "id", None) is None:
+            message = message.model_copy(update={"id": self.next_id()})
+        key: int | str = message.id  # type: ignore[attr-defined]
+        waiter: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
+        self._waiters[key] = waiter
+        try:
+            await self._send_now(message)
+            reply = await asyncio.wait_for(waiter, self.timeout)
+        except TimeoutError:
+            raise NetworkError(f"the server at {self.url} did not answer in time") from None
+        finally:
+            self._waiters.pop(key, None)
+        if isinstance(reply, Error):
+            raise ServerError(reply)
+        if not isinstance(reply, expect):
+            raise NetworkError(f"the server sent {reply.type!r} where {expect.__name__} was due")
+        return reply
+
+    # -- receiving ----------------------------------------------------------------
+
+    async def _read(self, socket: ClientConnection) -> None:
+        try:
+            async for frame in socket:
+                self._dispatch(frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            self._connected.clear()
+        if self._socket is not socket:
+            return
+        lost = NetworkError(f"lost the connection to the server at {self.url}")
+        for waiter in list(self._waiters.values()):
+            if not waiter.done():
+                waiter.set_exception(lost)
+        if self._closing:
+            return
+        if not self.reconnect:
+            self._status("disconnected")
+            return
+        asyncio.get_running_loop().create_task(self._reconnect())
+
+    def _dispatch(self, frame: str | bytes) -> None:
+        try:
+            message = parse_server_message(frame)
+        except ValidationError:
+            log.warning("ignored a frame that is not protocol v1: %.200r", frame)
+            return
+        key = getattr(message, "id", None)
+        waiter = self._waiters.get(key) if key is not None else None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(message)
+        elif self.on_message is not None:
+            self.on_message(message)
+
+    async def _reconnect(self) -> None:
+        """Open the connection again with growing delays, then let the game resume."""
+        delay = BACKOFF_FIRST
+        while not self._closing:
+            self._status(f"reconnecting in {delay:.1f} s")
+            await asyncio.sleep(delay)
+            try:
+                await self._connect()
+            except ServerError as error:
+                self._status(f"disconnected: {error}")  # a bad token will not get better
+                return
+            except ClientError:
+                delay = min(delay * 2, BACKOFF_MAX)
+                continue
+            self._status("connected")
+            if self.on_reconnect is not None:
+                try:
+                    await self.on_reconnect()
+                except ClientError as error:
+                    self._status(f"resume failed: {error}")
+            return
+
+    def _status(self, text: str) -> None:
+        if self.on_status is not None:
+            self.on_status(text)

@@ -1,0 +1,41 @@
+"""What every command that talks to the server shares: the address, the account, the socket."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from .config import Config, server_address
+from .connection import ClientError, Connection
+
+
+class NoAccountError(ClientError):
+    """The command needs an account on this server and there is none."""
+
+
+def add_server_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        help="the server, like ws://HOST:PORT (default: $SIMON_SERVER or ws://127.0.0.1:8765)",
+    )
+
+
+async def open_connection(
+    args: argparse.Namespace, *, account: bool = False, reconnect: bool = False
+) -> Connection:
+    """A connection to ``--server``, authenticated when this server has an account here.
+
+    ``account=True`` refuses to go on without one.
+    """
+    server = server_address(args.server)
+    saved = Config().account(server)
+    if account and saved is None:
+        raise NoAccountError(f"no account on {server}: run `simon register NAME` first")
+    connection = Connection(server, token=saved.token if saved else None, reconnect=reconnect)
+    return await connection.open()
+
+
+def print_json(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False))

@@ -1,0 +1,231 @@
+"""``simon play``: the full-screen game (online or ``--offline``), or bot mode with ``--moves``.
+
+Bot mode plays a list of moves over the websocket with no screen and prints
+the outcome: ``won``, ``moves``, ``score``, and ``rank`` (a won daily) or
+``refused`` (the index, move, rule and message of the first refused move, exit 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import secrets
+from typing import Any, Literal
+
+from server.engine import Game, GameCode, InvalidCodeError, InvalidMoveError, parse_moves
+from server.engine.codes import DEALS_PER_SUIT_COUNT
+from server.protocol import (
+    ErrorCode,
+    Finished,
+    Moved,
+    MoveRequest,
+    ServerMessage,
+    Start,
+    State,
+)
+
+from .config import Config
+from .connection import ClientError, Connection, ServerError
+from .offline import UsageError
+from .online import add_server_argument, open_connection, print_json
+from .session import LocalTable, OnlineTable, Table, rule_sentence
+
+FINISH_WAIT = 5.0  # seconds bot mode waits for the result after a winning move
+RATE_RETRIES = 30
+RATE_PAUSE = 1.0  # seconds to wait when the server rate-limits bot mode
+REFUSALS = {ErrorCode.ILLEGAL_MOVE, ErrorCode.BAD_MOVE, ErrorCode.GAME_OVER}
+
+
+def random_code(suits: int) -> GameCode:
+    return GameCode(suits, secrets.randbelow(DEALS_PER_SUIT_COUNT))
+
+
+def _check(args: argparse.Namespace) -> GameCode | None:
+    """Refuse option mixes that mean nothing; return the code given, if any."""
+    if args.daily and args.code:
+        raise UsageError("play the daily deal or a code, not both")
+    if args.offline and args.daily:
+        raise UsageError("the daily deal is played on the server: leave out --offline")
+    if args.moves is not None and args.offline:
+        raise UsageError("--moves plays on the server; for the engine alone use `simon replay`")
+    if args.moves is not None and not (args.daily or args.code):
+        raise UsageError("bot mode needs --daily or --code CODE")
+    code = None
+    if args.code:
+        try:
+            code = GameCode.parse(args.code)
+        except InvalidCodeError as error:
+            raise UsageError(str(error)) from None
+        if args.suits is not None and args.suits != code.suits:
+            raise UsageError(f"{code} is a {code.suits}-suit deal, not {args.suits}")
+    return code
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    code = _check(args)
+    if args.moves is not None:
+        try:
+            moves = [move.text() for move in parse_moves(args.moves)]
+        except InvalidMoveError as error:
+            raise UsageError(str(error)) from None
+        return asyncio.run(_bot(args, moves))
+    return _play_screen(args, code)
+
+
+# -- the full-screen game -------------------------------------------------------------
+
+
+def _play_screen(args: argparse.Namespace, code: GameCode | None) -> int:
+    from .ui.app import SimonApp  # Textual loads only for the screen
+
+    config = Config()
+    suits = code.suits if code else args.suits
+    ask = None if suits is not None else (config.last_suits or 1)
+
+    def remember(choice: int) -> None:
+        config.last_suits = choice
+        config.save()
+
+    if args.offline:
+
+        async def open_local(chosen: int | None) -> Table:
+            deal = code or random_code(chosen or suits or 1)
+            return LocalTable(Game.from_code(deal))
+
+        app = SimonApp(open_local, ask_suits=ask, remember_suits=remember, letters=args.letters)
+        app.run()
+        return _after(app)
+
+    async def online() -> int:
+        connection = await open_connection(args, account=True, reconnect=True)
+        mode: Literal["daily", "practice"] = "daily" if args.daily else "practice"
+
+        async def open_online(chosen: int | None) -> Table:
+            table = OnlineTable(connection)
+            await table.start(mode, chosen or suits or 1, str(code) if code else None)
+            return table
+
+        app = SimonApp(open_online, ask_suits=ask, remember_suits=remember, letters=args.letters)
+        try:
+            await app.run_async()
+        finally:
+            await connection.close()
+        return _after(app)
+
+    return asyncio.run(online())
+
+
+def _after(app: Any) -> int:
+    if app.error:
+        raise ClientError(app.error)
+    return int(app.return_code or 0)
+
+
+# -- bot mode -------------------------------------------------------------------------
+
+
+async def _bot(args: argparse.Namespace, moves: list[str]) -> int:
+    finished: asyncio.Queue[Finished] = asyncio.Queue()
+
+    def pushed(message: ServerMessage) -> None:
+        if isinstance(message, Finished):
+            finished.put_nowait(message)
+
+    connection = await open_connection(args, account=True)
+    connection.on_message = pushed
+    try:
+        result = await _play_moves(connection, args, moves, finished)
+    finally:
+        await connection.close()
+    if args.json:
+        print_json(result)
+    else:
+        print(
+            f"{result['code']}: {'won' if result['won'] else 'not won'}, "
+            f"{result['moves']} move{'s' if result['moves'] != 1 else ''}, score {result['score']}"
+            + (f", rank {result['rank']}" if "rank" in result else "")
+        )
+        if "refused" in result:
+            refused = result["refused"]
+            print(
+                f"move {refused['index'] + 1} ({refused['move']}) refused: "
+                f"{refused['message']} [{refused['rule']}]"
+            )
+    return 1 if "refused" in result else 0
+
+
+async def _play_moves(
+    connection: Connection,
+    args: argparse.Namespace,
+    moves: list[str],
+    finished: asyncio.Queue[Finished],
+) -> dict[str, Any]:
+    mode: Literal["daily", "practice"] = "daily" if args.daily else "practice"
+    suits = args.suits or (GameCode.parse(args.code).suits if args.code else 1)
+    start = Start(type="start", mode=mode, suits=suits, code=args.code)  # type: ignore[arg-type]
+    view = (await connection.request(start, State)).state
+    result: dict[str, Any] = {
+        "code": view.code,
+        "mode": view.mode,
+        "suits": view.suits,
+        "won": view.won,
+        "moves": view.moves,
+        "score": view.score,
+        "removed": view.removed,
+    }
+    for index, move in enumerate(moves):
+        try:
+            reply = await _move_paced(connection, move)
+        except ServerError as error:
+            if error.error.code not in REFUSALS:
+                raise
+            rule = error.error.rule or str(error.error.code)
+            result["refused"] = {
+                "index": index,
+                "move": move,
+                "rule": rule,
+                "message": rule_sentence(error.error.rule, error.error.message),
+            }
+            break
+        result.update(won=reply.won, moves=reply.moves, score=reply.score, removed=reply.removed)
+    if result["won"]:
+        try:
+            end = await asyncio.wait_for(finished.get(), FINISH_WAIT)
+        except TimeoutError:
+            end = None
+        if end is not None:
+            result.update(won=end.won, moves=end.moves, score=end.score, elapsed=end.elapsed)
+            if end.rank is not None:
+                result["rank"] = end.rank
+    return result
+
+
+async def _move_paced(connection: Connection, move: str) -> Moved:
+    """Play one move; when the server says to slow down, wait and try again."""
+    for attempt in range(RATE_RETRIES):
+        try:
+            return await connection.request(MoveRequest(type="move", move=move), Moved)
+        except ServerError as error:
+            if error.error.code != ErrorCode.RATE_LIMITED or attempt == RATE_RETRIES - 1:
+                raise
+            await asyncio.sleep(RATE_PAUSE)
+    raise AssertionError("unreachable")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "play",
+        help="play in the terminal (the daily deal, a code, or offline practice)",
+        description="Play Simple Simon full screen; with --moves, play a move list (bot mode).",
+    )
+    parser.add_argument("--daily", action="store_true", help="today's ranked deal")
+    parser.add_argument("--suits", type=int, choices=(1, 2, 4), help="1 Easy, 2 Medium, 4 Hard")
+    parser.add_argument("--code", metavar="CODE", help="a deal by its code, like SS1-S4-AAAAABD")
+    parser.add_argument("--offline", action="store_true", help="practice with no server")
+    parser.add_argument("--moves", metavar="MOVES", help='bot mode: play "3-7 1-2x3 ..." and exit')
+    parser.add_argument("--json", action="store_true", help="bot mode: print JSON")
+    parser.add_argument(
+        "--letters", action="store_true", help="suits as letters (TH) instead of symbols (T♥)"
+    )
+    add_server_argument(parser)
+    parser.set_defaults(handler=cmd_play)

@@ -1,0 +1,479 @@
+"""A game at the table: the local engine for instant previews, the server's word as final.
+
+The terminal UI plays against a :class:`Table`:
+
+* :class:`LocalTable` (``simon play --offline``): the local engine is the authority.
+* :class:`OnlineTable`: every action is previewed at once on a copy of the
+  game, sent with an id, and reconciled with the server's answer: ``moved``
+  confirms it (applied to the *confirmed* game), an ``error`` rolls the preview
+  back to the confirmed game, a ``state`` replaces it. After a reconnect the
+  game is resumed from its last sequence number and the actions still
+  unanswered are sent again with the same ids, so none is applied twice.
+
+A table tells its listener about every change with a :class:`Notice` (or None
+when only the board changed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Literal
+
+from server.engine import (
+    Game,
+    GameCode,
+    IllegalMoveError,
+    InvalidBoardError,
+    InvalidCodeError,
+    Move,
+    Rule,
+    parse_board,
+)
+from server.protocol import (
+    AutoMove,
+    DailyChanged,
+    Error,
+    Finished,
+    GameView,
+    Moved,
+    MoveRequest,
+    RaceEntry,
+    RaceEvent,
+    RaceRequest,
+    RaceStandings,
+    Resign,
+    Restart,
+    Resume,
+    ServerMessage,
+    Start,
+    State,
+    Undo,
+)
+
+from .connection import ClientError, Connection
+
+NoticeKind = Literal["info", "refused", "won", "status", "race"]
+RACE_LOG = 8
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something to tell the player in the status line."""
+
+    kind: NoticeKind
+    text: str
+    rule: str | None = None
+
+
+Listener = Callable[[Notice | None], None]
+
+
+def refusal(error: IllegalMoveError, action: str | None = None) -> Notice:
+    prefix = f"{action}: " if action else ""
+    return Notice("refused", f"{prefix}{error.message}", error.code)
+
+
+def rule_sentence(rule: str | None, fallback: str) -> str:
+    """The sentence of a rule code the server named (its own message for a code unknown here)."""
+    try:
+        return Rule(rule).sentence if rule else fallback
+    except ValueError:
+        return fallback
+
+
+def won_text(score: int, moves: int, rank: int | None = None) -> str:
+    """The line that tells the player they won."""
+    where = f", rank {rank}" if rank is not None else ""
+    return f"You won! Score {score} in {moves} move{'s' if moves != 1 else ''}{where}."
+
+
+def game_from_view(view: GameView) -> Game:
+    """The server's game as a local engine game (the undo history stays on the server)."""
+    try:
+        columns, suits = parse_board("\n".join(view.board) + "\n", view.suits)
+        game = Game(columns, suits, code=GameCode.parse(view.code))
+    except (InvalidBoardError, InvalidCodeError) as error:
+        raise ClientError(f"the server sent a board this client cannot read: {error}") from None
+    game.moves = view.moves
+    return game
+
+
+class Table:
+    """What the UI plays against: a game, its clock, its race, and the actions."""
+
+    def __init__(self) -> None:
+        self.game: Game | None = None
+        self.mode: Literal["daily", "practice", "offline"] = "offline"
+        self.day: date | None = None
+        self.par: int | None = None
+        self.rank: int | None = None
+        self.finished = False
+        self.status = ""  # the connection, for online tables
+        self.race: dict[str, RaceEntry] = {}
+        self.race_log: deque[str] = deque(maxlen=RACE_LOG)
+        self.player: str | None = None
+        self.listener: Listener | None = None
+        self._clock_base = 0.0
+        self._clock_start: float | None = None
+
+    # -- facts for the screen -----------------------------------------------------
+
+    @property
+    def code(self) -> str:
+        if self.game is None or self.game.code is None:
+            return "custom board"
+        return str(self.game.code)
+
+    @property
+    def online(self) -> bool:
+        return False
+
+    @property
+    def can_undo(self) -> bool:
+        return self.game is not None and self.game.can_undo
+
+    def elapsed(self) -> float:
+        if self._clock_start is None:
+            return self._clock_base
+        return self._clock_base + time.monotonic() - self._clock_start
+
+    def _set_clock(self, seconds: float, running: bool) -> None:
+        self._clock_base = seconds
+        self._clock_start = time.monotonic() if running else None
+
+    def targets(self, column: int, count: int | None = None) -> list[int]:
+        """Placement help from the local engine: the columns (0-based) a group may go to."""
+        if self.game is None:
+            return []
+        try:
+            return self.game.targets(column, count)
+        except IllegalMoveError:
+            return []
+
+    def _tell(self, notice: Notice | None = None) -> None:
+        if self.listener is not None:
+            self.listener(notice)
+
+    # -- actions (refusals the local engine sees raise IllegalMoveError) -----------
+
+    async def move(self, move: Move) -> None:
+        raise NotImplementedError
+
+    async def auto(self, column: int) -> None:
+        raise NotImplementedError
+
+    async def undo(self) -> None:
+        raise NotImplementedError
+
+    async def restart(self) -> None:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        """Leave the table (an online game stays on the server, to resume)."""
+
+
+class LocalTable(Table):
+    """Practice with no server: the local engine is the authority."""
+
+    def __init__(self, game: Game) -> None:
+        super().__init__()
+        self.game = game
+        self._set_clock(0.0, running=True)
+
+    async def move(self, move: Move) -> None:
+        assert self.game is not None
+        self.game.push(move)
+        self._after_move()
+
+    async def auto(self, column: int) -> None:
+        assert self.game is not None
+        self.game.auto_move(column)
+        self._after_move()
+
+    async def undo(self) -> None:
+        assert self.game is not None
+        self.game.undo()
+        self.finished = False
+        self._tell(Notice("info", "Move taken back."))
+
+    async def restart(self) -> None:
+        assert self.game is not None
+        self.game.restart()
+        self.finished = False
+        self._tell(Notice("info", "The deal starts over."))
+
+    def _after_move(self) -> None:
+        assert self.game is not None
+        if self.game.is_won:
+            self.finished = True
+            self._set_clock(self.elapsed(), running=False)
+            self._tell(Notice("won", won_text(self.game.score, self.game.moves)))
+        else:
+            self._tell()
+
+
+@dataclass
+class Pending:
+    """An action sent to the server and not yet answered."""
+
+    message: Any  # the protocol message, id included, resent as is after a reconnect
+    kind: Literal["move", "auto", "undo", "restart"]
+    move: Move | None = None  # move: the move; auto: the column in ``source``
+    previewed: bool = field(default=True)
+
+
+class OnlineTable(Table):
+    """A game on the server, previewed locally and reconciled with the server's answers."""
+
+    def __init__(self, connection: Connection) -> None:
+        super().__init__()
+        self.connection = connection
+        connection.on_message = self.receive
+        connection.on_reconnect = self.resume
+        connection.on_status = self._connection_status
+        self.player = connection.player.name if connection.player else None
+        self.view: GameView | None = None
+        self.confirmed: Game | None = None
+        self.seq = 0
+        self.pending: list[Pending] = []
+        self._held = False  # the connection dropped: actions wait for the resume
+
+    @property
+    def online(self) -> bool:
+        return True
+
+    @property
+    def can_undo(self) -> bool:
+        return self.view is not None and (self.view.can_undo or bool(self.pending))
+
+    # -- starting and resuming ----------------------------------------------------
+
+    async def start(
+        self, mode: Literal["daily", "practice"], suits: int, code: str | None = None
+    ) -> None:
+        """Start (or, for today's daily, take up again) a game; raises ClientError."""
+        request = Start(type="start", mode=mode, suits=suits, code=code)  # type: ignore[arg-type]
+        reply = await self.connection.request(request, State)
+        self._replace(reply.state)
+        if mode == "daily":
+            await self._follow_race()
+
+    async def _follow_race(self) -> None:
+        assert self.view is not None
+        standings = await self.connection.request(
+            RaceRequest(type="race", suits=self.view.suits), RaceStandings
+        )
+        self.race = {entry.player: entry for entry in standings.players}
+        self._tell()
+
+    async def resume(self) -> None:
+        """After a reconnect: take the game up again and resend what was not answered."""
+        if self.view is None:
+            return
+        reply = await self.connection.request(
+            Resume(type="resume", game=self.view.game, seq=self.seq), State
+        )
+        self._replace(reply.state, answered=None)
+        index = 0
+        while index < len(self.pending):  # actions taken meanwhile join the queue
+            await self.connection.send(self.pending[index].message)
+            index += 1
+        self._held = False
+        if self.view.mode == "daily":
+            await self._follow_race()
+        self._tell(Notice("status", "Reconnected: the game goes on."))
+
+    def _connection_status(self, text: str) -> None:
+        if text != "connected":
+            self._held = True
+        self.status = "" if text == "connected" else f"{text}; your moves will follow"
+        self._tell()
+
+    # -- actions --------------------------------------------------------------------
+
+    async def move(self, move: Move) -> None:
+        assert self.game is not None
+        played = self.game.push(move)  # the preview; an illegal move raises here
+        request = MoveRequest(type="move", id=self.connection.next_id(), move=played.text())
+        await self._send(Pending(request, "move", played))
+
+    async def auto(self, column: int) -> None:
+        assert self.game is not None
+        self.game.auto_move(column)
+        request = AutoMove(type="auto", id=self.connection.next_id(), column=column + 1)
+        await self._send(Pending(request, "auto", Move(column, column)))
+
+    async def undo(self) -> None:
+        assert self.game is not None
+        if not self.can_undo:
+            raise IllegalMoveError(Rule.NOTHING_TO_UNDO)
+        previewed = self.game.can_undo
+        if previewed:
+            self.game.undo()
+        request = Undo(type="undo", id=self.connection.next_id())
+        await self._send(Pending(request, "undo", previewed=previewed))
+
+    async def restart(self) -> None:
+        assert self.game is not None
+        self.game = Game.from_code(self.code)
+        request = Restart(type="restart", id=self.connection.next_id())
+        await self._send(Pending(request, "restart"))
+
+    async def resign(self) -> None:
+        await self.connection.send(Resign(type="resign"))
+
+    async def _send(self, pending: Pending) -> None:
+        """Queue an action and send it, unless the connection is down: then the resume does."""
+        self.pending.append(pending)
+        self._tell()
+        if not self._held:
+            await self.connection.send(pending.message)
+
+    async def close(self) -> None:
+        await self.connection.close()
+
+    # -- the server's answers ------------------------------------------------------------
+
+    def receive(self, message: ServerMessage) -> None:
+        """Take in one message from the server (replies to actions and pushed events)."""
+        if isinstance(message, Moved):
+            self._moved(message)
+        elif isinstance(message, State):
+            self._replace(message.state, answered=message.id)
+        elif isinstance(message, Error):
+            self._refused(message)
+        elif isinstance(message, Finished):
+            self._finished(message)
+        elif isinstance(message, RaceEvent):
+            self._race_event(message)
+        elif isinstance(message, RaceStandings):
+            self.race = {entry.player: entry for entry in message.players}
+            self._tell()
+        elif isinstance(message, DailyChanged):
+            codes = ", ".join(deal.code for deal in message.deals)
+            self._tell(Notice("info", f"A new day has begun: today's deals are {codes}."))
+
+    def _take(self, message_id: Any) -> Pending | None:
+        for index, pending in enumerate(self.pending):
+            if message_id is not None and pending.message.id == message_id:
+                return self.pending.pop(index)
+        return None
+
+    def _moved(self, message: Moved) -> None:
+        self._take(message.id)
+        if self.confirmed is None or self.view is None or message.game != self.view.game:
+            return
+        if message.seq > self.seq:
+            try:
+                self.confirmed.push(Move.from_text(message.move))
+            except ValueError:
+                self._resync()
+                return
+            self.seq = message.seq
+            if self.confirmed.moves != message.moves or self.confirmed.score != message.score:
+                self._resync()
+                return
+        # else: already part of the state a resume brought back; a resend was answered again
+        self._rebuild()
+        if message.won:
+            self.finished = True
+            self._set_clock(self.elapsed(), running=False)
+            self._tell(Notice("won", won_text(message.score, message.moves)))
+        else:
+            self._tell()
+
+    def _refused(self, error: Error) -> None:
+        pending = self._take(error.id)
+        if pending is None:
+            if error.id is None:
+                self._tell(Notice("info", error.message))
+            return
+        self._rebuild()  # roll the preview back to the server's game
+        action = pending.move.text() if pending.kind == "move" and pending.move else pending.kind
+        if pending.kind == "auto" and pending.move is not None:
+            action = f"column {pending.move.source + 1}"
+        sentence = rule_sentence(error.rule, error.message)
+        self._tell(Notice("refused", f"{action}: {sentence}", error.rule or str(error.code)))
+
+    def _replace(self, view: GameView, answered: Any = None) -> None:
+        """A whole state from the server: the confirmed game; answered actions leave the queue."""
+        if answered is not None and any(p.message.id == answered for p in self.pending):
+            while self.pending:
+                if self.pending.pop(0).message.id == answered:
+                    break
+        self.view = view
+        self.confirmed = game_from_view(view)
+        self.seq = view.seq
+        self.mode = view.mode
+        self.day = view.day
+        self.par = view.par
+        self.finished = view.finished
+        self._set_clock(view.elapsed, running=not view.finished)
+        self._rebuild()
+        self._tell()
+
+    def _rebuild(self) -> None:
+        """The shown game: the confirmed one with the unanswered actions played on it."""
+        assert self.confirmed is not None
+        game = self.confirmed.copy()
+        for pending in self.pending:
+            try:
+                if pending.kind == "move" and pending.move is not None:
+                    game.push(pending.move)
+                elif pending.kind == "auto" and pending.move is not None:
+                    game.auto_move(pending.move.source)
+                elif pending.kind == "undo" and game.can_undo:
+                    game.undo()
+                elif pending.kind == "restart":
+                    game = Game.from_code(str(self.confirmed.code))
+            except IllegalMoveError:
+                continue  # the server will refuse it too, and say why
+        self.game = game
+
+    def _resync(self) -> None:
+        """The preview and the server disagree: ask for the whole state again."""
+        if self.view is None:
+            return
+        asyncio.get_running_loop().create_task(self._resync_now())
+
+    async def _resync_now(self) -> None:
+        assert self.view is not None
+        try:
+            await self.connection.send(Resume(type="resume", game=self.view.game, seq=self.seq))
+        except ClientError as error:
+            self._tell(Notice("status", str(error)))
+
+    def _finished(self, message: Finished) -> None:
+        if self.view is None or message.game != self.view.game:
+            return
+        self.finished = True
+        self.rank = message.rank
+        self.par = message.par if message.par is not None else self.par
+        self._set_clock(message.elapsed, running=False)
+        if message.won:
+            self._tell(Notice("won", won_text(message.score, message.moves, message.rank)))
+        else:
+            self._tell(Notice("info", f"Game over: score {message.score}."))
+
+    def _race_event(self, message: RaceEvent) -> None:
+        if self.view is None or message.suits != self.view.suits:
+            return
+        entry = message.entry
+        self.race[entry.player] = entry
+        who = "you" if entry.player == self.player else entry.player
+        line = {
+            "joined": f"{who} joined",
+            "moved": None,
+            "removed": f"{who} removed a run ({entry.removed}/4)",
+            "finished": f"{who} finished: {'won, ' if entry.won else ''}score {entry.score}",
+            "resigned": f"{who} resigned",
+            "left": f"{who} left",
+        }[message.event]
+        if line is not None:
+            self.race_log.append(line)
+        self._tell(Notice("race", line) if line and entry.player != self.player else None)

@@ -1,0 +1,1 @@
+"""The full-screen terminal UI of ``simon play``, built on Textual."""

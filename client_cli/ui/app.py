@@ -1,0 +1,301 @@
+"""``simon play``: the game screen, the suit-count question and the help.
+
+The app plays against a :class:`~client_cli.session.Table`; it never knows
+whether the engine at the other end is local or the server's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from server.engine import IllegalMoveError, InvalidMoveError
+
+from ..connection import ClientError
+from ..session import Notice, Table, won_text
+from .commands import KEYS, Command, chosen_column, read_command
+from .widgets import BoardView, RacePanel, ScoreLine
+
+OpenTable = Callable[[int | None], Awaitable[Table]]
+
+SUIT_CHOICES = ((1, "Easy"), (2, "Medium"), (4, "Hard"))
+
+HELP = """\
+[b]Simple Simon[/b]: build runs of one suit from king down to ace; a full
+run of 13 leaves the table. Remove all four to win.
+
+[b]Moving[/b]
+  [b]3 7[/b] or [b]3-7[/b]     move from column 3 to column 7
+  [b]3-7x2[/b]          move the last 2 cards of column 3
+  [b]3[/b] then Enter   the best move for column 3 (a double click)
+While you type a column number, the columns it may go to turn green.
+
+[b]Rules[/b]
+A card goes on a card exactly one rank higher, whatever its suit,
+or into an empty column. Several cards move together only when they
+go down one by one in one suit. Nothing goes on an ace; a king moves
+only to an empty column.
+
+[b]Keys[/b]
+  [b]u[/b] undo  [b]r[/b] restart  [b]q[/b] quit  [b]?[/b] this help  [b]Esc[/b] clear
+
+Score: 500 to start, -1 a move, +100 a run removed.
+Press any key to go back to the game."""
+
+
+class SuitScreen(ModalScreen[int]):
+    """ "How many suits?": 1 Easy, 2 Medium, 4 Hard; the default is focused."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1", "choose(1)", "Easy"),
+        Binding("2", "choose(2)", "Medium"),
+        Binding("4", "choose(4)", "Hard"),
+        Binding("left,up", "app.focus_previous", show=False),
+        Binding("right,down", "app.focus_next", show=False),
+    ]
+
+    def __init__(self, default: int) -> None:
+        super().__init__()
+        self.default = default
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="suit-dialog"):
+            yield Static("How many suits?", id="suit-question")
+            with Horizontal(id="suit-buttons"):
+                for suits, label in SUIT_CHOICES:
+                    yield Button(f"{suits}  {label}", id=f"suits-{suits}")
+            yield Static("1, 2 or 4, or Enter for the one lit", id="suit-hint")
+
+    def on_mount(self) -> None:
+        self.query_one(f"#suits-{self.default}", Button).focus()
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        assert event.button.id is not None
+        self.dismiss(int(event.button.id.removeprefix("suits-")))
+
+    def action_choose(self, suits: int) -> None:
+        self.dismiss(suits)
+
+
+class HelpScreen(ModalScreen[None]):
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-dialog"):
+            yield Static(HELP, id="help-text")
+
+    def on_key(self) -> None:
+        self.dismiss()
+
+    def on_click(self) -> None:
+        self.dismiss()
+
+
+class SimonApp(App[int]):
+    """The game screen: score line, board, race panel, notice line and the prompt."""
+
+    CSS_PATH = Path(__file__).with_name("app.tcss")
+    TITLE = "Simple Simon"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+        Binding("escape", "clear", "Clear", show=False),
+    ]
+
+    def __init__(
+        self,
+        open_table: OpenTable,
+        *,
+        ask_suits: int | None = None,
+        remember_suits: Callable[[int], None] | None = None,
+        letters: bool = False,
+    ) -> None:
+        """``ask_suits``: ask "How many suits?" first, offering that choice."""
+        super().__init__()
+        self.open_table = open_table
+        self.ask_suits = ask_suits
+        self.remember_suits = remember_suits
+        self.letters = letters
+        self.table: Table | None = None
+        self.error: str | None = None
+        self.confirming_restart = False
+
+    def compose(self) -> ComposeResult:
+        yield ScoreLine(id="score")
+        with Horizontal(id="main"):
+            with VerticalScroll(id="board-box"):
+                yield BoardView(letters=self.letters, id="board")
+            yield RacePanel(id="race")
+        yield Static("", id="notice")
+        yield Input(
+            placeholder="3 7 or 3-7x2 to move · 3 for its best move · u undo · r restart · "
+            "? help · q quit",
+            id="prompt",
+        )
+        yield Static("", id="connection")
+
+    async def on_mount(self) -> None:
+        self.query_one("#race").display = False
+        self.query_one("#prompt", Input).disabled = True
+        if self.ask_suits is not None:
+            self.push_screen(SuitScreen(self.ask_suits), self._suits_chosen)
+        else:
+            self.run_worker(self._open(None), exclusive=True)
+
+    def _suits_chosen(self, suits: int | None) -> None:
+        if suits is None:
+            self.exit(0)
+            return
+        if self.remember_suits is not None:
+            self.remember_suits(suits)
+        self.run_worker(self._open(suits), exclusive=True)
+
+    async def _open(self, suits: int | None) -> None:
+        self.notify_line(Notice("status", "Dealing…"))
+        try:
+            table = await self.open_table(suits)
+        except ClientError as error:
+            self.error = str(error)
+            self.exit(1)
+            return
+        self.table = table
+        table.listener = self.table_changed
+        self.query_one("#race").display = table.mode == "daily"
+        prompt = self.query_one("#prompt", Input)
+        prompt.disabled = False
+        prompt.focus()
+        self.notify_line(Notice("info", "Your move. ? shows the rules and keys."))
+        self.table_changed(None)
+        self.set_interval(1.0, self._tick)
+
+    # -- showing the table ------------------------------------------------------------
+
+    def table_changed(self, notice: Notice | None) -> None:
+        table = self.table
+        if table is None or table.game is None:
+            return
+        self.query_one(BoardView).show(table.game.columns)
+        self.query_one(ScoreLine).update_from(table, self.letters)
+        if table.mode == "daily":
+            self.query_one(RacePanel).update_from(table)
+        connection = self.query_one("#connection", Static)
+        connection.update(Text(table.status, "bold yellow") if table.status else "")
+        self._update_selection()
+        if notice is not None:
+            self.notify_line(notice)
+
+    def notify_line(self, notice: Notice) -> None:
+        styles = {"refused": "bold red", "won": "bold green", "status": "yellow", "race": "cyan"}
+        text = Text()
+        if notice.kind == "refused":
+            text.append("✗ ", "bold red")
+        elif notice.kind == "won":
+            text.append("★ ", "bold yellow")
+        text.append(notice.text, styles.get(notice.kind, ""))
+        if notice.rule:
+            text.append(f"  [{notice.rule}]", "dim")
+        self.query_one("#notice", Static).update(text)
+
+    def _tick(self) -> None:
+        if self.table is not None:
+            self.query_one(ScoreLine).update_from(self.table, self.letters)
+
+    def _update_selection(self) -> None:
+        board = self.query_one(BoardView)
+        typed = self.query_one("#prompt", Input).value
+        chosen = chosen_column(typed) if self.table is not None else None
+        if chosen is None:
+            board.select(None, None, ())
+            return
+        column, count = chosen
+        assert self.table is not None
+        board.select(column, count, self.table.targets(column, count))
+
+    # -- input ----------------------------------------------------------------------------
+
+    @on(Input.Changed, "#prompt")
+    async def typed(self, event: Input.Changed) -> None:
+        value = event.value.strip()
+        if value in KEYS:
+            event.input.value = ""
+            await self.run_command(read_command(value))
+            return
+        if self.confirming_restart and value:
+            self.confirming_restart = False
+            self.notify_line(Notice("info", "The deal goes on."))
+        self._update_selection()
+
+    @on(Input.Submitted, "#prompt")
+    async def submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.value = ""
+        if not text:
+            return
+        try:
+            command = read_command(text)
+        except InvalidMoveError as error:
+            self.notify_line(Notice("refused", str(error)))
+            return
+        await self.run_command(command)
+
+    async def run_command(self, command: Command) -> None:
+        """Do what the player asked; a refusal shows the rule it broke."""
+        if command.kind == "quit":
+            self.exit(0)
+            return
+        if command.kind == "help":
+            self.push_screen(HelpScreen())
+            return
+        table = self.table
+        if table is None:
+            return
+        if command.kind == "restart" and not self.confirming_restart:
+            self.confirming_restart = True
+            self.notify_line(
+                Notice("status", "Start this deal over from the first move? Press r again.")
+            )
+            return
+        self.confirming_restart = False
+        action = command.move.text() if command.move else None
+        if command.kind == "auto":
+            assert command.column is not None
+            action = f"column {command.column + 1}"
+        try:
+            if command.kind == "move":
+                assert command.move is not None
+                await table.move(command.move)
+                self.notify_line(Notice("info", f"Moved {command.move.text()}."))
+            elif command.kind == "auto":
+                assert command.column is not None
+                await table.auto(command.column)
+                self.notify_line(Notice("info", f"Best move for column {command.column + 1}."))
+            elif command.kind == "undo":
+                await table.undo()
+            elif command.kind == "restart":
+                await table.restart()
+        except IllegalMoveError as error:
+            prefix = f"{action}: " if action else ""
+            self.notify_line(Notice("refused", f"{prefix}{error.message}", error.code))
+        except ClientError as error:
+            self.notify_line(Notice("status", str(error)))
+        self.table_changed(None)
+        if table.finished and table.game is not None and table.game.is_won:
+            self.notify_line(
+                Notice("won", won_text(table.game.score, table.game.moves, table.rank))
+            )
+
+    def action_clear(self) -> None:
+        self.query_one("#prompt", Input).value = ""
+        self.confirming_restart = False
+        self._update_selection()
+
+    async def on_unmount(self) -> None:
+        if self.table is not None:
+            await self.table.close()

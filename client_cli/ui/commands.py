@@ -1,0 +1,79 @@
+"""What the player types at the prompt, read into one command.
+
+>>> read_command("3 7")
+Command(kind='move', move=Move(source=2, target=6, count=None), column=None)
+>>> read_command("3-7x2").move
+Move(source=2, target=6, count=2)
+>>> read_command("4").kind, read_command("4").column
+('auto', 3)
+>>> read_command("u").kind
+'undo'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from server.engine import COLUMNS, InvalidMoveError, Move
+
+CommandKind = Literal["move", "auto", "undo", "restart", "quit", "help"]
+
+#: Typed alone, these act at once (no Enter needed).
+KEYS: dict[str, CommandKind] = {"u": "undo", "r": "restart", "q": "quit", "?": "help"}
+WORDS: dict[str, CommandKind] = {
+    "undo": "undo",
+    "restart": "restart",
+    "quit": "quit",
+    "exit": "quit",
+    "help": "help",
+    "h": "help",
+}
+
+_MOVE = re.compile(r"^(\d{1,2})\s*(?:-|\s)\s*(\d{1,2})\s*(?:[xX]\s*(\d{1,2}))?$")
+_COLUMN = re.compile(r"^(\d{1,2})$")
+# While typing: the column chosen so far and, once given, the count.
+_PARTIAL = re.compile(r"^(\d{1,2})(?:\s*(?:-|\s)\s*(?:\d{1,2})?\s*(?:[xX]\s*(\d{1,2})?)?)?$")
+
+
+@dataclass(frozen=True)
+class Command:
+    kind: CommandKind
+    move: Move | None = None
+    column: int | None = None  # 0-based, for the auto move
+
+
+def read_command(text: str) -> Command:
+    """One command from a line of input; :class:`InvalidMoveError` says what is wrong."""
+    text = text.strip()
+    word = KEYS.get(text) or WORDS.get(text.lower())
+    if word is not None:
+        return Command(word)
+    column = _COLUMN.match(text)
+    if column is not None:
+        number = int(column.group(1))
+        if not 1 <= number <= COLUMNS:
+            raise InvalidMoveError(f"columns are numbered 1 to {COLUMNS}")
+        return Command("auto", column=number - 1)
+    move = _MOVE.match(text)
+    if move is not None:
+        source, target, count = move.groups()
+        notation = f"{source}-{target}" + (f"x{count}" if count else "")
+        return Command("move", move=Move.from_text(notation))
+    raise InvalidMoveError(
+        f"{text!r} is not a move: type 3 7 or 3-7x2 to move, a column number for its "
+        "best move, u to undo, ? for help"
+    )
+
+
+def chosen_column(text: str) -> tuple[int, int | None] | None:
+    """The column (0-based) and count being typed, for placement help: ``"3-"`` is (2, None)."""
+    match = _PARTIAL.match(text.strip())
+    if match is None:
+        return None
+    number = int(match.group(1))
+    if not 1 <= number <= COLUMNS:
+        return None
+    count = int(match.group(2)) if match.group(2) else None
+    return number - 1, count or None

@@ -1,0 +1,174 @@
+"""The pieces of the game screen: the board, the score line, the race panel."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table as RichTable
+from rich.text import Text
+from textual.widget import Widget
+from textual.widgets import Static
+
+from server.engine import COLUMNS, RUNS_PER_GAME, Card, rank, suit
+from server.engine.cards import RANK_LETTERS, SUIT_LETTERS
+
+from ..session import Table
+
+SUIT_SYMBOLS = "♠♥♦♣"
+#: A four-colour pack that reads on dark and light terminals; the symbol carries the suit too.
+SUIT_STYLES = ("bold", "bold red", "bold dodger_blue2", "bold green3")
+CELL = 5  # characters per column: " T♥ " and a gap
+
+
+def card_label(card: Card, letters: bool = False) -> str:
+    """``T♥``, or ``TH`` with ``letters``: readable with or without colour."""
+    symbols = SUIT_LETTERS if letters else SUIT_SYMBOLS
+    return RANK_LETTERS[rank(card) - 1] + symbols[suit(card)]
+
+
+def movable_run(column: Sequence[Card]) -> int:
+    """How many cards at the end of a column go down one by one in one suit."""
+    count = 1 if column else 0
+    while count < len(column) and column[-count - 1] == column[-count] + 1:
+        count += 1
+    return count
+
+
+def format_clock(seconds: float) -> str:
+    minutes, seconds = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02}:{seconds:02}" if hours else f"{minutes}:{seconds:02}"
+
+
+class BoardView(Widget):
+    """The ten columns, their numbers, and the placement help for a chosen column."""
+
+    DEFAULT_CSS = """
+    BoardView { height: auto; width: auto; }
+    """
+
+    def __init__(self, letters: bool = False, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.letters = letters
+        self.columns: tuple[tuple[Card, ...], ...] = ((),) * COLUMNS
+        self.selected: int | None = None  # 0-based
+        self.selected_count: int | None = None
+        self.targets: frozenset[int] = frozenset()
+
+    def show(self, columns: Iterable[Sequence[Card]]) -> None:
+        self.columns = tuple(tuple(column) for column in columns)
+        self.refresh(layout=True)
+
+    def select(self, column: int | None, count: int | None, targets: Iterable[int]) -> None:
+        self.selected, self.selected_count = column, count
+        self.targets = frozenset(targets)
+        self.refresh()
+
+    def get_content_width(self, container: object, viewport: object) -> int:
+        return CELL * COLUMNS
+
+    def get_content_height(self, container: object, viewport: object, width: int) -> int:
+        return 2 + max(1, max(len(column) for column in self.columns))
+
+    def render(self) -> RenderableType:
+        text = Text(no_wrap=True)
+        for index in range(COLUMNS):
+            style = ""
+            if index == self.selected:
+                style = "bold reverse"
+            elif index in self.targets:
+                style = "bold black on green3"
+            text.append(f"{index + 1:^{CELL - 1}}", style)
+            text.append(" ")
+        text.append("\n")
+        for index in range(COLUMNS):
+            mark = "▼" if index in self.targets else " "
+            text.append(f"{mark:^{CELL - 1}} ", "green3")
+        text.append("\n")
+        height = max(1, max(len(column) for column in self.columns))
+        for row in range(height):
+            for index, column in enumerate(self.columns):
+                text.append_text(self._cell(index, column, row))
+                text.append(" ")
+            if row < height - 1:
+                text.append("\n")
+        return text
+
+    def _cell(self, index: int, column: Sequence[Card], row: int) -> Text:
+        if not column:
+            return Text(" ·· " if row == 0 else " " * (CELL - 1), "dim")
+        if row >= len(column):
+            return Text(" " * (CELL - 1))
+        card = column[row]
+        run = movable_run(column)
+        style = SUIT_STYLES[suit(card)]
+        in_run = row >= len(column) - run
+        if not in_run:
+            style = style.replace("bold", "").strip() or "default"
+        if index == self.selected:
+            group = self.selected_count or run
+            if row >= len(column) - group:
+                style += " reverse"
+        elif index in self.targets and row == len(column) - 1:
+            style += " underline on grey23"
+        return Text(f" {card_label(card, self.letters)} ", style)
+
+
+class ScoreLine(Static):
+    """The deal, mode, score, moves, runs removed, clock and par."""
+
+    def update_from(self, table: Table, letters: bool = False) -> None:
+        game = table.game
+        if game is None:
+            self.update("")
+            return
+        mode = {"daily": f"daily {table.day or ''}".strip(), "practice": "practice"}.get(
+            table.mode, "offline practice"
+        )
+        symbols = SUIT_LETTERS if letters else SUIT_SYMBOLS
+        runs = "".join(symbols[s] for s in game.removed) + "·" * (RUNS_PER_GAME - len(game.removed))
+        par = str(table.par) if table.par is not None else "—"
+        text = Text(no_wrap=True)
+        text.append(f"{table.code}", "bold")
+        text.append(f"  {mode} · {game.suits} suit{'s' if game.suits > 1 else ''}\n")
+        for label, value in (
+            ("Score", str(game.score)),
+            ("Moves", str(game.moves)),
+            ("Runs", runs),
+            ("Time", format_clock(table.elapsed())),
+            ("Par", par),
+        ):
+            text.append(f"{label} ", "dim")
+            text.append(f"{value}   ", "bold")
+        if table.rank is not None:
+            text.append("Rank ", "dim")
+            text.append(f"#{table.rank}", "bold yellow")
+        self.update(text)
+
+
+class RacePanel(Static):
+    """The others on the same deal: their moves, runs removed, who finished."""
+
+    def update_from(self, table: Table) -> None:
+        grid = RichTable(
+            title="Race", expand=True, box=None, padding=(0, 1), title_style="bold", show_edge=False
+        )
+        grid.add_column("Player", overflow="ellipsis", no_wrap=True, ratio=1)
+        grid.add_column("Mv", justify="right")
+        grid.add_column("Score", justify="right")
+        grid.add_column("Runs", justify="right")
+        grid.add_column("", width=2)
+        entries = sorted(
+            table.race.values(), key=lambda e: (not e.won, -e.score if e.won else e.moves)
+        )
+        for entry in entries:
+            status = (
+                "✓" if entry.won else ("✗" if entry.resigned else ("■" if entry.finished else "…"))
+            )
+            name = Text(entry.player, "bold cyan" if entry.player == table.player else "")
+            grid.add_row(name, str(entry.moves), str(entry.score), f"{entry.removed}/4", status)
+        if not entries:
+            grid.add_row(Text("nobody yet", "dim"), "", "", "", "")
+        log = Text("\n".join(table.race_log), "dim")
+        self.update(Group(grid, Text(""), log))

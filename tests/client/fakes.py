@@ -1,0 +1,75 @@
+"""Stand-ins for the server in unit tests: game views and a scripted connection."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.engine import Game
+from server.protocol import GameView, Moved, PlayerInfo
+
+CODE = "SS1-S4-AAAAABD"  # legal at the start: 3-4; then 8-2, 8-3, 9-1, 9-4
+
+
+def view_of(game: Game, seq: int, *, mode: str = "practice", game_id: str = "g1") -> GameView:
+    return GameView(
+        game=game_id,
+        code=str(game.code),
+        suits=game.suits,  # type: ignore[arg-type]
+        mode=mode,  # type: ignore[arg-type]
+        board=game.board_text().splitlines(),
+        moves=game.moves,
+        score=game.score,
+        removed=len(game.removed),
+        won=game.is_won,
+        finished=game.is_won,
+        can_undo=game.can_undo,
+        seq=seq,
+        elapsed=3.0,
+    )
+
+
+def moved(message_id: Any, game: Game, move: str, seq: int) -> Moved:
+    """The server's answer to a move: ``game`` is the server's game after it."""
+    return Moved(
+        id=message_id,
+        game="g1",
+        seq=seq,
+        move=move,
+        removed_run=False,
+        moves=game.moves,
+        score=game.score,
+        removed=len(game.removed),
+        won=game.is_won,
+    )
+
+
+class ScriptedConnection:
+    """Stands in for :class:`client_cli.connection.Connection`: records what is sent and
+    answers requests from a script."""
+
+    def __init__(self, replies: list[Any]) -> None:
+        self.replies = replies
+        self.sent: list[Any] = []
+        self.requests: list[Any] = []
+        self.player = PlayerInfo(name="ann")
+        self.on_message: Any = None
+        self.on_reconnect: Any = None
+        self.on_status: Any = None
+        self._id = 0
+
+    def next_id(self) -> int:
+        self._id += 1
+        return self._id
+
+    async def send(self, message: Any) -> Any:
+        self.sent.append(message)
+        return message.id
+
+    async def request(self, message: Any, expect: type) -> Any:
+        self.requests.append(message)
+        reply = self.replies.pop(0)
+        assert isinstance(reply, expect)
+        return reply
+
+    async def close(self) -> None:
+        pass

@@ -1,0 +1,99 @@
+"""The command line: bad options and an unreachable server give one line and a status."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from client_cli.config import Account, Config
+from client_cli.main import main
+from client_cli.ui.commands import chosen_column, read_command
+from server.engine import InvalidMoveError, Move
+
+
+@pytest.fixture
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(autouse=True)
+def config_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("SIMON_CONFIG_DIR", str(tmp_path))
+    monkeypatch.delenv("SIMON_SERVER", raising=False)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["register", "ann"],
+        ["daily", "--json"],
+        ["leaderboard"],
+        ["history", "ann"],
+    ],
+)
+def test_an_unreachable_server_is_one_line_and_status_1(
+    argv: list[str], closed_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = f"ws://127.0.0.1:{closed_port}"
+    assert main([*argv, "--server", server]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == f"simon: cannot reach the server at {server}: connection refused\n"
+
+
+def test_whoami_without_an_account_says_how_to_get_one(
+    closed_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["whoami", "--server", f"ws://127.0.0.1:{closed_port}"]) == 1
+    assert "simon register NAME" in capsys.readouterr().err
+
+
+def test_bot_mode_on_an_unreachable_server(
+    config_folder: Path, closed_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = f"ws://127.0.0.1:{closed_port}"
+    config = Config(config_folder)
+    config.set_account(server, Account("ann", "token"))
+    config.save()
+    argv = ["play", "--daily", "--moves", "3-4", "--json", "--server", server]
+    assert main(argv) == 1
+    assert capsys.readouterr().err.startswith(f"simon: cannot reach the server at {server}")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["play", "--daily", "--code", "SS1-S1-AAAAAAB"], "not both"),
+        (["play", "--offline", "--daily"], "leave out --offline"),
+        (["play", "--moves", "3-4"], "needs --daily or --code"),
+        (["play", "--code", "SS1-S1-AAAAAAB", "--suits", "2"], "1-suit deal"),
+        (["play", "--code", "nope"], "not a game code"),
+        (["play", "--daily", "--moves", "3-"], "not a move"),
+    ],
+)
+def test_option_mixes_that_mean_nothing_are_refused(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("simon: ") and message in err and err.count("\n") == 1
+
+
+def test_the_prompt_reads_moves_columns_and_keys() -> None:
+    assert read_command("3 7").move == Move(2, 6)
+    assert read_command(" 3-7x2 ").move == Move(2, 6, 2)
+    assert read_command("10").column == 9
+    assert read_command("u").kind == "undo"
+    assert read_command("restart").kind == "restart"
+    with pytest.raises(InvalidMoveError):
+        read_command("11")
+    with pytest.raises(InvalidMoveError):
+        read_command("3 7 9")
+    assert chosen_column("3-") == (2, None)
+    assert chosen_column("3-7x2") == (2, 2)
+    assert chosen_column("q") is None

@@ -1,0 +1,178 @@
+"""``simon`` against a real server started by the test, on both backends."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import stat
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from client_cli.main import main
+from server.engine import Game, Move
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def solve(game: Game, limit: int = 200_000) -> list[str]:
+    """A plain depth-first search: enough for the 1-suit daily deal the tests play."""
+    seen: set[object] = set()
+    path: list[str] = []
+    stack: list[tuple[Game, list[Move]]] = []
+
+    def options(state: Game) -> list[Move]:
+        columns = state.columns
+        moves = [
+            move
+            for move in state.legal_moves()
+            if columns[move.target] or move.count != len(columns[move.source])
+        ]
+        moves.sort(key=lambda move: (not columns[move.target], -(move.count or 0)))
+        return moves
+
+    stack.append((game, options(game)))
+    seen.add(game.position_key())
+    while stack:
+        state, moves = stack[-1]
+        if state.is_won:
+            return path
+        if not moves or len(seen) > limit:
+            stack.pop()
+            if path:
+                path.pop()
+            continue
+        move = moves.pop(0)
+        child = state.copy()
+        child.push(move)
+        if child.position_key() in seen:
+            continue
+        seen.add(child.position_key())
+        path.append(move.text())
+        stack.append((child, options(child)))
+    raise AssertionError("no solution found")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def server_url(backend: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server process on a free port, with this backend's database and bus."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "SIMON_DATA_DIR": str(tmp_path_factory.mktemp(f"server-{backend.name}")),
+        "SIMON_DATABASE_URL": backend.database_url,
+        "SIMON_REDIS_PREFIX": backend.redis_prefix,
+        "SIMON_DAILY_SOLVER_SECONDS": "5",
+        "SIMON_RATE_LIMIT_MESSAGES": "100000",  # bot mode plays hundreds of moves quickly
+    }
+    if backend.redis_url:
+        env["SIMON_REDIS_URL"] = backend.redis_url
+    else:
+        env.pop("SIMON_REDIS_URL", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "server.main", "--port", str(port)], cwd=ROOT, env=env
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"the server did not start (status {process.poll()})")
+            time.sleep(0.2)
+    yield f"ws://127.0.0.1:{port}"
+    process.terminate()
+    process.wait(timeout=15)
+
+
+@pytest.fixture
+def simon(server_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> Any:
+    """Run ``simon ARGS`` against the server; return (status, stdout, stderr)."""
+    monkeypatch.setenv("SIMON_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("SIMON_SERVER", server_url)
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        status = main(list(argv))
+        captured = capsys.readouterr()
+        return status, captured.out, captured.err
+
+    return run
+
+
+def new_name() -> str:
+    return f"ann{uuid.uuid4().hex[:8]}"
+
+
+def test_register_then_whoami(simon: Any, tmp_path: Path) -> None:
+    name = new_name()
+    status, out, err = simon("register", name)
+    assert (status, err) == (0, ""), err
+    assert name in out
+    config = tmp_path / "config" / "config.json"
+    assert stat.S_IMODE(config.stat().st_mode) == 0o600
+    status, out, _ = simon("whoami", "--json")
+    assert status == 0
+    assert json.loads(out)["player"] == name
+
+
+def test_bot_mode_wins_the_daily_and_the_leaderboard_shows_it(simon: Any) -> None:
+    name = new_name()
+    assert simon("register", name)[0] == 0
+    status, out, err = simon("daily", "--suits", "1", "--json")
+    assert status == 0, err
+    daily = json.loads(out)
+    [deal] = daily["deals"]
+    solution = solve(Game.from_code(deal["code"]))
+
+    status, out, err = simon(
+        "play", "--daily", "--suits", "1", "--moves", " ".join(solution), "--json"
+    )
+    assert status == 0, err
+    result = json.loads(out)
+    assert result["won"] is True
+    assert result["moves"] == len(solution)
+    assert result["score"] == 900 - len(solution)
+    assert result["rank"] >= 1
+    assert "refused" not in result
+
+    status, out, _ = simon("leaderboard", "--suits", "1", "--top", "100", "--json")
+    assert status == 0
+    rows = json.loads(out)["rows"]
+    mine = [row for row in rows if row["player"] == name]
+    assert mine and mine[0]["rank"] == result["rank"] and mine[0]["score"] == result["score"]
+
+    status, out, _ = simon("leaderboard", "--suits", "1", "--around-me", "--json")
+    assert status == 0
+    assert json.loads(out)["rank"] == result["rank"]
+
+    status, out, _ = simon("history", "--json")
+    assert status == 0
+    assert any(game["code"] == deal["code"] and game["won"] for game in json.loads(out)["games"])
+
+
+def test_bot_mode_stops_at_a_refused_move_with_its_rule(simon: Any) -> None:
+    assert simon("register", new_name())[0] == 0
+    code = "SS1-S4-AAAAABD"  # 3-4 is legal, then 1-2 is not
+    status, out, _ = simon("play", "--code", code, "--moves", "3-4 1-2 9-1", "--json")
+    assert status == 1
+    result = json.loads(out)
+    assert result["moves"] == 1 and result["won"] is False
+    assert result["refused"]["index"] == 1
+    assert result["refused"]["move"] == "1-2"
+    assert result["refused"]["rule"] == "target-not-one-higher"

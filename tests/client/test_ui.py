@@ -1,0 +1,213 @@
+"""The play screen driven headless with Textual's pilot, on an offline game."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from rich.text import Text
+from textual.widgets import Input, Static
+
+from client_cli.session import LocalTable, Table
+from client_cli.ui.app import HelpScreen, SimonApp, SuitScreen
+from client_cli.ui.widgets import BoardView
+from server.engine import Game, Rule
+
+CODE = "SS1-S4-AAAAABD"  # column 3 ends 2D, column 4 ends 3C: 3-4 is the only move of column 3
+SIZE = (110, 36)
+
+
+def opener(code: str | None = CODE) -> Callable[[int | None], Awaitable[Table]]:
+    async def open_table(suits: int | None) -> Table:
+        return LocalTable(Game.from_code(code or f"SS1-S{suits}-AAAAAAB"))
+
+    return open_table
+
+
+def notice(app: SimonApp) -> str:
+    content = app.query_one("#notice", Static).content
+    return content.plain if isinstance(content, Text) else str(content)
+
+
+def game(app: SimonApp) -> Game:
+    assert app.table is not None and app.table.game is not None
+    return app.table.game
+
+
+async def test_a_typed_move_is_played() -> None:
+    start = Game.from_code(CODE)
+    app = SimonApp(opener())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press(*"3 4", "enter")  # "3 4" is "3-4"
+        await pilot.pause()
+        assert game(app).moves == 1
+        assert game(app).column(3) == (*start.column(3), start.column(2)[-1])
+        assert "Moved 3-4" in notice(app)
+        assert app.query_one("#prompt", Input).value == ""
+        await pilot.press(*"9-1x1", "enter")
+        await pilot.pause()
+        assert game(app).moves == 2
+        assert game(app).column(0)[-1] == start.column(8)[-1]
+
+
+async def test_a_refused_move_shows_the_rule_and_changes_nothing() -> None:
+    app = SimonApp(opener())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press(*"1 2", "enter")
+        await pilot.pause()
+        assert game(app).moves == 0
+        assert Rule.NOT_ONE_HIGHER.sentence in notice(app)
+        assert Rule.NOT_ONE_HIGHER.value in notice(app)
+        await pilot.press(*"3-x", "enter")
+        await pilot.pause()
+        assert "not a move" in notice(app)
+
+
+async def test_undo_takes_the_move_back() -> None:
+    app = SimonApp(opener())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("u")
+        await pilot.pause()
+        assert Rule.NOTHING_TO_UNDO.sentence in notice(app)
+        await pilot.press(*"3-4", "enter", "u")
+        await pilot.pause()
+        assert game(app) == Game.from_code(CODE)
+        assert game(app).score == 500
+
+
+async def test_restart_asks_once_more_then_deals_again() -> None:
+    app = SimonApp(opener())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press(*"3-4", "enter", "r")
+        await pilot.pause()
+        assert game(app).moves == 1
+        assert "r again" in notice(app)
+        await pilot.press("r")
+        await pilot.pause()
+        assert game(app).moves == 0
+        assert game(app).position_key() == Game.from_code(CODE).position_key()
+
+
+async def test_a_lone_column_number_makes_the_auto_move() -> None:
+    app = SimonApp(opener())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("3", "enter")
+        await pilot.pause()
+        expected = Game.from_code(CODE)
+        expected.auto_move(2)
+        assert game(app) == expected
+        assert game(app).moves == 1
+
+
+async def test_typing_a_column_lights_its_legal_targets() -> None:
+    app = SimonApp(opener())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        board = app.query_one(BoardView)
+        await pilot.press("3")
+        await pilot.pause()
+        assert board.selected == 2
+        assert board.targets == frozenset(Game.from_code(CODE).targets(2)) == {3}
+        await pilot.press("escape")
+        await pilot.pause()
+        assert board.selected is None and board.targets == frozenset()
+
+
+async def test_a_new_game_asks_how_many_suits_and_remembers_the_answer() -> None:
+    chosen: list[int] = []
+    app = SimonApp(opener(None), ask_suits=1, remember_suits=chosen.append)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, SuitScreen)
+        assert app.screen.focused is not None and app.screen.focused.id == "suits-1"
+        await pilot.press("2")
+        await pilot.pause()
+        assert game(app).suits == 2
+        assert chosen == [2]
+
+
+async def test_the_question_offers_the_last_choice() -> None:
+    app = SimonApp(opener(None), ask_suits=4)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.screen.focused is not None and app.screen.focused.id == "suits-4"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert game(app).suits == 4
+
+
+async def test_help_opens_and_closes() -> None:
+    app = SimonApp(opener())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("?")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("x")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_the_last_run_wins_the_game() -> None:
+    board = "KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S\nAS\n"  # three runs already removed
+
+    async def open_table(suits: int | None) -> Table:
+        return LocalTable(Game.from_board(board, 1))
+
+    app = SimonApp(open_table)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("2", "enter")
+        await pilot.pause()
+        assert game(app).is_won
+        assert "You won! Score 899 in 1 move." in notice(app)
+        assert app.table is not None and app.table.finished
+
+
+async def test_online_the_race_shows_and_a_server_refusal_rolls_back() -> None:
+    from client_cli.session import OnlineTable
+    from server.protocol import Error, ErrorCode, RaceEntry, RaceEvent, RaceStandings, State
+
+    from .fakes import ScriptedConnection, view_of
+
+    bob = RaceEntry(player="bob", moves=3, score=497, removed=0, finished=False, won=False)
+    connection = ScriptedConnection(
+        [
+            State(id=1, state=view_of(Game.from_code(CODE), 0, mode="daily")),
+            RaceStandings(day="2026-01-02", suits=4, players=[bob]),
+        ]
+    )
+
+    async def open_table(suits: int | None) -> Table:
+        table = OnlineTable(connection)  # type: ignore[arg-type]
+        await table.start("daily", 4)
+        return table
+
+    app = SimonApp(open_table)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        race = app.query_one("#race", Static)
+        assert race.display
+        assert app.table is not None and set(app.table.race) == {"bob"}
+        await pilot.press(*"3-4", "enter")
+        await pilot.pause()
+        assert game(app).moves == 1  # previewed before any answer
+        sent = connection.sent[-1]
+        app.table.receive(  # type: ignore[attr-defined]
+            Error(id=sent.id, code=ErrorCode.ILLEGAL_MOVE, message="no", rule="nothing-on-an-ace")
+        )
+        await pilot.pause()
+        assert game(app).moves == 0
+        assert Rule.ONTO_ACE.sentence in notice(app)
+        done = bob.model_copy(update={"finished": True, "won": True, "score": 850})
+        app.table.receive(RaceEvent(day="2026-01-02", suits=4, event="finished", entry=done))  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert "bob finished: won, score 850" in notice(app)
+        assert app.table.race["bob"].won
