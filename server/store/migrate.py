@@ -76,8 +76,23 @@ async def _engine(target: str | AsyncEngine) -> AsyncIterator[AsyncEngine]:
 
 
 async def _run(target: str | AsyncEngine, action: Callable[[Config], Any]) -> Any:
-    async with _engine(target) as engine, engine.begin() as connection:
-        return await connection.run_sync(lambda sync: action(alembic_config(sync)))
+    async with _engine(target) as engine, engine.connect() as connection:
+        # SQLite migrations copy tables ("batch" mode): with foreign keys enforced, dropping
+        # the old copy of a table would cascade into its children. The pragma only changes
+        # outside a transaction, and is restored before the connection goes back to the pool.
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            await connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            await connection.commit()
+        try:
+            result = await connection.run_sync(lambda sync: action(alembic_config(sync)))
+            await connection.commit()
+        finally:
+            if sqlite:
+                await connection.rollback()
+                await connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                await connection.commit()
+        return result
 
 
 async def upgrade(target: str | AsyncEngine, revision: str = "head") -> None:

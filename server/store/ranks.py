@@ -223,7 +223,3 @@ class RedisRankCache(RankCache):
             pipe.zadd(key, {member: 0})
             pipe.expire(key, self._ttl)
             await pipe.execute()
-
-    async def drop(self, board: BoardKey) -> None:
-        """Forget one leaderboard's set; it is warmed again when next asked for."""
-        await self._redis.delete(self.key(board))

@@ -69,6 +69,16 @@ async def test_opening_twice_migrates_once(
         await unmigrated.close()
 
 
+async def test_foreign_keys_hold_after_migrating_sqlite(tmp_path: Path) -> None:
+    """Migrations run with SQLite's foreign keys off; the pooled connection gets them back."""
+    store = await Store.open(f"sqlite+aiosqlite:///{tmp_path / 'fk.sqlite3'}")
+    try:
+        async with store.engine.connect() as connection:
+            assert (await connection.exec_driver_sql("PRAGMA foreign_keys")).scalar() == 1
+    finally:
+        await store.close()
+
+
 async def test_the_sqlite_file_folder_is_made(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'new' / 'folder' / 'simon.sqlite3'}"
     store = await Store.open(url)
