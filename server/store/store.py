@@ -36,6 +36,7 @@ from server.store.models import (
 from server.store.ranks import (
     BoardKey,
     CacheNotReady,
+    Loader,
     LocalRankCache,
     RankCache,
     RedisRankCache,
@@ -528,8 +529,9 @@ class Store:
         (counted,) = await self._rows(_COUNT, {"day": day, "suits": suits})
         return int(counted[0])
 
-    def _loader(self, board: BoardKey, batch: int = 10_000):  # type: ignore[no-untyped-def]
-        """Reads one leaderboard's rank-cache members from the database, in batches."""
+    def _loader(self, board: BoardKey, batch: int = 10_000) -> Loader:
+        """Reads one leaderboard's rank-cache members from the database, in batches (in a
+        transaction: one snapshot, and asyncpg streams only inside one)."""
         day, suits = board
 
         async def load() -> AsyncIterator[list[str]]:
@@ -548,7 +550,8 @@ class Store:
     # -- history --------------------------------------------------------------------------
 
     async def history(self, *, player_id: int, limit: int = 20) -> PlayerHistory:
-        """The player's finished games, newest first, and all-time figures."""
+        """The player's finished games, newest first, and all-time figures over every
+        finished game (daily and practice): games, wins, best score per suit count."""
         if limit < 0:
             raise ValueError(f"limit must be non-negative, got {limit}")
         finished = sa.and_(Game.player_id == player_id, Game.finished_at.is_not(None))
