@@ -1,0 +1,1 @@
+"""The database schema's alembic migrations; run them with ``server.store.migrate``."""

@@ -1,0 +1,145 @@
+"""The tables, as SQLAlchemy 2 declarative models. The schema itself is made only by the
+alembic migrations in ``migrations/``; ``migrate.check()`` proves the two agree."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION: dict[str, str] = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+NAME_LENGTH = 64
+GAME_ID_LENGTH = 64
+
+
+class UTCDateTime(sa.TypeDecorator[datetime]):
+    """A timezone-aware UTC datetime on every backend.
+
+    SQLite keeps no zone (it stores the text ``YYYY-MM-DD HH:MM:SS.ffffff``), so values are
+    converted to UTC before writing, which also keeps its text order chronological, and
+    marked UTC again when read.
+    """
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError(f"naive datetime {value!r}: give a timezone-aware one")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+# Game ids sort bytewise everywhere (the rank cache compares bytes): "C" collation on PostgreSQL;
+# SQLite's default BINARY collation already does.
+GameId = sa.String(GAME_ID_LENGTH).with_variant(
+    postgresql.VARCHAR(GAME_ID_LENGTH, collation="C"), "postgresql"
+)
+
+
+class Base(DeclarativeBase):
+    metadata = sa.MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Player(Base):
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(sa.String(NAME_LENGTH))
+    #: ``name_key(name)``: unique, so names are unique regardless of case on every backend.
+    name_key: Mapped[str] = mapped_column(sa.String(4 * NAME_LENGTH))
+    token_hash: Mapped[str] = mapped_column(sa.String(128))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+    __table_args__ = (
+        sa.Index("ix_players_name_key", "name_key", unique=True),
+        sa.Index("ix_players_token_hash", "token_hash", unique=True),
+    )
+
+
+class DailyDeal(Base):
+    __tablename__ = "daily_deals"
+
+    day: Mapped[date] = mapped_column(sa.Date, primary_key=True)
+    suits: Mapped[int] = mapped_column(sa.SmallInteger, primary_key=True)
+    code: Mapped[str] = mapped_column(sa.String(32))
+    par: Mapped[int | None] = mapped_column(sa.Integer)
+
+
+class Game(Base):
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(GameId, primary_key=True)
+    player_id: Mapped[int] = mapped_column(sa.ForeignKey("players.id", ondelete="CASCADE"))
+    mode: Mapped[str] = mapped_column(sa.String(16))
+    code: Mapped[str] = mapped_column(sa.String(32))
+    suits: Mapped[int] = mapped_column(sa.SmallInteger)
+    day: Mapped[date | None] = mapped_column(sa.Date)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # Written and read whole, never queried inside: plain JSON (text) is enough.
+    actions: Mapped[list[str]] = mapped_column(sa.JSON)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    won: Mapped[bool | None] = mapped_column(sa.Boolean)
+    resigned: Mapped[bool | None] = mapped_column(sa.Boolean)
+    moves: Mapped[int | None] = mapped_column(sa.Integer)
+    score: Mapped[int | None] = mapped_column(sa.Integer)
+    removed: Mapped[int | None] = mapped_column(sa.SmallInteger)
+    elapsed: Mapped[float | None] = mapped_column(sa.Float)
+
+    __table_args__ = (
+        sa.CheckConstraint(
+            "(mode = 'daily' AND day IS NOT NULL) OR (mode = 'practice' AND day IS NULL)",
+            name="mode_day",
+        ),
+    )
+
+
+#: A daily game: the literal (not a bound parameter) lets PostgreSQL match the partial
+#: indexes' predicates in prepared statements too.
+IS_DAILY = Game.mode == sa.literal_column("'daily'")
+#: Rows of a daily leaderboard: finished daily games.
+ON_LEADERBOARD = sa.and_(IS_DAILY, Game.finished_at.is_not(None))
+#: The leaderboard's order, all ascending so one row comparison pages through it:
+#: best score first, then the faster game, then the earlier finish, then the game id.
+LEADERBOARD_KEY: tuple[Any, ...] = (-Game.score, Game.elapsed, Game.finished_at, Game.id)
+
+# One daily attempt per player, day and suit count; practice games are not limited.
+sa.Index(
+    "uq_games_daily_attempt",
+    Game.player_id,
+    Game.day,
+    Game.suits,
+    unique=True,
+    sqlite_where=IS_DAILY,
+    postgresql_where=IS_DAILY,
+)
+# Leaderboard pages and rank counts: an index-only range scan in leaderboard order.
+sa.Index(
+    "ix_games_leaderboard",
+    Game.day,
+    Game.suits,
+    *LEADERBOARD_KEY,
+    postgresql_include=["score", "player_id", "moves", "won"],
+    sqlite_where=ON_LEADERBOARD,
+    postgresql_where=ON_LEADERBOARD,
+)
+# A player's history, newest first.
+sa.Index("ix_games_player_finished", Game.player_id, Game.finished_at)

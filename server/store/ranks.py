@@ -1,0 +1,225 @@
+"""The rank cache: a player's position on a daily leaderboard without counting rows.
+
+One ordered set per (day, suit count) holds a member per finished daily game. Every member
+has the same score, so the set is ordered by the member itself, and the member is a
+fixed-width text whose byte order is the leaderboard's order::
+
+    16 hex digits   2**63 - 1 - score           (higher score first)
+    16 hex digits   IEEE-754 bits of elapsed    (a non-negative double's bits sort like it)
+    16 hex digits   finish time, microseconds since 1970 + 2**62
+    the rest        the game id                 (ids sort bytewise in the database too)
+
+so a member's 0-based rank in the set is its rank on the leaderboard. With Redis the set is a
+sorted set (``ZLEXCOUNT``, ``ZCARD``); without, a sorted list in this process.
+
+The database stays the record: a set is filled ("warmed") from it the first time its
+leaderboard is asked for, new results are added as they are written, and a set can be dropped
+at any time. A set is complete once it holds the ``COMPLETE`` marker (Redis) or flag
+(in-process); until then it is not used. In Redis the marker is a member of the set itself
+(sorting after every result), so the set and its marker expire together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import math
+import struct
+import uuid
+from abc import ABC, abstractmethod
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from typing import NamedTuple
+
+import redis.asyncio as redis
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+#: Marks a Redis set as complete; "~" sorts after the hex digit that starts every result.
+COMPLETE = "~complete"
+
+#: (day, suit count): one leaderboard.
+BoardKey = tuple[date, int]
+#: Reads every member of one leaderboard from the database, in batches.
+Loader = Callable[[], AsyncIterator[list[str]]]
+
+
+class Position(NamedTuple):
+    #: Results that sort before the member (or at it too, when asked ``inclusive``): for a
+    #: result, its 0-based rank.
+    before: int
+    #: Results on the leaderboard.
+    total: int
+    #: Whether the member is one of the results.
+    present: bool
+
+
+class CacheNotReady(Exception):
+    """The set is being warmed elsewhere and did not complete in time: ask the database."""
+
+
+def rank_member(score: int, elapsed: float, finished_at: datetime, game_id: str) -> str:
+    """The member of one result; members sort exactly like the leaderboard rows.
+
+    >>> rank_member(851, 0.0, _EPOCH, "g1")[:16]
+    '7ffffffffffffcac'
+    """
+    if not -(2**31) < score < 2**31:  # a 4-byte integer in the database, negated too
+        raise ValueError(f"score out of range: {score}")
+    if not (math.isfinite(elapsed) and elapsed >= 0):
+        raise ValueError(f"elapsed must be finite and non-negative: {elapsed}")
+    micros = epoch_micros(finished_at) + 2**62
+    elapsed_bits = struct.pack(">d", elapsed + 0.0).hex()  # + 0.0 turns -0.0 into 0.0
+    return f"{2**63 - 1 - score:016x}{elapsed_bits}{micros:016x}{game_id}"
+
+
+def epoch_micros(moment: datetime) -> int:
+    """Microseconds since 1970 UTC: exact, unlike a float timestamp."""
+    return (moment - _EPOCH) // _MICROSECOND
+
+
+def from_epoch_micros(micros: int) -> datetime:
+    return _EPOCH + micros * _MICROSECOND
+
+
+class RankCache(ABC):
+    """Positions on the daily leaderboards. Each read warms its set first if needed."""
+
+    @abstractmethod
+    async def position(
+        self, board: BoardKey, member: str, load: Loader, *, inclusive: bool = False
+    ) -> Position:
+        """Where ``member`` stands (it need not be a result): see :class:`Position`."""
+
+    async def total(self, board: BoardKey, load: Loader) -> int:
+        """The number of results on the leaderboard."""
+        return (await self.position(board, COMPLETE, load)).total
+
+    @abstractmethod
+    async def add(self, board: BoardKey, member: str) -> None:
+        """Record a newly written result (call after the database committed it)."""
+
+
+@dataclass
+class _LocalBoard:
+    members: list[str] = field(default_factory=list)
+    complete: bool = False
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class LocalRankCache(RankCache):
+    """The in-process cache: a sorted list per leaderboard, the most recent ``max_boards``
+    kept (an evicted one is warmed again when asked for)."""
+
+    def __init__(self, max_boards: int = 32) -> None:
+        self._boards: OrderedDict[BoardKey, _LocalBoard] = OrderedDict()
+        self._max_boards = max_boards
+
+    def _board(self, key: BoardKey) -> _LocalBoard:
+        board = self._boards.get(key)
+        if board is None:
+            board = self._boards[key] = _LocalBoard()
+            while len(self._boards) > self._max_boards:
+                self._boards.popitem(last=False)
+        else:
+            self._boards.move_to_end(key)
+        return board
+
+    async def _warm(self, key: BoardKey, load: Loader) -> _LocalBoard:
+        board = self._board(key)
+        if board.complete:
+            return board
+        async with board.lock:  # one warmer; the others wait for its result
+            if not board.complete:
+                loaded = [member async for batch in load() for member in batch]
+                # Results added while loading are kept: the set removes the doubles.
+                board.members = sorted(set(board.members).union(loaded))
+                board.complete = True
+        return board
+
+    async def position(
+        self, board: BoardKey, member: str, load: Loader, *, inclusive: bool = False
+    ) -> Position:
+        members = (await self._warm(board, load)).members
+        index = bisect.bisect_left(members, member)
+        present = index < len(members) and members[index] == member
+        return Position(index + (inclusive and present), len(members), present)
+
+    async def add(self, board: BoardKey, member: str) -> None:
+        members = self._board(board).members
+        index = bisect.bisect_left(members, member)
+        if index == len(members) or members[index] != member:
+            members.insert(index, member)
+
+
+class RedisRankCache(RankCache):
+    """Sorted sets in Redis, shared by every server node using the same prefix."""
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        prefix: str,
+        *,
+        ttl_seconds: int = 8 * 86400,
+        warm_wait_seconds: float = 5.0,
+        batch: int = 10_000,
+    ) -> None:
+        self._redis = client
+        self._prefix = prefix
+        self._ttl = ttl_seconds
+        self._warm_wait = warm_wait_seconds
+        self._batch = batch
+
+    def key(self, board: BoardKey) -> str:
+        day, suits = board
+        return f"{self._prefix}:ranks:{day.isoformat()}:{suits}"
+
+    async def _warm(self, key: str, load: Loader) -> None:
+        lock = f"{key}:warming"
+        token = uuid.uuid4().hex
+        if await self._redis.set(lock, token, nx=True, ex=max(30, int(self._warm_wait * 4))):
+            try:
+                async for batch in load():
+                    for start in range(0, len(batch), self._batch):
+                        chunk = batch[start : start + self._batch]
+                        await self._redis.zadd(key, dict.fromkeys(chunk, 0))
+                async with self._redis.pipeline(transaction=True) as pipe:
+                    pipe.zadd(key, {COMPLETE: 0})
+                    pipe.expire(key, self._ttl)
+                    await pipe.execute()
+            finally:
+                if await self._redis.get(lock) == token.encode():
+                    await self._redis.delete(lock)
+            return
+        # Another warmer holds the lock: wait for its marker.
+        deadline = asyncio.get_running_loop().time() + self._warm_wait
+        while asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.02)
+            if await self._redis.zscore(key, COMPLETE) is not None:
+                return
+        raise CacheNotReady(key)
+
+    async def position(
+        self, board: BoardKey, member: str, load: Loader, *, inclusive: bool = False
+    ) -> Position:
+        key = self.key(board)
+        for _ in range(2):
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.zscore(key, COMPLETE)
+                pipe.zlexcount(key, "-", ("[" if inclusive else "(") + member)
+                pipe.zscore(key, member)
+                pipe.zcard(key)
+                complete, before, score, size = await pipe.execute()
+            if complete is not None:
+                return Position(before, size - 1, score is not None)
+            await self._warm(key, load)
+        raise CacheNotReady(key)
+
+    async def add(self, board: BoardKey, member: str) -> None:
+        key = self.key(board)
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(key, {member: 0})
+            pipe.expire(key, self._ttl)
+            await pipe.execute()

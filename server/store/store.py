@@ -1,0 +1,629 @@
+"""The store: players, daily deals, games and the daily leaderboards.
+
+A session (or, for the leaderboard's hot reads, a Core connection) per operation, so
+concurrent tasks never share one; single reads run in autocommit. PostgreSQL (asyncpg) is the
+record in production; an SQLite file (aiosqlite) serves a single embedded server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import logging
+import struct
+import unicodedata
+from collections.abc import AsyncIterator, Sequence
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import redis.asyncio as redis
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+
+from server.store.models import (
+    LEADERBOARD_KEY,
+    NAME_LENGTH,
+    ON_LEADERBOARD,
+    DailyDeal,
+    Game,
+    Player,
+    UTCDateTime,
+)
+from server.store.ranks import (
+    BoardKey,
+    CacheNotReady,
+    Loader,
+    LocalRankCache,
+    RankCache,
+    RedisRankCache,
+    epoch_micros,
+    from_epoch_micros,
+    rank_member,
+)
+from server.store.records import (
+    AlreadyFinished,
+    AttemptExists,
+    DailyDealRecord,
+    GameRecord,
+    LeaderboardEntry,
+    LeaderboardSlice,
+    NameTaken,
+    PlayerHistory,
+    PlayerRecord,
+    RankResult,
+    StoreError,
+    UnknownGame,
+)
+
+log = logging.getLogger(__name__)
+
+MODES = ("daily", "practice")
+#: Columns of one leaderboard row, in this order.
+_ROW_COLUMNS = (
+    Game.id,
+    Game.score,
+    Game.elapsed,
+    Game.finished_at,
+    Game.moves,
+    Game.won,
+    Player.name,
+)
+_GAME_COLUMNS = (Game, Player.name)
+
+LeaderboardKey = tuple[int, float, datetime, str]
+
+
+def name_key(name: str) -> str:
+    """The form of a name that must be unique: ``Alice``, ``ALICE`` and ``alice`` collide."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def encode_cursor(key: LeaderboardKey) -> str:
+    """An opaque, URL-safe cursor for the leaderboard row after which a page starts."""
+    negative_score, elapsed, finished_at, game_id = key
+    micros = epoch_micros(finished_at)
+    text = f"{negative_score}|{struct.pack('>d', elapsed).hex()}|{micros}|{game_id}"
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> LeaderboardKey:
+    """The key in a cursor made by :func:`encode_cursor`; ValueError for anything else."""
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        text = base64.urlsafe_b64decode(padded.encode("ascii")).decode()
+        score_text, elapsed_hex, micros_text, game_id = text.split("|", 3)
+        (elapsed,) = struct.unpack(">d", bytes.fromhex(elapsed_hex))
+        key = (int(score_text), elapsed, from_epoch_micros(int(micros_text)), game_id)
+    except (ValueError, UnicodeError, binascii.Error, struct.error, OverflowError) as error:
+        raise ValueError(f"malformed leaderboard cursor: {cursor!r}") from error
+    if not game_id:
+        raise ValueError(f"malformed leaderboard cursor: {cursor!r}")
+    try:
+        rank_member(-key[0], elapsed, key[2], game_id)  # score, elapsed and time in range
+    except (ValueError, OverflowError) as error:
+        raise ValueError(f"malformed leaderboard cursor: {cursor!r}") from error
+    return key
+
+
+def _row_key(row: sa.Row[Any]) -> LeaderboardKey:
+    return (-row.score, row.elapsed, row.finished_at, row.id)
+
+
+def _key_params(key: LeaderboardKey) -> dict[str, Any]:
+    return dict(zip(("k_score", "k_elapsed", "k_finished", "k_id"), key, strict=True))
+
+
+# The leaderboard's statements, built once: bound parameters only, so every call reuses the
+# compiled SQL and the connection's prepared statement.
+_BOARD = (
+    sa.select(*_ROW_COLUMNS)
+    .join(Player, Player.id == Game.player_id)
+    .where(
+        ON_LEADERBOARD,
+        Game.day == sa.bindparam("day", type_=sa.Date()),
+        Game.suits == sa.bindparam("suits", type_=sa.SmallInteger()),
+    )
+)
+_ROW = sa.tuple_(*LEADERBOARD_KEY)
+_KEY = sa.tuple_(
+    sa.bindparam("k_score", type_=sa.Integer()),
+    sa.bindparam("k_elapsed", type_=sa.Float()),
+    sa.bindparam("k_finished", type_=UTCDateTime()),
+    sa.bindparam("k_id", type_=sa.String()),
+)
+# The limit is written into the SQL: a generic plan with an unknown limit expects 10% of the
+# rows and joins them all (measured 4 ms instead of 1 ms for the rows around a player).
+_LIMIT = sa.bindparam("limit", type_=sa.Integer(), literal_execute=True)
+_PAGE = _BOARD.order_by(*LEADERBOARD_KEY).limit(_LIMIT)
+_PAGE_AFTER = _BOARD.where(_ROW > _KEY).order_by(*LEADERBOARD_KEY).limit(_LIMIT)
+_OWN = _BOARD.where(Game.player_id == sa.bindparam("player_id", type_=sa.Integer()))
+# The rows just before and just after a key, in one round trip (in no particular order).
+_AROUND = sa.union_all(
+    sa.select(
+        _BOARD.where(_ROW < _KEY)
+        .order_by(*(c.desc() for c in LEADERBOARD_KEY))
+        .limit(_LIMIT)
+        .subquery()
+    ),
+    sa.select(_BOARD.where(_ROW > _KEY).order_by(*LEADERBOARD_KEY).limit(_LIMIT).subquery()),
+)
+_COUNT = (
+    sa.select(sa.func.count())
+    .select_from(Game)
+    .where(
+        ON_LEADERBOARD,
+        Game.day == sa.bindparam("day", type_=sa.Date()),
+        Game.suits == sa.bindparam("suits", type_=sa.SmallInteger()),
+    )
+)
+_COUNT_BEFORE = _COUNT.where(_ROW < _KEY)
+_COUNT_UP_TO = _COUNT.where(_ROW <= _KEY)
+
+
+def _player(row: Player) -> PlayerRecord:
+    return PlayerRecord(id=row.id, name=row.name, created_at=row.created_at)
+
+
+def _deal(row: DailyDeal) -> DailyDealRecord:
+    return DailyDealRecord(day=row.day, suits=row.suits, code=row.code, par=row.par)
+
+
+def _game(game: Game, player_name: str) -> GameRecord:
+    return GameRecord(
+        id=game.id,
+        player_id=game.player_id,
+        player_name=player_name,
+        mode=game.mode,
+        code=game.code,
+        suits=game.suits,
+        day=game.day,
+        started_at=game.started_at,
+        actions=list(game.actions),
+        finished_at=game.finished_at,
+        won=game.won,
+        resigned=game.resigned,
+        moves=game.moves,
+        score=game.score,
+        removed=game.removed,
+        elapsed=game.elapsed,
+    )
+
+
+def _entry(rank: int, row: sa.Row[Any]) -> LeaderboardEntry:
+    return LeaderboardEntry(
+        rank=rank,
+        player=row.name,
+        score=row.score,
+        moves=row.moves,
+        elapsed=row.elapsed,
+        finished_at=row.finished_at,
+        won=row.won,
+    )
+
+
+def _row_member(row: Any) -> str:
+    """The rank-cache member of a row with score, elapsed, finished_at and id."""
+    return rank_member(row.score, row.elapsed, row.finished_at, row.id)
+
+
+def _require_aware(name: str, value: datetime) -> None:
+    if value.tzinfo is None:
+        raise ValueError(f"{name} must be timezone-aware, got {value!r}")
+
+
+class Store:
+    """Everything the server keeps. Open with :meth:`open`, close with :meth:`close`."""
+
+    def __init__(self, engine: AsyncEngine, ranks: RankCache) -> None:
+        self.engine = engine
+        self.ranks = ranks
+        self._sessions = async_sessionmaker(engine, expire_on_commit=False)
+        # Single reads need no transaction: autocommit spares the BEGIN and ROLLBACK round trips.
+        self._read_engine = engine.execution_options(isolation_level="AUTOCOMMIT")
+        self._reads = async_sessionmaker(self._read_engine, expire_on_commit=False)
+        self._insert = postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        *,
+        redis: redis.Redis | None = None,
+        redis_prefix: str = "simon",
+        migrate: bool = True,
+    ) -> Store:
+        """Connect to the database at ``url`` (``postgresql+asyncpg://`` or
+        ``sqlite+aiosqlite:///``), bring its schema to the newest migration when ``migrate``,
+        and keep ranks in Redis sorted sets when ``redis`` is given, else in this process."""
+        engine = create_engine(url)
+        try:
+            if migrate:
+                from server.store.migrate import upgrade
+
+                await upgrade(engine)
+        except BaseException:
+            await engine.dispose()
+            raise
+        ranks: RankCache = (
+            RedisRankCache(redis, redis_prefix) if redis is not None else LocalRankCache()
+        )
+        return cls(engine, ranks)
+
+    async def close(self) -> None:
+        """Dispose of the engine; the Redis client, if any, stays the caller's to close."""
+        await self.engine.dispose()
+
+    # -- players --------------------------------------------------------------------------
+
+    async def create_player(self, *, name: str, token_hash: str, now: datetime) -> PlayerRecord:
+        if not name or len(name) > NAME_LENGTH:
+            raise ValueError(f"a name has 1 to {NAME_LENGTH} characters, got {len(name)}")
+        if not token_hash:
+            raise ValueError("empty token hash")
+        _require_aware("now", now)
+        player = Player(name=name, name_key=name_key(name), token_hash=token_hash, created_at=now)
+        try:
+            async with self._sessions.begin() as session:
+                session.add(player)
+        except IntegrityError as error:
+            if await self.player_by_name(name) is not None:
+                raise NameTaken(f"the name {name!r} is taken") from None
+            raise StoreError("this token hash belongs to another player") from error
+        return _player(player)
+
+    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
+        return await self._one_player(Player.token_hash == token_hash)
+
+    async def player_by_name(self, name: str) -> PlayerRecord | None:
+        return await self._one_player(Player.name_key == name_key(name))
+
+    async def _one_player(self, where: sa.ColumnElement[bool]) -> PlayerRecord | None:
+        async with self._reads() as session:
+            player = await session.scalar(sa.select(Player).where(where))
+        return None if player is None else _player(player)
+
+    # -- daily deals ----------------------------------------------------------------------
+
+    async def get_daily_deal(self, *, day: date, suits: int) -> DailyDealRecord | None:
+        async with self._reads() as session:
+            deal = await session.get(DailyDeal, (day, suits))
+        return None if deal is None else _deal(deal)
+
+    async def put_daily_deal(
+        self, *, day: date, suits: int, code: str, par: int | None
+    ) -> DailyDealRecord:
+        """Store the deal unless one exists; either way return the stored one."""
+        insert = self._insert(DailyDeal).values(day=day, suits=suits, code=code, par=par)
+        async with self._sessions.begin() as session:
+            await session.execute(insert.on_conflict_do_nothing(index_elements=["day", "suits"]))
+            deal = await session.scalar(
+                sa.select(DailyDeal).where(DailyDeal.day == day, DailyDeal.suits == suits)
+            )
+        assert deal is not None  # inserted or already there, in this transaction
+        return _deal(deal)
+
+    # -- games ----------------------------------------------------------------------------
+
+    async def start_game(
+        self,
+        *,
+        game_id: str,
+        player_id: int,
+        mode: str,
+        code: str,
+        suits: int,
+        day: date | None,
+        started_at: datetime,
+    ) -> GameRecord:
+        """Record a new game. A daily game is one per (player, day, suits): a second start
+        raises :class:`AttemptExists` carrying the first."""
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        if (mode == "daily") != (day is not None):
+            raise ValueError("a daily game has a day and a practice game has none")
+        if not game_id:
+            raise ValueError("empty game id")
+        _require_aware("started_at", started_at)
+        game = Game(
+            id=game_id,
+            player_id=player_id,
+            mode=mode,
+            code=code,
+            suits=suits,
+            day=day,
+            started_at=started_at,
+            actions=[],
+        )
+        try:
+            async with self._sessions.begin() as session:
+                session.add(game)
+                await session.flush()
+                name = await session.scalar(sa.select(Player.name).where(Player.id == player_id))
+        except IntegrityError as error:
+            if day is not None:
+                existing = await self.daily_attempt(player_id=player_id, day=day, suits=suits)
+                if existing is not None:
+                    raise AttemptExists(existing) from None
+            if await self.get_game(game_id) is not None:
+                raise StoreError(f"a game with id {game_id!r} exists") from None
+            raise StoreError(f"no player has id {player_id}") from error
+        assert name is not None  # the foreign key held
+        return _game(game, name)
+
+    async def get_game(self, game_id: str) -> GameRecord | None:
+        return await self._one_game(Game.id == game_id)
+
+    async def daily_attempt(self, *, player_id: int, day: date, suits: int) -> GameRecord | None:
+        return await self._one_game(
+            Game.player_id == player_id,
+            Game.day == day,
+            Game.suits == suits,
+            Game.mode == sa.literal_column("'daily'"),
+        )
+
+    async def _one_game(self, *where: sa.ColumnElement[bool]) -> GameRecord | None:
+        query = sa.select(*_GAME_COLUMNS).join(Player, Player.id == Game.player_id).where(*where)
+        async with self._reads() as session:
+            row = (await session.execute(query)).first()
+        return None if row is None else _game(row[0], row[1])
+
+    async def save_actions(self, *, game_id: str, actions: list[str]) -> None:
+        """Checkpoint an unfinished game's whole action list."""
+        update = (
+            sa.update(Game)
+            .where(Game.id == game_id, Game.finished_at.is_(None))
+            .values(actions=list(actions))
+        )
+        async with self._sessions.begin() as session:
+            result = await session.execute(update, execution_options={"synchronize_session": False})
+        if result.rowcount == 0:  # type: ignore[attr-defined]
+            await self._refuse_write(game_id)
+
+    async def finish_game(
+        self,
+        *,
+        game_id: str,
+        actions: list[str],
+        won: bool,
+        resigned: bool,
+        moves: int,
+        score: int,
+        removed: int,
+        elapsed: float,
+        finished_at: datetime,
+    ) -> GameRecord:
+        """Write the game's result, once: a second call raises :class:`AlreadyFinished`,
+        also when two race (the update only matches an unfinished game)."""
+        _require_aware("finished_at", finished_at)
+        elapsed = float(elapsed) + 0.0  # + 0.0: -0.0 would sort apart from 0.0 in the cache
+        # Its rank-cache member, made first: it refuses what cannot be ranked (a negative or
+        # infinite elapsed, a score out of range) before anything is written.
+        member = rank_member(score, elapsed, finished_at, game_id)
+        update = (
+            sa.update(Game)
+            .where(Game.id == game_id, Game.finished_at.is_(None))
+            .values(
+                actions=list(actions),
+                won=won,
+                resigned=resigned,
+                moves=moves,
+                score=score,
+                removed=removed,
+                elapsed=elapsed,
+                finished_at=finished_at,
+            )
+        )
+        async with self._sessions.begin() as session:
+            result = await session.execute(update, execution_options={"synchronize_session": False})
+        if result.rowcount == 0:  # type: ignore[attr-defined]
+            await self._refuse_write(game_id)
+        game = await self.get_game(game_id)
+        assert game is not None and game.finished_at is not None
+        if game.day is not None and game.mode == "daily":
+            try:
+                await self.ranks.add((game.day, game.suits), member)
+            except redis.RedisError:
+                log.exception("rank cache: could not add game %s", game_id)
+        return game
+
+    async def _refuse_write(self, game_id: str) -> None:
+        """Raise why a write to ``game_id`` matched no unfinished game."""
+        if await self.get_game(game_id) is None:
+            raise UnknownGame(f"no game has id {game_id!r}")
+        raise AlreadyFinished(f"game {game_id!r} is finished")
+
+    # -- leaderboards ---------------------------------------------------------------------
+
+    async def _rows(self, query: sa.Executable, params: dict[str, Any]) -> list[sa.Row[Any]]:
+        """Run one prebuilt leaderboard query (Core: these are the hot reads)."""
+        async with self._read_engine.connect() as connection:
+            return list(await connection.execute(query, params))
+
+    async def leaderboard_page(
+        self, *, day: date, suits: int, limit: int, after: str | None = None
+    ) -> LeaderboardSlice:
+        """One page of a daily leaderboard, best first; ``after`` is a page's ``next``."""
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        params: dict[str, Any] = {"day": day, "suits": suits, "limit": limit + 1}
+        if after is None:
+            # The rows and the total do not depend on each other: ask both at once.
+            rows, total = await asyncio.gather(self._rows(_PAGE, params), self._total(day, suits))
+            first = 0
+        else:
+            key = decode_cursor(after)
+            # The page starts right after the cursor's key: its rank is how many sort up to it.
+            rows, (first, total) = await asyncio.gather(
+                self._rows(_PAGE_AFTER, params | _key_params(key)),
+                self._position(day, suits, key, inclusive=True),
+            )
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return LeaderboardSlice(
+            rows=[_entry(first + i + 1, row) for i, row in enumerate(rows)],
+            next=encode_cursor(_row_key(rows[-1])) if more else None,
+            total=total,
+        )
+
+    async def rank_of(
+        self, *, day: date, suits: int, player_id: int, around: int = 5
+    ) -> RankResult:
+        """The player's rank that day, and up to ``around`` rows either side of their own."""
+        if around < 0:
+            raise ValueError(f"around must be non-negative, got {around}")
+        board = {"day": day, "suits": suits}
+        own_rows = await self._rows(_OWN, board | {"player_id": player_id})
+        if not own_rows:
+            return RankResult(rank=None, total=await self._total(day, suits), around=[])
+        own = own_rows[0]
+        key = _row_key(own)
+        if around:
+            (position, total), others = await asyncio.gather(
+                self._position(day, suits, key),
+                self._rows(_AROUND, board | {"limit": around} | _key_params(key)),
+            )
+            rows = sorted([own, *others], key=_row_key)
+        else:
+            position, total = await self._position(day, suits, key)
+            rows = [own]
+        start = position - rows.index(own)
+        return RankResult(
+            rank=position + 1,
+            total=total,
+            around=[_entry(start + i + 1, row) for i, row in enumerate(rows)],
+        )
+
+    async def _position(
+        self, day: date, suits: int, key: LeaderboardKey, *, inclusive: bool = False
+    ) -> tuple[int, int]:
+        """How many results sort before ``key`` (or at it, if ``inclusive``), and how many
+        there are: from the rank cache, else counted in the database."""
+        negative_score, elapsed, finished_at, game_id = key
+        member = rank_member(-negative_score, elapsed, finished_at, game_id)
+        try:
+            position = await self.ranks.position(
+                (day, suits), member, self._loader((day, suits)), inclusive=inclusive
+            )
+            # Asked about a result the cache lacks (its add has not landed yet): count.
+            if position.present or inclusive:
+                return position.before, position.total
+            log.info("rank cache: game %s not in %s/%s yet; counting", game_id, day, suits)
+        except (CacheNotReady, redis.RedisError) as error:
+            log.warning("rank cache unavailable (%s); counting", error)
+        params = {"day": day, "suits": suits} | _key_params(key)
+        (counted,) = await self._rows(_COUNT_UP_TO if inclusive else _COUNT_BEFORE, params)
+        return int(counted[0]), await self._count(day, suits)
+
+    async def _total(self, day: date, suits: int) -> int:
+        try:
+            return await self.ranks.total((day, suits), self._loader((day, suits)))
+        except (CacheNotReady, redis.RedisError) as error:
+            log.warning("rank cache unavailable (%s); counting", error)
+        return await self._count(day, suits)
+
+    async def _count(self, day: date, suits: int) -> int:
+        (counted,) = await self._rows(_COUNT, {"day": day, "suits": suits})
+        return int(counted[0])
+
+    def _loader(self, board: BoardKey, batch: int = 10_000) -> Loader:
+        """Reads one leaderboard's rank-cache members from the database, in batches (in a
+        transaction: one snapshot, and asyncpg streams only inside one)."""
+        day, suits = board
+
+        async def load() -> AsyncIterator[list[str]]:
+            query = (
+                sa.select(Game.score, Game.elapsed, Game.finished_at, Game.id)
+                .where(ON_LEADERBOARD, Game.day == day, Game.suits == suits)
+                .execution_options(yield_per=batch)
+            )
+            async with self._sessions() as session:
+                result = await session.stream(query)
+                async for rows in result.partitions(batch):
+                    yield [_row_member(row) for row in rows]
+
+        return load
+
+    # -- history --------------------------------------------------------------------------
+
+    async def history(self, *, player_id: int, limit: int = 20) -> PlayerHistory:
+        """The player's finished games, newest first, and all-time figures over every
+        finished game (daily and practice): games, wins, best score per suit count."""
+        if limit < 0:
+            raise ValueError(f"limit must be non-negative, got {limit}")
+        finished = sa.and_(Game.player_id == player_id, Game.finished_at.is_not(None))
+        games_query = (
+            sa.select(*_GAME_COLUMNS)
+            .join(Player, Player.id == Game.player_id)
+            .where(finished)
+            .order_by(Game.finished_at.desc(), Game.id.desc())
+            .limit(limit)
+        )
+        figures_query = (
+            sa.select(
+                Game.suits,
+                sa.func.count(),
+                sa.func.sum(sa.case((Game.won, 1), else_=0)),
+                sa.func.max(Game.score),
+            )
+            .where(finished)
+            .group_by(Game.suits)
+        )
+        async with self._reads() as session:
+            games = [_game(game, name) for game, name in await session.execute(games_query)]
+            figures: Sequence[sa.Row[Any]] = list(await session.execute(figures_query))
+        return PlayerHistory(
+            games=games,
+            games_total=sum(row[1] for row in figures),
+            won=sum(int(row[2] or 0) for row in figures),
+            best_score={row[0]: row[3] for row in figures},
+        )
+
+    async def finished_games(self, *, batch: int = 1000) -> AsyncIterator[GameRecord]:
+        """Every finished game, in game id order, read in batches."""
+        if batch < 1:
+            raise ValueError(f"batch must be at least 1, got {batch}")
+        last: str | None = None
+        while True:
+            query = (
+                sa.select(*_GAME_COLUMNS)
+                .join(Player, Player.id == Game.player_id)
+                .where(Game.finished_at.is_not(None))
+                .order_by(Game.id)
+                .limit(batch)
+            )
+            if last is not None:
+                query = query.where(Game.id > last)
+            async with self._reads() as session:
+                games = [_game(game, name) for game, name in await session.execute(query)]
+            for game in games:
+                yield game
+            if len(games) < batch:
+                return
+            last = games[-1].id
+
+
+def create_engine(url: str, **options: Any) -> AsyncEngine:
+    """An async engine for ``url``; on SQLite, the file's folder is made and every connection
+    enforces foreign keys and waits for a busy database instead of failing."""
+    parsed = sa.make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return create_async_engine(url, **options)
+    database = parsed.database or ""
+    if database and database != ":memory:" and not database.startswith("file:"):
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_async_engine(url, **options)
+
+    @sa.event.listens_for(engine.sync_engine, "connect")
+    def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=10000")
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    return engine

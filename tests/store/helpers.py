@@ -1,0 +1,61 @@
+"""Small builders shared by the store tests."""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from datetime import UTC, date, datetime, timedelta
+
+from server.store import GameRecord, PlayerRecord, Store
+
+T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+_days = itertools.count()
+
+
+def unique_day() -> date:
+    """A day no other test of the module uses, so leaderboards start empty."""
+    return date(2030, 1, 1) + timedelta(days=next(_days))
+
+
+def unique_name(prefix: str = "p") -> str:
+    return f"{prefix}{uuid.uuid4().hex[:12]}"
+
+
+async def new_player(store: Store, name: str | None = None) -> PlayerRecord:
+    return await store.create_player(
+        name=name or unique_name(), token_hash=uuid.uuid4().hex, now=T0
+    )
+
+
+async def finished_daily(
+    store: Store,
+    player: PlayerRecord,
+    day: date,
+    *,
+    score: int,
+    elapsed: float,
+    finished_at: datetime,
+    suits: int = 1,
+    game_id: str | None = None,
+) -> GameRecord:
+    """A daily game of ``player`` started and finished with the given result."""
+    game = await store.start_game(
+        game_id=game_id or uuid.uuid4().hex,
+        player_id=player.id,
+        mode="daily",
+        code="SS1-S1-AAAAAAB",
+        suits=suits,
+        day=day,
+        started_at=finished_at - timedelta(seconds=elapsed),
+    )
+    return await store.finish_game(
+        game_id=game.id,
+        actions=["1-2"],
+        won=score > 500,
+        resigned=False,
+        moves=max(0, 900 - score),
+        score=score,
+        removed=4 if score > 500 else 0,
+        elapsed=elapsed,
+        finished_at=finished_at,
+    )

@@ -1,0 +1,215 @@
+"""Daily leaderboards: order, keyset pages, ranks, and the rank cache against the database."""
+
+from __future__ import annotations
+
+import logging
+import random
+import uuid
+from datetime import timedelta
+
+import pytest
+import redis.asyncio as redis
+import sqlalchemy as sa
+
+from server.store import LeaderboardEntry, Store
+from server.store.models import ON_LEADERBOARD, Game
+from server.store.ranks import RedisRankCache
+from tests.store.helpers import T0, finished_daily, new_player, unique_day
+
+
+def _table(rows: list[LeaderboardEntry]) -> list[tuple[int, str, int, float]]:
+    return [(row.rank, row.player, row.score, row.elapsed) for row in rows]
+
+
+async def test_order_is_score_then_elapsed_then_finish_then_id(store: Store) -> None:
+    day = unique_day()
+    players = {name: await new_player(store, f"{name}-{uuid.uuid4().hex[:6]}") for name in "abcdef"}
+    results = {  # name: (score, elapsed, finished seconds after T0, game id)
+        "a": (851, 40.0, 10, "g-a"),
+        "b": (880, 90.0, 50, "g-b"),  # best score
+        "c": (851, 30.0, 90, "g-c"),  # same score as a, faster
+        "d": (851, 40.0, 5, "g-d"),  # same score and time as a, finished earlier
+        "e": (851, 40.0, 10, "g-0"),  # same as a in everything but the id, which sorts first
+        "f": (420, 1.0, 1, "g-f"),
+    }
+    for name, (score, elapsed, seconds, game_id) in results.items():
+        await finished_daily(
+            store,
+            players[name],
+            day,
+            score=score,
+            elapsed=elapsed,
+            finished_at=T0 + timedelta(seconds=seconds),
+            game_id=f"{game_id}-{day}",
+        )
+    # Another day, another suit count and unfinished games are on other boards or none.
+    await finished_daily(store, players["f"], day, score=900, elapsed=1.0, finished_at=T0, suits=2)
+    await finished_daily(
+        store, players["f"], day + timedelta(days=1000), score=900, elapsed=1.0, finished_at=T0
+    )
+    board = await store.leaderboard_page(day=day, suits=1, limit=10)
+    assert [row.player[0] for row in board.rows] == ["b", "c", "d", "e", "a", "f"]
+    assert [row.rank for row in board.rows] == [1, 2, 3, 4, 5, 6]
+    assert board.total == 6 and board.next is None
+    top = board.rows[0]
+    assert (top.score, top.moves, top.elapsed, top.won) == (880, 20, 90.0, True)
+    assert top.finished_at == T0 + timedelta(seconds=50)
+
+
+async def test_keyset_pages_cover_every_row_once(store: Store) -> None:
+    day = unique_day()
+    rng = random.Random(7)
+    for _ in range(23):
+        await finished_daily(
+            store,
+            await new_player(store),
+            day,
+            score=rng.choice([851, 860, 470]),
+            elapsed=rng.choice([10.0, 20.5]),
+            finished_at=T0 + timedelta(seconds=rng.randrange(3)),
+        )
+    whole = await store.leaderboard_page(day=day, suits=1, limit=100)
+    pages, cursor = [], None
+    while True:
+        page = await store.leaderboard_page(day=day, suits=1, limit=5, after=cursor)
+        assert page.total == 23
+        pages.append(page.rows)
+        cursor = page.next
+        if cursor is None:
+            break
+    assert [len(rows) for rows in pages] == [5, 5, 5, 5, 3]
+    assert _table([row for rows in pages for row in rows]) == _table(whole.rows)
+    assert [row.rank for rows in pages for row in rows] == list(range(1, 24))
+
+
+async def test_a_page_ending_exactly_at_the_last_row_has_no_next(store: Store) -> None:
+    day = unique_day()
+    for n in range(4):
+        await finished_daily(
+            store, await new_player(store), day, score=800 + n, elapsed=1.0, finished_at=T0
+        )
+    first = await store.leaderboard_page(day=day, suits=1, limit=2)
+    second = await store.leaderboard_page(day=day, suits=1, limit=2, after=first.next)
+    assert [row.score for row in second.rows] == [801, 800] and second.next is None
+    empty = await store.leaderboard_page(day=unique_day(), suits=1, limit=2)
+    assert (empty.rows, empty.next, empty.total) == ([], None, 0)
+
+
+@pytest.mark.parametrize("cursor", ["", "garbage!", "bm90IGEgY3Vyc29y", "MXwyfDN8", "é"])
+async def test_a_malformed_cursor_is_a_value_error(store: Store, cursor: str) -> None:
+    with pytest.raises(ValueError):
+        await store.leaderboard_page(day=unique_day(), suits=1, limit=5, after=cursor)
+
+
+async def test_bad_limits_are_refused(store: Store) -> None:
+    with pytest.raises(ValueError):
+        await store.leaderboard_page(day=unique_day(), suits=1, limit=0)
+    with pytest.raises(ValueError):
+        await store.rank_of(day=unique_day(), suits=1, player_id=1, around=-1)
+
+
+async def test_rank_and_rows_around_a_player(store: Store) -> None:
+    day = unique_day()
+    players = [await new_player(store) for _ in range(12)]
+    for n, player in enumerate(players):  # players[0] best, players[11] last
+        await finished_daily(
+            store, player, day, score=890 - n, elapsed=10.0, finished_at=T0 + timedelta(seconds=n)
+        )
+    middle = await store.rank_of(day=day, suits=1, player_id=players[6].id, around=2)
+    assert (middle.rank, middle.total) == (7, 12)
+    assert [row.rank for row in middle.around] == [5, 6, 7, 8, 9]
+    assert middle.around[2].player == players[6].name
+    top = await store.rank_of(day=day, suits=1, player_id=players[0].id, around=3)
+    assert top.rank == 1 and [row.rank for row in top.around] == [1, 2, 3, 4]
+    bottom = await store.rank_of(day=day, suits=1, player_id=players[11].id, around=3)
+    assert bottom.rank == 12 and [row.rank for row in bottom.around] == [9, 10, 11, 12]
+    alone = await store.rank_of(day=day, suits=1, player_id=players[3].id, around=0)
+    assert alone.rank == 4 and [row.player for row in alone.around] == [players[3].name]
+    page = await store.leaderboard_page(day=day, suits=1, limit=12)
+    assert _table(middle.around) == _table(page.rows[4:9])
+
+
+async def test_a_player_without_a_result_has_no_rank(store: Store) -> None:
+    day = unique_day()
+    await finished_daily(
+        store, await new_player(store), day, score=851, elapsed=1.0, finished_at=T0
+    )
+    unfinished = await new_player(store)
+    await store.start_game(
+        game_id=uuid.uuid4().hex,
+        player_id=unfinished.id,
+        mode="daily",
+        code="SS1-S1-AAAAAAB",
+        suits=1,
+        day=day,
+        started_at=T0,
+    )
+    for player in (unfinished, await new_player(store)):
+        result = await store.rank_of(day=day, suits=1, player_id=player.id)
+        assert (result.rank, result.total, result.around) == (None, 1, [])
+
+
+async def test_rank_cache_agrees_with_counting_rows(
+    store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Random results, some read before (warming the cache) and some after: every rank the
+    store gives equals the number of better rows counted in the database, plus one."""
+    caplog.set_level(logging.INFO, logger="server.store.store")
+    day = unique_day()
+    rng = random.Random(2026)
+    players = [await new_player(store) for _ in range(40)]
+    for index, player in enumerate(players):
+        await finished_daily(
+            store,
+            player,
+            day,
+            score=rng.choice([900 - rng.randrange(5), 480, 501]),
+            elapsed=rng.choice([3.25, 7.0, 7.000001, rng.uniform(0, 100)]),
+            finished_at=T0 + timedelta(microseconds=rng.choice([0, 1, 10**6])),
+        )
+        if index == 15:  # warm the cache halfway: later results are added to it
+            await store.rank_of(day=day, suits=1, player_id=players[0].id)
+    async with store.engine.connect() as connection:
+        rows = (
+            await connection.execute(
+                sa.select(
+                    Game.player_id, Game.score, Game.elapsed, Game.finished_at, Game.id
+                ).where(ON_LEADERBOARD, Game.day == day, Game.suits == 1)
+            )
+        ).all()
+    expected = {
+        row.player_id: 1
+        + sum(
+            (-other.score, other.elapsed, other.finished_at, other.id)
+            < (-row.score, row.elapsed, row.finished_at, row.id)
+            for other in rows
+        )
+        for row in rows
+    }
+    for player in players:
+        result = await store.rank_of(day=day, suits=1, player_id=player.id, around=0)
+        assert (result.rank, result.total) == (expected[player.id], 40)
+    page = await store.leaderboard_page(day=day, suits=1, limit=40)
+    assert [row.rank for row in page.rows] == sorted(expected.values())
+    # The ranks came from the cache, not from the counting fallback.
+    assert not [record for record in caplog.records if "rank cache" in record.getMessage()]
+
+
+async def test_ranks_are_counted_in_the_database_when_redis_is_down(store: Store) -> None:
+    day = unique_day()
+    players = [await new_player(store) for _ in range(7)]
+    for n, player in enumerate(players):
+        await finished_daily(store, player, day, score=880 - n % 3, elapsed=5.0 + n, finished_at=T0)
+    down = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.1, retry=None)
+    counting = Store(store.engine, RedisRankCache(down, "unreachable"))
+    try:
+        for after in (None, (await store.leaderboard_page(day=day, suits=1, limit=3)).next):
+            cached = await store.leaderboard_page(day=day, suits=1, limit=3, after=after)
+            counted = await counting.leaderboard_page(day=day, suits=1, limit=3, after=after)
+            assert counted == cached
+        for player in players:
+            cached_rank = await store.rank_of(day=day, suits=1, player_id=player.id, around=2)
+            counted_rank = await counting.rank_of(day=day, suits=1, player_id=player.id, around=2)
+            assert counted_rank == cached_rank
+    finally:
+        await down.aclose()

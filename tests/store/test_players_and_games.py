@@ -1,0 +1,373 @@
+"""Players, daily deals and games on both backends."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import UTC, timedelta, timezone
+
+import pytest
+
+from server.store import AlreadyFinished, AttemptExists, NameTaken, Store, StoreError, UnknownGame
+from tests.store.helpers import T0, finished_daily, new_player, unique_day, unique_name
+
+
+async def test_names_are_unique_regardless_of_case(store: Store) -> None:
+    name = unique_name("Alice")
+    player = await new_player(store, name)
+    assert player.name == name
+    with pytest.raises(NameTaken):
+        await new_player(store, name.upper())
+    found = await store.player_by_name(name.lower())
+    assert found == player
+    assert await store.player_by_name(unique_name()) is None
+
+
+async def test_concurrent_registrations_of_one_name_let_one_through(store: Store) -> None:
+    name = unique_name("Bob")
+    results = await asyncio.gather(
+        *(new_player(store, variant) for variant in (name, name.upper(), name.lower())),
+        return_exceptions=True,
+    )
+    assert sum(not isinstance(result, BaseException) for result in results) == 1
+    assert all(
+        isinstance(result, NameTaken) for result in results if isinstance(result, BaseException)
+    )
+
+
+async def test_token_lookup_and_created_at_in_utc(store: Store) -> None:
+    token = uuid.uuid4().hex
+    created = T0.astimezone(timezone(timedelta(hours=5)))
+    player = await store.create_player(name=unique_name(), token_hash=token, now=created)
+    found = await store.player_by_token_hash(token)
+    assert found is not None and found.id == player.id
+    assert found.created_at == T0 and found.created_at.tzinfo == UTC
+    assert await store.player_by_token_hash("no such token") is None
+    with pytest.raises(StoreError):  # the token hash is taken: refused, nothing stored
+        await store.create_player(name=unique_name(), token_hash=token, now=T0)
+
+
+async def test_bad_player_input_is_refused(store: Store) -> None:
+    with pytest.raises(ValueError):
+        await store.create_player(name="", token_hash="x", now=T0)
+    with pytest.raises(ValueError):
+        await store.create_player(name="x" * 65, token_hash="x", now=T0)
+    with pytest.raises(ValueError):
+        await store.create_player(name="naive", token_hash="y", now=T0.replace(tzinfo=None))
+    assert await store.player_by_name("naive") is None
+
+
+async def test_daily_deal_first_writer_wins(store: Store) -> None:
+    day = unique_day()
+    assert await store.get_daily_deal(day=day, suits=2) is None
+    codes = [f"SS1-S2-AAAAAA{letter}" for letter in "BCDEFG"]
+    stored = await asyncio.gather(
+        *(store.put_daily_deal(day=day, suits=2, code=code, par=None) for code in codes)
+    )
+    assert len({deal.code for deal in stored}) == 1
+    winner = stored[0]
+    assert await store.get_daily_deal(day=day, suits=2) == winner
+    again = await store.put_daily_deal(day=day, suits=2, code="SS1-S2-ZZZZZZZ", par=60)
+    assert again == winner
+    other = await store.put_daily_deal(day=day, suits=4, code="SS1-S4-AAAAAAB", par=70)
+    assert (other.suits, other.code, other.par) == (4, "SS1-S4-AAAAAAB", 70)
+
+
+async def test_one_daily_attempt_per_player_day_and_suits(store: Store) -> None:
+    player = await new_player(store)
+    day = unique_day()
+    first = await store.start_game(
+        game_id=uuid.uuid4().hex,
+        player_id=player.id,
+        mode="daily",
+        code="SS1-S1-AAAAAAB",
+        suits=1,
+        day=day,
+        started_at=T0,
+    )
+    assert first.player_name == player.name and first.actions == [] and first.finished_at is None
+    with pytest.raises(AttemptExists) as refused:
+        await store.start_game(
+            game_id=uuid.uuid4().hex,
+            player_id=player.id,
+            mode="daily",
+            code="SS1-S1-AAAAAAB",
+            suits=1,
+            day=day,
+            started_at=T0,
+        )
+    assert refused.value.game == first
+    assert await store.daily_attempt(player_id=player.id, day=day, suits=1) == first
+    # Other suit counts and practice games are not limited.
+    await store.start_game(
+        game_id=uuid.uuid4().hex,
+        player_id=player.id,
+        mode="daily",
+        code="SS1-S2-AAAAAAB",
+        suits=2,
+        day=day,
+        started_at=T0,
+    )
+    for _ in range(2):
+        await store.start_game(
+            game_id=uuid.uuid4().hex,
+            player_id=player.id,
+            mode="practice",
+            code="SS1-S1-AAAAAAB",
+            suits=1,
+            day=None,
+            started_at=T0,
+        )
+
+
+async def test_concurrent_daily_starts_create_one_attempt(store: Store) -> None:
+    player = await new_player(store)
+    day = unique_day()
+    ids = [uuid.uuid4().hex for _ in range(5)]
+    results = await asyncio.gather(
+        *(
+            store.start_game(
+                game_id=game_id,
+                player_id=player.id,
+                mode="daily",
+                code="SS1-S1-AAAAAAB",
+                suits=1,
+                day=day,
+                started_at=T0,
+            )
+            for game_id in ids
+        ),
+        return_exceptions=True,
+    )
+    started = [result for result in results if not isinstance(result, BaseException)]
+    assert len(started) == 1
+    refusals = [result for result in results if isinstance(result, BaseException)]
+    assert all(isinstance(error, AttemptExists) for error in refusals)
+    assert all(error.game == started[0] for error in refusals)  # type: ignore[attr-defined]
+
+
+async def test_bad_game_input_is_refused(store: Store) -> None:
+    player = await new_player(store)
+    common = {"code": "SS1-S1-AAAAAAB", "suits": 1, "started_at": T0}
+    with pytest.raises(ValueError):
+        await store.start_game(game_id="g-a", player_id=player.id, mode="race", day=None, **common)
+    with pytest.raises(ValueError):
+        await store.start_game(game_id="g-b", player_id=player.id, mode="daily", day=None, **common)
+    with pytest.raises(ValueError):
+        await store.start_game(
+            game_id="g-c", player_id=player.id, mode="practice", day=unique_day(), **common
+        )
+    with pytest.raises(StoreError):  # no such player: the foreign key holds
+        await store.start_game(game_id="g-d", player_id=10**9, mode="practice", day=None, **common)
+    for game_id in ("g-a", "g-b", "g-c", "g-d"):
+        assert await store.get_game(game_id) is None
+    game_id = uuid.uuid4().hex
+    await store.start_game(
+        game_id=game_id, player_id=player.id, mode="practice", day=None, **common
+    )
+    with pytest.raises(StoreError):  # the id is taken
+        await store.start_game(
+            game_id=game_id, player_id=player.id, mode="practice", day=None, **common
+        )
+
+
+async def test_actions_checkpoint_and_finish_once(store: Store) -> None:
+    player = await new_player(store)
+    game = await store.start_game(
+        game_id=uuid.uuid4().hex,
+        player_id=player.id,
+        mode="practice",
+        code="SS1-S1-AAAAAAB",
+        suits=1,
+        day=None,
+        started_at=T0,
+    )
+    await store.save_actions(game_id=game.id, actions=["3-7x2", "undo"])
+    saved = await store.get_game(game.id)
+    assert saved is not None and saved.actions == ["3-7x2", "undo"]
+    finished = await store.finish_game(
+        game_id=game.id,
+        actions=["3-7x2", "undo", "1-2"],
+        won=False,
+        resigned=True,
+        moves=1,
+        score=499,
+        removed=0,
+        elapsed=12.5,
+        finished_at=T0 + timedelta(seconds=13),
+    )
+    assert finished.actions == ["3-7x2", "undo", "1-2"]
+    assert (finished.won, finished.resigned, finished.moves, finished.score) == (
+        False,
+        True,
+        1,
+        499,
+    )
+    assert finished.finished_at == T0 + timedelta(seconds=13)
+    assert finished.finished_at.tzinfo == UTC
+    with pytest.raises(AlreadyFinished):
+        await store.finish_game(
+            game_id=game.id,
+            actions=[],
+            won=True,
+            resigned=False,
+            moves=0,
+            score=900,
+            removed=4,
+            elapsed=1.0,
+            finished_at=T0,
+        )
+    with pytest.raises(AlreadyFinished):
+        await store.save_actions(game_id=game.id, actions=[])
+    assert await store.get_game(game.id) == finished
+    with pytest.raises(UnknownGame):
+        await store.save_actions(game_id="no-such-game", actions=[])
+
+
+async def test_a_result_that_cannot_be_ranked_is_refused(store: Store) -> None:
+    player = await new_player(store)
+    game = await store.start_game(
+        game_id=uuid.uuid4().hex,
+        player_id=player.id,
+        mode="daily",
+        code="SS1-S1-AAAAAAB",
+        suits=1,
+        day=unique_day(),
+        started_at=T0,
+    )
+    result = {
+        "actions": ["1-2"],
+        "won": False,
+        "resigned": True,
+        "moves": 1,
+        "removed": 0,
+        "finished_at": T0,
+    }
+    for bad in (
+        {"score": 499, "elapsed": -1.0},
+        {"score": 499, "elapsed": float("nan")},
+        {"score": 2**40, "elapsed": 1.0},
+    ):
+        with pytest.raises(ValueError):
+            await store.finish_game(game_id=game.id, **result, **bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        await store.finish_game(
+            game_id=game.id,
+            **result | {"finished_at": T0.replace(tzinfo=None)},
+            score=499,
+            elapsed=1.0,
+        )  # type: ignore[arg-type]
+    assert await store.get_game(game.id) == game  # nothing was written
+
+
+async def test_concurrent_finishes_write_one_result(store: Store) -> None:
+    player = await new_player(store)
+    day = unique_day()
+    game = await store.start_game(
+        game_id=uuid.uuid4().hex,
+        player_id=player.id,
+        mode="daily",
+        code="SS1-S1-AAAAAAB",
+        suits=1,
+        day=day,
+        started_at=T0,
+    )
+    results = await asyncio.gather(
+        *(
+            store.finish_game(
+                game_id=game.id,
+                actions=[f"{n}-2"],
+                won=False,
+                resigned=True,
+                moves=n,
+                score=500 - n,
+                removed=0,
+                elapsed=float(n),
+                finished_at=T0 + timedelta(seconds=n),
+            )
+            for n in range(1, 5)
+        ),
+        return_exceptions=True,
+    )
+    written = [result for result in results if not isinstance(result, BaseException)]
+    assert len(written) == 1
+    assert all(isinstance(r, AlreadyFinished) for r in results if isinstance(r, BaseException))
+    assert await store.get_game(game.id) == written[0]
+    board = await store.leaderboard_page(day=day, suits=1, limit=10)
+    assert board.total == 1 and [row.score for row in board.rows] == [written[0].score]
+
+
+async def test_history_and_all_time_figures(store: Store) -> None:
+    player = await new_player(store)
+    other = await new_player(store)
+    day = unique_day()
+    games = [
+        await finished_daily(store, player, day, score=851, elapsed=30.0, finished_at=T0),
+        await finished_daily(
+            store,
+            player,
+            day,
+            score=880,
+            elapsed=20.0,
+            finished_at=T0 + timedelta(hours=1),
+            suits=2,
+        ),
+        await finished_daily(
+            store,
+            player,
+            day,
+            score=470,
+            elapsed=50.0,
+            finished_at=T0 + timedelta(hours=2),
+            suits=4,
+        ),
+    ]
+    await finished_daily(store, other, day, score=899, elapsed=5.0, finished_at=T0)
+    await store.start_game(  # unfinished: not in the history
+        game_id=uuid.uuid4().hex,
+        player_id=player.id,
+        mode="practice",
+        code="SS1-S1-AAAAAAB",
+        suits=1,
+        day=None,
+        started_at=T0,
+    )
+    history = await store.history(player_id=player.id, limit=2)
+    assert [game.id for game in history.games] == [games[2].id, games[1].id]
+    assert history.games_total == 3
+    assert history.won == 2
+    assert history.best_score == {1: 851, 2: 880, 4: 470}
+    empty = await store.history(player_id=(await new_player(store)).id)
+    assert (empty.games, empty.games_total, empty.won, empty.best_score) == ([], 0, 0, {})
+
+
+async def test_finished_games_yields_every_finished_game_once(store: Store) -> None:
+    player = await new_player(store)
+    day = unique_day()
+    ids = {f"fin-{n}" for n in range(7)}
+    for n, game_id in enumerate(sorted(ids)):
+        await finished_daily(
+            store,
+            player,
+            day,
+            score=800 + n,
+            elapsed=10.0,
+            finished_at=T0,
+            suits=(1, 2, 4)[n % 3],
+            game_id=game_id,
+        ) if n < 3 else await store.start_game(
+            game_id=game_id,
+            player_id=player.id,
+            mode="practice",
+            code="SS1-S1-AAAAAAB",
+            suits=1,
+            day=None,
+            started_at=T0,
+        )
+    unfinished = {f"fin-{n}" for n in range(3, 7)}
+    seen = [game async for game in store.finished_games(batch=2)]
+    seen_ids = [game.id for game in seen]
+    assert len(seen_ids) == len(set(seen_ids)) and seen_ids == sorted(seen_ids)
+    assert ids - unfinished <= set(seen_ids)
+    assert not unfinished & set(seen_ids)
+    assert all(game.finished_at is not None for game in seen)
