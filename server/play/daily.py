@@ -104,6 +104,7 @@ class DailySchedule:
         self._prover = prover
         self._cache: dict[tuple[date, int], DailyDealRecord] = {}
         self._pending: dict[tuple[date, int], asyncio.Task[DailyDealRecord]] = {}
+        self._background: set[asyncio.Task[DailyDealRecord]] = set()
 
     async def deal(self, day: date, suits: int) -> DailyDealRecord:
         """The deal of ``day`` for ``suits``: stored, or found now (once per node)."""
@@ -129,7 +130,16 @@ class DailySchedule:
         for suits in SUIT_CHOICES:
             if (day, suits) not in self._cache and (day, suits) not in self._pending:
                 task = asyncio.create_task(self.deal(day, suits))
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
                 task.add_done_callback(_log_failure)
+
+    async def close(self) -> None:
+        """Stop searching (at shutdown)."""
+        tasks = list(self._pending.values()) + list(self._background)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     def forget_before(self, day: date) -> None:
         for key in [key for key in self._cache if key[0] < day]:
@@ -151,5 +161,5 @@ class DailySchedule:
 
 
 def _log_failure(task: asyncio.Task[DailyDealRecord]) -> None:
-    if not task.cancelled() and task.exception() is not None:
+    if not task.cancelled() and not isinstance(task.exception(), asyncio.CancelledError | None):
         log.error("finding a daily deal failed", exc_info=task.exception())

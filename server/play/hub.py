@@ -87,6 +87,8 @@ class Hub:
     async def close(self) -> None:
         if self._ticker is not None:
             self._ticker.cancel()
+            await asyncio.gather(self._ticker, return_exceptions=True)
+        await self.daily.close()
         for game in list(self.live.values()):
             await self._checkpoint(game)
 

@@ -56,15 +56,14 @@ async def test_simon_server_runs_on_a_fresh_data_folder_and_stops_on_sigterm(
                 await asyncio.sleep(0.2)
         assert status == 200 and body["ok"]
         process.send_signal(signal.SIGTERM)
-        code = await asyncio.to_thread(process.wait, 30)
-        log = process.stderr.read() if process.stderr else ""
-        assert code == 0, log
+        _, log = await asyncio.to_thread(process.communicate, None, 30)
+        assert process.returncode == 0, log
         assert "listening on" in log and "stopped" in log
         assert (tmp_path / "data" / "simon.sqlite3").exists()
     finally:
         if process.poll() is None:
             process.kill()
-            process.wait()
+            process.communicate()
 
 
 async def test_verify_reports_a_tampered_result(backend: Backend) -> None:
