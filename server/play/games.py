@@ -72,6 +72,7 @@ class PlayerGame:
 
     __slots__ = (
         "actions",
+        "checkpoint_at",
         "code",
         "day",
         "game",
@@ -82,6 +83,7 @@ class PlayerGame:
         "replies",
         "result",
         "saved_actions",
+        "saved_at",
         "seq",
         "started_at",
     )
@@ -113,6 +115,10 @@ class PlayerGame:
         self.result: Result | None = None
         #: How many actions the store holds (checkpoints happen every so often).
         self.saved_actions = len(self.actions)
+        #: The hub looks at checkpointing again once the game has this many actions.
+        self.checkpoint_at = len(self.actions)
+        #: When the store last got the actions (a timestamp by the hub's clock).
+        self.saved_at = started_at.timestamp()
         #: Encoded reply frames by client message id, oldest first.
         self.replies: OrderedDict[MessageId, tuple[str, ...]] = OrderedDict()
 
@@ -260,6 +266,7 @@ class PlayerGame:
                 seq=raw["seq"],
             )
             game.saved_actions = raw["saved"]
+            game.checkpoint_at = len(game.actions)
             if raw["result"] is not None:
                 won, resigned, moves, score, removed, elapsed, finished_at = raw["result"]
                 game.result = Result(

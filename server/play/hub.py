@@ -53,8 +53,11 @@ from .race import Push, RaceRooms
 
 log = logging.getLogger(__name__)
 
-#: Unfinished games are checkpointed to the store every this many actions (and on leaving).
+#: An unfinished game's actions go to the store when a session lets go of it, and while it
+#: is played every this many actions, but not more often than every CHECKPOINT_GAP seconds:
+#: the bus holds every action; the store's copy is the fallback.
 CHECKPOINT_EVERY: Final = 20
+CHECKPOINT_GAP: Final = 30.0
 #: Tomorrow's deals are prepared this long before midnight.
 PREPARE_AHEAD: Final = timedelta(minutes=15)
 #: The day ticker looks at the clock at least this often.
@@ -77,6 +80,8 @@ class Hub:
         self.listeners: set[Push] = set()
         self.current_day = utc_day(clock.now())
         self._ticker: asyncio.Task[None] | None = None
+        #: Checkpoints being written, by game id (at most one per game).
+        self._saving: dict[str, asyncio.Task[None]] = {}
 
     # -- life --------------------------------------------------------------------
 
@@ -89,6 +94,7 @@ class Hub:
             self._ticker.cancel()
             await asyncio.gather(self._ticker, return_exceptions=True)
         await self.daily.close()
+        await asyncio.gather(*self._saving.values(), return_exceptions=True)
         for game in list(self.live.values()):
             await self._checkpoint(game)
 
@@ -206,6 +212,7 @@ class Hub:
         self.live.pop(game.id, None)
         if not self.bus.shared:
             await self.bus.save_snapshot(game.id, game.snapshot())
+        await self._saved(game)
         await self._checkpoint(game)
         if game.day is not None and not game.finished:
             await self._race(game, "left")
@@ -215,24 +222,21 @@ class Hub:
     def quiet(self, game: PlayerGame) -> bool:
         """True when an accepted action of ``game`` needs no work of :meth:`accepted`
         (a practice game on a private bus between checkpoints): the common case, kept cheap."""
-        return (
-            game.day is None
-            and not self.bus.shared
-            and len(game.actions) - game.saved_actions < CHECKPOINT_EVERY
-        )
+        return game.day is None and not self.bus.shared and len(game.actions) < game.checkpoint_at
 
     async def accepted(self, game: PlayerGame, event: str) -> None:
         """Snapshot to the bus, checkpoint now and then, tell the race."""
         if self.bus.shared:
             await self.bus.save_snapshot(game.id, game.snapshot())
-        if len(game.actions) - game.saved_actions >= CHECKPOINT_EVERY:
-            await self._checkpoint(game)
+        if len(game.actions) >= game.checkpoint_at:
+            self._checkpoint_soon(game)
         if game.day is not None:
             await self._race(game, event)
 
     async def finish(self, game: PlayerGame, *, resigned: bool) -> Finished:
         """End a game: the result to the store, the snapshot to the bus, the race told."""
         result = game.finish(resigned=resigned, now=self.now())
+        await self._saved(game)
         try:
             await self.store.finish_game(
                 game_id=game.id,
@@ -286,11 +290,30 @@ class Hub:
             return None
         return (await self.daily.deal(game.day, game.suits)).par
 
+    def _checkpoint_soon(self, game: PlayerGame) -> None:
+        """Write the actions to the store in the background, if it is time to."""
+        game.checkpoint_at = len(game.actions) + CHECKPOINT_EVERY
+        now = self.now().timestamp()
+        if now - game.saved_at < CHECKPOINT_GAP or game.id in self._saving:
+            return
+        game.saved_at = now
+        task = asyncio.create_task(self._checkpoint(game))
+        self._saving[game.id] = task
+        task.add_done_callback(lambda _: self._saving.pop(game.id, None))
+        task.add_done_callback(_log_checkpoint_failure)
+
+    async def _saved(self, game: PlayerGame) -> None:
+        """Wait for a checkpoint of ``game`` being written, if any."""
+        task = self._saving.get(game.id)
+        if task is not None:
+            await asyncio.gather(task, return_exceptions=True)
+
     async def _checkpoint(self, game: PlayerGame) -> None:
         if game.finished or len(game.actions) == game.saved_actions:
             return
-        await self.store.save_actions(game_id=game.id, actions=list(game.actions))
-        game.saved_actions = len(game.actions)
+        actions = list(game.actions)
+        await self.store.save_actions(game_id=game.id, actions=actions)
+        game.saved_actions = max(game.saved_actions, len(actions))
 
     async def _race(self, game: PlayerGame, event: str) -> None:
         assert game.day is not None
@@ -414,6 +437,11 @@ class Hub:
                 await self.check_day()
             except Exception:
                 log.exception("announcing the new day failed")
+
+
+def _log_checkpoint_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("a checkpoint failed", exc_info=task.exception())
 
 
 def game_from_record(record: GameRecord) -> PlayerGame:

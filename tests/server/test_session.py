@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -13,7 +14,7 @@ from server.bus import InProcessBus
 from server.engine import Game
 from server.play.clock import ManualClock
 from server.play.daily import candidate_codes
-from server.play.hub import Hub
+from server.play.hub import CHECKPOINT_GAP, Hub
 from server.play.session import Session
 from server.protocol import ErrorCode, Moved, encode, moved_frame, parse_client_message
 from tests.server.fakes import FakeStore, fixed_prover
@@ -232,18 +233,28 @@ async def test_a_new_day_is_announced(hub: Hub) -> None:
     assert changed["day"] == "2026-03-02" and len(changed["deals"]) == 3
 
 
-async def test_checkpoints_every_twenty_actions_and_on_close(hub: Hub) -> None:
+async def test_checkpoints_every_so_often_in_the_background_and_on_close(hub: Hub) -> None:
     store = hub.store
     assert isinstance(store, FakeStore)
+    clock = hub.clock
+    assert isinstance(clock, ManualClock)
     talk = await signed_in(hub, "jo")
     await talk.one(type="start", mode="practice", code="SS1-S1-AAAAAAA")
     move = first_legal("SS1-S1-AAAAAAA")
     for _ in range(11):
         await talk.one(type="move", move=move)
         await talk.one(type="undo")
-    assert [count for _, count in store.saved] == [20]
+    await asyncio.sleep(0.01)
+    assert store.saved == []  # 22 actions, but in less than CHECKPOINT_GAP seconds
+    clock.advance(seconds=CHECKPOINT_GAP)
+    for _ in range(10):
+        await talk.one(type="move", move=move)
+        await talk.one(type="undo")
+    await asyncio.sleep(0.01)
+    assert [count for _, count in store.saved] == [42]
+    await talk.one(type="move", move=move)
     await talk.session.close()
-    assert [count for _, count in store.saved] == [20, 22]
+    assert [count for _, count in store.saved] == [42, 43]
 
 
 async def test_resume_from_the_bus_keeps_seq_and_resent_ids(hub: Hub) -> None:
