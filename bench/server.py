@@ -2,8 +2,9 @@
 
 Run from the repository root::
 
-    python bench/server.py                    # 1000 bots, 10 s of play per server
-    python bench/server.py --bots 200 --seconds 5
+    python bench/server.py                    # 1000 bots, 2 moves/s each, about 4 minutes
+    python bench/server.py --rate 0           # each bot as fast as the answers come
+    python bench/server.py --bots 200 --seconds 5 --rounds 1   # a quick look
 
 Each server runs in a subprocess of its own (ours on an embedded SQLite file in a
 temporary folder, no Redis; the echo server with the same websocket options:
@@ -295,9 +296,10 @@ async def run(bots: int, seconds: float, warmup: float, rate: float, rounds: int
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bots", type=int, default=1000)
-    parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--warmup", type=float, default=3.0)
-    parser.add_argument("--rounds", type=int, default=3, help="echo then simon, this many times")
+    # long enough that every game is checkpointed to the database in the window
+    parser.add_argument("--seconds", type=float, default=35.0)
+    parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument("--rounds", type=int, default=2, help="echo then simon, this many times")
     parser.add_argument(
         "--rate", type=float, default=2.0, help="moves per second per bot (0: closed loop)"
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import sys
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -134,13 +135,14 @@ class PlayerGame:
 
     def move(self, move: Move) -> str:
         """Play a move; return it as stored (count explicit)."""
-        played = self.game.push(move).text()
+        # interned: a game's action list holds the same few hundred texts many times over
+        played = sys.intern(self.game.push(move).text())
         self.actions.append(played)
         self.seq += 1
         return played
 
     def auto(self, column: int, count: int | None) -> str:
-        played = self.game.auto_move(column, count).text()
+        played = sys.intern(self.game.auto_move(column, count).text())
         self.actions.append(played)
         self.seq += 1
         return played
