@@ -15,17 +15,19 @@ import hashlib
 import hmac
 import logging
 from collections.abc import Awaitable, Callable, Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 from multiprocessing import get_context
-from typing import Final
+from multiprocessing.pool import Pool
+from typing import Any, Final, TypeVar
 
 from server.engine import GameCode
 from server.engine.codes import DEALS_PER_SUIT_COUNT
 from server.store import DailyDealRecord, Store
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 SUIT_CHOICES: Final = (1, 2, 4)
 #: Give up on a day after this many unproven candidates (a server misconfiguration).
@@ -69,26 +71,47 @@ def solve_code(code: str, max_seconds: float) -> Proof:
 
 
 class SolverProver:
-    """The real prover: the solver in a worker process (or thread), off the event loop."""
+    """The real prover: the solver in a worker process (or a thread), off the event loop.
+
+    A process pool of one: the search is pure Python and would otherwise hold the GIL
+    away from play. ``close`` terminates the worker at once, so a shutdown never waits
+    for a search to end.
+    """
 
     def __init__(self, max_seconds: float, *, processes: bool = True) -> None:
         self.max_seconds = max_seconds
         self._processes = processes
-        self._executor: Executor | None = None
+        self._pool: Pool | None = None
 
     async def __call__(self, code: str) -> Proof:
         if not self._processes:
             return await asyncio.to_thread(solve_code, code, self.max_seconds)
-        if self._executor is None:
+        if self._pool is None:
             # spawn: a forked child of a threaded asyncio process is unsafe
-            self._executor = ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"))
+            self._pool = get_context("spawn").Pool(1)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, solve_code, code, self.max_seconds)
+        future: asyncio.Future[Proof] = loop.create_future()
+
+        def settle(outcome: Proof | BaseException) -> None:
+            if future.done():  # the waiter gave up (shutdown)
+                return
+            if isinstance(outcome, BaseException):
+                future.set_exception(outcome)
+            else:
+                future.set_result(outcome)
+
+        self._pool.apply_async(
+            solve_code,
+            (code, self.max_seconds),
+            callback=lambda proof: loop.call_soon_threadsafe(settle, proof),
+            error_callback=lambda error: loop.call_soon_threadsafe(settle, error),
+        )
+        return await future
 
     def close(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = None
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool = None
 
 
 class NoDailyDeal(RuntimeError):
@@ -105,6 +128,8 @@ class DailySchedule:
         self._cache: dict[tuple[date, int], DailyDealRecord] = {}
         self._pending: dict[tuple[date, int], asyncio.Task[DailyDealRecord]] = {}
         self._background: set[asyncio.Task[DailyDealRecord]] = set()
+        #: Store calls in flight: never cancelled halfway (that would strand a connection).
+        self._writes: set[asyncio.Future[Any]] = set()
 
     async def deal(self, day: date, suits: int) -> DailyDealRecord:
         """The deal of ``day`` for ``suits``: stored, or found now (once per node)."""
@@ -135,26 +160,34 @@ class DailySchedule:
                 task.add_done_callback(_log_failure)
 
     async def close(self) -> None:
-        """Stop searching (at shutdown)."""
+        """Stop searching (at shutdown); store calls under way are let finish."""
         tasks = list(self._pending.values()) + list(self._background)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*self._writes, return_exceptions=True)
+
+    async def _stored(self, call: Awaitable[T]) -> T:
+        """Await a store call that a cancellation of the search does not interrupt."""
+        future = asyncio.ensure_future(call)
+        self._writes.add(future)
+        future.add_done_callback(self._writes.discard)
+        return await asyncio.shield(future)
 
     def forget_before(self, day: date) -> None:
         for key in [key for key in self._cache if key[0] < day]:
             del self._cache[key]
 
     async def _find(self, day: date, suits: int) -> DailyDealRecord:
-        stored = await self._store.get_daily_deal(day=day, suits=suits)
+        stored = await self._stored(self._store.get_daily_deal(day=day, suits=suits))
         if stored is not None:
             return stored
         for code in candidate_codes(self._secret, day, suits):
             proof = await self._prover(code)
             if proof.winnable:
                 log.info("daily %s S%d: %s, par %s", day, suits, code, proof.par)
-                return await self._store.put_daily_deal(
-                    day=day, suits=suits, code=code, par=proof.par
+                return await self._stored(
+                    self._store.put_daily_deal(day=day, suits=suits, code=code, par=proof.par)
                 )
             log.info("daily %s S%d: skipped %s (winnable: %s)", day, suits, code, proof.winnable)
         raise NoDailyDeal(f"no provable deal for {day} with {suits} suits")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import random
 import sys
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -118,8 +119,10 @@ class PlayerGame:
         self.saved_actions = len(self.actions)
         #: The hub looks at checkpointing again once the game has this many actions.
         self.checkpoint_at = len(self.actions)
-        #: When the store last got the actions (a timestamp by the hub's clock).
-        self.saved_at = started_at.timestamp()
+        #: When the store last got the actions (a timestamp by the hub's clock), made up
+        #: for a new game: up to a minute earlier, so that games started together (the
+        #: daily at midnight) are not all checkpointed at once.
+        self.saved_at = started_at.timestamp() - random.uniform(0, 60)
         #: Encoded reply frames by client message id, oldest first.
         self.replies: OrderedDict[MessageId, tuple[str, ...]] = OrderedDict()
 

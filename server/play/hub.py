@@ -54,10 +54,11 @@ from .race import Push, RaceRooms
 log = logging.getLogger(__name__)
 
 #: An unfinished game's actions go to the store when a session lets go of it, and while it
-#: is played every this many actions, but not more often than every CHECKPOINT_GAP seconds:
-#: the bus holds every action; the store's copy is the fallback.
+#: is played every this many actions, but not more often than every CHECKPOINT_GAP seconds
+#: (a write costs about 1 ms of CPU; the bus holds every action, the store's copy is the
+#: fallback should a node die).
 CHECKPOINT_EVERY: Final = 20
-CHECKPOINT_GAP: Final = 30.0
+CHECKPOINT_GAP: Final = 60.0
 #: Tomorrow's deals are prepared this long before midnight.
 PREPARE_AHEAD: Final = timedelta(minutes=15)
 #: The day ticker looks at the clock at least this often.

@@ -112,6 +112,8 @@ async def test_race_events_reach_a_second_player(backend: Backend) -> None:
             lambda f: f["type"] == "race_event" and f["event"] == "resigned"
         )
         assert ended["entry"]["finished"] and ended["entry"]["resigned"]
+        again = await alice.request({"type": "start", "suits": 2})
+        assert again["type"] == "error" and again["code"] == "already-played"
 
 
 async def test_bad_input_gets_errors_and_changes_nothing(backend: Backend) -> None:
