@@ -59,6 +59,7 @@ log = logging.getLogger(__name__)
 #: fallback should a node die).
 CHECKPOINT_EVERY: Final = 20
 CHECKPOINT_GAP: Final = 60.0
+CHECKPOINT_WRITERS: Final = 2
 #: Tomorrow's deals are prepared this long before midnight.
 PREPARE_AHEAD: Final = timedelta(minutes=15)
 #: The day ticker looks at the clock at least this often.
@@ -83,6 +84,9 @@ class Hub:
         self._ticker: asyncio.Task[None] | None = None
         #: Checkpoints being written, by game id (at most one per game).
         self._saving: dict[str, asyncio.Task[None]] = {}
+        #: Background checkpoints write a few at a time: a burst of them (games started
+        #: together) waits here rather than in the database's lock queue.
+        self._writers = asyncio.Semaphore(CHECKPOINT_WRITERS)
 
     # -- life --------------------------------------------------------------------
 
@@ -298,7 +302,7 @@ class Hub:
         if now - game.saved_at < CHECKPOINT_GAP or game.id in self._saving:
             return
         game.saved_at = now
-        task = asyncio.create_task(self._checkpoint(game))
+        task = asyncio.create_task(self._checkpoint_later(game))
         self._saving[game.id] = task
         task.add_done_callback(lambda _: self._saving.pop(game.id, None))
         task.add_done_callback(_log_checkpoint_failure)
@@ -308,6 +312,10 @@ class Hub:
         task = self._saving.get(game.id)
         if task is not None:
             await asyncio.gather(task, return_exceptions=True)
+
+    async def _checkpoint_later(self, game: PlayerGame) -> None:
+        async with self._writers:
+            await self._checkpoint(game)
 
     async def _checkpoint(self, game: PlayerGame) -> None:
         if game.finished or len(game.actions) == game.saved_actions:
