@@ -209,7 +209,10 @@ class Session:
             played = game.move(move)
         except IllegalMoveError as error:
             raise Refused.illegal(error) from None
-        return await self._moved(message.id, game, played, removed_before)
+        replies = self._moved(message.id, game, played, removed_before)
+        if game.game.is_won or not self.hub.quiet(game):  # else nothing more to do: no await
+            await self._after_move(message.id, game, replies, removed_before)
+        return replies
 
     async def _auto(self, message: AutoMove) -> Replies:
         game, again = self._answered(message.id)
@@ -220,16 +223,17 @@ class Session:
             played = game.auto(message.column - 1, message.count)
         except IllegalMoveError as error:
             raise Refused.illegal(error) from None
-        return await self._moved(message.id, game, played, removed_before)
+        replies = self._moved(message.id, game, played, removed_before)
+        await self._after_move(message.id, game, replies, removed_before)
+        return replies
 
-    async def _moved(
+    def _moved(
         self, message_id: MessageId | None, game: PlayerGame, played: str, removed_before: int
     ) -> Replies:
-        """The replies to an accepted move: ``moved``, and ``finished`` if it won."""
+        """The ``moved`` reply to an accepted move, remembered for a resend."""
         engine = game.game
         removed = len(engine.removed)
-        won = engine.is_won
-        frames = [
+        frames: Replies = [
             moved_frame(
                 id=message_id,
                 game=game.id,
@@ -239,16 +243,21 @@ class Session:
                 moves=engine.moves,
                 score=engine.score,
                 removed=removed,
-                won=won,
+                won=engine.is_won,
             )
         ]
-        game.remember(message_id, frames)
-        if won or not self.hub.quiet(game):
-            await self.hub.accepted(game, "removed" if removed > removed_before else "moved")
-        if won:
-            frames.append(encode(await self.hub.finish(game, resigned=False)))
-            game.remember(message_id, frames)
-        return list(frames)
+        game.remember(message_id, frames)  # type: ignore[arg-type]
+        return frames
+
+    async def _after_move(
+        self, message_id: MessageId | None, game: PlayerGame, replies: Replies, removed_before: int
+    ) -> None:
+        """Tell the hub (snapshot, checkpoint, race); a winning move also ends the game."""
+        removed_run = len(game.game.removed) > removed_before
+        await self.hub.accepted(game, "removed" if removed_run else "moved")
+        if game.game.is_won:
+            replies.append(encode(await self.hub.finish(game, resigned=False)))
+            game.remember(message_id, replies)  # type: ignore[arg-type]
 
     async def _undo(self, message: Undo) -> Replies:
         game, again = self._answered(message.id)
