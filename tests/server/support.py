@@ -2,21 +2,24 @@
 
 Use it from any test (the client's end-to-end tests too)::
 
-    from tests.server.support import running_server, server_settings, Client
+    from tests.server.support import Client, running_server, server_settings
 
     async def test_something(backend):
-        async with running_server(server_settings(backend)) as server:
-            async with Client.connect(server.url) as alice:
+        async with running_server(server_settings(backend)) as url:   # ws://127.0.0.1:PORT
+            async with Client.connect(url) as alice:
                 registered = await alice.request({"type": "register", "name": "alice"})
 
-``running_server(settings, clock=..., prover=...)`` listens on a free port of
-127.0.0.1 (``settings.port`` is ignored), yields the
-:class:`~server.net.app.RunningServer` (``.url``, ``.http_url``, ``.hub``) and stops
-everything on exit. ``prover`` defaults to :func:`quick_prover` (no solver run: every
-candidate deal counts as proven, par unknown); pass ``clock=ManualClock()`` to move days.
-``server_settings(backend)`` builds Settings for one ``backend`` fixture value with a
-fresh Redis prefix per server, so servers in one run never see each other's races
-unless they are given the same prefix on purpose.
+``running_server(settings, clock=..., prover=...)`` listens on a free port of 127.0.0.1
+(``settings.host`` and ``settings.port`` are ignored), yields the websocket URL and stops
+everything on exit. ``serving(...)`` is the same but yields the
+:class:`~server.net.app.RunningServer` (``.url``, ``.http_url`` for the HTTP pages,
+``.hub`` to call ``check_day()`` after moving a ``ManualClock``).
+
+``prover`` defaults to :func:`quick_prover` (no solver run: every candidate deal counts as
+proven, par unknown); pass ``clock=fresh_clock()`` (a ManualClock on a day of its own) to
+move days or to have a daily leaderboard to yourself. ``server_settings(backend)`` builds
+Settings for one ``backend`` fixture value with a fresh Redis prefix per server, so servers
+in one run never see each other's races unless they are given the same settings.
 """
 
 from __future__ import annotations
@@ -76,13 +79,22 @@ def server_settings(backend: Backend, **overrides: Any) -> Settings:
 
 
 @asynccontextmanager
-async def running_server(
+async def serving(
     settings: Settings, *, clock: Clock | None = None, prover: Prover | None = quick_prover
 ) -> AsyncIterator[RunningServer]:
     """A real server on a free port for the duration of the block."""
     settings = settings.model_copy(update={"port": 0, "host": "127.0.0.1"})
     async with run_server(settings, clock=clock, prover=prover) as server:
         yield server
+
+
+@asynccontextmanager
+async def running_server(
+    settings: Settings, *, clock: Clock | None = None, prover: Prover | None = quick_prover
+) -> AsyncIterator[str]:
+    """A real server on a free port for the duration of the block; yields its URL."""
+    async with serving(settings, clock=clock, prover=prover) as server:
+        yield server.url
 
 
 class Client:
@@ -155,5 +167,6 @@ __all__ = [
     "quick_prover",
     "running_server",
     "server_settings",
+    "serving",
     "unique_name",
 ]

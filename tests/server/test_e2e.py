@@ -16,6 +16,7 @@ from tests.server.support import (
     get_json,
     running_server,
     server_settings,
+    serving,
     unique_name,
 )
 
@@ -34,7 +35,7 @@ async def register(client: Client, name: str | None = None) -> dict[str, Any]:
 
 
 async def test_register_then_authenticate_with_the_token(backend: Backend) -> None:
-    async with running_server(server_settings(backend)) as server:
+    async with serving(server_settings(backend)) as server:
         name = unique_name("Ann")
         async with Client.connect(server.url) as first:
             welcome = await first.request({"type": "hello", "version": 1})
@@ -52,7 +53,7 @@ async def test_register_then_authenticate_with_the_token(backend: Backend) -> No
 
 async def test_practice_move_undo_restart_over_the_socket(backend: Backend) -> None:
     async with (
-        running_server(server_settings(backend)) as server,
+        serving(server_settings(backend)) as server,
         Client.connect(server.url) as client,
     ):
         await register(client)
@@ -73,7 +74,7 @@ async def test_practice_move_undo_restart_over_the_socket(backend: Backend) -> N
 
 
 async def test_resume_after_reconnect_same_game_same_seq_no_double_move(backend: Backend) -> None:
-    async with running_server(server_settings(backend), clock=fresh_clock()) as server:
+    async with serving(server_settings(backend), clock=fresh_clock()) as server:
         async with Client.connect(server.url) as client:
             token = (await register(client))["token"]
             state = (await client.request({"type": "start", "suits": 1}))["state"]
@@ -93,7 +94,7 @@ async def test_resume_after_reconnect_same_game_same_seq_no_double_move(backend:
 
 async def test_race_events_reach_a_second_player(backend: Backend) -> None:
     async with (
-        running_server(server_settings(backend), clock=fresh_clock()) as server,
+        serving(server_settings(backend), clock=fresh_clock()) as server,
         Client.connect(server.url) as alice,
         Client.connect(server.url) as bob,
     ):
@@ -118,7 +119,7 @@ async def test_race_events_reach_a_second_player(backend: Backend) -> None:
 
 async def test_bad_input_gets_errors_and_changes_nothing(backend: Backend) -> None:
     settings = server_settings(backend, max_message_bytes=1024)
-    async with running_server(settings) as server, Client.connect(server.url) as client:
+    async with serving(settings) as server, Client.connect(server.url) as client:
         await register(client)
         code = "SS1-S1-AAAAAAC"
         state = (await client.request({"type": "start", "mode": "practice", "code": code}))["state"]
@@ -145,7 +146,7 @@ async def test_bad_input_gets_errors_and_changes_nothing(backend: Backend) -> No
             assert reply.get("id") == sent.get("id")
         after = await client.request({"type": "start", "mode": "practice", "code": code})
         assert after["state"]["board"] == state["board"] and after["state"]["moves"] == 0
-    async with running_server(settings) as server, Client.connect(server.url) as client:
+    async with serving(settings) as server, Client.connect(server.url) as client:
         unauthenticated = await client.request({"type": "move", "move": "1-2"})
         assert unauthenticated["code"] == "not-authenticated"
         await client.send("x" * 2000)
@@ -158,7 +159,7 @@ async def test_bad_input_gets_errors_and_changes_nothing(backend: Backend) -> No
 
 async def test_a_flood_is_closed_with_1008(backend: Backend) -> None:
     settings = server_settings(backend, rate_limit_messages=20, rate_limit_window_seconds=60)
-    async with running_server(settings) as server, Client.connect(server.url) as client:
+    async with serving(settings) as server, Client.connect(server.url) as client:
         for _ in range(25):
             await client.send('{"type": "ping"}')
         replies = 0
@@ -175,7 +176,7 @@ async def test_a_flood_is_closed_with_1008(backend: Backend) -> None:
 async def test_a_new_day_is_announced_to_connected_players(backend: Backend) -> None:
     clock = fresh_clock()
     async with (
-        running_server(server_settings(backend), clock=clock) as server,
+        serving(server_settings(backend), clock=clock) as server,
         Client.connect(server.url) as client,
     ):
         before = await client.request({"type": "daily"})
@@ -190,7 +191,7 @@ async def test_a_new_day_is_announced_to_connected_players(backend: Backend) -> 
 
 async def test_http_endpoints_and_bad_parameters(backend: Backend) -> None:
     clock = fresh_clock()
-    async with running_server(server_settings(backend), clock=clock) as server:
+    async with serving(server_settings(backend), clock=clock) as server:
         day = clock.now().date().isoformat()
         async with Client.connect(server.url) as client:
             name = (await register(client))["player"]["name"]
@@ -236,7 +237,7 @@ async def test_daily_by_the_solver_won_ranked_once(backend: Backend) -> None:
         proofs[code] = proof.moves
         return proof
 
-    async with running_server(server_settings(backend), clock=clock, prover=prover) as server:
+    async with serving(server_settings(backend), clock=clock, prover=prover) as server:
         day = clock.now().date().isoformat()
         async with Client.connect(server.url) as client:
             name = (await register(client))["player"]["name"]
@@ -261,3 +262,9 @@ async def test_daily_by_the_solver_won_ranked_once(backend: Backend) -> None:
         async with Client.connect(server.url) as client:
             daily = await client.request({"type": "daily"})
             assert daily["yesterday"][0]["par"] == len(moves)
+
+
+async def test_running_server_yields_the_url(backend: Backend) -> None:
+    async with running_server(server_settings(backend)) as url, Client.connect(url) as client:
+        assert url.startswith("ws://127.0.0.1:")
+        assert (await client.request({"type": "ping"}))["type"] == "pong"

@@ -6,8 +6,8 @@ from tests.conftest import Backend
 from tests.server.support import (
     Client,
     fresh_clock,
-    running_server,
     server_settings,
+    serving,
     unique_name,
 )
 from tests.server.test_e2e import first_legal
@@ -20,8 +20,8 @@ async def test_race_events_and_resume_cross_nodes(
     settings = server_settings(shared)  # one Redis prefix and secret for both nodes
     clock = fresh_clock()
     async with (
-        running_server(settings, clock=clock) as node_a,
-        running_server(settings, clock=clock) as node_b,
+        serving(settings, clock=clock) as node_a,
+        serving(settings, clock=clock) as node_b,
     ):
         async with Client.connect(node_a.url) as alice, Client.connect(node_b.url) as bob:
             registered = await alice.request({"type": "register", "name": unique_name("a")})
