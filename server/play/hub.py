@@ -11,8 +11,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 import uuid
 from datetime import date, datetime, timedelta
+from math import inf
 from typing import Final
 
 from server.bus import Bus
@@ -64,11 +66,21 @@ CHECKPOINT_WRITERS: Final = 2
 PREPARE_AHEAD: Final = timedelta(minutes=15)
 #: The day ticker looks at the clock at least this often.
 TICK_SECONDS: Final = 30.0
+#: A racer's moves reach the others at most this often (seconds): a race of a thousand
+#: players would otherwise send each of them a thousand events for every round of moves.
+RACE_MOVE_INTERVAL: Final = 0.5
 
 
 class Hub:
     def __init__(
-        self, *, store: Store, bus: Bus, clock: Clock, secret: str, prover: Prover
+        self,
+        *,
+        store: Store,
+        bus: Bus,
+        clock: Clock,
+        secret: str,
+        prover: Prover,
+        race_interval: float = RACE_MOVE_INTERVAL,
     ) -> None:
         self.store = store
         self.bus = bus
@@ -87,6 +99,11 @@ class Hub:
         #: Background checkpoints write a few at a time: a burst of them (games started
         #: together) waits here rather than in the database's lock queue.
         self._writers = asyncio.Semaphore(CHECKPOINT_WRITERS)
+        #: Race "moved" events: when each game last sent one, and the pending trailing ones.
+        self._race_interval = race_interval
+        self._raced_at: dict[str, float] = {}
+        self._race_later: dict[str, asyncio.TimerHandle] = {}
+        self._race_tasks: set[asyncio.Task[None]] = set()
 
     # -- life --------------------------------------------------------------------
 
@@ -98,6 +115,9 @@ class Hub:
         if self._ticker is not None:
             self._ticker.cancel()
             await asyncio.gather(self._ticker, return_exceptions=True)
+        for timer in self._race_later.values():
+            timer.cancel()
+        await asyncio.gather(*self._race_tasks, return_exceptions=True)
         await self.daily.close()
         await asyncio.gather(*self._saving.values(), return_exceptions=True)
         for game in list(self.live.values()):
@@ -325,8 +345,33 @@ class Hub:
         game.saved_actions = max(game.saved_actions, len(actions))
 
     async def _race(self, game: PlayerGame, event: str) -> None:
+        """Tell the race; "moved" at most once per race interval per game (with a trailing
+        one carrying the latest figures), every other event at once."""
         assert game.day is not None
+        now = time.monotonic()
+        if event == "moved":
+            wait = self._raced_at.get(game.id, -inf) + self._race_interval - now
+            if wait > 0:
+                if game.id not in self._race_later:
+                    loop = asyncio.get_running_loop()
+                    self._race_later[game.id] = loop.call_later(wait, self._race_trailing, game)
+                return
+        timer = self._race_later.pop(game.id, None)
+        if timer is not None:
+            timer.cancel()
+        if event == "moved":
+            self._raced_at[game.id] = now
+        elif event != "removed" and event != "joined":  # the game ended or left this node
+            self._raced_at.pop(game.id, None)
         await self.races.publish(game.day, game.suits, event, race_entry(game))
+
+    def _race_trailing(self, game: PlayerGame) -> None:
+        self._race_later.pop(game.id, None)
+        if game.finished or game.id not in self.live:
+            return
+        task = asyncio.create_task(self._race(game, "moved"))
+        self._race_tasks.add(task)
+        task.add_done_callback(self._race_tasks.discard)
 
     # -- queries -------------------------------------------------------------------
 

@@ -222,6 +222,30 @@ async def test_race_events_reach_other_players(hub: Hub) -> None:
     assert events[-1]["event"] == "moved" and events[-1]["entry"]["moves"] == 1
 
 
+async def test_race_moves_are_thinned_out_with_a_trailing_event() -> None:
+    hub = Hub(
+        store=FakeStore(),  # type: ignore[arg-type]
+        bus=InProcessBus(),
+        clock=ManualClock(),
+        secret=SECRET,
+        prover=fixed_prover(),
+        race_interval=0.2,
+    )
+    alice, bob = await signed_in(hub, "alice"), await signed_in(hub, "bob")
+    code = (await alice.one(type="start", suits=1))["state"]["code"]
+    await bob.one(type="race", suits=1)
+    move = first_legal(code)
+    for _ in range(3):
+        await alice.one(type="move", move=move)
+        await alice.one(type="undo")
+    moved = [e["entry"]["moves"] for e in bob.pushed if e["event"] == "moved"]
+    assert moved == [1]  # the first move at once, the next five held back
+    await asyncio.sleep(0.3)
+    moved = [e["entry"]["moves"] for e in bob.pushed if e["event"] == "moved"]
+    assert moved == [1, 0]  # one trailing event with the latest figures
+    await hub.close()
+
+
 async def test_a_new_day_is_announced(hub: Hub) -> None:
     talk = await signed_in(hub, "ivy")
     clock = hub.clock
