@@ -12,7 +12,6 @@ import base64
 import json
 import random
 import sys
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -124,7 +123,7 @@ class PlayerGame:
         #: daily at midnight) are not all checkpointed at once.
         self.saved_at = started_at.timestamp() - random.uniform(0, 60)
         #: Encoded reply frames by client message id, oldest first.
-        self.replies: OrderedDict[MessageId, tuple[str, ...]] = OrderedDict()
+        self.replies: dict[MessageId, tuple[str, ...]] = {}
 
     @property
     def suits(self) -> int:
@@ -187,9 +186,10 @@ class PlayerGame:
     def remember(self, message_id: MessageId | None, replies: Sequence[str]) -> None:
         if message_id is None:
             return
-        self.replies[message_id] = tuple(replies)
-        while len(self.replies) > REPLAY_MEMORY:
-            self.replies.popitem(last=False)
+        remembered = self.replies
+        remembered[message_id] = tuple(replies)
+        if len(remembered) > REPLAY_MEMORY:  # dicts keep insertion order: drop the oldest
+            del remembered[next(iter(remembered))]
 
     # -- views -------------------------------------------------------------------
 

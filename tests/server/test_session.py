@@ -14,6 +14,7 @@ from server.bus import InProcessBus
 from server.engine import Game
 from server.play.clock import ManualClock
 from server.play.daily import candidate_codes
+from server.play.games import REPLAY_MEMORY, PlayerGame
 from server.play.hub import CHECKPOINT_GAP, Hub
 from server.play.session import Session
 from server.protocol import ErrorCode, Moved, encode, moved_frame, parse_client_message
@@ -321,3 +322,15 @@ def test_the_written_out_moved_frame_is_the_model_encoding(
         "won": flags[1],
     }
     assert moved_frame(**fields) == encode(Moved(**fields))
+
+
+def test_a_game_remembers_the_replies_to_its_last_eight_ids() -> None:
+    game = PlayerGame(
+        id="g", player_id=1, player_name="p", mode="practice", code="SS1-S1-AAAAAAA",
+        day=None, started_at=datetime(2026, 1, 1, tzinfo=UTC),
+    )  # fmt: skip
+    for n in range(REPLAY_MEMORY + 2):
+        game.remember(n, [f"reply {n}"])
+    assert game.answered(0) is None and game.answered(1) is None
+    assert game.answered(2) == ("reply 2",) and game.answered(None) is None
+    assert len(game.replies) == REPLAY_MEMORY == 8
