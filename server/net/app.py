@@ -1,7 +1,9 @@
 """Start and stop a whole server: store, bus, hub and the websocket listener.
 
->>> async with run_server(Settings(port=0)) as running:
-...     print(running.url)          # ws://127.0.0.1:54321
+::
+
+    async with run_server(Settings(port=0)) as running:
+        print(running.url)  # ws://127.0.0.1:54321
 """
 
 from __future__ import annotations

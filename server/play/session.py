@@ -1,6 +1,8 @@
-"""One connection's conversation, with no socket: a parsed message in, replies out.
+"""One connection's conversation, with no socket: a parsed message in, replies out::
 
->>> replies = await session.handle(parse_client_message('{"type":"ping","id":1}'))
+    session = Session(hub, push=outbox.push)
+    frames = await session.handle(parse_client_message('{"type": "ping", "id": 1}'))
+    # ['{"type":"pong","id":1,"server_time":"..."}']
 
 Events the player did not ask for (race events, a new day) go through ``push``, which
 takes encoded frames and must not block: the network layer queues them or drops them.
