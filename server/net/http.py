@@ -92,7 +92,15 @@ def _text(query: Query, name: str, *, required: bool, longest: int) -> str | Non
 
 
 async def _healthz(hub: Hub, query: Query) -> Response:
-    return json_response(200, {"ok": True, "protocol": PROTOCOL_VERSION})
+    return json_response(
+        200,
+        {
+            "ok": True,
+            "protocol": PROTOCOL_VERSION,
+            "connections": len(hub.listeners),
+            "games": len(hub.live),
+        },
+    )
 
 
 async def _daily(hub: Hub, query: Query) -> Response:
