@@ -8,12 +8,14 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from server.engine import Game
+from server.engine import Game, GameCode
+from server.play.daily import Proof, SolverProver
 from tests.conftest import Backend
 from tests.server.support import (
     Client,
     fresh_clock,
     get_json,
+    quick_prover,
     running_server,
     server_settings,
     serving,
@@ -226,21 +228,24 @@ async def test_http_endpoints_and_bad_parameters(backend: Backend) -> None:
 
 
 async def test_daily_by_the_solver_won_ranked_once(backend: Backend) -> None:
-    from server.play.daily import SolverProver
-
-    clock = fresh_clock()
+    """The 1-suit daily proven by the real solver, played to a win with its solution."""
     solver = SolverProver(30.0, processes=False)
     proofs: dict[str, tuple[str, ...]] = {}
 
-    async def prover(code: str):  # type: ignore[no-untyped-def]
+    async def prover(code: str) -> Proof:
+        if GameCode.parse(code).suits != 1:
+            return await quick_prover(code)  # the other suit counts are not played here
         proof = await solver(code)
         proofs[code] = proof.moves
         return proof
 
+    clock = fresh_clock()
+
     async with serving(server_settings(backend), clock=clock, prover=prover) as server:
         day = clock.now().date().isoformat()
         async with Client.connect(server.url) as client:
-            name = (await register(client))["player"]["name"]
+            registered = await register(client)
+            name, token = registered["player"]["name"], registered["token"]
             state = (await client.request({"type": "start", "suits": 1}))["state"]
             moves = proofs[state["code"]]
             assert moves
@@ -256,12 +261,16 @@ async def test_daily_by_the_solver_won_ranked_once(backend: Backend) -> None:
             assert [(r["player"], r["score"]) for r in board["rows"]] == [(name, finished["score"])]
             again = await client.request({"type": "start", "suits": 1})
             assert again["code"] == "already-played"
+            assert "par" not in finished and "par" not in state  # not before the day is over
         status, page = await get_json(f"{server.http_url}/leaderboard?day={day}&suits=1")
         assert status == 200 and page["rows"][0]["player"] == name
         clock.advance(days=1)
         async with Client.connect(server.url) as client:
-            daily = await client.request({"type": "daily"})
-            assert daily["yesterday"][0]["par"] == len(moves)
+            await client.request({"type": "auth", "token": token})
+            resumed = await client.request({"type": "resume", "game": state["game"]})
+            assert resumed["state"]["par"] == len(moves) and resumed["state"]["won"]
+            result = await client.pushed_event(lambda f: f["type"] == "finished")
+            assert result["par"] == len(moves) and result["rank"] == 1
 
 
 async def test_running_server_yields_the_url(backend: Backend) -> None:
