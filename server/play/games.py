@@ -68,6 +68,15 @@ class Result:
     finished_at: datetime
 
 
+def snapshot_seq(data: bytes) -> int:
+    """The sequence number a snapshot was taken at (-1 if the bytes are not a snapshot)."""
+    try:
+        seq = json.loads(data).get("seq", -1)
+    except (ValueError, AttributeError):
+        return -1
+    return seq if isinstance(seq, int) else -1
+
+
 class PlayerGame:
     """The authoritative game of one player."""
 
@@ -122,8 +131,8 @@ class PlayerGame:
         #: for a new game: up to a minute earlier, so that games started together (the
         #: daily at midnight) are not all checkpointed at once.
         self.saved_at = started_at.timestamp() - random.uniform(0, 60)
-        #: Encoded reply frames by client message id, oldest first.
-        self.replies: dict[MessageId, tuple[str, ...]] = {}
+        #: By client message id, oldest first: what it asked for, and the encoded replies.
+        self.replies: dict[MessageId, tuple[str, tuple[str, ...]]] = {}
 
     @property
     def suits(self) -> int:
@@ -178,16 +187,24 @@ class PlayerGame:
 
     # -- resent messages ---------------------------------------------------------
 
-    def answered(self, message_id: MessageId | None) -> tuple[str, ...] | None:
+    def answered(self, message_id: MessageId | None, what: str) -> tuple[str, ...] | None:
+        """The replies already given to ``message_id``, if it asked for ``what`` then too.
+
+        Both must match: a client that starts counting its ids again (a new process taking
+        up its daily) sends a new action under an old id, and that one must be played.
+        """
         if message_id is None:
             return None
-        return self.replies.get(message_id)
+        remembered = self.replies.get(message_id)
+        if remembered is None or remembered[0] != what:
+            return None
+        return remembered[1]
 
-    def remember(self, message_id: MessageId | None, replies: Sequence[str]) -> None:
+    def remember(self, message_id: MessageId | None, what: str, replies: Sequence[str]) -> None:
         if message_id is None:
             return
         remembered = self.replies
-        remembered[message_id] = tuple(replies)
+        remembered[message_id] = (what, tuple(replies))
         if len(remembered) > REPLAY_MEMORY:  # dicts keep insertion order: drop the oldest
             del remembered[next(iter(remembered))]
 
@@ -246,7 +263,7 @@ class PlayerGame:
                     result.elapsed,
                     result.finished_at.isoformat(),
                 ],
-                "replies": [[key, replies] for key, replies in self.replies.items()],
+                "replies": [[key, what, frames] for key, (what, frames) in self.replies.items()],
             },
             separators=(",", ":"),
         ).encode()
@@ -278,8 +295,8 @@ class PlayerGame:
                     won, resigned, moves, score, removed, elapsed,
                     datetime.fromisoformat(finished_at),
                 )  # fmt: skip
-            for key, replies in raw["replies"]:
-                game.replies[key] = tuple(str(reply) for reply in replies)
+            for key, what, frames in raw["replies"]:
+                game.replies[key] = (str(what), tuple(str(frame) for frame in frames))
         except (KeyError, TypeError, IndexError) as error:
             raise ValueError(f"not a game snapshot: {error}") from None
         return game

@@ -44,13 +44,14 @@ from server.store import (
     NameTaken,
     PlayerRecord,
     Store,
+    StoreError,
 )
 
 from .accounts import BadName, check_name, hash_token, new_token
 from .clock import Clock, seconds_to_next_day, utc_day
 from .daily import SUIT_CHOICES, DailySchedule, NoDailyDeal, Prover
 from .errors import Refused
-from .games import PlayerGame, Result, replay
+from .games import PlayerGame, Result, replay, snapshot_seq
 from .race import Push, RaceRooms
 
 log = logging.getLogger(__name__)
@@ -237,10 +238,20 @@ class Hub:
         self.live.pop(game.id, None)
         if not self.bus.shared:
             await self.bus.save_snapshot(game.id, game.snapshot())
+        elif await self._moved_on(game):
+            return  # the player took it up on another node: this copy is out of date
         await self._saved(game)
-        await self._checkpoint(game)
+        try:
+            await self._checkpoint(game)
+        except StoreError as error:  # e.g. finished meanwhile through another node
+            log.warning("no checkpoint of game %s on leaving: %s", game.id, error)
         if game.day is not None and not game.finished:
             await self._race(game, "left")
+
+    async def _moved_on(self, game: PlayerGame) -> bool:
+        """Whether the bus holds a later state of ``game`` than this node."""
+        data = await self.bus.load_snapshot(game.id)
+        return data is not None and snapshot_seq(data) > game.seq
 
     # -- after every accepted action ---------------------------------------------
 

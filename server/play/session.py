@@ -110,10 +110,12 @@ class Session:
             raise Refused(ErrorCode.GAME_OVER, "this game is over: start another")
         return game
 
-    def _answered(self, message_id: MessageId | None) -> tuple[PlayerGame, Replies | None]:
-        """The game, and the replies already given if ``message_id`` was applied before."""
+    def _answered(
+        self, message_id: MessageId | None, what: str
+    ) -> tuple[PlayerGame, Replies | None]:
+        """The game, and the replies already given if this action was applied before."""
         game = self._current()
-        again = game.answered(message_id)
+        again = game.answered(message_id, what)
         if again is not None:
             return game, list(again)
         if game.finished:
@@ -183,6 +185,9 @@ class Session:
         else:
             game = await self.hub.start_practice(player, message.code, message.suits)
         await self._take(game)
+        # a start is a client beginning afresh (its ids may count from 1 again): only
+        # actions sent after a resume are resends
+        game.replies.clear()
         if game.day is not None:
             await self.hub.accepted(game, "joined")
         return [await self._state(message.id, game)]
@@ -199,7 +204,7 @@ class Session:
         return replies
 
     async def _move(self, message: MoveRequest) -> Replies:
-        game, again = self._answered(message.id)
+        game, again = self._answered(message.id, message.move)
         if again is not None:
             return again
         try:
@@ -211,13 +216,14 @@ class Session:
             played = game.move(move)
         except IllegalMoveError as error:
             raise Refused.illegal(error) from None
-        replies = self._moved(message.id, game, played, removed_before)
+        replies = self._moved(message.id, message.move, game, played, removed_before)
         if game.game.is_won or not self.hub.quiet(game):  # else nothing more to do: no await
-            await self._after_move(message.id, game, replies, removed_before)
+            await self._after_move(message.id, message.move, game, replies, removed_before)
         return replies
 
     async def _auto(self, message: AutoMove) -> Replies:
-        game, again = self._answered(message.id)
+        what = f"auto {message.column} {message.count}"
+        game, again = self._answered(message.id, what)
         if again is not None:
             return again
         removed_before = len(game.game.removed)
@@ -225,12 +231,17 @@ class Session:
             played = game.auto(message.column - 1, message.count)
         except IllegalMoveError as error:
             raise Refused.illegal(error) from None
-        replies = self._moved(message.id, game, played, removed_before)
-        await self._after_move(message.id, game, replies, removed_before)
+        replies = self._moved(message.id, what, game, played, removed_before)
+        await self._after_move(message.id, what, game, replies, removed_before)
         return replies
 
     def _moved(
-        self, message_id: MessageId | None, game: PlayerGame, played: str, removed_before: int
+        self,
+        message_id: MessageId | None,
+        what: str,
+        game: PlayerGame,
+        played: str,
+        removed_before: int,
     ) -> Replies:
         """The ``moved`` reply to an accepted move, remembered for a resend."""
         engine = game.game
@@ -248,49 +259,54 @@ class Session:
                 won=engine.is_won,
             )
         ]
-        game.remember(message_id, frames)  # type: ignore[arg-type]
+        game.remember(message_id, what, frames)  # type: ignore[arg-type]
         return frames
 
     async def _after_move(
-        self, message_id: MessageId | None, game: PlayerGame, replies: Replies, removed_before: int
+        self,
+        message_id: MessageId | None,
+        what: str,
+        game: PlayerGame,
+        replies: Replies,
+        removed_before: int,
     ) -> None:
         """Tell the hub (snapshot, checkpoint, race); a winning move also ends the game."""
         removed_run = len(game.game.removed) > removed_before
         await self.hub.accepted(game, "removed" if removed_run else "moved")
         if game.game.is_won:
             replies.append(encode(await self.hub.finish(game, resigned=False)))
-            game.remember(message_id, replies)  # type: ignore[arg-type]
+            game.remember(message_id, what, replies)  # type: ignore[arg-type]
 
     async def _undo(self, message: Undo) -> Replies:
-        game, again = self._answered(message.id)
+        game, again = self._answered(message.id, "undo")
         if again is not None:
             return again
         try:
             game.undo()
         except IllegalMoveError as error:
             raise Refused.illegal(error) from None
-        return await self._changed(message.id, game)
+        return await self._changed(message.id, "undo", game)
 
     async def _restart(self, message: Restart) -> Replies:
-        game, again = self._answered(message.id)
+        game, again = self._answered(message.id, "restart")
         if again is not None:
             return again
         game.restart()
-        return await self._changed(message.id, game)
+        return await self._changed(message.id, "restart", game)
 
-    async def _changed(self, message_id: MessageId | None, game: PlayerGame) -> Replies:
+    async def _changed(self, message_id: MessageId | None, what: str, game: PlayerGame) -> Replies:
         replies: Replies = [encode(await self._state(message_id, game))]
-        game.remember(message_id, replies)  # type: ignore[arg-type]
+        game.remember(message_id, what, replies)  # type: ignore[arg-type]
         await self.hub.accepted(game, "moved")
         return replies
 
     async def _resign(self, message: Resign) -> Replies:
-        game, again = self._answered(message.id)
+        game, again = self._answered(message.id, "resign")
         if again is not None:
             return again
         finished = await self.hub.finish(game, resigned=True)
         replies: Replies = [encode(await self._state(message.id, game)), encode(finished)]
-        game.remember(message.id, replies)  # type: ignore[arg-type]
+        game.remember(message.id, "resign", replies)  # type: ignore[arg-type]
         return replies
 
     async def _targets(self, message: Targets) -> Replies:

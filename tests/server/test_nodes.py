@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from tests.conftest import Backend
 from tests.server.support import (
     Client,
@@ -44,3 +46,39 @@ async def test_race_events_and_resume_cross_nodes(
             assert await alice.request({"type": "move", "move": move, "id": "a-1"}) == moved
             daily = await alice.request({"type": "start", "suits": 1})
             assert daily["state"]["game"] == state["game"]
+
+
+async def test_a_node_left_behind_does_not_overwrite_the_game(
+    postgres_url: str, redis_url: str, run_id: str
+) -> None:
+    shared = Backend("services", postgres_url, redis_url, f"simon-test-{run_id}")
+    settings = server_settings(shared)
+    async with serving(settings) as node_a, serving(settings) as node_b:
+        code = "SS1-S2-AAAAABD"
+        async with Client.connect(node_a.url) as on_a:
+            registered = await on_a.request({"type": "register", "name": unique_name("c")})
+            state = (await on_a.request({"type": "start", "mode": "practice", "code": code}))[
+                "state"
+            ]
+            first = first_legal(code)
+            await on_a.request({"type": "move", "move": first})
+            # the player comes back through node B while node A still holds the game
+            async with Client.connect(node_b.url) as on_b:
+                await on_b.request({"type": "auth", "token": registered["token"]})
+                resumed = await on_b.request({"type": "resume", "game": state["game"], "seq": 1})
+                assert resumed["state"]["seq"] == 1
+                second = first_legal(code, [first])
+                # the same id (3) as the move sent to node A, another move: not a resend
+                moved = await on_b.request({"type": "move", "move": second})
+                assert moved["seq"] == 2
+                await on_a.websocket.close()
+                async with asyncio.timeout(5):
+                    while state["game"] in node_a.hub.live:
+                        await asyncio.sleep(0.01)
+                stored = await node_a.hub.store.get_game(state["game"])
+                assert stored is not None and stored.actions == []  # node A wrote nothing
+            async with asyncio.timeout(5):
+                while state["game"] in node_b.hub.live:
+                    await asyncio.sleep(0.01)
+            stored = await node_b.hub.store.get_game(state["game"])
+            assert stored is not None and len(stored.actions) == 2

@@ -298,6 +298,20 @@ async def test_resume_from_the_bus_keeps_seq_and_resent_ids(hub: Hub) -> None:
     assert await talk2.one(type="move", move=move, id=11) == first
 
 
+async def test_a_client_counting_ids_afresh_is_not_taken_for_a_resend(hub: Hub) -> None:
+    talk = await signed_in(hub, "nia")
+    code = (await talk.one(type="start", suits=1))["state"]["code"]
+    first = first_legal(code)
+    await talk.one(type="move", move=first, id=1)
+    await talk.one(type="undo", id=2)
+    await talk.session.close()
+    again = Talk(hub)  # a new client process: ids from 1 again, the daily taken up by start
+    again.session.player = talk.session.player
+    await again.one(type="start", suits=1, id=1)
+    assert (await again.one(type="move", move=first, id=1))["seq"] == 3
+    assert (await again.one(type="undo", id=2))["state"]["seq"] == 4
+
+
 async def test_someone_elses_game_cannot_be_resumed(hub: Hub) -> None:
     owner = await signed_in(hub, "lee")
     game_id = (await owner.one(type="start", mode="practice"))["state"]["game"]
@@ -330,7 +344,8 @@ def test_a_game_remembers_the_replies_to_its_last_eight_ids() -> None:
         day=None, started_at=datetime(2026, 1, 1, tzinfo=UTC),
     )  # fmt: skip
     for n in range(REPLAY_MEMORY + 2):
-        game.remember(n, [f"reply {n}"])
-    assert game.answered(0) is None and game.answered(1) is None
-    assert game.answered(2) == ("reply 2",) and game.answered(None) is None
+        game.remember(n, "1-2", [f"reply {n}"])
+    assert game.answered(0, "1-2") is None and game.answered(1, "1-2") is None
+    assert game.answered(2, "1-2") == ("reply 2",) and game.answered(None, "1-2") is None
+    assert game.answered(2, "3-4") is None  # the same id asking for another move
     assert len(game.replies) == REPLAY_MEMORY == 8
