@@ -147,8 +147,19 @@ class DailySchedule:
         self._cache[key] = record
         return record
 
-    async def deals(self, day: date) -> list[DailyDealRecord]:
-        return list(await asyncio.gather(*(self.deal(day, suits) for suits in SUIT_CHOICES)))
+    async def deals(self, day: date, *, wait: float | None = None) -> list[DailyDealRecord]:
+        """The day's deals; with ``wait``, only those found within that many seconds
+        (a search goes on in the background: the first start of a fresh server can take
+        minutes to prove a 4-suit deal)."""
+        tasks = [asyncio.ensure_future(self.deal(day, suits)) for suits in SUIT_CHOICES]
+        done, _ = await asyncio.wait(tasks, timeout=wait)
+        found = []
+        for task in tasks:
+            if task in done:
+                found.append(task.result())  # raises what the search raised
+            else:
+                task.add_done_callback(_log_failure)
+        return found
 
     def prepare(self, day: date) -> None:
         """Start finding a day's deals in the background (at start-up, before midnight)."""

@@ -65,6 +65,9 @@ CHECKPOINT_GAP: Final = 60.0
 CHECKPOINT_WRITERS: Final = 2
 #: Tomorrow's deals are prepared this long before midnight.
 PREPARE_AHEAD: Final = timedelta(minutes=15)
+#: How long a ``daily`` request (or the new day's announcement) waits for deals still
+#: being searched for; those not found by then are left out.
+DAILY_WAIT: Final = 5.0
 #: The day ticker looks at the clock at least this often.
 TICK_SECONDS: Final = 30.0
 #: A racer's moves reach the others at most this often (seconds): a race of a thousand
@@ -389,7 +392,7 @@ class Hub:
     async def daily_info(self) -> DailyInfo:
         now = self.now()
         day = utc_day(now)
-        deals = await self.daily.deals(day)
+        deals = await self.daily.deals(day, wait=DAILY_WAIT)
         yesterday = []
         for suits in SUIT_CHOICES:
             record = await self.store.get_daily_deal(day=day - timedelta(days=1), suits=suits)
@@ -479,7 +482,7 @@ class Hub:
         if today <= self.current_day:
             return False
         self.current_day = today
-        deals = await self.daily.deals(today)
+        deals = await self.daily.deals(today, wait=DAILY_WAIT)
         frame = encode(
             DailyChanged(
                 day=today,

@@ -13,7 +13,7 @@ import pytest
 from server.bus import InProcessBus
 from server.engine import Game
 from server.play.clock import ManualClock
-from server.play.daily import candidate_codes
+from server.play.daily import Proof, candidate_codes
 from server.play.games import REPLAY_MEMORY, PlayerGame
 from server.play.hub import CHECKPOINT_GAP, Hub
 from server.play.session import Session
@@ -349,3 +349,31 @@ def test_a_game_remembers_the_replies_to_its_last_eight_ids() -> None:
     assert game.answered(2, "1-2") == ("reply 2",) and game.answered(None, "1-2") is None
     assert game.answered(2, "3-4") is None  # the same id asking for another move
     assert len(game.replies) == REPLAY_MEMORY == 8
+
+
+async def test_daily_leaves_out_a_deal_still_being_proven(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("server.play.hub.DAILY_WAIT", 0.05)
+    hard = asyncio.Event()
+
+    async def prover(code: str) -> Proof:
+        if code.startswith("SS1-S4"):
+            await hard.wait()  # a 4-suit search that takes its time
+        return Proof(True, 50)
+
+    hub = Hub(
+        store=FakeStore(),  # type: ignore[arg-type]
+        bus=InProcessBus(),
+        clock=ManualClock(),
+        secret=SECRET,
+        prover=prover,
+    )
+    talk = Talk(hub)
+    info = await talk.one(type="daily")
+    assert [deal["suits"] for deal in info["deals"]] == [1, 2]
+    hard.set()
+    await asyncio.sleep(0.01)
+    info = await talk.one(type="daily")
+    assert [deal["suits"] for deal in info["deals"]] == [1, 2, 4]
+    await hub.close()
