@@ -33,6 +33,9 @@ class Bus(ABC):
     async def close(self) -> None:  # noqa: B027  # optional hook
         """Disconnect and stop background work."""
 
+    def forget_races_before(self, day: date) -> None:  # noqa: B027  # optional hook
+        """Drop the standings of races before ``day`` (Redis lets them expire instead)."""
+
     @abstractmethod
     async def join_race(self, day: date, suits: int) -> None:
         """Start receiving the events of a room (this node has a follower there)."""

@@ -46,7 +46,6 @@ class InProcessBus(Bus):
     async def load_snapshot(self, game_id: str) -> bytes | None:
         return self._snapshots.get(game_id)
 
-    def forget_before(self, day: date) -> None:
-        """Drop the standings of earlier days (the Redis bus lets them expire)."""
+    def forget_races_before(self, day: date) -> None:
         for key in [key for key in self._entries if key[0] < day]:
             del self._entries[key]

@@ -492,6 +492,7 @@ class Hub:
         for push in tuple(self.listeners):
             push(frame)
         self.daily.forget_before(today - timedelta(days=1))
+        self.bus.forget_races_before(today - timedelta(days=1))
         log.info("a new day: %s", today)
         return True
 

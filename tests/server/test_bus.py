@@ -22,6 +22,10 @@ async def test_in_process_bus_delivers_to_joined_rooms_only() -> None:
     await bus.publish_race(DAY, 2, "ann", '{"player":"ann"}', "event-2")
     assert got == [(DAY, 1, "event-1")]
     assert await bus.race_entries(DAY, 2) == ['{"player":"ann"}']
+    bus.forget_races_before(DAY)
+    assert await bus.race_entries(DAY, 2) == ['{"player":"ann"}']  # that day is kept
+    bus.forget_races_before(date(2031, 5, 18))
+    assert await bus.race_entries(DAY, 2) == []
     await bus.save_snapshot("g1", b"abc")
     assert await bus.load_snapshot("g1") == b"abc" and await bus.load_snapshot("g2") is None
 
