@@ -94,6 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # start-up noise
     if args.command == "migrate":
         asyncio.run(migrate(settings))
         return 0
