@@ -5,6 +5,7 @@ Run from the repository root::
     python bench/server.py                    # 1000 bots, 2 moves/s each, about 4 minutes
     python bench/server.py --rate 0           # each bot as fast as the answers come
     python bench/server.py --bots 200 --seconds 5 --rounds 1   # a quick look
+    python bench/server.py --redis redis://127.0.0.1:6379/0    # our server as a node of many
 
 Each server runs in a subprocess of its own (ours on an embedded SQLite file in a
 temporary folder, no Redis; the echo server with the same websocket options:
@@ -68,7 +69,7 @@ async def serve_echo(port: int) -> None:
         await asyncio.Future()
 
 
-async def serve_simon(port: int, data: str) -> None:
+async def serve_simon(port: int, data: str, redis_url: str | None) -> None:
     from server.main import tune_gc
     from server.net import run_server
     from server.play.daily import Proof
@@ -82,7 +83,8 @@ async def serve_simon(port: int, data: str) -> None:
         port=port,
         data_dir=Path(data),
         database_url=None,
-        redis_url=None,
+        redis_url=redis_url,
+        redis_prefix=f"simon-bench-{os.getpid()}",
         rate_limit_messages=1_000_000,
         ping_interval_seconds=None,
         log_level="WARNING",
@@ -98,9 +100,10 @@ def raise_file_limit() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
-def start_server(kind: str, port: int, data: str) -> subprocess.Popen[str]:
+def start_server(kind: str, port: int, data: str, redis_url: str | None) -> subprocess.Popen[str]:
+    redis = ["--redis", redis_url] if redis_url else []
     process = subprocess.Popen(
-        [sys.executable, __file__, "--serve", kind, "--port", str(port), "--data", data],
+        [sys.executable, __file__, "--serve", kind, "--port", str(port), "--data", data, *redis],
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -215,10 +218,12 @@ class Figures:
         return self.round_trips / self.seconds
 
 
-async def measure(kind: str, bots: int, seconds: float, warmup: float, rate: float) -> Figures:
+async def measure(
+    kind: str, bots: int, seconds: float, warmup: float, rate: float, redis_url: str | None
+) -> Figures:
     port = 20000 + random.randrange(20000)
     with tempfile.TemporaryDirectory() as data:
-        process = start_server(kind, port, data)
+        process = start_server(kind, port, data, redis_url)
         try:
             await asyncio.sleep(0.5)
             rss_before = rss_bytes(process.pid)
@@ -259,7 +264,9 @@ async def measure(kind: str, bots: int, seconds: float, warmup: float, rate: flo
     )
 
 
-async def run(bots: int, seconds: float, warmup: float, rate: float, rounds: int) -> None:
+async def run(
+    bots: int, seconds: float, warmup: float, rate: float, rounds: int, redis_url: str | None
+) -> None:
     pace = f"{rate:g} moves/s each" if rate else "as fast as answers come"
     print(
         f"{bots} bots ({pace}), {seconds:g} s measured after {warmup:g} s of warm-up, "
@@ -272,7 +279,7 @@ async def run(bots: int, seconds: float, warmup: float, rate: float, rounds: int
     results: dict[str, list[Figures]] = {"echo": [], "simon": []}
     for _ in range(rounds):
         for kind in ("echo", "simon"):
-            r = await measure(kind, bots, seconds, warmup, rate)
+            r = await measure(kind, bots, seconds, warmup, rate, redis_url)
             results[kind].append(r)
             print(
                 f"{r.kind:<8}{r.per_second:>14,.0f}{r.p50_ms:>9.2f}{r.p99_ms:>9.2f}"
@@ -301,6 +308,9 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=2, help="echo then simon, this many times")
     parser.add_argument(
+        "--redis", help="run our server with this Redis (snapshots saved after every move)"
+    )
+    parser.add_argument(
         "--rate", type=float, default=2.0, help="moves per second per bot (0: closed loop)"
     )
     parser.add_argument("--serve", choices=("echo", "simon"), help=argparse.SUPPRESS)
@@ -311,9 +321,9 @@ def main() -> None:
     if args.serve == "echo":
         asyncio.run(serve_echo(args.port))
     elif args.serve == "simon":
-        asyncio.run(serve_simon(args.port, args.data))
+        asyncio.run(serve_simon(args.port, args.data, args.redis))
     else:
-        asyncio.run(run(args.bots, args.seconds, args.warmup, args.rate, args.rounds))
+        asyncio.run(run(args.bots, args.seconds, args.warmup, args.rate, args.rounds, args.redis))
 
 
 if __name__ == "__main__":

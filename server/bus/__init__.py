@@ -9,7 +9,7 @@ frames, so a node forwards them to its followers without decoding them again.
 
 from .base import Bus, RaceHandler
 from .memory import InProcessBus
-from .redis import RedisBus
+from .redis import RedisBus, redis_client
 
 
 def open_bus(redis_url: str | None, *, prefix: str = "simon") -> Bus:
@@ -19,4 +19,4 @@ def open_bus(redis_url: str | None, *, prefix: str = "simon") -> Bus:
     return InProcessBus()
 
 
-__all__ = ["Bus", "InProcessBus", "RaceHandler", "RedisBus", "open_bus"]
+__all__ = ["Bus", "InProcessBus", "RaceHandler", "RedisBus", "open_bus", "redis_client"]

@@ -24,12 +24,23 @@ _BACKOFF_MAX = 5.0
 _JOIN_WAIT = 5.0
 
 
+#: Connections each Redis client of a node keeps; more callers at once wait for one.
+REDIS_CONNECTIONS = 32
+
+
+def redis_client(url: str) -> redis.Redis:
+    """A Redis client whose pool waits for a free connection when all are busy (the
+    default pool refuses with "Too many connections" when a thousand players move)."""
+    pool = redis.BlockingConnectionPool.from_url(url, max_connections=REDIS_CONNECTIONS, timeout=10)
+    return redis.Redis.from_pool(pool)
+
+
 class RedisBus(Bus):
     def __init__(self, url: str, *, prefix: str = "simon") -> None:
         super().__init__()
         self._url = url
         self._prefix = prefix
-        self._client = redis.Redis.from_url(url)
+        self._client = redis_client(url)
         self._pubsub_client = redis.Redis.from_url(
             url, socket_timeout=None, health_check_interval=30, client_name=f"{prefix}:races"
         )

@@ -14,11 +14,10 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
 
-import redis.asyncio as redis
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
-from server.bus import Bus, open_bus
+from server.bus import Bus, open_bus, redis_client
 from server.play.clock import Clock, SystemClock
 from server.play.daily import Prover, SolverProver
 from server.play.hub import Hub
@@ -75,7 +74,7 @@ async def run_server(
         if store is None:
             rank_redis = None
             if settings.redis_url:
-                rank_redis = redis.Redis.from_url(settings.redis_url)
+                rank_redis = redis_client(settings.redis_url)
                 stack.push_async_callback(rank_redis.aclose)
             store = await Store.open(
                 settings.effective_database_url,

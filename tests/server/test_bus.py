@@ -67,3 +67,17 @@ async def test_redis_bus_between_nodes_survives_a_dropped_connection(
         await admin.aclose()
         await node_a.close()
         await node_b.close()
+
+
+async def test_redis_bus_takes_more_callers_at_once_than_it_has_connections(
+    redis_url: str, run_id: str
+) -> None:
+    bus = RedisBus(redis_url, prefix=f"simon-test-{run_id}-many")
+    await bus.start()
+    try:
+        games = [f"game-{n}" for n in range(300)]  # a connection pool of 100 would refuse
+        await asyncio.gather(*(bus.save_snapshot(g, g.encode()) for g in games))
+        loaded = await asyncio.gather(*(bus.load_snapshot(g) for g in games))
+        assert loaded == [g.encode() for g in games]
+    finally:
+        await bus.close()
