@@ -47,6 +47,8 @@ async def test_redis_bus_between_nodes_survives_a_dropped_connection(
         assert await node_a.race_entries(DAY, 4) == ['{"player":"bo"}']
 
         await node_b.save_snapshot("game-1", b"\x00snapshot")
+        assert await node_b.load_snapshot("game-1") == b"\x00snapshot"  # its own, queued
+        await node_b.flush()
         assert await node_a.load_snapshot("game-1") == b"\x00snapshot"
 
         readers = [
@@ -77,6 +79,7 @@ async def test_redis_bus_takes_more_callers_at_once_than_it_has_connections(
     try:
         games = [f"game-{n}" for n in range(300)]  # a connection pool of 100 would refuse
         await asyncio.gather(*(bus.save_snapshot(g, g.encode()) for g in games))
+        await bus.flush()
         loaded = await asyncio.gather(*(bus.load_snapshot(g) for g in games))
         assert loaded == [g.encode() for g in games]
     finally:
