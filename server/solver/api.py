@@ -1,0 +1,190 @@
+"""The solver's public face: :func:`solve` a :class:`~server.engine.Game`, get a :class:`Solution`.
+
+It runs in three steps on the compact state of :mod:`server.solver.search`:
+
+1. a quick weighted A* to find any solution, or to explore every reachable
+   state and so prove there is none;
+2. a few more searches that favour short paths (lower weight on the heuristic),
+   each cut at the best length known so far;
+3. a shortcut pass: from each state of the solution, every position two moves
+   away is compared with the later states of the solution, and detours are cut.
+
+Every move returned has been replayed with the engine before it is handed out.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Final
+
+from server.engine import Game, Move
+
+from .search import Columns, Costs, Outcome, RawMove, canonical, children, search
+
+#: Default budget: enough for about 99% of random 4-suit deals (docs/perf-solver.md),
+#: a few seconds of one core and a few hundred MB at most.
+DEFAULT_MAX_NODES: Final = 400_000
+DEFAULT_MAX_SECONDS: Final = 30.0
+
+
+class Verdict(Enum):
+    WINNABLE = "winnable"
+    UNWINNABLE = "unwinnable"  # proven: every reachable state was explored
+    UNKNOWN = "unknown"  # the budget ran out first
+
+
+@dataclass
+class Solution:
+    verdict: Verdict
+    moves: list[Move] = field(default_factory=list)  # counts explicit; empty unless WINNABLE
+    nodes: int = 0  # states expanded, over all steps
+    seconds: float = 0.0
+
+    @property
+    def solvable(self) -> bool | None:
+        """True, False, or None for unknown (the ``--json`` field of ``simon solve``)."""
+        return {Verdict.WINNABLE: True, Verdict.UNWINNABLE: False}.get(self.verdict)
+
+
+# (costs, weight, share of the node budget): the first finds a solution fast and
+# proves the rest; the others trade speed for shorter paths.
+_FIRST: Final = ((Costs(1, 2, 2), 1.0, 0.6), (Costs(2, 3, 3), 1.0, 0.2), (Costs(1, 2, 2), 2.0, 0.2))
+_IMPROVE: Final = (
+    (Costs(1, 2, 2), 0.8, 0.05),
+    (Costs(1, 2, 2), 0.75, 0.05),
+    (Costs(1, 2, 3), 0.7, 0.05),
+)
+_SHORTCUT_DEPTH: Final = 2
+
+
+def solve(
+    game: Game,
+    *,
+    max_nodes: int | None = DEFAULT_MAX_NODES,
+    max_seconds: float | None = DEFAULT_MAX_SECONDS,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Solution:
+    """Decide whether ``game`` (from its current position) can be won; if so, how.
+
+    ``max_nodes`` bounds the states expanded, ``max_seconds`` the time (read
+    from ``clock``); None lifts a bound. Out of budget the verdict is UNKNOWN.
+    """
+    started = clock()
+    node_budget = max_nodes if max_nodes is not None else 1 << 62
+    deadline = started + max_seconds if max_seconds is not None else float("inf")
+
+    def out_of_time() -> bool:
+        return clock() > deadline
+
+    start: Columns = tuple(bytes(column) for column in game.columns)
+    if not any(start):
+        return Solution(Verdict.WINNABLE, [], 0, clock() - started)
+    nodes = 0
+    best: list[RawMove] | None = None
+    for costs, weight, share in _FIRST:
+        cap = max(1, min(int(node_budget * share), node_budget - nodes))
+        outcome, moves, used = search(
+            start, weight=weight, costs=costs, max_nodes=cap, out_of_time=out_of_time
+        )
+        nodes += used
+        if outcome == Outcome.EXHAUSTED:
+            return Solution(Verdict.UNWINNABLE, [], nodes, clock() - started)
+        if outcome == Outcome.WON:
+            best = moves
+            break
+        if nodes >= node_budget or out_of_time():
+            break
+    if best is None:
+        return Solution(Verdict.UNKNOWN, [], nodes, clock() - started)
+    for costs, weight, share in _IMPROVE:
+        cap = min(int(node_budget * share), node_budget - nodes)
+        if cap <= 0 or out_of_time():
+            break
+        outcome, moves, used = search(
+            start,
+            weight=weight,
+            costs=costs,
+            max_nodes=cap,
+            out_of_time=out_of_time,
+            bound=len(best),
+        )
+        nodes += used
+        if outcome == Outcome.WON and len(moves) < len(best):
+            best = moves
+    best = shortcut(start, best, _SHORTCUT_DEPTH)
+    return Solution(Verdict.WINNABLE, _checked(game, best), nodes, clock() - started)
+
+
+def _replay(start: Columns, moves: list[RawMove]) -> list[Columns]:
+    states = [start]
+    for source, target, count in moves:
+        for s, t, c, new, _ in children(states[-1]):
+            if (s, t, c) == (source, target, count):
+                states.append(new)
+                break
+        else:  # pragma: no cover - the search only returns generated moves
+            raise AssertionError("a solution move is not legal")
+    return states
+
+
+def _moves_through(start: Columns, keys: list[bytes]) -> list[RawMove]:
+    """Moves from ``start`` through states with the given canonical keys (``keys[0]`` = start)."""
+    moves = []
+    columns = start
+    for wanted in keys[1:]:
+        for source, target, count, new, _ in children(columns):
+            if canonical(new) == wanted:
+                moves.append((source, target, count))
+                columns = new
+                break
+        else:  # pragma: no cover - keys come from generated children
+            raise AssertionError("no move between consecutive states")
+    return moves
+
+
+def shortcut(start: Columns, moves: list[RawMove], depth: int) -> list[RawMove]:
+    """Cut detours: if a later state of the path is within ``depth`` moves, go straight there."""
+    keys = [canonical(state) for state in _replay(start, moves)]
+    improved = True
+    while improved:
+        improved = False
+        states = _replay(start, _moves_through(start, keys))
+        last = {key: index for index, key in enumerate(keys)}
+        index = 0
+        new_keys: list[bytes] = []
+        while index < len(keys):
+            new_keys.append(keys[index])
+            best_jump, best_via = index + 1, []
+            frontier = [(states[index], [])]
+            for level in range(1, depth + 1):
+                next_frontier = []
+                for columns, via in frontier:
+                    for _s, _t, _c, new, _ in children(columns):
+                        key = canonical(new)
+                        path = [*via, key]
+                        reach = last.get(key, -1)
+                        if reach - level > best_jump - len(best_via) - 1:
+                            best_jump, best_via = reach, path
+                        if level < depth:
+                            next_frontier.append((new, path))
+                frontier = next_frontier
+            if best_via and best_jump - index > len(best_via):
+                new_keys += best_via[:-1]
+                improved = True
+                index = best_jump
+            else:
+                index += 1
+        keys = new_keys
+    return _moves_through(start, keys)
+
+
+def _checked(game: Game, moves: list[RawMove]) -> list[Move]:
+    """The moves as engine moves, replayed with the engine to a win (else an error)."""
+    check = game.copy()
+    result = [check.push(Move(source, target, count)) for source, target, count in moves]
+    if not check.is_won:  # pragma: no cover - would be a solver bug
+        raise AssertionError("the solver's solution does not win")
+    return result
