@@ -14,6 +14,7 @@ Every move returned has been replayed with the engine before it is handed out.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,15 +50,24 @@ class Solution:
         return {Verdict.WINNABLE: True, Verdict.UNWINNABLE: False}.get(self.verdict)
 
 
-# (costs, weight, share of the node budget): the first finds a solution fast and
-# proves the rest; the others trade speed for shorter paths.
-_FIRST: Final = ((Costs(1, 2, 2), 1.0, 0.6), (Costs(2, 3, 3), 1.0, 0.2), (Costs(1, 2, 2), 2.0, 0.2))
-_IMPROVE: Final = (
-    (Costs(1, 2, 2), 0.8, 0.05),
-    (Costs(1, 2, 2), 0.75, 0.05),
-    (Costs(1, 2, 3), 0.7, 0.05),
+# (costs, weight, share of the node budget): the first finds a solution fast and,
+# with no solution, explores everything; the next two are fallbacks.
+_FIRST: Final = (
+    (Costs(1, 2, 2), 1.0, 0.7),
+    (Costs(2, 3, 3), 1.0, 0.15),
+    (Costs(1, 2, 2), 2.0, 0.15),
 )
-_SHORTCUT_DEPTH: Final = 2
+# (costs, weight, nodes): searches that favour short paths, each cut at the best
+# length so far; different heuristics win on different deals, so all are tried.
+_IMPROVE: Final = (
+    (Costs(1, 1, 1, 1), 1.5, 6_000),
+    (Costs(2, 3, 2, 2), 0.5, 6_000),
+    (Costs(1, 2, 2), 0.8, 6_000),
+    (Costs(1, 1, 2, 1), 1.2, 6_000),
+    (Costs(1, 2, 2), 0.75, 6_000),
+    (Costs(1, 1, 2, 2), 1.2, 6_000),
+)
+_SHORTCUT_DEPTH: Final = 1
 
 
 def solve(
@@ -72,6 +82,20 @@ def solve(
     ``max_nodes`` bounds the states expanded, ``max_seconds`` the time (read
     from ``clock``); None lifts a bound. Out of budget the verdict is UNKNOWN.
     """
+    # the search makes no reference cycles: the cycle collector would only rescan
+    # its ever-growing tables again and again
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _solve(game, max_nodes, max_seconds, clock)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _solve(
+    game: Game, max_nodes: int | None, max_seconds: float | None, clock: Callable[[], float]
+) -> Solution:
     started = clock()
     node_budget = max_nodes if max_nodes is not None else 1 << 62
     deadline = started + max_seconds if max_seconds is not None else float("inf")
@@ -99,8 +123,8 @@ def solve(
             break
     if best is None:
         return Solution(Verdict.UNKNOWN, [], nodes, clock() - started)
-    for costs, weight, share in _IMPROVE:
-        cap = min(int(node_budget * share), node_budget - nodes)
+    for costs, weight, cap in _IMPROVE:
+        cap = min(cap, node_budget - nodes)
         if cap <= 0 or out_of_time():
             break
         outcome, moves, used = search(

@@ -12,7 +12,7 @@ Kept free of engine objects and of any clock so the inner loop stays cheap;
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final
 
 Columns = tuple[bytes, ...]
@@ -23,7 +23,7 @@ RUN: Final = 13
 _SEPARATOR: Final = b"\xff"  # never a card: cards are below 64
 
 
-def canonical(columns: Columns) -> bytes:
+def canonical(columns: Sequence[bytes]) -> bytes:
     """One bytes key per class of states equal up to the order of columns."""
     return _SEPARATOR.join(sorted(columns))
 
@@ -35,13 +35,17 @@ class Costs:
     by a move some time (or by a run removal), so counting them bounds the moves
     left from below. A pair one rank apart but of two suits (``soft``) is cheaper
     to fix than a pair of unrelated cards (``hard``); an empty column is worth
-    ``empty`` (it is what lets groups be taken apart and rebuilt).
+    ``empty`` (it is what lets groups be taken apart and rebuilt). A broken pair
+    whose upper card's own parent (same suit, one rank higher) lies deeper in the
+    same column costs ``blocked`` more: that card must leave and come back, so it
+    cannot be fixed by a single move.
     """
 
-    __slots__ = ("empty", "pair")
+    __slots__ = ("blocked", "empty", "pair")
 
-    def __init__(self, soft: int = 1, hard: int = 2, empty: int = 2) -> None:
+    def __init__(self, soft: int = 1, hard: int = 2, empty: int = 2, blocked: int = 0) -> None:
         self.empty = empty
+        self.blocked = blocked
         self.pair = [0] * (64 * 64)  # indexed lower_card * 64 + upper_card
         for lower in range(64):
             for upper in range(64):
@@ -54,16 +58,23 @@ class Costs:
                 self.pair[lower * 64 + upper] = cost
 
 
-UNIT = Costs(1, 1, 0)  # plain count of broken pairs: a lower bound (up to run removals)
+#: With one suit per card (4 suits), a lower bound on the moves left, up to the runs to remove.
+UNIT = Costs(1, 1, 0, 1)
 
 
 def breaks(columns: Columns, costs: Costs = UNIT) -> int:
     """The heuristic value of a state under ``costs``."""
     total = 0
     pair = costs.pair
+    blocked = costs.blocked
     for column in columns:
         for index in range(1, len(column)):
-            total += pair[column[index - 1] * 64 + column[index]]
+            upper = column[index]
+            cost = pair[column[index - 1] * 64 + upper]
+            if cost:
+                total += cost
+                if upper + 1 in column[: index - 1]:
+                    total += blocked
         if not column:
             total -= costs.empty
     return total
@@ -77,14 +88,17 @@ def run_length(column: bytes) -> int:
     return len(column) - index
 
 
-def children(columns: Columns, costs: Costs = UNIT) -> list[tuple[int, int, int, Columns, int]]:
-    """Every useful move from a state: (source, target, count, new columns, change of breaks).
+def children(
+    columns: Sequence[bytes], costs: Costs = UNIT
+) -> list[tuple[int, int, int, list[bytes], int]]:
+    """Every useful move from a state: (source, target, count, new columns, change of heuristic).
 
     Left out, as they cannot help: moving a whole column into an empty one, and
     the same move into a second empty column (empty columns are interchangeable).
     """
     result = []
     bonus = costs.empty
+    blocked = costs.blocked
     PAIR_COST = costs.pair
     empty = -1
     tops = []
@@ -104,11 +118,21 @@ def children(columns: Columns, costs: Costs = UNIT) -> list[tuple[int, int, int,
             cut = size - count
             head = column[cut]
             # change of breaks: the pair cut at the source, the pair made at the target
-            delta = PAIR_COST[top * 64 + head] - (
-                PAIR_COST[column[cut - 1] * 64 + head] if cut else bonus
-            )
+            # (and the blocked extra: only these two pairs can change it, since cards
+            # move on top of a column, never under the cards they could block)
+            rest = column[:cut]
+            if cut:
+                delta = -PAIR_COST[rest[-1] * 64 + head]
+                if delta and blocked and head + 1 in rest:
+                    delta -= blocked
+            else:
+                delta = -bonus
+            if top != head + 1:
+                delta += PAIR_COST[top * 64 + head]
+                if blocked and head + 1 in columns[target]:
+                    delta += blocked
             new = list(columns)
-            new[source] = column[:cut]
+            new[source] = rest
             landed = columns[target] + column[cut:]
             if (
                 column[-1] & 15 == 1
@@ -117,23 +141,27 @@ def children(columns: Columns, costs: Costs = UNIT) -> list[tuple[int, int, int,
                 and run_length(landed) >= RUN
             ):
                 # a complete run leaves the table; the pair under its king goes too
-                rest = landed[:-RUN]
-                if rest:
-                    delta -= PAIR_COST[rest[-1] * 64 + landed[-RUN]]
+                remains = landed[:-RUN]
+                if remains:
+                    delta -= PAIR_COST[remains[-1] * 64 + landed[-RUN]]
                 else:
                     delta -= bonus
-                landed = rest
+                landed = remains
             new[target] = landed
-            result.append((source, target, count, tuple(new), delta))
+            result.append((source, target, count, new, delta))
         if empty >= 0:
             top_count = run if run < size else run - 1
             for count in range(1, top_count + 1):
                 cut = size - count
-                delta = bonus - PAIR_COST[column[cut - 1] * 64 + column[cut]]
+                rest = column[:cut]
+                head = column[cut]
+                delta = bonus - PAIR_COST[rest[-1] * 64 + head]
+                if blocked and delta < bonus and head + 1 in rest:
+                    delta -= blocked
                 new = list(columns)
-                new[source] = column[:cut]
+                new[source] = rest
                 new[empty] = column[cut:]
-                result.append((source, empty, count, tuple(new), delta))
+                result.append((source, empty, count, new, delta))
     return result
 
 
@@ -167,11 +195,12 @@ def search(
     parents: dict[bytes, bytes | None] = {start_key: None}
     best_g: dict[bytes, int] = {start_key: 0}
     counter = 0
-    heap: list[tuple[float, int, int, int, Columns, bytes]] = [
+    heap: list[tuple[float, int, int, int, Sequence[bytes], bytes]] = [
         (weight * h0, h0, counter, 0, start, start_key)
     ]
     nodes = 0
     push, pop = heapq.heappush, heapq.heappop
+    join = _SEPARATOR.join
     while heap:
         _f, h, _tie, g, columns, key = pop(heap)
         if best_g[key] < g:
@@ -181,7 +210,7 @@ def search(
             return Outcome.BUDGET, [], nodes
         g1 = g + 1
         for _source, _target, _count, new, delta in children(columns, costs):
-            child_key = canonical(new)
+            child_key = join(sorted(new))  # canonical(new), inlined
             old = best_g.get(child_key)
             if old is not None and old <= g1:
                 continue
