@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import offline
+from . import offline, solve
 from .offline import UsageError
 
 
@@ -16,6 +16,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     offline.register(subparsers)
+    solve.register(subparsers)
     return parser
 
 

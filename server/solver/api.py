@@ -23,7 +23,7 @@ from typing import Final
 
 from server.engine import Game, Move
 
-from .search import Columns, Costs, Outcome, RawMove, canonical, children, search
+from .search import Columns, Costs, Outcome, RawMove, breaks, canonical, children, search
 
 #: Default budget: enough for about 99% of random 4-suit deals (docs/perf-solver.md),
 #: a few seconds of one core and a few hundred MB at most.
@@ -124,6 +124,8 @@ def _solve(
     if best is None:
         return Solution(Verdict.UNKNOWN, [], nodes, clock() - started)
     for costs, weight, cap in _IMPROVE:
+        if len(best) <= lower_bound(start):
+            break
         cap = min(cap, node_budget - nodes)
         if cap <= 0 or out_of_time():
             break
@@ -140,6 +142,13 @@ def _solve(
             best = moves
     best = shortcut(start, best, _SHORTCUT_DEPTH)
     return Solution(Verdict.WINNABLE, _checked(game, best), nodes, clock() - started)
+
+
+def lower_bound(start: Columns) -> int:
+    """Fewest moves any win needs: every move completes at most one run, and every
+    move or removal parts at most one adjacent pair that is not a one-suit step."""
+    runs = sum(map(len, start)) // 13
+    return max(runs, breaks(start) - runs)
 
 
 def _replay(start: Columns, moves: list[RawMove]) -> list[Columns]:

@@ -127,8 +127,9 @@ def children(
                     delta -= blocked
             else:
                 delta = -bonus
-            if top != head + 1:
-                delta += PAIR_COST[top * 64 + head]
+            made = PAIR_COST[top * 64 + head]
+            if made:
+                delta += made
                 if blocked and head + 1 in columns[target]:
                     delta += blocked
             new = list(columns)
@@ -206,7 +207,7 @@ def search(
         if best_g[key] < g:
             continue  # reached again more cheaply since it was queued
         nodes += 1
-        if nodes > max_nodes or (nodes & 1023 == 0 and out_of_time()):
+        if nodes > max_nodes or (nodes & 255 == 0 and out_of_time()):
             return Outcome.BUDGET, [], nodes
         g1 = g + 1
         for _source, _target, _count, new, delta in children(columns, costs):
