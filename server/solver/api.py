@@ -2,8 +2,9 @@
 
 It runs in three steps on the compact state of :mod:`server.solver.search`:
 
-1. a quick weighted A* to find any solution, or to explore every reachable
-   state and so prove there is none;
+1. quick weighted A* searches with a few heuristics to find any solution,
+   then a long one that explores every reachable state and so proves there is
+   none;
 2. a few more searches that favour short paths (lower weight on the heuristic),
    each cut at the best length known so far;
 3. a shortcut pass: from each state of the solution, every position two moves
@@ -50,13 +51,18 @@ class Solution:
         return {Verdict.WINNABLE: True, Verdict.UNWINNABLE: False}.get(self.verdict)
 
 
-# (costs, weight, share of the node budget): the first finds a solution fast and,
-# with no solution, explores everything; the next two are fallbacks.
-_FIRST: Final = (
-    (Costs(1, 2, 2), 1.0, 0.7),
-    (Costs(2, 3, 3), 1.0, 0.15),
-    (Costs(1, 2, 2), 2.0, 0.15),
+# (costs, weight, nodes): quick tries, each finding most solutions in a few
+# thousand nodes (and proving small spaces empty); different heuristics get
+# stuck on different deals, so several are tried before the long search.
+_QUICK: Final = (
+    (Costs(1, 1, 1, 1), 1.5, 15_000),
+    (Costs(2, 3, 2, 2), 0.5, 15_000),
+    (Costs(1, 3, 3, 2), 1.0, 10_000),
+    (Costs(2, 3, 3), 1.0, 10_000),
 )
+# The long search, given the rest of the budget: it explores every reachable
+# state when there is no win, which proves the deal unwinnable.
+_LONG: Final = (Costs(1, 2, 2), 1.0)
 # (costs, weight, nodes): searches that favour short paths, each cut at the best
 # length so far; different heuristics win on different deals, so all are tried.
 _IMPROVE: Final = (
@@ -115,8 +121,11 @@ def _solve(
         return Solution(Verdict.WINNABLE, [], 0, clock() - started)
     nodes = 0
     best: list[RawMove] | None = None
-    for costs, weight, share in _FIRST:
-        cap = max(1, min(int(node_budget * share), node_budget - nodes))
+    long_costs, long_weight = _LONG
+    for costs, weight, cap in (*_QUICK, (long_costs, long_weight, node_budget)):
+        cap = min(cap, node_budget - nodes)
+        if cap <= 0 or out_of_time():
+            break
         outcome, moves, used = search(
             start, weight=weight, costs=costs, max_nodes=cap, out_of_time=out_of_time
         )
@@ -125,8 +134,6 @@ def _solve(
             return Solution(Verdict.UNWINNABLE, [], nodes, clock() - started)
         if outcome == Outcome.WON:
             best = moves
-            break
-        if nodes >= node_budget or out_of_time():
             break
     if best is None:
         return Solution(Verdict.UNKNOWN, [], nodes, clock() - started)
