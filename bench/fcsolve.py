@@ -128,7 +128,7 @@ def expand_move(game: Game, count: int, source: int, target: int) -> list[Move]:
     queue: deque[tuple[Game, list[Move]]] = deque([(start, [])])
     while queue:
         position, path = queue.popleft()
-        if len(path) > 12:
+        if len(path) > 40:
             break
         for move in position.legal_moves():
             if move.source not in involved or move.target not in involved:
