@@ -107,7 +107,10 @@ def expand_move(game: Game, count: int, source: int, target: int) -> list[Move]:
 
     A move legal as it stands is played as it stands. Otherwise the shortest
     sequence of single moves among the source, the target and the empty columns
-    that leaves every column as fc-solve's move would is found and played.
+    that leaves every column as fc-solve's move would is searched for (breadth
+    first, a few thousand positions at most) and played; failing that, the
+    classic recursive plan through the empty columns (which may be a few moves
+    longer than the shortest) is played.
     """
     goal = [list(c) for c in game.columns]
     if count > len(goal[source]):
@@ -122,17 +125,23 @@ def expand_move(game: Game, count: int, source: int, target: int) -> list[Move]:
         if game.position_key() != goal_key:
             raise FcSolveError("engine and fc-solve disagree on a direct move")
         return [direct]
+    # Only the group's own cards move, and only among the source, the target and
+    # the empty columns: that is what fc-solve's meta-move stands for, and it keeps
+    # the search small.
     involved = {source, target} | {i for i, c in enumerate(game.columns) if not c}
+    base = {i: len(game.column(i)) for i in involved}
+    base[source] -= count
     start = game.copy()
     seen = {start.position_key()}
     queue: deque[tuple[Game, list[Move]]] = deque([(start, [])])
-    while queue:
+    while queue and len(seen) < 5_000:
         position, path = queue.popleft()
-        if len(path) > 40:
-            break
         for move in position.legal_moves():
             if move.source not in involved or move.target not in involved:
                 continue
+            assert move.count is not None
+            if len(position.column(move.source)) - move.count < base[move.source]:
+                continue  # it would take a card that is not part of the group
             child = position.copy()
             child.push(move)
             key = child.position_key()
@@ -144,7 +153,50 @@ def expand_move(game: Game, count: int, source: int, target: int) -> list[Move]:
                 return [*path, move]
             seen.add(key)
             queue.append((child, [*path, move]))
+    # too many states for the shortest way: fall back on the classic recursive one
+    planned = _plan_through_empties(game, count, source, target)
+    if planned is not None:
+        trial = game.copy()
+        if all(trial.is_legal(step) and trial.push(step) for step in planned) and (
+            trial.position_key() == goal_key
+        ):
+            for step in planned:
+                game.push(step)
+            return planned
     raise FcSolveError(f"cannot expand fc-solve's move of {count} from {source} to {target}")
+
+
+def _plan_through_empties(game: Game, count: int, source: int, target: int) -> list[Move] | None:
+    """The classic way to move a mixed-suit group: park its top half in an empty
+    column, move the rest, bring the half back; recursively. None if too few empties."""
+    column = game.column(source)
+    group = column[len(column) - count :]
+    sizes: list[int] = []  # one-suit segments, top (exposed) segment first
+    run = 1
+    for upper, lower in zip(reversed(group[:-1]), reversed(group[1:]), strict=True):
+        if upper == lower + 1:
+            run += 1
+        else:
+            sizes.append(run)
+            run = 1
+    sizes.append(run)
+    empties = [i for i, c in enumerate(game.columns) if not c and i != target]
+
+    def plan(segments: list[int], origin: int, goal: int, free: list[int]) -> list[Move] | None:
+        if len(segments) == 1:
+            return [Move(origin, goal, segments[0])]
+        if not free:
+            return None
+        half = len(segments) // 2
+        park, rest_free = free[0], free[1:]
+        first = plan(segments[:half], origin, park, rest_free)
+        second = plan(segments[half:], origin, goal, rest_free)
+        third = plan(segments[:half], park, goal, rest_free)
+        if first is None or second is None or third is None:
+            return None
+        return first + second + third
+
+    return plan(sizes, source, target, empties)
 
 
 def expand(game: Game, raw: list[tuple[int, int, int]]) -> list[Move]:

@@ -60,7 +60,11 @@ def side_by_side(codes: list[GameCode], progress: bool) -> dict[str, Any]:
         texts = [move.text() for move in ours.moves]
         if ours.verdict is Verdict.WINNABLE and not play(game.board_text(), texts):
             raise AssertionError(f"{code}: the rule book does not see a win")
-        best, results = fcsolve.best_of_presets(game)
+        try:
+            best, results = fcsolve.best_of_presets(game)
+            expand_error = None
+        except fcsolve.FcSolveError as error:  # its solution could not be followed
+            best, results, expand_error = None, [], str(error)
         rows.append(
             {
                 "code": str(code),
@@ -73,6 +77,7 @@ def side_by_side(codes: list[GameCode], progress: bool) -> dict[str, Any]:
                 "fcs_length": len(best.moves) if best else None,
                 "fcs_preset": (best.preset or "default") if best else None,
                 "fcs_seconds": sum(r.seconds for r in results),
+                "fcs_error": expand_error,
             }
         )
         if progress:
@@ -93,6 +98,7 @@ def side_by_side(codes: list[GameCode], progress: bool) -> dict[str, Any]:
         "ours_unknown": sum(r["verdict"] == "unknown" for r in rows),
         "fcs_won": sum(r["fcs_won"] for r in rows),
         "fcs_won_ours_not": [r["code"] for r in rows if r["fcs_won"] and r["length"] is None],
+        "fcs_errors": [r["code"] for r in rows if r["fcs_error"]],
         "ours_won_fcs_not": sum(1 for r in rows if r["length"] is not None and not r["fcs_won"]),
         "both_won": len(both),
         "median_length_ours": ours_median,
@@ -116,8 +122,10 @@ def winnable_fraction(
     for suits in (1, 2, 4):
         verdicts: dict[str, int] = {"winnable": 0, "unwinnable": 0, "unknown": 0}
         lengths, seconds = [], []
-        for code in _codes(rng, suits, count):
+        for index, code in enumerate(_codes(rng, suits, count)):
             solution = solve(Game.from_code(code), shorten=shorten)
+            if progress and solution.verdict is not Verdict.WINNABLE:
+                print(f"{index} {code} {solution.verdict.value}", file=sys.stderr, flush=True)
             verdicts[solution.verdict.value] += 1
             seconds.append(solution.seconds)
             if solution.verdict is Verdict.WINNABLE:
