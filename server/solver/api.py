@@ -66,8 +66,8 @@ _LONG: Final = (Costs(1, 2, 2), 1.0)
 # (costs, weight, nodes): searches that favour short paths, each cut at the best
 # length so far; different heuristics win on different deals, so all are tried.
 _IMPROVE: Final = (
-    (Costs(1, 1, 1, 1), 1.5, 6_000),
-    (Costs(2, 3, 2, 2), 0.5, 6_000),
+    (Costs(1, 1, 1, 1), 1.3, 10_000),
+    (Costs(2, 2, 1, 2), 0.7, 6_000),
     (Costs(1, 2, 2), 0.8, 6_000),
     (Costs(1, 1, 2, 1), 1.2, 6_000),
     (Costs(1, 2, 2), 0.75, 6_000),
