@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import accounts, boards, offline, play
+from . import accounts, boards, offline, play, solve
 from .connection import ClientError
 from .offline import UsageError
 
@@ -17,6 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     offline.register(subparsers)
+    solve.register(subparsers)
     play.register(subparsers)
     accounts.register(subparsers)
     boards.register(subparsers)

@@ -1,0 +1,85 @@
+"""``simon solve``: is a deal winnable, and a short way to win it (no server needed)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from server.solver import DEFAULT_MAX_NODES, DEFAULT_MAX_SECONDS, Verdict, solve
+
+from .offline import UsageError, add_game_arguments, load_game
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("give at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("give more than 0 seconds")
+    return value
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    game = load_game(args.code, args.board, args.suits)
+    if game.is_won:
+        raise UsageError("that board has no cards left: there is nothing to solve")
+    solution = solve(game, max_nodes=args.budget, max_seconds=args.seconds)
+    moves = [move.text() for move in solution.moves]  # counts explicit: FROM-TOxN
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "code": str(game.code) if game.code else None,
+                    "suits": game.suits,
+                    "solvable": solution.solvable,
+                    "verdict": solution.verdict.value,
+                    "moves": moves,
+                    "length": len(moves),
+                    "nodes": solution.nodes,
+                    "seconds": round(solution.seconds, 3),
+                }
+            )
+        )
+        return 0
+    if solution.verdict is Verdict.WINNABLE:
+        print(f"winnable in {len(moves)} moves (score {900 - len(moves)}):")
+        for start in range(0, len(moves), 10):
+            print("  " + " ".join(moves[start : start + 10]))
+    elif solution.verdict is Verdict.UNWINNABLE:
+        print("not winnable: every reachable position was explored")
+    else:
+        print("unknown: the search budget ran out (try a larger --budget or --seconds)")
+    print(f"{solution.nodes} positions searched in {solution.seconds:.2f} s")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    solve_parser = subparsers.add_parser(
+        "solve", help="find whether a deal can be won, with a short solution"
+    )
+    add_game_arguments(solve_parser)
+    solve_parser.add_argument(
+        "--budget",
+        type=_positive_int,
+        default=DEFAULT_MAX_NODES,
+        metavar="NODES",
+        help=f"most positions to search (default {DEFAULT_MAX_NODES})",
+    )
+    solve_parser.add_argument(
+        "--seconds",
+        type=_positive_float,
+        default=DEFAULT_MAX_SECONDS,
+        help=f"most seconds to search (default {DEFAULT_MAX_SECONDS:g})",
+    )
+    solve_parser.set_defaults(handler=cmd_solve)
