@@ -17,47 +17,17 @@ from typing import Any
 import pytest
 
 from client_cli.main import main
-from server.engine import Game, Move
+from server.engine import Game
+from server.solver import Verdict, solve
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def solve(game: Game, limit: int = 200_000) -> list[str]:
-    """A plain depth-first search: enough for the 1-suit daily deal the tests play."""
-    seen: set[object] = set()
-    path: list[str] = []
-    stack: list[tuple[Game, list[Move]]] = []
-
-    def options(state: Game) -> list[Move]:
-        columns = state.columns
-        moves = [
-            move
-            for move in state.legal_moves()
-            if columns[move.target] or move.count != len(columns[move.source])
-        ]
-        moves.sort(key=lambda move: (not columns[move.target], -(move.count or 0)))
-        return moves
-
-    stack.append((game, options(game)))
-    seen.add(game.position_key())
-    while stack:
-        state, moves = stack[-1]
-        if state.is_won:
-            return path
-        if not moves or len(seen) > limit:
-            stack.pop()
-            if path:
-                path.pop()
-            continue
-        move = moves.pop(0)
-        child = state.copy()
-        child.push(move)
-        if child.position_key() in seen:
-            continue
-        seen.add(child.position_key())
-        path.append(move.text())
-        stack.append((child, options(child)))
-    raise AssertionError("no solution found")
+def solution_for(code: str) -> list[str]:
+    """A winning move list from the project's solver."""
+    solution = solve(Game.from_code(code), shorten=False)
+    assert solution.verdict is Verdict.WINNABLE, code
+    return [move.text() for move in solution.moves]
 
 
 def free_port() -> int:
@@ -138,7 +108,7 @@ def test_bot_mode_wins_the_daily_and_the_leaderboard_shows_it(simon: Any) -> Non
     assert status == 0, err
     daily = json.loads(out)
     [deal] = daily["deals"]
-    solution = solve(Game.from_code(deal["code"]))
+    solution = solution_for(deal["code"])
 
     status, out, err = simon(
         "play", "--daily", "--suits", "1", "--moves", " ".join(solution), "--json"
