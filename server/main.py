@@ -13,8 +13,12 @@ import logging
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from pydantic import ValidationError
+from redis.exceptions import RedisError
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
 
 from server.settings import Settings
 
@@ -64,11 +68,26 @@ async def migrate(settings: Settings) -> None:
     log.info("the database schema is up to date")
 
 
+class AdminError(Exception):
+    """A command that cannot go on: printed as one line, exit status 1."""
+
+
 async def verify(settings: Settings) -> int:
     from server.play.verify import verify_store
     from server.store import Store
+    from server.store.migrate import current, head_revision
 
-    store = await Store.open(settings.effective_database_url, migrate=False)
+    url = settings.effective_database_url
+    sqlite_file = make_url(url).database if url.startswith("sqlite") else None
+    if sqlite_file and not Path(sqlite_file).exists():
+        raise AdminError(f"no database at {sqlite_file}: no game has been stored there yet")
+    revision, head = await current(url), head_revision()
+    if revision != head:
+        raise AdminError(
+            f"the database schema is at revision {revision}, the server needs {head}: "
+            "run simon-server migrate first"
+        )
+    store = await Store.open(url, migrate=False)
     try:
         checked, mismatches = await verify_store(store)
     finally:
@@ -95,12 +114,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # start-up noise
-    if args.command == "migrate":
-        asyncio.run(migrate(settings))
-        return 0
-    if args.command == "verify":
-        return asyncio.run(verify(settings))
-    asyncio.run(serve(settings))
+    try:
+        if args.command == "migrate":
+            asyncio.run(migrate(settings))
+            return 0
+        if args.command == "verify":
+            return asyncio.run(verify(settings))
+        asyncio.run(serve(settings))
+    except AdminError as error:
+        print(f"simon-server: {error}", file=sys.stderr)
+        return 1
+    except (OSError, SQLAlchemyError, RedisError) as error:
+        # Unreachable or misconfigured services at start-up: say which, without a traceback.
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        print(f"simon-server: cannot use the database or Redis: {reason}", file=sys.stderr)
+        return 1
     return 0
 
 

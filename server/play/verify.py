@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
 from server.engine import IllegalMoveError, InvalidCodeError, InvalidMoveError
 from server.store import GameRecord, Store
@@ -46,12 +47,27 @@ def check_record(record: GameRecord) -> str | None:
 
 
 async def verify_store(store: Store) -> tuple[int, list[Mismatch]]:
-    """Check every finished game; return how many were checked and the mismatches."""
+    """Check every finished game; return how many were checked and the mismatches.
+
+    A daily game must also have been played on that day's deal, as stored.
+    """
     checked = 0
     mismatches: list[Mismatch] = []
+    daily_codes: dict[tuple[date, int], str | None] = {}
     async for record in store.finished_games():
         checked += 1
         reason = check_record(record)
+        if record.mode == "daily" and reason is None:
+            assert record.day is not None  # the schema ties daily games to a day
+            key = (record.day, record.suits)
+            if key not in daily_codes:
+                deal = await store.get_daily_deal(day=record.day, suits=record.suits)
+                daily_codes[key] = None if deal is None else deal.code
+            if daily_codes[key] != record.code:
+                reason = (
+                    f"a daily of {record.day} with {record.suits} suits played on {record.code}, "
+                    f"but that day's deal is {daily_codes[key]}"
+                )
         if reason is not None:
             mismatches.append(Mismatch(record.id, record.player_name, reason))
     return checked, mismatches

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import signal
 import socket
 import subprocess
 import sys
 import time
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from server.engine import Game
@@ -99,3 +100,77 @@ async def test_verify_reports_a_tampered_result(backend: Backend) -> None:
     assert result.returncode == 1, result.stderr
     mismatches = [line for line in result.stdout.splitlines() if line.startswith("MISMATCH")]
     assert len(mismatches) == 1 and f"score stored {game.score + 100}" in mismatches[0]
+
+
+async def test_verify_reports_a_daily_played_on_another_deal(backend: Backend) -> None:
+    store = await Store.open(backend.database_url)
+    now = datetime.now(UTC)
+    day = date(2090, 1, 1) + timedelta(days=random.randrange(100_000))
+    game = Game.from_code("SS1-S1-AAAAAAB")  # not the day's deal
+    moves = [game.push(next(game.legal_moves())).text()]
+    try:
+        await store.put_daily_deal(day=day, suits=1, code="SS1-S1-AAAAAAA", par=None)
+        player = await store.create_player(
+            name=unique_name("f"), token_hash=uuid.uuid4().hex, now=now
+        )
+        game_id = uuid.uuid4().hex
+        await store.start_game(
+            game_id=game_id, player_id=player.id, mode="daily", code=str(game.code), suits=1,
+            day=day, started_at=now,
+        )  # fmt: skip
+        await store.finish_game(
+            game_id=game_id, actions=moves, won=False, resigned=True, moves=1,
+            score=game.score, removed=0, elapsed=1.0, finished_at=now,
+        )  # fmt: skip
+    finally:
+        await store.close()
+    result = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "server.main", "verify"],
+        env=server_env(SIMON_DATABASE_URL=backend.database_url),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1, result.stderr
+    assert any(
+        game_id in line and "that day's deal is SS1-S1-AAAAAAA" in line
+        for line in result.stdout.splitlines()
+    ), result.stdout
+
+
+def run_admin(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "server.main", *argv],
+        env=server_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_verify_on_a_folder_with_no_database_says_so_and_creates_nothing(tmp_path: Path) -> None:
+    result = run_admin("verify", SIMON_DATA_DIR=str(tmp_path / "data"))
+    assert result.returncode == 1
+    assert result.stderr.startswith("simon-server: no database at ")
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "data" / "simon.sqlite3").exists()
+
+
+def test_verify_on_an_unmigrated_database_asks_for_migrate(tmp_path: Path) -> None:
+    (tmp_path / "empty.sqlite3").touch()
+    result = run_admin("verify", SIMON_DATABASE_URL=f"sqlite:///{tmp_path / 'empty.sqlite3'}")
+    assert result.returncode == 1
+    assert "run simon-server migrate first" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_unreachable_database_gives_one_line_and_exit_1() -> None:
+    port = free_port()  # nothing listens there
+    for command in ("migrate", "serve"):
+        result = run_admin(
+            command, SIMON_DATABASE_URL=f"postgresql://postgres@127.0.0.1:{port}/nowhere"
+        )
+        assert result.returncode == 1, result.stderr
+        assert "simon-server: cannot use the database or Redis" in result.stderr
+        assert "Traceback" not in result.stderr
