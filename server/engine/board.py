@@ -36,7 +36,7 @@ _IGNORED_PREFIXES = ("#", "foundations:", "freecells:")
 
 
 def board_text(columns: Sequence[Sequence[Card]]) -> str:
-    return "".join(" ".join(card_text(c) for c in column) + "\n" for column in columns)
+    return "".join(" ".join([card_text(c) for c in column]) + "\n" for column in columns)
 
 
 def parse_board(text: str, suits: int | None = None) -> tuple[Columns, int]:

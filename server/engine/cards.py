@@ -56,7 +56,18 @@ def suit(card: Card) -> Suit:
 
 
 def card_text(card: Card) -> str:
-    return RANK_LETTERS[rank(card) - 1] + SUIT_LETTERS[suit(card)]
+    text = _CARD_TEXTS.get(card)
+    if text is None:
+        text = RANK_LETTERS[rank(card) - 1] + SUIT_LETTERS[suit(card)]
+    return text
+
+
+#: Every card's text, looked up rather than built: board text is written for every state reply.
+_CARD_TEXTS: Final[dict[Card, str]] = {
+    make_card(r, s): RANK_LETTERS[r - 1] + SUIT_LETTERS[s]
+    for s in range(4)
+    for r in range(ACE, KING + 1)
+}
 
 
 def parse_card(text: str) -> Card:

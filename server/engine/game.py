@@ -52,7 +52,16 @@ class Outcome:
 class Game:
     """A deal in play. Columns are numbered 0 to 9 here and 1 to 10 in move text."""
 
-    __slots__ = ("_columns", "_history", "_initial", "_removed", "code", "moves", "suits")
+    __slots__ = (
+        "_columns",
+        "_history",
+        "_initial",
+        "_initial_removed",
+        "_removed",
+        "code",
+        "moves",
+        "suits",
+    )
 
     def __init__(
         self,
@@ -68,6 +77,7 @@ class Game:
         self._initial: tuple[tuple[Card, ...], ...] = tuple(tuple(c) for c in columns)
         self._columns: Columns = [list(c) for c in columns]
         self._removed: list[Suit] = removed_runs(columns, self.suits)
+        self._initial_removed: tuple[Suit, ...] = tuple(self._removed)  # for restart
         self._history = bytearray()
         self.moves: int = 0
 
@@ -87,6 +97,7 @@ class Game:
     def copy(self) -> Game:
         clone = Game.__new__(Game)
         clone.suits, clone.code, clone._initial = self.suits, self.code, self._initial
+        clone._initial_removed = self._initial_removed
         clone._columns = [list(c) for c in self._columns]
         clone._removed = list(self._removed)
         clone._history = bytearray(self._history)
@@ -106,6 +117,11 @@ class Game:
     def removed(self) -> tuple[Suit, ...]:
         """The suits of the runs removed so far, in order."""
         return tuple(self._removed)
+
+    @property
+    def removed_count(self) -> int:
+        """How many runs have been removed: ``len(game.removed)`` without the copy."""
+        return len(self._removed)
 
     @property
     def score(self) -> int:
@@ -231,9 +247,9 @@ class Game:
             raise IllegalMoveError(Rule.TOO_MANY_CARDS)
         for index in range(len(column) - count, len(column) - 1):
             upper, lower = column[index], column[index + 1]
-            if rank(upper) != rank(lower) + 1:
-                raise IllegalMoveError(Rule.NOT_DESCENDING)
-            if suit(upper) != suit(lower):
+            if upper != lower + 1:  # not one rank higher of the same suit: say which
+                if rank(upper) != rank(lower) + 1:
+                    raise IllegalMoveError(Rule.NOT_DESCENDING)
                 raise IllegalMoveError(Rule.NOT_ONE_SUIT)
 
     @staticmethod
@@ -343,7 +359,7 @@ class Game:
     def restart(self) -> None:
         """Deal the same layout again: score, moves and undo history start over."""
         self._columns = [list(c) for c in self._initial]
-        self._removed = removed_runs(self._initial, self.suits)
+        self._removed = list(self._initial_removed)
         self._history.clear()
         self.moves = 0
 

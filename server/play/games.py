@@ -178,7 +178,7 @@ class PlayerGame:
             resigned=resigned,
             moves=game.moves,
             score=game.score,
-            removed=len(game.removed),
+            removed=game.removed_count,
             elapsed=self.elapsed(now),
             finished_at=now,
         )
@@ -226,7 +226,7 @@ class PlayerGame:
             board=game.board_text().split("\n")[:10],
             moves=game.moves,
             score=game.score,
-            removed=len(game.removed),
+            removed=game.removed_count,
             won=game.is_won,
             finished=self.finished,
             can_undo=game.can_undo and not self.finished,

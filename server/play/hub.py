@@ -552,7 +552,7 @@ def race_entry(game: PlayerGame) -> RaceEntry:
         player=game.player_name,
         moves=engine.moves,
         score=engine.score,
-        removed=len(engine.removed),
+        removed=engine.removed_count,
         finished=result is not None,
         won=engine.is_won,
         resigned=result is not None and result.resigned,

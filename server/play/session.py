@@ -75,6 +75,11 @@ class Session:
     async def handle(self, message: ClientMessage) -> list[str]:
         """Answer one message with encoded frames; refusals become ``error`` replies."""
         try:
+            if type(message) is MoveRequest:  # most messages: no handler coroutine, no encoding
+                frames, event = self._play_move(message)
+                if event is not None:
+                    await self._after_move(message.id, message.move, frames, event)
+                return frames
             replies = await _HANDLERS[message.type](self, message)
         except Refused as refused:
             return [encode(refused.reply(message.id))]
@@ -204,36 +209,47 @@ class Session:
         return replies
 
     async def _move(self, message: MoveRequest) -> Replies:
+        frames, event = self._play_move(message)
+        if event is not None:
+            await self._after_move(message.id, message.move, frames, event)
+        return frames  # type: ignore[return-value]
+
+    def _play_move(self, message: MoveRequest) -> tuple[list[str], str | None]:
+        """Check and play a move: the reply frames, and the race event when the hub has
+        work to do for it (None for a resend, or a practice move between checkpoints)."""
         game, again = self._answered(message.id, message.move)
         if again is not None:
-            return again
+            return again, None  # type: ignore[return-value]  # remembered replies are frames
         try:
             move = parse_move(message.move)
         except InvalidMoveError as error:
             raise Refused(ErrorCode.BAD_MOVE, str(error)) from None
-        removed_before = len(game.game.removed)
+        engine = game.game
+        removed_before = engine.removed_count
         try:
             played = game.move(move)
         except IllegalMoveError as error:
             raise Refused.illegal(error) from None
-        replies = self._moved(message.id, message.move, game, played, removed_before)
-        if game.game.is_won or not self.hub.quiet(game):  # else nothing more to do: no await
-            await self._after_move(message.id, message.move, game, replies, removed_before)
-        return replies
+        removed = engine.removed_count
+        frames = self._moved(message.id, message.move, game, played, removed > removed_before)
+        if engine.is_won or not self.hub.quiet(game):
+            return frames, "removed" if removed > removed_before else "moved"
+        return frames, None
 
     async def _auto(self, message: AutoMove) -> Replies:
         what = f"auto {message.column} {message.count}"
         game, again = self._answered(message.id, what)
         if again is not None:
             return again
-        removed_before = len(game.game.removed)
+        removed_before = game.game.removed_count
         try:
             played = game.auto(message.column - 1, message.count)
         except IllegalMoveError as error:
             raise Refused.illegal(error) from None
-        replies = self._moved(message.id, what, game, played, removed_before)
-        await self._after_move(message.id, what, game, replies, removed_before)
-        return replies
+        removed_run = game.game.removed_count > removed_before
+        replies = self._moved(message.id, what, game, played, removed_run)
+        await self._after_move(message.id, what, replies, "removed" if removed_run else "moved")
+        return replies  # type: ignore[return-value]
 
     def _moved(
         self,
@@ -241,41 +257,36 @@ class Session:
         what: str,
         game: PlayerGame,
         played: str,
-        removed_before: int,
-    ) -> Replies:
+        removed_run: bool,
+    ) -> list[str]:
         """The ``moved`` reply to an accepted move, remembered for a resend."""
         engine = game.game
-        removed = len(engine.removed)
-        frames: Replies = [
+        frames = [
             moved_frame(
                 id=message_id,
                 game=game.id,
                 seq=game.seq,
                 move=played,
-                removed_run=removed > removed_before,
+                removed_run=removed_run,
                 moves=engine.moves,
                 score=engine.score,
-                removed=removed,
+                removed=engine.removed_count,
                 won=engine.is_won,
             )
         ]
-        game.remember(message_id, what, frames)  # type: ignore[arg-type]
+        game.remember(message_id, what, frames)
         return frames
 
     async def _after_move(
-        self,
-        message_id: MessageId | None,
-        what: str,
-        game: PlayerGame,
-        replies: Replies,
-        removed_before: int,
+        self, message_id: MessageId | None, what: str, frames: list[str], event: str
     ) -> None:
         """Tell the hub (snapshot, checkpoint, race); a winning move also ends the game."""
-        removed_run = len(game.game.removed) > removed_before
-        await self.hub.accepted(game, "removed" if removed_run else "moved")
+        game = self.game
+        assert game is not None
+        await self.hub.accepted(game, event)
         if game.game.is_won:
-            replies.append(encode(await self.hub.finish(game, resigned=False)))
-            game.remember(message_id, what, replies)  # type: ignore[arg-type]
+            frames.append(encode(await self.hub.finish(game, resigned=False)))
+            game.remember(message_id, what, frames)
 
     async def _undo(self, message: Undo) -> Replies:
         game, again = self._answered(message.id, "undo")

@@ -27,7 +27,7 @@ def check_record(record: GameRecord) -> str | None:
     found = {
         "moves": game.moves,
         "score": game.score,
-        "removed": len(game.removed),
+        "removed": game.removed_count,
         "won": game.is_won,
     }
     stored = {
