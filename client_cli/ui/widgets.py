@@ -10,10 +10,11 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
-from server.engine import COLUMNS, RUNS_PER_GAME, Card, rank, suit
+from server.engine import COLUMNS, RUNS_PER_GAME, Card, Move, rank, suit
 from server.engine.cards import RANK_LETTERS, SUIT_LETTERS
+from server.protocol import RaceEntry
 
-from ..session import Table
+from ..session import Table, plural
 
 SUIT_SYMBOLS = "♠♥♦♣"
 #: A four-colour pack that reads on dark and light terminals; the symbol carries the suit too.
@@ -25,6 +26,20 @@ def card_label(card: Card, letters: bool = False) -> str:
     """``T♥``, or ``TH`` with ``letters``: readable with or without colour."""
     symbols = SUIT_LETTERS if letters else SUIT_SYMBOLS
     return RANK_LETTERS[rank(card) - 1] + symbols[suit(card)]
+
+
+def describe_move(columns: Sequence[Sequence[Card]], move: Move, letters: bool = False) -> str:
+    """Where the cards of a played move went, from the columns before it.
+
+    ``9-4x2: 3♥ 2♥ onto 4♥``; a longer group reads ``6♥…2♥``.
+    """
+    count = move.count or 1
+    group = [card_label(card, letters) for card in columns[move.source][-count:]]
+    cards = " ".join(group) if len(group) <= 2 else f"{group[0]}…{group[-1]}"
+    target = columns[move.target]
+    where = f"onto {card_label(target[-1], letters)}" if target else "into the empty column"
+    notation = move.text() if count > 1 else Move(move.source, move.target).text()
+    return f"{notation}: {cards} {where}"
 
 
 def movable_run(column: Sequence[Card]) -> int:
@@ -131,7 +146,7 @@ class ScoreLine(Static):
         par = str(table.par) if table.par is not None else "—"
         text = Text(no_wrap=True)
         text.append(f"{table.code}", "bold")
-        text.append(f"  {mode} · {game.suits} suit{'s' if game.suits > 1 else ''}\n")
+        text.append(f"  {mode} · {plural(game.suits, 'suit')}\n")
         for label, value in (
             ("Score", str(game.score)),
             ("Moves", str(game.moves)),
@@ -147,8 +162,31 @@ class ScoreLine(Static):
         self.update(text)
 
 
+def race_order(entry: RaceEntry, left: bool) -> tuple[int, int, str]:
+    """Won first, best score first; then those playing by score; then the rest."""
+    if entry.won:
+        group = 0
+    elif not entry.finished and not left:
+        group = 1
+    else:
+        group = 2
+    return group, -entry.score, entry.player
+
+
+def race_status(entry: RaceEntry, left: bool) -> Text:
+    if entry.won:
+        return Text("won", "bold green3")
+    if entry.resigned:
+        return Text("gave up", "red")
+    if entry.finished:
+        return Text("ended", "dim")
+    if left:
+        return Text("left", "dim")
+    return Text("playing", "")
+
+
 class RacePanel(Static):
-    """The others on the same deal: their moves, runs removed, who finished."""
+    """The others on the same deal: their moves, score, runs, how they stand; the latest events."""
 
     def update_from(self, table: Table) -> None:
         grid = RichTable(
@@ -158,17 +196,23 @@ class RacePanel(Static):
         grid.add_column("Mv", justify="right")
         grid.add_column("Score", justify="right")
         grid.add_column("Runs", justify="right")
-        grid.add_column("", width=2)
+        grid.add_column("", no_wrap=True)
         entries = sorted(
-            table.race.values(), key=lambda e: (not e.won, -e.score if e.won else e.moves)
+            table.race.values(), key=lambda e: race_order(e, e.player in table.race_left)
         )
         for entry in entries:
-            status = (
-                "✓" if entry.won else ("✗" if entry.resigned else ("■" if entry.finished else "…"))
+            left = entry.player in table.race_left
+            style = "bold cyan" if entry.player == table.player else ("dim" if left else "")
+            grid.add_row(
+                Text(entry.player, style),
+                str(entry.moves),
+                str(entry.score),
+                f"{entry.removed}/4",
+                race_status(entry, left),
             )
-            name = Text(entry.player, "bold cyan" if entry.player == table.player else "")
-            grid.add_row(name, str(entry.moves), str(entry.score), f"{entry.removed}/4", status)
         if not entries:
             grid.add_row(Text("nobody yet", "dim"), "", "", "", "")
-        log = Text("\n".join(table.race_log), "dim")
-        self.update(Group(grid, Text(""), log))
+        parts: list[RenderableType] = [grid]
+        if table.race_log:
+            parts += [Text(""), Text("Latest", "bold"), Text("\n".join(table.race_log), "dim")]
+        self.update(Group(*parts))

@@ -42,7 +42,7 @@ async def test_a_typed_move_is_played() -> None:
         await pilot.pause()
         assert game(app).moves == 1
         assert game(app).column(3) == (*start.column(3), start.column(2)[-1])
-        assert "Moved 3-4" in notice(app)
+        assert notice(app) == "3-4: 2♦ onto 3♣."
         assert app.query_one("#prompt", Input).value == ""
         await pilot.press(*"9-1x1", "enter")
         await pilot.pause()
