@@ -57,7 +57,7 @@ from server.protocol import (
 
 from .connection import ClientError, Connection
 
-NoticeKind = Literal["info", "refused", "won", "status", "race"]
+NoticeKind = Literal["info", "refused", "won", "status"]
 RACE_LOG = 5  # the latest race events kept for the screen
 
 
@@ -534,4 +534,4 @@ class OnlineTable(Table):
         }[message.event]
         if line is not None:
             self.race_log.append(line)
-        self._tell(Notice("race", line) if line and entry.player != self.player else None)
+        self._tell()  # the race panel shows the event: the notice line stays the player's

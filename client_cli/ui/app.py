@@ -27,6 +27,8 @@ from .widgets import BoardView, RacePanel, ScoreLine, card_label, describe_move
 
 OpenTable = Callable[[int | None], Awaitable[Table]]
 
+#: Fits an 80-column terminal; the help (?) tells the rest.
+PLACEHOLDER = "3-7 move · 3 best move · u undo · r restart · x resign · ? help · q quit"
 SUIT_CHOICES = ((1, "Easy"), (2, "Medium"), (4, "Hard"))
 
 HELP = """\
@@ -138,14 +140,14 @@ class SimonApp(App[int]):
             yield RacePanel(id="race")
         yield Static("", id="notice")
         yield Input(
-            placeholder="3 7 or 3-7x2 to move · 3 its best move · u undo · r restart · "
-            "x resign · ? help · q quit",
+            placeholder=PLACEHOLDER,
             id="prompt",
         )
         yield Static("", id="connection")
 
     async def on_mount(self) -> None:
         self.query_one("#race").display = False
+        self.query_one("#board-box").display = False  # no empty board behind the question
         self.query_one("#prompt", Input).disabled = True
         if self.ask_suits is not None:
             self.push_screen(SuitScreen(self.ask_suits), self._suits_chosen)
@@ -171,6 +173,7 @@ class SimonApp(App[int]):
         self.table = table
         table.listener = self.table_changed
         self.query_one("#race").display = table.mode == "daily"
+        self.query_one("#board-box").display = True
         prompt = self.query_one("#prompt", Input)
         prompt.disabled = False
         prompt.focus()
@@ -195,7 +198,7 @@ class SimonApp(App[int]):
             self.notify_line(notice)
 
     def notify_line(self, notice: Notice) -> None:
-        styles = {"refused": "bold red", "won": "bold green", "status": "yellow", "race": "cyan"}
+        styles = {"refused": "bold red", "won": "bold green", "status": "yellow"}
         text = Text()
         if notice.kind == "refused":
             text.append("✗ ", "bold red")

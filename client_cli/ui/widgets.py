@@ -131,7 +131,7 @@ class BoardView(Widget):
 
 
 class ScoreLine(Static):
-    """The deal, mode, score, moves, runs removed, clock and par."""
+    """The deal, mode, how the game stands, score, moves, runs removed, clock, par and rank."""
 
     def update_from(self, table: Table, letters: bool = False) -> None:
         game = table.game
@@ -143,17 +143,23 @@ class ScoreLine(Static):
         )
         symbols = SUIT_LETTERS if letters else SUIT_SYMBOLS
         runs = "".join(symbols[s] for s in game.removed) + "·" * (RUNS_PER_GAME - len(game.removed))
-        par = str(table.par) if table.par is not None else "—"
         text = Text(no_wrap=True)
         text.append(f"{table.code}", "bold")
-        text.append(f"  {mode} · {plural(game.suits, 'suit')}\n")
-        for label, value in (
+        text.append(f"  {mode} · {plural(game.suits, 'suit')}")
+        if game.is_won:
+            text.append("  ·  won", "bold green3")
+        elif table.finished:
+            text.append("  ·  game over", "bold red")
+        text.append("\n")
+        facts = [
             ("Score", str(game.score)),
             ("Moves", str(game.moves)),
             ("Runs", runs),
             ("Time", format_clock(table.elapsed())),
-            ("Par", par),
-        ):
+        ]
+        if table.mode == "daily":  # par is the daily deal's, known once the day is over
+            facts.append(("Par", str(table.par) if table.par is not None else "—"))
+        for label, value in facts:
             text.append(f"{label} ", "dim")
             text.append(f"{value}   ", "bold")
         if table.rank is not None:
@@ -173,46 +179,78 @@ def race_order(entry: RaceEntry, left: bool) -> tuple[int, int, str]:
     return group, -entry.score, entry.player
 
 
-def race_status(entry: RaceEntry, left: bool) -> Text:
+#: How a player stands, in full and for a narrow panel.
+STATUS_WORDS = {
+    "won": ("won", "won", "bold green3"),
+    "resigned": ("gave up", "quit", "red"),
+    "ended": ("ended", "end", "dim"),
+    "left": ("left", "left", "dim"),
+    "playing": ("playing", "play", ""),
+}
+NARROW = 34  # panel width under which the race drops the moves column and short words
+
+
+def race_status(entry: RaceEntry, left: bool, narrow: bool = False) -> Text:
     if entry.won:
-        return Text("won", "bold green3")
-    if entry.resigned:
-        return Text("gave up", "red")
-    if entry.finished:
-        return Text("ended", "dim")
-    if left:
-        return Text("left", "dim")
-    return Text("playing", "")
+        key = "won"
+    elif entry.resigned:
+        key = "resigned"
+    elif entry.finished:
+        key = "ended"
+    else:
+        key = "left" if left else "playing"
+    full, short, style = STATUS_WORDS[key]
+    return Text(short if narrow else full, style)
 
 
 class RacePanel(Static):
     """The others on the same deal: their moves, score, runs, how they stand; the latest events."""
 
+    table: Table | None = None
+
+    def on_resize(self) -> None:
+        if self.table is not None:
+            self.update_from(self.table)
+
     def update_from(self, table: Table) -> None:
+        self.table = table
+        narrow = 0 < self.size.width < NARROW
         grid = RichTable(
-            title="Race", expand=True, box=None, padding=(0, 1), title_style="bold", show_edge=False
+            title="Race",
+            title_justify="left",
+            title_style="bold",
+            expand=True,
+            box=None,
+            padding=(0, 0, 0, 1),
+            pad_edge=False,
+            show_edge=False,
         )
-        grid.add_column("Player", overflow="ellipsis", no_wrap=True, ratio=1)
-        grid.add_column("Mv", justify="right")
+        grid.add_column("Player", overflow="ellipsis", no_wrap=True, ratio=1, min_width=4)
+        if not narrow:
+            grid.add_column("Mv", justify="right")
         grid.add_column("Score", justify="right")
         grid.add_column("Runs", justify="right")
-        grid.add_column("", no_wrap=True)
+        grid.add_column("", no_wrap=True, min_width=4 if narrow else 7)
         entries = sorted(
             table.race.values(), key=lambda e: race_order(e, e.player in table.race_left)
         )
         for entry in entries:
             left = entry.player in table.race_left
             style = "bold cyan" if entry.player == table.player else ("dim" if left else "")
-            grid.add_row(
+            cells = [
                 Text(entry.player, style),
                 str(entry.moves),
                 str(entry.score),
                 f"{entry.removed}/4",
-                race_status(entry, left),
-            )
+                race_status(entry, left, narrow),
+            ]
+            if narrow:
+                del cells[1]
+            grid.add_row(*cells)
         if not entries:
-            grid.add_row(Text("nobody yet", "dim"), "", "", "", "")
+            grid.add_row(Text("nobody yet", "dim"))
         parts: list[RenderableType] = [grid]
         if table.race_log:
-            parts += [Text(""), Text("Latest", "bold"), Text("\n".join(table.race_log), "dim")]
+            log = Text("\n".join(table.race_log), "dim", overflow="ellipsis", no_wrap=True)
+            parts += [Text(""), Text("Latest", "bold"), log]
         self.update(Group(*parts))

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Awaitable, Callable
 
+import pytest
 from rich.console import Console
 from rich.text import Text
 from textual.widgets import Input, Static
@@ -150,8 +152,10 @@ async def test_a_new_game_asks_how_many_suits_and_remembers_the_answer() -> None
         await pilot.pause()
         assert isinstance(app.screen, SuitScreen)
         assert app.screen.focused is not None and app.screen.focused.id == "suits-1"
+        assert not app.query_one("#board-box").display  # no empty board behind the question
         await pilot.press("2")
         await pilot.pause()
+        assert app.query_one("#board-box").display
         assert game(app).suits == 2
         assert chosen == [2]
 
@@ -235,12 +239,15 @@ async def test_online_the_race_shows_and_a_server_refusal_rolls_back() -> None:
         done = bob.model_copy(update={"finished": True, "won": True, "score": 850})
         app.table.receive(RaceEvent(day="2026-01-02", suits=4, event="finished", entry=done))  # type: ignore[attr-defined]
         await pilot.pause()
-        assert notice(app) == "bob won: 850"
+        assert "bob won: 850" in panel_text(app)
+        assert Rule.ONTO_ACE.sentence in notice(app)  # the player's own line stays
         assert app.table.race["bob"].won
 
 
 def panel_text(app: SimonApp) -> list[str]:
-    console = Console(width=44, record=True, file=io.StringIO())
+    """The race panel as the screen shows it, at its own width."""
+    race = app.query_one("#race", Static)
+    console = Console(width=race.content_region.width, record=True, file=io.StringIO())
     console.print(app.query_one("#race", Static).content)
     return [line.rstrip() for line in console.export_text().splitlines()]
 
@@ -257,7 +264,10 @@ def entry(player: str, score: int, **flags: bool) -> RaceEntry:
     )
 
 
-async def test_the_race_is_ordered_shows_who_left_and_the_latest_events() -> None:
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_the_race_is_ordered_shows_who_left_and_the_latest_events(
+    size: tuple[int, int],
+) -> None:
     players = [
         entry("dan", 480),
         entry("eve", 450, finished=True, resigned=True),
@@ -279,26 +289,32 @@ async def test_the_race_is_ordered_shows_who_left_and_the_latest_events() -> Non
         return table
 
     app = SimonApp(open_table)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await pilot.pause()
         table = app.table
         assert isinstance(table, OnlineTable)
+        assert app.query_one("#race").region.right <= size[0]  # all of it on the screen
         table.receive(RaceEvent(day="2026-01-02", suits=4, event="left", entry=entry("gus", 499)))
         table.receive(
             RaceEvent(day="2026-01-02", suits=4, event="removed", entry=entry("bob", 596))
         )
         await pilot.pause()
-        rows = [row for row in map(str.split, panel_text(app)) if len(row) >= 5 and "/4" in row[3]]
-        names = [row[0] for row in rows]
+        rows = [
+            (match.group(1), match.group(2))
+            for line in panel_text(app)
+            if (match := re.match(r"\s*(\w+)\s.*\d/4\s+(.+)$", line))
+        ]
+        names = [name for name, _ in rows]
         assert names == ["fay", "carol", "bob", "dan", "gus", "eve"]
-        status = {row[0]: " ".join(row[4:]) for row in rows}
+        status = dict(rows)
+        narrow = size[0] < SIZE[0]
         assert status == {
             "fay": "won",
             "carol": "won",
-            "bob": "playing",
-            "dan": "playing",
+            "bob": "play" if narrow else "playing",
+            "dan": "play" if narrow else "playing",
             "gus": "left",
-            "eve": "gave up",
+            "eve": "quit" if narrow else "gave up",
         }
         text = "\n".join(panel_text(app))
         assert "Latest" in text
@@ -324,6 +340,8 @@ async def test_resign_asks_once_more_then_ends_the_offline_game() -> None:
         await pilot.pause()
         assert app.table.finished
         assert notice(app) == "You resigned: the game is over with score 499."
+        score_line = str(app.query_one("#score", Static).content)
+        assert "game over" in score_line and "Par" not in score_line  # par is the daily's
         clock = app.table.elapsed()
         await pilot.press(*"9-1", "enter")
         await pilot.pause()
