@@ -34,6 +34,7 @@ SUIT_CHOICES = ((1, "Easy"), (2, "Medium"), (4, "Hard"))
 HELP = """\
 [b]Simple Simon[/b]: build runs of one suit from king down to ace; a full
 run of 13 leaves the table. Remove all four to win.
+Score: 500 to start, -1 a move, +100 a run removed.
 
 [b]Moving[/b]
   [b]3 7[/b] or [b]3-7[/b]     move from column 3 to column 7
@@ -42,19 +43,15 @@ run of 13 leaves the table. Remove all four to win.
 While you type a column number, the columns it may go to turn green.
 
 [b]Rules[/b]
-A card goes on a card exactly one rank higher, whatever its suit,
-or into an empty column. Several cards move together only when they
-go down one by one in one suit. Nothing goes on an ace; a king moves
-only to an empty column.
+A card goes on a card exactly one rank higher, whatever its suit, or
+into an empty column. Cards move together only when they go down one
+by one in one suit. Nothing goes on an ace; a king moves only to an
+empty column.
 
 [b]Keys[/b]
-  [b]u[/b] undo        [b]r[/b] restart (press r again to confirm)
-  [b]x[/b] resign      (press x again; the game ends with its score)
-  [b]q[/b] quit        (an online game waits on the server)
-  [b]?[/b] this help   [b]Esc[/b] clear what you typed
-
-Score: 500 to start, -1 a move, +100 a run removed.
-Press any key to go back to the game."""
+  [b]u[/b] undo     [b]r[/b] restart (press r again)   [b]x[/b] resign (press x again)
+  [b]q[/b] quit (an online game waits on the server)   [b]Esc[/b] clear   [b]?[/b] help
+Any key goes back to the game."""
 
 
 class SuitScreen(ModalScreen[int]):

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 from rich.console import Console
 from rich.text import Text
+from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
 from client_cli.session import LocalTable, OnlineTable, Table
@@ -168,6 +169,19 @@ async def test_the_question_offers_the_last_choice() -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert game(app).suits == 4
+
+
+async def test_the_help_fits_an_80_by_24_terminal_and_tells_every_key() -> None:
+    app = SimonApp(opener())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("?")
+        await pilot.pause()
+        dialog = app.screen.query_one("#help-dialog", VerticalScroll)
+        assert dialog.max_scroll_y == 0  # any key closes it: it could not be scrolled
+        text = str(app.screen.query_one("#help-text", Static).content)
+        for key in ("u[/b] undo", "r[/b] restart", "x[/b] resign", "q[/b] quit", "Esc"):
+            assert key in text
 
 
 async def test_help_opens_and_closes() -> None:
