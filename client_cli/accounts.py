@@ -9,6 +9,7 @@ from server.protocol import Register, Registered
 
 from .config import Account, Config, server_address
 from .connection import Connection
+from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
 
 
@@ -44,10 +45,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser("register", help="create an account on the server")
     parser.add_argument("name", help="the name the others will see")
     add_server_argument(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_register(args)))
 
     parser = subparsers.add_parser("whoami", help="the account this machine plays as")
     add_server_argument(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_whoami(args)))

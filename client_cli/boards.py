@@ -23,8 +23,9 @@ from server.protocol import (
     RankRequest,
 )
 
-from .offline import UsageError
+from .offline import UsageError, add_json_argument
 from .online import add_server_argument, open_connection, print_json
+from .session import plural
 from .ui.widgets import format_clock
 
 PAGE = 100  # the most rows the server sends at once
@@ -74,7 +75,7 @@ async def _leaderboard(args: argparse.Namespace) -> int:
             )
             result = _dump(info)
             rows = info.around
-            title = f"{info.day} · {info.suits} suit(s) · {info.player}: " + (
+            title = f"{info.day} · {plural(info.suits, 'suit')} · {info.player}: " + (
                 f"rank {info.rank} of {info.total}" if info.rank else f"no result of {info.total}"
             )
         else:
@@ -101,7 +102,7 @@ async def _leaderboard(args: argparse.Namespace) -> int:
                 "total": page.total,
                 "rows": [_dump(row) for row in rows],
             }
-            title = f"{page.day} · {page.suits} suit(s) · {page.total} result(s)"
+            title = f"{page.day} · {plural(page.suits, 'suit')} · {plural(page.total, 'result')}"
     finally:
         await connection.close()
     if args.json:
@@ -123,9 +124,11 @@ async def _history(args: argparse.Namespace) -> int:
         print_json(_dump(history))
         return 0
     stats = history.stats
-    best = ", ".join(f"{s} suit(s) {score}" for s, score in sorted(stats.best_score.items()))
+    best = ", ".join(
+        f"{plural(int(s), 'suit')} {score}" for s, score in sorted(stats.best_score.items())
+    )
     table = Table(
-        title=f"{history.player}: {stats.games} game(s), {stats.won} won"
+        title=f"{history.player}: {plural(stats.games, 'game')}, {stats.won} won"
         + (f"; best {best}" if best else ""),
         title_justify="left",
     )
@@ -170,13 +173,13 @@ async def _daily(args: argparse.Namespace) -> int:
     hours, rest = divmod(int(info.seconds_left), 3600)
     print(f"Daily deals for {info.day} (next in {hours} h {rest // 60:02} min):")
     for deal in deals:
-        print(f"  {deal.suits} suit{'s' if deal.suits > 1 else ' '}  {deal.code}")
+        print(f"  {plural(deal.suits, 'suit'):7}  {deal.code}")
     yesterday = [deal for deal in info.yesterday if args.suits in (None, deal.suits)]
     if yesterday:
         print("Yesterday's par:")
         for deal in yesterday:
             par = deal.par if deal.par is not None else "not known"
-            print(f"  {deal.suits} suit{'s' if deal.suits > 1 else ' '}  {deal.code}  par {par}")
+            print(f"  {plural(deal.suits, 'suit'):7}  {deal.code}  par {par}")
     return 0
 
 
@@ -200,20 +203,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--around", type=int, default=5, choices=range(26), metavar="N", help=argparse.SUPPRESS
     )
     add_server_argument(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_leaderboard(args)))
 
     parser = subparsers.add_parser("history", help="a player's finished games")
     parser.add_argument("name", nargs="?", help="default: you")
     parser.add_argument("--limit", type=int, default=20, choices=range(1, 101), metavar="N")
     add_server_argument(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_history(args)))
 
     parser = subparsers.add_parser("daily", help="today's deal codes")
     parser.add_argument("--suits", type=int, choices=(1, 2, 4))
     add_server_argument(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_daily(args)))
 
 

@@ -1,20 +1,42 @@
-"""The ``simon`` command: play, race and browse leaderboards; offline tools too."""
+"""The ``simon`` command: play, race and browse leaderboards; offline tools too.
+
+``--server URL`` and ``--json`` may come before the command or after it (the
+command's own wins). With ``--json`` every outcome is one JSON object on
+standard output, failures included: ``{"error": {"code": ..., "message": ...}}``.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from . import accounts, boards, offline, play, solve
-from .connection import ClientError
+from .connection import ClientError, NetworkError, ServerError
 from .offline import UsageError
+from .online import NoAccountError, add_server_argument, print_json
+
+
+class ArgumentsError(UsageError):
+    """Options argparse could not read; carries the usage line of the command."""
+
+    def __init__(self, message: str, usage: str) -> None:
+        super().__init__(message)
+        self.usage = usage
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser that raises instead of exiting, so ``--json`` can report it."""
+
+    def error(self, message: str) -> NoReturn:
+        raise ArgumentsError(message, self.format_usage())
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="simon", description="Simple Simon Online: the terminal client."
-    )
+    parser = Parser(prog="simon", description="Simple Simon Online: the terminal client.")
+    add_server_argument(parser, shared=True)
+    parser.add_argument("--json", action="store_true", help="print JSON (commands that can)")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     offline.register(subparsers)
     solve.register(subparsers)
@@ -24,17 +46,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def error_code(error: Exception) -> str:
+    """A stable code for a failure, for ``--json``."""
+    if isinstance(error, UsageError):
+        return "usage"
+    if isinstance(error, ServerError):
+        return error.code
+    if isinstance(error, NoAccountError):
+        return "no-account"
+    if isinstance(error, NetworkError):
+        return "network"
+    return "client"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    json_wanted = "--json" in argv  # known before parsing, for errors in the options too
     try:
+        args = parser.parse_args(argv)
+        json_wanted = bool(getattr(args, "json", False))
         return int(args.handler(args))
-    except UsageError as error:
-        print(f"simon: {error}", file=sys.stderr)
-        return 2
-    except ClientError as error:
-        print(f"simon: {error}", file=sys.stderr)
-        return 1
+    except (UsageError, ClientError) as error:
+        status = 2 if isinstance(error, UsageError) else 1
+        if json_wanted:
+            print_json({"error": {"code": error_code(error), "message": str(error)}})
+        else:
+            if isinstance(error, ArgumentsError):
+                print(error.usage, end="", file=sys.stderr)
+            print(f"simon: {error}", file=sys.stderr)
+        return status
     except KeyboardInterrupt:
         return 130
 

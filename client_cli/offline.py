@@ -59,13 +59,18 @@ def game_state(game: Game) -> dict[str, Any]:
     }
 
 
+def add_json_argument(parser: argparse.ArgumentParser) -> None:
+    """``--json`` after the command; it may also come before it (see ``client_cli.main``)."""
+    parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+
+
 def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("code", nargs="?", help="a game code such as SS1-S4-AAAAABD")
     parser.add_argument(
         "--board", metavar="FILE", help="a board in Freecell Solver text (- reads stdin)"
     )
     parser.add_argument("--suits", type=int, choices=(1, 2, 4), help="the board's suit count")
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_json_argument(parser)
 
 
 def cmd_deal(args: argparse.Namespace) -> int:
@@ -115,7 +120,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     deal = subparsers.add_parser("deal", help="print the board a game code deals")
     deal.add_argument("code", help="a game code such as SS1-S4-AAAAABD")
-    deal.add_argument("--json", action="store_true", help="print JSON")
+    add_json_argument(deal)
     deal.set_defaults(handler=cmd_deal)
 
     replay = subparsers.add_parser("replay", help="play a list of moves with the engine")

@@ -14,10 +14,13 @@ class NoAccountError(ClientError):
     """The command needs an account on this server and there is none."""
 
 
-def add_server_argument(parser: argparse.ArgumentParser) -> None:
+def add_server_argument(parser: argparse.ArgumentParser, *, shared: bool = False) -> None:
+    """``--server URL``; ``shared`` for the one before the command, which a command's own
+    overrides (the command's has no default, so it leaves the shared value alone)."""
     parser.add_argument(
         "--server",
         metavar="URL",
+        default=None if shared else argparse.SUPPRESS,
         help="the server, like ws://HOST:PORT (default: $SIMON_SERVER or ws://127.0.0.1:8765)",
     )
 

@@ -28,7 +28,7 @@ from .config import Config
 from .connection import ClientError, Connection, ServerError
 from .offline import UsageError
 from .online import add_server_argument, open_connection, print_json
-from .session import LocalTable, OnlineTable, Table, rule_sentence
+from .session import LocalTable, OnlineTable, Table, plural, rule_sentence
 
 FINISH_WAIT = 5.0  # seconds bot mode waits for the result after a winning move
 RATE_RETRIES = 30
@@ -142,7 +142,7 @@ async def _bot(args: argparse.Namespace, moves: list[str]) -> int:
     else:
         print(
             f"{result['code']}: {'won' if result['won'] else 'not won'}, "
-            f"{result['moves']} move{'s' if result['moves'] != 1 else ''}, score {result['score']}"
+            f"{plural(result['moves'], 'move')}, score {result['score']}"
             + (f", rank {result['rank']}" if "rank" in result else "")
         )
         if "refused" in result:
@@ -223,7 +223,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--code", metavar="CODE", help="a deal by its code, like SS1-S4-AAAAABD")
     parser.add_argument("--offline", action="store_true", help="practice with no server")
     parser.add_argument("--moves", metavar="MOVES", help='bot mode: play "3-7 1-2x3 ..." and exit')
-    parser.add_argument("--json", action="store_true", help="bot mode: print JSON")
+    parser.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="bot mode: print JSON"
+    )
     parser.add_argument(
         "--letters", action="store_true", help="suits as letters (TH) instead of symbols (T♥)"
     )

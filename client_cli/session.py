@@ -57,8 +57,8 @@ from server.protocol import (
 
 from .connection import ClientError, Connection
 
-NoticeKind = Literal["info", "refused", "won", "status", "race"]
-RACE_LOG = 8
+NoticeKind = Literal["info", "refused", "won", "status"]
+RACE_LOG = 5  # the latest race events kept for the screen
 
 
 @dataclass(frozen=True)
@@ -86,10 +86,25 @@ def rule_sentence(rule: str | None, fallback: str) -> str:
         return fallback
 
 
+def plural(count: int, word: str) -> str:
+    """``1 suit``, ``2 suits``, ``0 results``.
+
+    >>> plural(1, "suit"), plural(4, "suit")
+    ('1 suit', '4 suits')
+    """
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def won_text(score: int, moves: int, rank: int | None = None) -> str:
     """The line that tells the player they won."""
     where = f", rank {rank}" if rank is not None else ""
-    return f"You won! Score {score} in {moves} move{'s' if moves != 1 else ''}{where}."
+    return f"You won! Score {score} in {plural(moves, 'move')}{where}."
+
+
+def resigned_text(score: int, rank: int | None = None) -> str:
+    """The line that tells the player their resigned game is over."""
+    where = f", rank {rank}" if rank is not None else ""
+    return f"You resigned: the game is over with score {score}{where}."
 
 
 def game_from_view(view: GameView) -> Game:
@@ -115,6 +130,7 @@ class Table:
         self.finished = False
         self.status = ""  # the connection, for online tables
         self.race: dict[str, RaceEntry] = {}
+        self.race_left: set[str] = set()  # in the race, not finished, and gone from the server
         self.race_log: deque[str] = deque(maxlen=RACE_LOG)
         self.player: str | None = None
         self.listener: Listener | None = None
@@ -159,18 +175,28 @@ class Table:
         if self.listener is not None:
             self.listener(notice)
 
+    def _check_playing(self) -> None:
+        if self.finished:
+            raise IllegalMoveError(Rule.GAME_OVER)
+
     # -- actions (refusals the local engine sees raise IllegalMoveError) -----------
 
-    async def move(self, move: Move) -> None:
+    async def move(self, move: Move) -> Move:
+        """Play a move; return it as played (its count explicit)."""
         raise NotImplementedError
 
-    async def auto(self, column: int) -> None:
+    async def auto(self, column: int) -> Move:
+        """Play the best move of a column; return the move the engine chose."""
         raise NotImplementedError
 
     async def undo(self) -> None:
         raise NotImplementedError
 
     async def restart(self) -> None:
+        raise NotImplementedError
+
+    async def resign(self) -> None:
+        """Give the game up: it ends with the score it has."""
         raise NotImplementedError
 
     async def close(self) -> None:
@@ -185,18 +211,23 @@ class LocalTable(Table):
         self.game = game
         self._set_clock(0.0, running=True)
 
-    async def move(self, move: Move) -> None:
+    async def move(self, move: Move) -> Move:
         assert self.game is not None
-        self.game.push(move)
+        self._check_playing()
+        played = self.game.push(move)
         self._after_move()
+        return played
 
-    async def auto(self, column: int) -> None:
+    async def auto(self, column: int) -> Move:
         assert self.game is not None
-        self.game.auto_move(column)
+        self._check_playing()
+        played = self.game.auto_move(column)
         self._after_move()
+        return played
 
     async def undo(self) -> None:
         assert self.game is not None
+        self._check_playing()
         self.game.undo()
         self.finished = False
         self._tell(Notice("info", "Move taken back."))
@@ -205,7 +236,15 @@ class LocalTable(Table):
         assert self.game is not None
         self.game.restart()
         self.finished = False
+        self._set_clock(self.elapsed(), running=True)
         self._tell(Notice("info", "The deal starts over."))
+
+    async def resign(self) -> None:
+        assert self.game is not None
+        self._check_playing()
+        self.finished = True
+        self._set_clock(self.elapsed(), running=False)
+        self._tell(Notice("info", resigned_text(self.game.score)))
 
     def _after_move(self) -> None:
         assert self.game is not None
@@ -222,7 +261,7 @@ class Pending:
     """An action sent to the server and not yet answered."""
 
     message: Any  # the protocol message, id included, resent as is after a reconnect
-    kind: Literal["move", "auto", "undo", "restart"]
+    kind: Literal["move", "auto", "undo", "restart", "resign"]
     move: Move | None = None  # move: the move; auto: the column in ``source``
     previewed: bool = field(default=True)
 
@@ -268,8 +307,7 @@ class OnlineTable(Table):
         standings = await self.connection.request(
             RaceRequest(type="race", suits=self.view.suits), RaceStandings
         )
-        self.race = {entry.player: entry for entry in standings.players}
-        self._tell()
+        self._standings(standings)
 
     async def resume(self) -> None:
         """After a reconnect: take the game up again and resend what was not answered."""
@@ -296,20 +334,25 @@ class OnlineTable(Table):
 
     # -- actions --------------------------------------------------------------------
 
-    async def move(self, move: Move) -> None:
+    async def move(self, move: Move) -> Move:
         assert self.game is not None
+        self._check_playing()
         played = self.game.push(move)  # the preview; an illegal move raises here
         request = MoveRequest(type="move", id=self.connection.next_id(), move=played.text())
         await self._send(Pending(request, "move", played))
+        return played
 
-    async def auto(self, column: int) -> None:
+    async def auto(self, column: int) -> Move:
         assert self.game is not None
-        self.game.auto_move(column)
+        self._check_playing()
+        played = self.game.auto_move(column)
         request = AutoMove(type="auto", id=self.connection.next_id(), column=column + 1)
         await self._send(Pending(request, "auto", Move(column, column)))
+        return played
 
     async def undo(self) -> None:
         assert self.game is not None
+        self._check_playing()
         if not self.can_undo:
             raise IllegalMoveError(Rule.NOTHING_TO_UNDO)
         previewed = self.game.can_undo
@@ -320,12 +363,16 @@ class OnlineTable(Table):
 
     async def restart(self) -> None:
         assert self.game is not None
+        self._check_playing()  # the server keeps a finished game as it ended
         self.game = Game.from_code(self.code)
         request = Restart(type="restart", id=self.connection.next_id())
         await self._send(Pending(request, "restart"))
 
     async def resign(self) -> None:
-        await self.connection.send(Resign(type="resign"))
+        """Sent like any action (so a reconnect resends it); ``finished`` tells the outcome."""
+        self._check_playing()
+        request = Resign(type="resign", id=self.connection.next_id())
+        await self._send(Pending(request, "resign"))
 
     async def _send(self, pending: Pending) -> None:
         """Queue an action and send it, unless the connection is down: then the resume does."""
@@ -352,8 +399,7 @@ class OnlineTable(Table):
         elif isinstance(message, RaceEvent):
             self._race_event(message)
         elif isinstance(message, RaceStandings):
-            self.race = {entry.player: entry for entry in message.players}
-            self._tell()
+            self._standings(message)
         elif isinstance(message, DailyChanged):
             codes = ", ".join(deal.code for deal in message.deals)
             self._tell(Notice("info", f"A new day has begun: today's deals are {codes}."))
@@ -457,23 +503,35 @@ class OnlineTable(Table):
         self._set_clock(message.elapsed, running=False)
         if message.won:
             self._tell(Notice("won", won_text(message.score, message.moves, message.rank)))
+        elif message.resigned:
+            self._tell(Notice("info", resigned_text(message.score, message.rank)))
         else:
             self._tell(Notice("info", f"Game over: score {message.score}."))
+
+    def _standings(self, standings: RaceStandings) -> None:
+        self.race = {entry.player: entry for entry in standings.players}
+        playing = {entry.player for entry in standings.players if not entry.finished}
+        self.race_left &= playing  # who left is known from events only: keep what still holds
+        self._tell()
 
     def _race_event(self, message: RaceEvent) -> None:
         if self.view is None or message.suits != self.view.suits:
             return
         entry = message.entry
         self.race[entry.player] = entry
+        if message.event == "left":
+            self.race_left.add(entry.player)
+        else:
+            self.race_left.discard(entry.player)
         who = "you" if entry.player == self.player else entry.player
         line = {
             "joined": f"{who} joined",
             "moved": None,
             "removed": f"{who} removed a run ({entry.removed}/4)",
-            "finished": f"{who} finished: {'won, ' if entry.won else ''}score {entry.score}",
-            "resigned": f"{who} resigned",
+            "finished": f"{who} {'won' if entry.won else 'finished'}: {entry.score}",
+            "resigned": f"{who} resigned: {entry.score}",
             "left": f"{who} left",
         }[message.event]
         if line is not None:
             self.race_log.append(line)
-        self._tell(Notice("race", line) if line and entry.player != self.player else None)
+        self._tell()  # the race panel shows the event: the notice line stays the player's

@@ -6,7 +6,7 @@ whether the engine at the other end is local or the server's.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -18,20 +18,23 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from server.engine import IllegalMoveError, InvalidMoveError
+from server.engine import Card, IllegalMoveError, InvalidMoveError, Move
 
 from ..connection import ClientError
 from ..session import Notice, Table, won_text
-from .commands import KEYS, Command, chosen_column, read_command
-from .widgets import BoardView, RacePanel, ScoreLine
+from .commands import CONFIRM, KEYS, Command, CommandKind, chosen_column, read_command
+from .widgets import BoardView, RacePanel, ScoreLine, card_label, describe_move
 
 OpenTable = Callable[[int | None], Awaitable[Table]]
 
+#: Fits an 80-column terminal; the help (?) tells the rest.
+PLACEHOLDER = "3-7 move · 3 best move · u undo · r restart · x resign · ? help · q quit"
 SUIT_CHOICES = ((1, "Easy"), (2, "Medium"), (4, "Hard"))
 
 HELP = """\
 [b]Simple Simon[/b]: build runs of one suit from king down to ace; a full
 run of 13 leaves the table. Remove all four to win.
+Score: 500 to start, -1 a move, +100 a run removed.
 
 [b]Moving[/b]
   [b]3 7[/b] or [b]3-7[/b]     move from column 3 to column 7
@@ -40,16 +43,15 @@ run of 13 leaves the table. Remove all four to win.
 While you type a column number, the columns it may go to turn green.
 
 [b]Rules[/b]
-A card goes on a card exactly one rank higher, whatever its suit,
-or into an empty column. Several cards move together only when they
-go down one by one in one suit. Nothing goes on an ace; a king moves
-only to an empty column.
+A card goes on a card exactly one rank higher, whatever its suit, or
+into an empty column. Cards move together only when they go down one
+by one in one suit. Nothing goes on an ace; a king moves only to an
+empty column.
 
 [b]Keys[/b]
-  [b]u[/b] undo  [b]r[/b] restart  [b]q[/b] quit  [b]?[/b] this help  [b]Esc[/b] clear
-
-Score: 500 to start, -1 a move, +100 a run removed.
-Press any key to go back to the game."""
+  [b]u[/b] undo     [b]r[/b] restart (press r again)   [b]x[/b] resign (press x again)
+  [b]q[/b] quit (an online game waits on the server)   [b]Esc[/b] clear   [b]?[/b] help
+Any key goes back to the game."""
 
 
 class SuitScreen(ModalScreen[int]):
@@ -125,7 +127,7 @@ class SimonApp(App[int]):
         self.letters = letters
         self.table: Table | None = None
         self.error: str | None = None
-        self.confirming_restart = False
+        self.confirming: CommandKind | None = None  # restart or resign, asked once more
 
     def compose(self) -> ComposeResult:
         yield ScoreLine(id="score")
@@ -135,14 +137,14 @@ class SimonApp(App[int]):
             yield RacePanel(id="race")
         yield Static("", id="notice")
         yield Input(
-            placeholder="3 7 or 3-7x2 to move · 3 for its best move · u undo · r restart · "
-            "? help · q quit",
+            placeholder=PLACEHOLDER,
             id="prompt",
         )
         yield Static("", id="connection")
 
     async def on_mount(self) -> None:
         self.query_one("#race").display = False
+        self.query_one("#board-box").display = False  # no empty board behind the question
         self.query_one("#prompt", Input).disabled = True
         if self.ask_suits is not None:
             self.push_screen(SuitScreen(self.ask_suits), self._suits_chosen)
@@ -168,6 +170,7 @@ class SimonApp(App[int]):
         self.table = table
         table.listener = self.table_changed
         self.query_one("#race").display = table.mode == "daily"
+        self.query_one("#board-box").display = True
         prompt = self.query_one("#prompt", Input)
         prompt.disabled = False
         prompt.focus()
@@ -192,7 +195,7 @@ class SimonApp(App[int]):
             self.notify_line(notice)
 
     def notify_line(self, notice: Notice) -> None:
-        styles = {"refused": "bold red", "won": "bold green", "status": "yellow", "race": "cyan"}
+        styles = {"refused": "bold red", "won": "bold green", "status": "yellow"}
         text = Text()
         if notice.kind == "refused":
             text.append("✗ ", "bold red")
@@ -227,9 +230,9 @@ class SimonApp(App[int]):
             event.input.value = ""
             await self.run_command(read_command(value))
             return
-        if self.confirming_restart and value:
-            self.confirming_restart = False
-            self.notify_line(Notice("info", "The deal goes on."))
+        if self.confirming is not None and value:
+            self.confirming = None
+            self.notify_line(Notice("info", "The game goes on."))
         self._update_selection()
 
     @on(Input.Submitted, "#prompt")
@@ -256,30 +259,34 @@ class SimonApp(App[int]):
         table = self.table
         if table is None:
             return
-        if command.kind == "restart" and not self.confirming_restart:
-            self.confirming_restart = True
-            self.notify_line(
-                Notice("status", "Start this deal over from the first move? Press r again.")
-            )
+        if command.kind in CONFIRM and self.confirming != command.kind:
+            self.confirming = command.kind
+            self.notify_line(Notice("status", CONFIRM[command.kind]))
             return
-        self.confirming_restart = False
-        action = command.move.text() if command.move else None
+        self.confirming = None
+        action = command.move.text() if command.move else command.kind
         if command.kind == "auto":
             assert command.column is not None
             action = f"column {command.column + 1}"
         try:
-            if command.kind == "move":
-                assert command.move is not None
-                await table.move(command.move)
-                self.notify_line(Notice("info", f"Moved {command.move.text()}."))
-            elif command.kind == "auto":
-                assert command.column is not None
-                await table.auto(command.column)
-                self.notify_line(Notice("info", f"Best move for column {command.column + 1}."))
+            if command.kind in ("move", "auto"):
+                assert table.game is not None
+                before = table.game.columns
+                removed = len(table.game.removed)
+                if command.move is not None:
+                    played = await table.move(command.move)
+                else:
+                    assert command.column is not None
+                    played = await table.auto(command.column)
+                self.notify_line(Notice("info", self._moved_text(before, played, removed)))
             elif command.kind == "undo":
                 await table.undo()
             elif command.kind == "restart":
                 await table.restart()
+            elif command.kind == "resign":
+                if table.online:
+                    self.notify_line(Notice("status", "Resigning…"))
+                await table.resign()
         except IllegalMoveError as error:
             prefix = f"{action}: " if action else ""
             self.notify_line(Notice("refused", f"{prefix}{error.message}", error.code))
@@ -291,9 +298,18 @@ class SimonApp(App[int]):
                 Notice("won", won_text(table.game.score, table.game.moves, table.rank))
             )
 
+    def _moved_text(self, before: Sequence[Sequence[Card]], played: Move, removed: int) -> str:
+        """Where the cards went, and the run that left the table if one did."""
+        text = describe_move(before, played, self.letters)
+        game = self.table.game if self.table is not None else None
+        if game is not None and len(game.removed) > removed:
+            ace = game.removed[-1] << 4 | 1  # any card of the removed suit, for its symbol
+            text += f" · a run of {card_label(ace, self.letters)[1]} leaves the table"
+        return text + "."
+
     def action_clear(self) -> None:
         self.query_one("#prompt", Input).value = ""
-        self.confirming_restart = False
+        self.confirming = None
         self._update_selection()
 
     async def on_unmount(self) -> None:

@@ -18,13 +18,25 @@ from typing import Literal
 
 from server.engine import COLUMNS, InvalidMoveError, Move
 
-CommandKind = Literal["move", "auto", "undo", "restart", "quit", "help"]
+CommandKind = Literal["move", "auto", "undo", "restart", "resign", "quit", "help"]
 
 #: Typed alone, these act at once (no Enter needed).
-KEYS: dict[str, CommandKind] = {"u": "undo", "r": "restart", "q": "quit", "?": "help"}
+KEYS: dict[str, CommandKind] = {
+    "u": "undo",
+    "r": "restart",
+    "x": "resign",
+    "q": "quit",
+    "?": "help",
+}
+#: Asked twice: the second press of the same key does it.
+CONFIRM: dict[CommandKind, str] = {
+    "restart": "Start this deal over from the first move? Press r again.",
+    "resign": "Resign? The game ends with the score it has. Press x again.",
+}
 WORDS: dict[str, CommandKind] = {
     "undo": "undo",
     "restart": "restart",
+    "resign": "resign",
     "quit": "quit",
     "exit": "quit",
     "help": "help",

@@ -10,10 +10,11 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
-from server.engine import COLUMNS, RUNS_PER_GAME, Card, rank, suit
+from server.engine import COLUMNS, RUNS_PER_GAME, Card, Move, rank, suit
 from server.engine.cards import RANK_LETTERS, SUIT_LETTERS
+from server.protocol import RaceEntry
 
-from ..session import Table
+from ..session import Table, plural
 
 SUIT_SYMBOLS = "♠♥♦♣"
 #: A four-colour pack that reads on dark and light terminals; the symbol carries the suit too.
@@ -25,6 +26,20 @@ def card_label(card: Card, letters: bool = False) -> str:
     """``T♥``, or ``TH`` with ``letters``: readable with or without colour."""
     symbols = SUIT_LETTERS if letters else SUIT_SYMBOLS
     return RANK_LETTERS[rank(card) - 1] + symbols[suit(card)]
+
+
+def describe_move(columns: Sequence[Sequence[Card]], move: Move, letters: bool = False) -> str:
+    """Where the cards of a played move went, from the columns before it.
+
+    ``9-4x2: 3♥ 2♥ onto 4♥``; a longer group reads ``6♥…2♥``.
+    """
+    count = move.count or 1
+    group = [card_label(card, letters) for card in columns[move.source][-count:]]
+    cards = " ".join(group) if len(group) <= 2 else f"{group[0]}…{group[-1]}"
+    target = columns[move.target]
+    where = f"onto {card_label(target[-1], letters)}" if target else "into the empty column"
+    notation = move.text() if count > 1 else Move(move.source, move.target).text()
+    return f"{notation}: {cards} {where}"
 
 
 def movable_run(column: Sequence[Card]) -> int:
@@ -116,7 +131,7 @@ class BoardView(Widget):
 
 
 class ScoreLine(Static):
-    """The deal, mode, score, moves, runs removed, clock and par."""
+    """The deal, mode, how the game stands, score, moves, runs removed, clock, par and rank."""
 
     def update_from(self, table: Table, letters: bool = False) -> None:
         game = table.game
@@ -128,17 +143,23 @@ class ScoreLine(Static):
         )
         symbols = SUIT_LETTERS if letters else SUIT_SYMBOLS
         runs = "".join(symbols[s] for s in game.removed) + "·" * (RUNS_PER_GAME - len(game.removed))
-        par = str(table.par) if table.par is not None else "—"
         text = Text(no_wrap=True)
         text.append(f"{table.code}", "bold")
-        text.append(f"  {mode} · {game.suits} suit{'s' if game.suits > 1 else ''}\n")
-        for label, value in (
+        text.append(f"  {mode} · {plural(game.suits, 'suit')}")
+        if game.is_won:
+            text.append("  ·  won", "bold green3")
+        elif table.finished:
+            text.append("  ·  game over", "bold red")
+        text.append("\n")
+        facts = [
             ("Score", str(game.score)),
             ("Moves", str(game.moves)),
             ("Runs", runs),
             ("Time", format_clock(table.elapsed())),
-            ("Par", par),
-        ):
+        ]
+        if table.mode == "daily":  # par is the daily deal's, known once the day is over
+            facts.append(("Par", str(table.par) if table.par is not None else "—"))
+        for label, value in facts:
             text.append(f"{label} ", "dim")
             text.append(f"{value}   ", "bold")
         if table.rank is not None:
@@ -147,28 +168,89 @@ class ScoreLine(Static):
         self.update(text)
 
 
+def race_order(entry: RaceEntry, left: bool) -> tuple[int, int, str]:
+    """Won first, best score first; then those playing by score; then the rest."""
+    if entry.won:
+        group = 0
+    elif not entry.finished and not left:
+        group = 1
+    else:
+        group = 2
+    return group, -entry.score, entry.player
+
+
+#: How a player stands, in full and for a narrow panel.
+STATUS_WORDS = {
+    "won": ("won", "won", "bold green3"),
+    "resigned": ("gave up", "quit", "red"),
+    "ended": ("ended", "end", "dim"),
+    "left": ("left", "left", "dim"),
+    "playing": ("playing", "play", ""),
+}
+NARROW = 34  # panel width under which the race drops the moves column and short words
+
+
+def race_status(entry: RaceEntry, left: bool, narrow: bool = False) -> Text:
+    if entry.won:
+        key = "won"
+    elif entry.resigned:
+        key = "resigned"
+    elif entry.finished:
+        key = "ended"
+    else:
+        key = "left" if left else "playing"
+    full, short, style = STATUS_WORDS[key]
+    return Text(short if narrow else full, style)
+
+
 class RacePanel(Static):
-    """The others on the same deal: their moves, runs removed, who finished."""
+    """The others on the same deal: their moves, score, runs, how they stand; the latest events."""
+
+    table: Table | None = None
+
+    def on_resize(self) -> None:
+        if self.table is not None:
+            self.update_from(self.table)
 
     def update_from(self, table: Table) -> None:
+        self.table = table
+        narrow = 0 < self.size.width < NARROW
         grid = RichTable(
-            title="Race", expand=True, box=None, padding=(0, 1), title_style="bold", show_edge=False
+            title="Race",
+            title_justify="left",
+            title_style="bold",
+            expand=True,
+            box=None,
+            padding=(0, 0, 0, 1),
+            pad_edge=False,
+            show_edge=False,
         )
-        grid.add_column("Player", overflow="ellipsis", no_wrap=True, ratio=1)
-        grid.add_column("Mv", justify="right")
+        grid.add_column("Player", overflow="ellipsis", no_wrap=True, ratio=1, min_width=4)
+        if not narrow:
+            grid.add_column("Mv", justify="right")
         grid.add_column("Score", justify="right")
         grid.add_column("Runs", justify="right")
-        grid.add_column("", width=2)
+        grid.add_column("", no_wrap=True, min_width=4 if narrow else 7)
         entries = sorted(
-            table.race.values(), key=lambda e: (not e.won, -e.score if e.won else e.moves)
+            table.race.values(), key=lambda e: race_order(e, e.player in table.race_left)
         )
         for entry in entries:
-            status = (
-                "✓" if entry.won else ("✗" if entry.resigned else ("■" if entry.finished else "…"))
-            )
-            name = Text(entry.player, "bold cyan" if entry.player == table.player else "")
-            grid.add_row(name, str(entry.moves), str(entry.score), f"{entry.removed}/4", status)
+            left = entry.player in table.race_left
+            style = "bold cyan" if entry.player == table.player else ("dim" if left else "")
+            cells = [
+                Text(entry.player, style),
+                str(entry.moves),
+                str(entry.score),
+                f"{entry.removed}/4",
+                race_status(entry, left, narrow),
+            ]
+            if narrow:
+                del cells[1]
+            grid.add_row(*cells)
         if not entries:
-            grid.add_row(Text("nobody yet", "dim"), "", "", "", "")
-        log = Text("\n".join(table.race_log), "dim")
-        self.update(Group(grid, Text(""), log))
+            grid.add_row(Text("nobody yet", "dim"))
+        parts: list[RenderableType] = [grid]
+        if table.race_log:
+            log = Text("\n".join(table.race_log), "dim", overflow="ellipsis", no_wrap=True)
+            parts += [Text(""), Text("Latest", "bold"), log]
+        self.update(Group(*parts))

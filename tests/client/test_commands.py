@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
 
@@ -31,7 +32,7 @@ def config_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     "argv",
     [
         ["register", "ann"],
-        ["daily", "--json"],
+        ["daily"],
         ["leaderboard"],
         ["history", "ann"],
     ],
@@ -44,6 +45,56 @@ def test_an_unreachable_server_is_one_line_and_status_1(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == f"simon: cannot reach the server at {server}: connection refused\n"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["register", "ann", "--json"],
+        ["--json", "daily"],
+        ["leaderboard", "--json"],
+        ["--json", "history", "ann"],
+    ],
+)
+def test_with_json_an_unreachable_server_is_a_json_error(
+    argv: list[str], closed_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = f"ws://127.0.0.1:{closed_port}"
+    assert main([*argv, "--server", server]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    assert json.loads(captured.out) == {
+        "error": {
+            "code": "network",
+            "message": f"cannot reach the server at {server}: connection refused",
+        }
+    }
+
+
+@pytest.mark.parametrize("command", [["register", "ann"], ["whoami"], ["daily"]])
+def test_server_may_come_before_the_command(
+    command: list[str], closed_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = f"ws://127.0.0.1:{closed_port}"
+    elsewhere = f"ws://127.0.0.1:{closed_port}/elsewhere"
+    assert main(["--server", server, *command]) == 1
+    assert server in capsys.readouterr().err
+    # the command's own --server wins over the one before it
+    assert main(["--server", elsewhere, *command, "--server", server]) == 1
+    err = capsys.readouterr().err
+    assert server in err and "elsewhere" not in err
+
+
+def test_server_before_the_command_is_the_one_the_config_keeps(
+    config_folder: Path, closed_port: int
+) -> None:
+    from client_cli.main import build_parser
+
+    args = build_parser().parse_args(["--server", "h:1", "register", "ann"])
+    assert args.server == "h:1" and args.name == "ann"
+    args = build_parser().parse_args(["--server", "h:1", "whoami", "--server", "h:2"])
+    assert args.server == "h:2"
+    assert build_parser().parse_args(["whoami"]).server is None
 
 
 def test_whoami_without_an_account_says_how_to_get_one(
@@ -60,9 +111,12 @@ def test_bot_mode_on_an_unreachable_server(
     config = Config(config_folder)
     config.set_account(server, Account("ann", "token"))
     config.save()
-    argv = ["play", "--daily", "--moves", "3-4", "--json", "--server", server]
+    argv = ["play", "--daily", "--moves", "3-4", "--server", server]
     assert main(argv) == 1
     assert capsys.readouterr().err.startswith(f"simon: cannot reach the server at {server}")
+    assert main([*argv, "--json"]) == 1
+    out = capsys.readouterr().out
+    assert json.loads(out)["error"]["code"] == "network" and out.count("\n") == 1
 
 
 @pytest.mark.parametrize(
@@ -84,12 +138,42 @@ def test_option_mixes_that_mean_nothing_are_refused(
     assert err.startswith("simon: ") and message in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["play", "--daily", "--moves", "3-", "--json"],
+        ["--json", "play", "--code", "SS1-S1-AAAAAAB", "--moves", "3-4 11-2"],
+        ["play", "--moves", "3-4", "--json"],
+        ["--json", "play", "--daily", "--suits", "3"],
+        ["replay", "SS1-S1-AAAAAAB", "--moves", "x", "--json"],
+    ],
+)
+def test_with_json_a_usage_error_is_a_json_error(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    error = json.loads(captured.out)["error"]
+    assert error["code"] == "usage" and error["message"]
+
+
+def test_without_json_an_unknown_option_shows_the_usage(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["play", "--bogus"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("usage: simon") and "simon: unrecognized" in captured.err
+
+
 def test_the_prompt_reads_moves_columns_and_keys() -> None:
     assert read_command("3 7").move == Move(2, 6)
     assert read_command(" 3-7x2 ").move == Move(2, 6, 2)
     assert read_command("10").column == 9
     assert read_command("u").kind == "undo"
     assert read_command("restart").kind == "restart"
+    assert read_command("x").kind == read_command("resign").kind == "resign"
     with pytest.raises(InvalidMoveError):
         read_command("11")
     with pytest.raises(InvalidMoveError):

@@ -101,6 +101,27 @@ def test_register_then_whoami(simon: Any, tmp_path: Path) -> None:
     assert json.loads(out)["player"] == name
 
 
+def test_server_before_the_command(
+    simon: Any, server_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SIMON_SERVER")
+    name = new_name()
+    status, out, err = simon("--server", server_url, "register", name)
+    assert (status, err) == (0, ""), err
+    status, out, _ = simon("--server", server_url, "--json", "whoami")
+    assert status == 0
+    assert json.loads(out) == {**json.loads(out), "player": name, "server": server_url}
+
+
+def test_with_json_a_server_refusal_is_a_json_error(simon: Any) -> None:
+    name = new_name()
+    assert simon("register", name)[0] == 0
+    status, out, err = simon("register", name, "--json")
+    assert status == 1 and err == ""
+    error = json.loads(out)["error"]
+    assert error["code"] == "name-taken" and error["message"]
+
+
 def test_bot_mode_wins_the_daily_and_the_leaderboard_shows_it(simon: Any) -> None:
     name = new_name()
     assert simon("register", name)[0] == 0
@@ -126,6 +147,11 @@ def test_bot_mode_wins_the_daily_and_the_leaderboard_shows_it(simon: Any) -> Non
     rows = json.loads(out)["rows"]
     mine = [row for row in rows if row["player"] == name]
     assert mine and mine[0]["rank"] == result["rank"] and mine[0]["score"] == result["score"]
+
+    status, out, _ = simon("leaderboard", "--suits", "1", "--top", "1")
+    assert status == 0
+    title = out.splitlines()[0]
+    assert " · 1 suit · " in title and "(s)" not in title
 
     status, out, _ = simon("leaderboard", "--suits", "1", "--around-me", "--json")
     assert status == 0

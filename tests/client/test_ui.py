@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import io
+import re
 from collections.abc import Awaitable, Callable
 
+import pytest
+from rich.console import Console
 from rich.text import Text
+from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
-from client_cli.session import LocalTable, Table
+from client_cli.session import LocalTable, OnlineTable, Table
 from client_cli.ui.app import HelpScreen, SimonApp, SuitScreen
 from client_cli.ui.widgets import BoardView
 from server.engine import Game, Rule
+from server.protocol import Finished, RaceEntry, RaceEvent, RaceStandings, Resign, State
+
+from .fakes import ScriptedConnection, view_of
 
 CODE = "SS1-S4-AAAAABD"  # column 3 ends 2D, column 4 ends 3C: 3-4 is the only move of column 3
 SIZE = (110, 36)
@@ -42,7 +50,7 @@ async def test_a_typed_move_is_played() -> None:
         await pilot.pause()
         assert game(app).moves == 1
         assert game(app).column(3) == (*start.column(3), start.column(2)[-1])
-        assert "Moved 3-4" in notice(app)
+        assert notice(app) == "3-4: 2♦ onto 3♣."
         assert app.query_one("#prompt", Input).value == ""
         await pilot.press(*"9-1x1", "enter")
         await pilot.pause()
@@ -101,6 +109,27 @@ async def test_a_lone_column_number_makes_the_auto_move() -> None:
         expected.auto_move(2)
         assert game(app) == expected
         assert game(app).moves == 1
+        assert notice(app) == "3-4: 2♦ onto 3♣."  # where the cards went, not just "best move"
+
+
+async def test_a_group_move_names_its_first_and_last_card() -> None:
+    board = "KS QS JS 9S 8S 7S\nTS\n6S 5S 4S 3S 2S AS\n"  # seven runs already removed
+
+    async def open_table(suits: int | None) -> Table:
+        return LocalTable(Game.from_board(board, 1))
+
+    app = SimonApp(open_table, letters=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("1", "enter")
+        await pilot.pause()
+        assert notice(app) == "1-2x3: 9S…7S onto TS."
+        await pilot.press(*"1-4x1", "enter")
+        await pilot.pause()
+        assert notice(app) == "1-4: JS into the empty column."
+        await pilot.press(*"1-5x2", "enter")
+        await pilot.pause()
+        assert notice(app) == "1-5x2: KS QS into the empty column."
 
 
 async def test_typing_a_column_lights_its_legal_targets() -> None:
@@ -124,8 +153,10 @@ async def test_a_new_game_asks_how_many_suits_and_remembers_the_answer() -> None
         await pilot.pause()
         assert isinstance(app.screen, SuitScreen)
         assert app.screen.focused is not None and app.screen.focused.id == "suits-1"
+        assert not app.query_one("#board-box").display  # no empty board behind the question
         await pilot.press("2")
         await pilot.pause()
+        assert app.query_one("#board-box").display
         assert game(app).suits == 2
         assert chosen == [2]
 
@@ -138,6 +169,19 @@ async def test_the_question_offers_the_last_choice() -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert game(app).suits == 4
+
+
+async def test_the_help_fits_an_80_by_24_terminal_and_tells_every_key() -> None:
+    app = SimonApp(opener())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("?")
+        await pilot.pause()
+        dialog = app.screen.query_one("#help-dialog", VerticalScroll)
+        assert dialog.max_scroll_y == 0  # any key closes it: it could not be scrolled
+        text = str(app.screen.query_one("#help-text", Static).content)
+        for key in ("u[/b] undo", "r[/b] restart", "x[/b] resign", "q[/b] quit", "Esc"):
+            assert key in text
 
 
 async def test_help_opens_and_closes() -> None:
@@ -209,5 +253,154 @@ async def test_online_the_race_shows_and_a_server_refusal_rolls_back() -> None:
         done = bob.model_copy(update={"finished": True, "won": True, "score": 850})
         app.table.receive(RaceEvent(day="2026-01-02", suits=4, event="finished", entry=done))  # type: ignore[attr-defined]
         await pilot.pause()
-        assert "bob finished: won, score 850" in notice(app)
+        assert "bob won: 850" in panel_text(app)
+        assert Rule.ONTO_ACE.sentence in notice(app)  # the player's own line stays
         assert app.table.race["bob"].won
+
+
+def panel_text(app: SimonApp) -> list[str]:
+    """The race panel as the screen shows it, at its own width."""
+    race = app.query_one("#race", Static)
+    console = Console(width=race.content_region.width, record=True, file=io.StringIO())
+    console.print(app.query_one("#race", Static).content)
+    return [line.rstrip() for line in console.export_text().splitlines()]
+
+
+def entry(player: str, score: int, **flags: bool) -> RaceEntry:
+    return RaceEntry(
+        player=player,
+        moves=500 - score if score < 500 else 10,
+        score=score,
+        removed=0,
+        finished=flags.get("finished", False),
+        won=flags.get("won", False),
+        resigned=flags.get("resigned", False),
+    )
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_the_race_is_ordered_shows_who_left_and_the_latest_events(
+    size: tuple[int, int],
+) -> None:
+    players = [
+        entry("dan", 480),
+        entry("eve", 450, finished=True, resigned=True),
+        entry("bob", 497),
+        entry("carol", 812, finished=True, won=True),
+        entry("fay", 820, finished=True, won=True),
+        entry("gus", 499),
+    ]
+    connection = ScriptedConnection(
+        [
+            State(id=1, state=view_of(Game.from_code(CODE), 0, mode="daily")),
+            RaceStandings(day="2026-01-02", suits=4, players=players),
+        ]
+    )
+
+    async def open_table(suits: int | None) -> Table:
+        table = OnlineTable(connection)  # type: ignore[arg-type]
+        await table.start("daily", 4)
+        return table
+
+    app = SimonApp(open_table)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        table = app.table
+        assert isinstance(table, OnlineTable)
+        assert app.query_one("#race").region.right <= size[0]  # all of it on the screen
+        table.receive(RaceEvent(day="2026-01-02", suits=4, event="left", entry=entry("gus", 499)))
+        table.receive(
+            RaceEvent(day="2026-01-02", suits=4, event="removed", entry=entry("bob", 596))
+        )
+        await pilot.pause()
+        rows = [
+            (match.group(1), match.group(2))
+            for line in panel_text(app)
+            if (match := re.match(r"\s*(\w+)\s.*\d/4\s+(.+)$", line))
+        ]
+        names = [name for name, _ in rows]
+        assert names == ["fay", "carol", "bob", "dan", "gus", "eve"]
+        status = dict(rows)
+        narrow = size[0] < SIZE[0]
+        assert status == {
+            "fay": "won",
+            "carol": "won",
+            "bob": "play" if narrow else "playing",
+            "dan": "play" if narrow else "playing",
+            "gus": "left",
+            "eve": "quit" if narrow else "gave up",
+        }
+        text = "\n".join(panel_text(app))
+        assert "Latest" in text
+        assert text.index("gus left") < text.index("bob removed a run (0/4)")
+        # back on the deal: playing again
+        table.receive(RaceEvent(day="2026-01-02", suits=4, event="moved", entry=entry("gus", 498)))
+        await pilot.pause()
+        assert "gus" not in table.race_left
+
+
+async def test_resign_asks_once_more_then_ends_the_offline_game() -> None:
+    app = SimonApp(opener())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press(*"3-4", "enter", "x")
+        await pilot.pause()
+        assert "x again" in notice(app)
+        assert app.table is not None and not app.table.finished
+        await pilot.press("5")  # typing something else keeps the game going
+        await pilot.pause()
+        assert "goes on" in notice(app)
+        await pilot.press("escape", "x", "x")
+        await pilot.pause()
+        assert app.table.finished
+        assert notice(app) == "You resigned: the game is over with score 499."
+        score_line = str(app.query_one("#score", Static).content)
+        assert "game over" in score_line and "Par" not in score_line  # par is the daily's
+        clock = app.table.elapsed()
+        await pilot.press(*"9-1", "enter")
+        await pilot.pause()
+        assert game(app).moves == 1
+        assert Rule.GAME_OVER.sentence in notice(app)
+        assert app.table.elapsed() == clock  # the clock stopped
+
+
+async def test_resign_online_tells_the_server_and_shows_its_result() -> None:
+    start = view_of(Game.from_code(CODE), 0)
+    connection = ScriptedConnection([State(id=1, state=start)])
+
+    async def open_table(suits: int | None) -> Table:
+        table = OnlineTable(connection)  # type: ignore[arg-type]
+        await table.start("practice", 4)
+        return table
+
+    app = SimonApp(open_table)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("x", "x")
+        await pilot.pause()
+        sent = connection.sent[-1]
+        assert isinstance(sent, Resign) and sent.id is not None
+        assert "Resigning" in notice(app)
+        ended = start.model_copy(update={"finished": True})
+        assert app.table is not None
+        app.table.receive(State(id=sent.id, state=ended))
+        app.table.receive(
+            Finished(
+                game="g1",
+                code=CODE,
+                mode="practice",
+                won=False,
+                resigned=True,
+                moves=0,
+                score=500,
+                removed=0,
+                elapsed=4.0,
+            )
+        )
+        await pilot.pause()
+        assert app.table.finished and not app.table.pending  # type: ignore[attr-defined]
+        assert notice(app) == "You resigned: the game is over with score 500."
+        await pilot.press(*"3-4", "enter")
+        await pilot.pause()
+        assert connection.sent[-1] is sent  # nothing more goes to the server
+        assert Rule.GAME_OVER.sentence in notice(app)
