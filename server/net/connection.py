@@ -15,6 +15,8 @@ import time
 from typing import Any
 
 from pydantic import ValidationError
+from redis.exceptions import RedisError
+from sqlalchemy.exc import SQLAlchemyError
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
@@ -30,23 +32,25 @@ CLOSE_POLICY = 1008
 
 
 class RateLimit:
-    """A fixed window: at most ``budget`` messages in every ``window`` seconds."""
+    """A token bucket: bursts of up to ``budget`` messages, refilled at ``budget`` per
+    ``window`` seconds, so no stretch of ``window`` seconds passes much more than that."""
 
-    __slots__ = ("_budget", "_count", "_started", "_window")
+    __slots__ = ("_capacity", "_last", "_per_second", "_tokens")
 
     def __init__(self, budget: int, window: float) -> None:
-        self._budget = budget
-        self._window = window
-        self._started = time.monotonic()
-        self._count = 0
+        self._capacity = float(budget)
+        self._per_second = budget / window
+        self._tokens = float(budget)
+        self._last = time.monotonic()
 
     def allow(self) -> bool:
         now = time.monotonic()
-        if now - self._started >= self._window:
-            self._started = now
-            self._count = 0
-        self._count += 1
-        return self._count <= self._budget
+        self._tokens = min(self._capacity, self._tokens + (now - self._last) * self._per_second)
+        self._last = now
+        if self._tokens < 1.0:
+            return False
+        self._tokens -= 1.0
+        return True
 
 
 class Outbox:
@@ -134,6 +138,14 @@ async def serve_connection(
     try:
         async for frame in websocket:
             if not limit.allow():
+                await websocket.send(
+                    encode(
+                        Error(
+                            code=ErrorCode.RATE_LIMITED,
+                            message=f"too many messages: at most {budget} every {window:g} s",
+                        )
+                    )
+                )
                 await websocket.close(CLOSE_POLICY, "too many messages")
                 break
             try:
@@ -143,14 +155,25 @@ async def serve_connection(
                 continue
             try:
                 replies = await session.handle(message)
-            except Exception:
-                log.exception("handling %s failed", message.type)
+            except (OSError, SQLAlchemyError, RedisError):
+                log.exception("handling %s failed: a service did not answer", message.type)
                 replies = [
                     encode(
                         Error(
                             id=message.id,
                             code=ErrorCode.UNAVAILABLE,
                             message="the server could not do that just now; try again",
+                        )
+                    )
+                ]
+            except Exception:
+                log.exception("handling %s failed", message.type)
+                replies = [
+                    encode(
+                        Error(
+                            id=message.id,
+                            code=ErrorCode.INTERNAL,
+                            message="the server failed to do that; the failure is logged",
                         )
                     )
                 ]

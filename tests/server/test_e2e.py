@@ -164,12 +164,12 @@ async def test_a_flood_is_closed_with_1008(backend: Backend) -> None:
     async with serving(settings) as server, Client.connect(server.url) as client:
         for _ in range(25):
             await client.send('{"type": "ping"}')
-        replies = 0
+        replies: list[dict[str, Any]] = []
         with pytest.raises(ConnectionClosed) as closed:
             while True:
-                await client.receive()
-                replies += 1
-        assert replies == 20
+                replies.append(await client.receive())
+        assert [reply["type"] for reply in replies] == ["pong"] * 20 + ["error"]
+        assert replies[-1]["code"] == "rate-limited"
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
         async with Client.connect(server.url) as other:
             assert (await other.request({"type": "ping"}))["type"] == "pong"
