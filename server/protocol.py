@@ -17,12 +17,21 @@ from datetime import date
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
 PROTOCOL_VERSION = 1
 
 MessageId = Annotated[str, Field(max_length=64)] | Annotated[int, Field(ge=0, lt=2**53)]
-SuitCount = Literal[1, 2, 4]
+
+
+def _not_a_bool(value: object) -> object:
+    # JSON `true` equals 1 to Python, and a Literal lookup would take it as one suit.
+    if isinstance(value, bool):
+        raise ValueError("expected a number, not true or false")
+    return value
+
+
+SuitCount = Annotated[Literal[1, 2, 4], BeforeValidator(_not_a_bool)]
 Column = Annotated[int, Field(ge=1, le=10)]  # 1-based, as players number them
 CardCount = Annotated[int, Field(ge=1, le=52)]
 PlayerName = Annotated[str, Field(min_length=1, max_length=64)]  # checked fully by accounts
@@ -59,6 +68,10 @@ class _Message(BaseModel):
 
 
 class _Request(_Message):
+    # Strict: a client's `true` is not the number 1, nor "1" a column. JSON strings
+    # still read as dates.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
     id: MessageId | None = None
 
 

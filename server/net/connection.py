@@ -119,7 +119,11 @@ def refusal(frame: str | bytes, error: ValidationError) -> Error:
             id=message_id, code=ErrorCode.INVALID_MESSAGE, message="a message needs a type"
         )
     first = error.errors()[0]
-    field = ".".join(str(part) for part in first["loc"][1:]) or "message"
+    # Messages are flat: the field is the second part of the location (after the type);
+    # what follows names pydantic's inner schemas, which mean nothing to a client.
+    field = str(first["loc"][1]) if len(first["loc"]) > 1 else "message"
+    if field == "id":
+        first = {**first, "msg": "a string of up to 64 characters or a whole number from 0"}
     return Error(
         id=message_id,
         code=ErrorCode.INVALID_MESSAGE,

@@ -140,12 +140,21 @@ async def test_bad_input_gets_errors_and_changes_nothing(backend: Backend) -> No
                 "bad-code",
             ),
             ('{"type": "resume", "id": 9, "game": "no-such-game"}', "not-found"),
+            # Wrong types are refused, never coerced: true is not 1 suit, "1" is no column.
+            ('{"type": "start", "id": 10, "mode": "daily", "suits": true}', "invalid-message"),
+            ('{"type": "auto", "id": 11, "column": 1.0}', "invalid-message"),
+            ('{"type": "auto", "id": 12, "column": "1"}', "invalid-message"),
+            ('{"type": "hello", "id": 13, "version": "1"}', "invalid-message"),
         ]:
             await client.send(frame)
             reply = await client.receive()
             assert reply["type"] == "error" and reply["code"] == error, (frame, reply)
             sent = json.loads(frame) if frame.startswith('{"') else {}
             assert reply.get("id") == sent.get("id")
+        await client.send('{"type": "ping", "id": true}')
+        reply = await client.receive()
+        assert reply["code"] == "invalid-message" and "id" not in reply
+        assert reply["detail"] == {"field": "id"}
         after = await client.request({"type": "start", "mode": "practice", "code": code})
         assert after["state"]["board"] == state["board"] and after["state"]["moves"] == 0
     async with serving(settings) as server, Client.connect(server.url) as client:
