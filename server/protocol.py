@@ -56,6 +56,7 @@ class ErrorCode(StrEnum):
     NO_GAME = "no-game"
     GAME_OVER = "game-over"
     ALREADY_PLAYED = "already-played"
+    DAILY_NOT_OVER = "daily-not-over"  # practice of today's daily deal
     NO_DAILY = "no-daily"
     NOT_FOUND = "not-found"
     BAD_CURSOR = "bad-cursor"

@@ -195,6 +195,14 @@ class Hub:
                 parsed = GameCode.parse(code)
             except InvalidCodeError as error:
                 raise Refused(ErrorCode.BAD_CODE, str(error)) from None
+            # Practising today's daily first would make its one ranked attempt a second try.
+            today = await self.store.get_daily_deal(day=self.today(), suits=parsed.suits)
+            if today is not None and today.code == str(parsed):
+                raise Refused(
+                    ErrorCode.DAILY_NOT_OVER,
+                    "that is today's daily deal: play it ranked (mode daily); "
+                    "it opens for practice when the day is over",
+                )
         record = await self.store.start_game(
             game_id=uuid.uuid4().hex,
             player_id=player.id,

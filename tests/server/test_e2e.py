@@ -258,6 +258,8 @@ async def test_daily_by_the_solver_won_ranked_once(backend: Backend) -> None:
             state = (await client.request({"type": "start", "suits": 1}))["state"]
             moves = proofs[state["code"]]
             assert moves
+            practice = {"type": "start", "mode": "practice", "code": state["code"]}
+            assert (await client.request(practice))["code"] == "daily-not-over"
             reply: dict[str, Any] = {}
             for move in moves:
                 reply = await client.request({"type": "move", "move": move})
@@ -280,6 +282,9 @@ async def test_daily_by_the_solver_won_ranked_once(backend: Backend) -> None:
             assert resumed["state"]["par"] == len(moves) and resumed["state"]["won"]
             result = await client.pushed_event(lambda f: f["type"] == "finished")
             assert result["par"] == len(moves) and result["rank"] == 1
+            # Yesterday's deal is open for practice.
+            reopened = await client.request(practice)
+            assert reopened["type"] == "state" and reopened["state"]["mode"] == "practice"
 
 
 async def test_running_server_yields_the_url(backend: Backend) -> None:
