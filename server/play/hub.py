@@ -451,6 +451,15 @@ class Hub:
 
     async def history(self, player: PlayerRecord, limit: int) -> History:
         found = await self.store.history(player_id=player.id, limit=limit)
+        dailies = [record for record in found.games if record.day is not None]
+        ranks = await asyncio.gather(
+            *(
+                self.store.rank_of(day=game.day, suits=game.suits, player_id=player.id, around=0)
+                for game in dailies
+                if game.day is not None  # for the type checker: dailies all have a day
+            )
+        )
+        rank_by_game = {game.id: ranked.rank for game, ranked in zip(dailies, ranks, strict=True)}
         return History(
             player=player.name,
             stats=PlayerStats(
@@ -469,6 +478,7 @@ class Hub:
                     moves=record.moves or 0,
                     elapsed=round(record.elapsed or 0.0, 3),
                     finished_at=record.finished_at.isoformat() if record.finished_at else "",
+                    rank=rank_by_game.get(record.id),
                 )
                 for record in found.games
             ],

@@ -270,6 +270,10 @@ async def test_daily_by_the_solver_won_ranked_once(backend: Backend) -> None:
             assert finished["score"] == 900 - len(moves)
             board = await client.request({"type": "leaderboard", "day": day, "suits": 1})
             assert [(r["player"], r["score"]) for r in board["rows"]] == [(name, finished["score"])]
+            history = await client.request({"type": "history"})
+            assert [(game["code"], game["rank"]) for game in history["games"]] == [
+                (state["code"], 1)
+            ]
             again = await client.request({"type": "start", "suits": 1})
             assert again["code"] == "already-played"
             assert "par" not in finished and "par" not in state  # not before the day is over
