@@ -132,6 +132,17 @@ def refusal(frame: str | bytes, error: ValidationError) -> Error:
     )
 
 
+_FAILURES = {
+    ErrorCode.UNAVAILABLE: "the server could not do that just now; try again",
+    ErrorCode.INTERNAL: "the server failed to do that; the failure is logged",
+}
+
+
+def failure(message_id: MessageId | None, code: ErrorCode) -> str:
+    """The reply to a message whose handling failed on the server's side."""
+    return encode(Error(id=message_id, code=code, message=_FAILURES[code]))
+
+
 async def serve_connection(
     hub: Hub, websocket: ServerConnection, budget: int, window: float
 ) -> None:
@@ -161,26 +172,10 @@ async def serve_connection(
                 replies = await session.handle(message)
             except (OSError, SQLAlchemyError, RedisError):
                 log.exception("handling %s failed: a service did not answer", message.type)
-                replies = [
-                    encode(
-                        Error(
-                            id=message.id,
-                            code=ErrorCode.UNAVAILABLE,
-                            message="the server could not do that just now; try again",
-                        )
-                    )
-                ]
+                replies = [failure(message.id, ErrorCode.UNAVAILABLE)]
             except Exception:
                 log.exception("handling %s failed", message.type)
-                replies = [
-                    encode(
-                        Error(
-                            id=message.id,
-                            code=ErrorCode.INTERNAL,
-                            message="the server failed to do that; the failure is logged",
-                        )
-                    )
-                ]
+                replies = [failure(message.id, ErrorCode.INTERNAL)]
             for reply in replies:
                 await websocket.send(reply)
     except ConnectionClosed:

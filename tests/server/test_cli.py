@@ -35,6 +35,16 @@ def server_env(**values: str) -> dict[str, str]:
     return env
 
 
+def run_admin(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "server.main", *argv],
+        env=server_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
 async def test_simon_server_runs_on_a_fresh_data_folder_and_stops_on_sigterm(
     tmp_path: Path,
 ) -> None:
@@ -89,14 +99,7 @@ async def test_verify_reports_a_tampered_result(backend: Backend) -> None:
             )  # fmt: skip
     finally:
         await store.close()
-    result = await asyncio.to_thread(
-        subprocess.run,
-        [sys.executable, "-m", "server.main", "verify"],
-        env=server_env(SIMON_DATABASE_URL=backend.database_url),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = await asyncio.to_thread(run_admin, "verify", SIMON_DATABASE_URL=backend.database_url)
     assert result.returncode == 1, result.stderr
     mismatches = [line for line in result.stdout.splitlines() if line.startswith("MISMATCH")]
     assert len(mismatches) == 1 and f"score stored {game.score + 100}" in mismatches[0]
@@ -124,29 +127,12 @@ async def test_verify_reports_a_daily_played_on_another_deal(backend: Backend) -
         )  # fmt: skip
     finally:
         await store.close()
-    result = await asyncio.to_thread(
-        subprocess.run,
-        [sys.executable, "-m", "server.main", "verify"],
-        env=server_env(SIMON_DATABASE_URL=backend.database_url),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = await asyncio.to_thread(run_admin, "verify", SIMON_DATABASE_URL=backend.database_url)
     assert result.returncode == 1, result.stderr
     assert any(
         game_id in line and "that day's deal is SS1-S1-AAAAAAA" in line
         for line in result.stdout.splitlines()
     ), result.stdout
-
-
-def run_admin(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "server.main", *argv],
-        env=server_env(**env),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def test_verify_on_a_folder_with_no_database_says_so_and_creates_nothing(tmp_path: Path) -> None:
