@@ -99,6 +99,7 @@ async def _healthz(hub: Hub, query: Query) -> Response:
             "protocol": PROTOCOL_VERSION,
             "connections": len(hub.listeners),
             "games": len(hub.live),
+            "race_followers": hub.races.follower_count,
         },
     )
 
