@@ -5,9 +5,9 @@ It runs in three steps on the compact state of :mod:`server.solver.search`:
 1. quick weighted A* searches with a few heuristics to find any solution,
    then a long one that explores every reachable state and so proves there is
    none;
-2. a few more searches that favour short paths (lower weight on the heuristic),
-   each cut at the best length known so far;
-3. a shortcut pass: from each state of the solution, every position two moves
+2. beam searches (one per heuristic), each cut at the best length known so
+   far: breadth first, so the depth of a win is its length;
+3. a shortcut pass: from each state of the solution, every position one move
    away is compared with the later states of the solution, and detours are cut.
 
 Every move returned has been replayed with the engine before it is handed out.
