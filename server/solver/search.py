@@ -228,6 +228,57 @@ def search(
     return Outcome.EXHAUSTED, [], nodes
 
 
+def beam(
+    start: Columns,
+    *,
+    width: int,
+    costs: Costs,
+    max_nodes: int,
+    out_of_time: Callable[[], bool],
+    bound: int = 1 << 30,
+) -> tuple[str, list[RawMove], int]:
+    """Beam search: breadth first, keeping only the ``width`` best states of each depth.
+
+    All states of a layer are the same number of moves from ``start``, so the
+    layer a win is found in is the length of the solution: ranking a layer by
+    the heuristic alone favours short paths far more than weighted A* does.
+    Returns like :func:`search`; ``EXHAUSTED`` here only means "nothing found"
+    (states are dropped), and paths of ``bound`` moves or more are not followed.
+    """
+    join = _SEPARATOR.join
+    start_key = canonical(start)
+    parents: dict[bytes, bytes | None] = {start_key: None}
+    layer: list[tuple[int, Sequence[bytes], bytes]] = [(breaks(start, costs), start, start_key)]
+    nodes = 0
+    depth = 0
+    while layer and depth + 1 < bound:
+        depth += 1
+        found: dict[bytes, tuple[int, int, list[bytes], bytes]] = {}
+        counter = 0
+        for h, columns, key in layer:
+            nodes += 1
+            if nodes > max_nodes or (nodes & 255 == 0 and out_of_time()):
+                return Outcome.BUDGET, [], nodes
+            for _source, _target, _count, new, delta in children(columns, costs):
+                child_key = join(sorted(new))  # canonical(new), inlined
+                if child_key in parents:
+                    continue
+                if not any(new):
+                    parents[child_key] = key
+                    return Outcome.WON, _path(parents, start, child_key), nodes
+                child_h = h + delta
+                old = found.get(child_key)
+                if old is None or old[0] > child_h:
+                    counter += 1  # ties go to the first found: the result is deterministic
+                    found[child_key] = (child_h, counter, new, key)
+        kept = heapq.nsmallest(width, found.items(), key=lambda item: item[1][:2])
+        layer = []
+        for child_key, (child_h, _tie, new, key) in kept:
+            parents[child_key] = key
+            layer.append((child_h, new, child_key))
+    return Outcome.EXHAUSTED, [], nodes
+
+
 def _path(parents: dict[bytes, bytes | None], start: Columns, key: bytes) -> list[RawMove]:
     """The moves from ``start`` through the chain of states ending at ``key``."""
     keys: list[bytes] = []
