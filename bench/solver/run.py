@@ -4,7 +4,7 @@ Part 1 (``--boards``, default 200): random 4-suit codes. Each board is solved by
 our solver with its default budget and by every Simple Simon preset of fc-solve
 (default, tlm, gut, ss), whose best solution is expanded into single legal moves
 (bench/fcsolve.py). Every solution of ours is checked by the independent rule
-book of tests/solver/rules_check.py as well as by the engine. Reported: deals
+book of tests/engine/reference_rules.py as well as by the engine. Reported: deals
 won by each, proofs, unknowns, solution lengths, times.
 
 Part 2 (``--codes``, default 100; the figures in docs come from ``--codes 500``):
@@ -34,7 +34,7 @@ from bench import fcsolve
 from server.engine import Game, GameCode
 from server.engine.codes import DEALS_PER_SUIT_COUNT
 from server.solver import Verdict, solve
-from tests.solver.rules_check import play
+from tests.engine.reference_rules import play_to_end as play
 
 
 def _codes(rng: random.Random, suits: int, count: int) -> list[GameCode]:

@@ -203,3 +203,15 @@ def landing_faults(head: Card, top: Card) -> set[str]:
     if top[0] != head[0] + 1:
         faults.add("target-not-one-higher")
     return faults
+
+
+def play_to_end(board_text: str, moves: list[str]) -> bool:
+    """Play ``moves`` from a board by these rules alone; return whether the game is won.
+
+    An illegal move raises AssertionError naming the rules it breaks.
+    """
+    game = ReferenceGame.from_text(board_text)
+    for text in moves:
+        verdict = game.play_text(text)
+        assert verdict.legal, f"{text}: refused ({', '.join(sorted(verdict.rules))})"
+    return game.won

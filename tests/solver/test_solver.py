@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from server.engine import Game, GameCode, Move
 from server.solver import Solution, Verdict, solve
 from server.solver.search import Costs, breaks, canonical, children
-from tests.solver.rules_check import play
+from tests.engine.reference_rules import play_to_end as play
 
 EXAMPLE = """\
 AS KH AC 4D KD 6C TH 4C
