@@ -2,8 +2,8 @@
 
 Run from the repository root::
 
-    python bench/engine.py            # about half a minute; prints a table
-    python bench/engine.py --games 50 # quicker, noisier
+    python -m bench.engine            # about half a minute; prints a table
+    python -m bench.engine --games 50 # quicker, noisier
 
 Games are random legal play from deals of 1, 2 and 4 suits (a fixed seed, so every
 run plays the same games). Figures depend on the machine and its load: compare

@@ -10,7 +10,7 @@ one day holding ``--big-day`` of them, then times the store's queries one at a t
 
 The database and the Redis keys are removed at the end. Usage::
 
-    python bench/leaderboard.py --rows 1000000
+    python -m bench.leaderboard --rows 1000000
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ fixtures with the engine, so they need no fc-solve.
 
 Usage (from the repository root; needs fc-solve, Debian package freecell-solver-bin)::
 
-    PYTHONPATH=. python bench/make_fcs_fixtures.py --count 40 --seed 2026
+    python -m bench.make_fcs_fixtures --count 40 --seed 2026
 """
 
 from __future__ import annotations
@@ -24,18 +24,7 @@ from bench.fcsolve import SIMPLE_SIMON_PRESETS, best_of_presets
 from server.engine import Game, GameCode
 from server.engine.codes import DEALS_PER_SUIT_COUNT
 
-EXAMPLE = """\
-AS KH AC 4D KD 6C TH 4C
-3D 2D 4S 9C AD 7C 8D 9H
-JH 6S 8H 5H 2S 3C 6H KS
-JS 7D 2C TS 9D TD 5S
-2H 9S KC 8C QS AH
-QC 7H TC JC QH
-JD 3H 5C 6D
-8S 4H QD
-3S 7S
-5D
-"""
+EXAMPLE = (Path(__file__).resolve().parents[1] / "tests/fixtures/example_board.txt").read_text()
 
 DEFAULT_OUTPUT = Path("tests/fixtures/fcsolve_solutions.json")
 
@@ -82,10 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         entries.append(fixture(name, game))
         print(name, "won" if entries[-1]["solved"] else "not won", file=sys.stderr)
     document = {
-        "command": (
-            "PYTHONPATH=. python bench/make_fcs_fixtures.py "
-            f"--count {args.count} --seed {args.seed}"
-        ),
+        "command": (f"python -m bench.make_fcs_fixtures --count {args.count} --seed {args.seed}"),
         "fcsolve": fcsolve_version(),
         "presets": [preset or "default" for preset in SIMPLE_SIMON_PRESETS],
         "note": "moves are fc-solve's best solution expanded into single legal moves",

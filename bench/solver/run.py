@@ -13,9 +13,9 @@ verdict needs no short solution), so the winnable fraction per suit count.
 
 Usage, from the repository root (part 1 needs fc-solve)::
 
-    PYTHONPATH=. python bench/solver/run.py --boards 200 --codes 500 --seed 7 --json out.json
-    PYTHONPATH=. python bench/solver/run.py --boards 0 --codes 500   # part 2 only
-    PYTHONPATH=. python bench/solver/run.py --boards 20 --codes 0 --suits-timing  # quick look
+    python -m bench.solver.run --boards 200 --codes 500 --seed 7 --json out.json
+    python -m bench.solver.run --boards 0 --codes 500   # part 2 only
+    python -m bench.solver.run --boards 20 --codes 0 --suits-timing  # quick look
 
 Run it on an otherwise idle machine: times are wall-clock seconds of one process.
 """

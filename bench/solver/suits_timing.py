@@ -2,7 +2,7 @@
 
 Usage, from the repository root::
 
-    PYTHONPATH=. python bench/solver/suits_timing.py --count 40
+    python -m bench.solver.suits_timing --count 40
 """
 
 from __future__ import annotations

@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from server.engine import Game, InvalidBoardError, parse_board
 
-EXAMPLE = (
-    "AS KH AC 4D KD 6C TH 4C\n"
-    "3D 2D 4S 9C AD 7C 8D 9H\n"
-    "JH 6S 8H 5H 2S 3C 6H KS\n"
-    "JS 7D 2C TS 9D TD 5S\n"
-    "2H 9S KC 8C QS AH\n"
-    "QC 7H TC JC QH\n"
-    "JD 3H 5C 6D\n"
-    "8S 4H QD\n"
-    "3S 7S\n"
-    "5D\n"
-)
+#: The example deal of docs/rules.md (4 suits, no run removed).
+EXAMPLE = (Path(__file__).resolve().parents[1] / "fixtures/example_board.txt").read_text()
 
 
 def lines(text: str) -> list[str]:

@@ -20,7 +20,7 @@ SOLVED = [deal for deal in DOCUMENT["deals"] if deal["solved"]]
 
 
 def test_fixtures_say_how_they_were_made() -> None:
-    assert DOCUMENT["command"].startswith("PYTHONPATH=. python bench/make_fcs_fixtures.py")
+    assert DOCUMENT["command"].startswith("python -m bench.make_fcs_fixtures")
     assert len(SOLVED) >= 20
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -14,18 +15,7 @@ from server.solver import Solution, Verdict, solve
 from server.solver.search import Costs, breaks, canonical, children
 from tests.engine.reference_rules import play_to_end as play
 
-EXAMPLE = """\
-AS KH AC 4D KD 6C TH 4C
-3D 2D 4S 9C AD 7C 8D 9H
-JH 6S 8H 5H 2S 3C 6H KS
-JS 7D 2C TS 9D TD 5S
-2H 9S KC 8C QS AH
-QC 7H TC JC QH
-JD 3H 5C 6D
-8S 4H QD
-3S 7S
-5D
-"""
+EXAMPLE = (Path(__file__).resolve().parents[2] / "tests/fixtures/example_board.txt").read_text()
 
 # Four runs each missing only its ace, the aces exposed elsewhere: won in exactly 4 moves.
 NEARLY_WON = """\

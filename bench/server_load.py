@@ -2,10 +2,10 @@
 
 Run from the repository root::
 
-    python bench/server.py                    # 1000 bots, 2 moves/s each, about 4 minutes
-    python bench/server.py --rate 0           # each bot as fast as the answers come
-    python bench/server.py --bots 200 --seconds 5 --rounds 1   # a quick look
-    python bench/server.py --redis redis://127.0.0.1:6379/0    # our server as a node of many
+    python -m bench.server_load                    # 1000 bots, 2 moves/s each, about 4 minutes
+    python -m bench.server_load --rate 0           # each bot as fast as the answers come
+    python -m bench.server_load --bots 200 --seconds 5 --rounds 1   # a quick look
+    python -m bench.server_load --redis redis://127.0.0.1:6379/0    # our server as a node of many
 
 Each server runs in a subprocess of its own (ours on an embedded SQLite file in a
 temporary folder, no Redis; the echo server with the same websocket options:
