@@ -288,7 +288,11 @@ class OnlineTable(Table):
 
     @property
     def can_undo(self) -> bool:
-        return self.view is not None and (self.view.can_undo or bool(self.pending))
+        # The confirmed moves since the last full state are in the local game's history;
+        # a game rebuilt from a state has none, and then the server's word counts.
+        if self.pending or (self.game is not None and self.game.can_undo):
+            return True
+        return self.view is not None and self.view.can_undo
 
     # -- starting and resuming ----------------------------------------------------
 

@@ -64,6 +64,18 @@ async def test_a_move_is_previewed_at_once_and_confirmed_by_moved() -> None:
     assert table.seq == 1
 
 
+async def test_a_confirmed_move_can_be_undone_though_the_start_state_had_nothing_to_undo() -> None:
+    table, connection, _ = await started()
+    await table.move(Move.from_text("3-4"))
+    server = Game.from_code(CODE)
+    server.play("3-4")
+    table.receive(moved(connection.sent[-1].id, server, "3-4x1", 1))
+    assert table.view is not None and not table.view.can_undo  # the start's state said so
+    await table.undo()
+    assert isinstance(connection.sent[-1], Undo)
+    assert table.game is not None and table.game.moves == 0  # previewed at once
+
+
 async def test_an_illegal_move_is_refused_locally_and_never_sent() -> None:
     table, connection, _ = await started()
     with pytest.raises(IllegalMoveError) as refused:
