@@ -132,7 +132,10 @@ def test_rules_example_is_won_much_shorter_than_freecell_solver() -> None:
     assert len(_example_solution().moves) <= 62
 
 
-@pytest.mark.xfail(reason="target not reached: the solver finds 60 moves (docs/perf-solver.md)")
+@pytest.mark.xfail(
+    reason="no win of 49 moves or fewer exists under these rules: exhaustive bounded search "
+    "(bench/solver/example_bound.py, docs/perf-solver.md); the solver finds 60"
+)
 def test_rules_example_in_at_most_49_moves() -> None:
     assert len(_example_solution().moves) <= 49
 

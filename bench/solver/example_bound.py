@@ -1,0 +1,77 @@
+"""Is the RULES.md example winnable in at most N moves? An exhaustive, bounded A*.
+
+A* of weight 1 on the 4-suit lower bound (``UNIT`` less the runs still to remove),
+every state whose moves so far plus that bound exceed N cut. When the queue runs
+dry, no win of N moves or fewer exists (the bound never overestimates: see
+docs/perf-solver.md). Memory grows with the states kept: about 3 GB for N = 49.
+
+Usage, from the repository root::
+
+    PYTHONPATH=. python bench/solver/example_bound.py --moves 49
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import time
+
+from server.engine import Game
+from server.solver.search import UNIT, Columns, breaks, canonical, children
+
+EXAMPLE = """\
+AS KH AC 4D KD 6C TH 4C
+3D 2D 4S 9C AD 7C 8D 9H
+JH 6S 8H 5H 2S 3C 6H KS
+JS 7D 2C TS 9D TD 5S
+2H 9S KC 8C QS AH
+QC 7H TC JC QH
+JD 3H 5C 6D
+8S 4H QD
+3S 7S
+5D
+"""
+
+
+def bounded(start: Columns, moves: int) -> tuple[int | None, int]:
+    """(length of a shortest win if it is at most ``moves``, else None; states expanded)."""
+    best_g = {canonical(start): 0}
+    heap: list[tuple[int, int, int, int, list[bytes] | Columns]] = []
+    h = breaks(start, UNIT)
+    heap.append((h, h, 0, 0, start))
+    counter = nodes = 0
+    while heap:
+        _f, h, _tie, g, columns = heapq.heappop(heap)
+        if best_g[canonical(columns)] < g:
+            continue
+        nodes += 1
+        for *_move, new, delta in children(columns, UNIT):
+            if not any(new):
+                return g + 1, nodes
+            key = canonical(new)
+            old = best_g.get(key)
+            if old is not None and old <= g + 1:
+                continue
+            child_h = h + delta
+            runs = sum(map(len, new)) // 13
+            if g + 1 + max(runs, child_h - runs) > moves:
+                continue
+            best_g[key] = g + 1
+            counter += 1
+            heapq.heappush(heap, (g + 1 + child_h, child_h, counter, g + 1, new))
+    return None, nodes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=49, help="the length to beat or match")
+    args = parser.parse_args()
+    start = tuple(bytes(column) for column in Game.from_board(EXAMPLE).columns)
+    started = time.perf_counter()
+    length, nodes = bounded(start, args.moves)
+    verdict = f"won in {length} moves" if length else f"no win in {args.moves} moves or fewer"
+    print(f"{verdict}; {nodes} states expanded, {time.perf_counter() - started:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
