@@ -2,7 +2,7 @@
 
 fc-solve plays Simple Simon with compound "meta-moves": it may move a descending
 group of mixed suits as a whole when empty columns would let a player do it in
-parts. Our rules (RULES.md) count every one-suit transfer as a move, so each of
+parts. Our rules (docs/rules.md) count every one-suit transfer as a move, so each of
 its moves is replayed here as the shortest sequence of single legal moves (found
 by a small breadth-first search over the columns involved) that reaches the same
 columns, and every single move is checked by the engine.

@@ -1,6 +1,6 @@
 """Make tests/fixtures/fcsolve_solutions.json: Freecell Solver's solutions as our single moves.
 
-For the RULES.md example and N random 4-suit codes, every Simple Simon preset of
+For the docs/rules.md example and N random 4-suit codes, every Simple Simon preset of
 fc-solve is run; the shortest won solution, expanded into single legal moves of
 our rules (see bench/fcsolve.py), is written with its preset and fc-solve's own
 move count. Deals no preset wins are listed without moves. The tests replay the

@@ -35,7 +35,7 @@ SUIT_LETTERS: Final = "SHDC"
 RANK_LETTERS: Final = "A23456789TJQK"
 SUIT_COUNTS: Final = (1, 2, 4)
 
-#: Which suits make up the four 13-card runs of a pack, by suit count (RULES.md).
+#: Which suits make up the four 13-card runs of a pack, by suit count (docs/rules.md).
 PACK_RUNS: Final[dict[int, tuple[Suit, ...]]] = {
     1: (SPADES, SPADES, SPADES, SPADES),
     2: (SPADES, SPADES, HEARTS, HEARTS),

@@ -1,4 +1,4 @@
-"""A second, independent reading of RULES.md, used to check the engine.
+"""A second, independent reading of docs/rules.md, used to check the engine.
 
 Nothing here comes from ``server.engine``: cards are ``(rank, suit letter)`` pairs,
 columns are plain lists, and every rule is written again from the rules page, as

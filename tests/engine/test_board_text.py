@@ -1,4 +1,4 @@
-"""Board text in the Freecell Solver format: the RULES.md example, and refusals."""
+"""Board text in the Freecell Solver format: the docs/rules.md example, and refusals."""
 
 from __future__ import annotations
 

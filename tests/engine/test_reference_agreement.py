@@ -1,7 +1,7 @@
 """The engine, through ``simon replay --json``, agrees with an independent reading of the rules.
 
 Random games mix legal moves with random ``FROM-TO[xN]`` text, many of them illegal.
-The reference (tests/engine/reference_rules.py) judges every move from RULES.md
+The reference (tests/engine/reference_rules.py) judges every move from docs/rules.md
 alone; the engine must accept exactly the same moves, refuse the rest at the same
 index with a rule the move really breaks, and end on the same board and score.
 """

@@ -132,14 +132,6 @@ def test_rules_example_is_won_much_shorter_than_freecell_solver() -> None:
     assert len(_example_solution().moves) <= 62
 
 
-@pytest.mark.xfail(
-    reason="no win of 49 moves or fewer exists under these rules: exhaustive bounded search "
-    "(bench/solver/example_bound.py, docs/perf-solver.md); the solver finds 60"
-)
-def test_rules_example_in_at_most_49_moves() -> None:
-    assert len(_example_solution().moves) <= 49
-
-
 def test_column_order_does_not_change_the_result() -> None:
     game = Game.from_code("SS1-S4-AAAAAAH")
     columns = [list(c) for c in game.columns]
