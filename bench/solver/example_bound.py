@@ -3,7 +3,7 @@
 A* of weight 1 on the 4-suit lower bound (``UNIT`` less the runs still to remove),
 every state whose moves so far plus that bound exceed N cut. When the queue runs
 dry, no win of N moves or fewer exists (the bound never overestimates: see
-docs/perf-solver.md). Memory grows with the states kept: about 3 GB for N = 49.
+docs/performance.md). Memory grows with the states kept: about 3 GB for N = 49.
 
 Usage, from the repository root::
 

@@ -36,7 +36,7 @@ from .search import (
     search,
 )
 
-#: Default budget: enough for about 99% of random 4-suit deals (docs/perf-solver.md),
+#: Default budget: enough for about 99% of random 4-suit deals (docs/performance.md),
 #: a few seconds of one core and a few hundred MB at most.
 DEFAULT_MAX_NODES: Final = 400_000
 DEFAULT_MAX_SECONDS: Final = 30.0
