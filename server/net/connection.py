@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 #: Pushed frames waiting for one client; more are dropped.
 PUSH_QUEUE: int = 64
 CLOSE_POLICY = 1008
+#: Messages refused in a row for the budget before the connection is closed.
+OVERDRAFT = 10
 
 
 class RateLimit:
@@ -88,25 +90,34 @@ class Outbox:
             log.info("dropped %d pushed frames for a slow client", self.dropped)
 
 
+def _json_object(frame: str | bytes) -> dict[str, Any] | None:
+    try:
+        raw = json.loads(frame)
+    except ValueError:
+        return None
+    return raw if isinstance(raw, dict) else None
+
+
+def message_id_of(frame: str | bytes, raw: dict[str, Any] | None = None) -> MessageId | None:
+    """The ``id`` of a frame that is not a valid message, when it is a valid id, to echo."""
+    if raw is None:
+        raw = _json_object(frame)
+    candidate = raw.get("id") if raw is not None else None
+    if (isinstance(candidate, str) and len(candidate) <= 64) or (
+        isinstance(candidate, int) and not isinstance(candidate, bool) and 0 <= candidate < 2**53
+    ):
+        return candidate
+    return None
+
+
 def refusal(frame: str | bytes, error: ValidationError) -> Error:
     """The error for a frame that is not a valid client message."""
-    message_id: MessageId | None = None
     kinds = {e["type"] for e in error.errors()}
     if "json_invalid" in kinds or "json_type" in kinds:
         return Error(code=ErrorCode.BAD_JSON, message="a message is one JSON object")
-    try:
-        raw: Any = json.loads(frame)
-    except ValueError:
-        raw = None
-    if isinstance(raw, dict):
-        candidate = raw.get("id")
-        if (isinstance(candidate, str) and len(candidate) <= 64) or (
-            isinstance(candidate, int)
-            and not isinstance(candidate, bool)
-            and 0 <= candidate < 2**53
-        ):
-            message_id = candidate
-    if not isinstance(raw, dict):
+    raw = _json_object(frame)
+    message_id = message_id_of(frame, raw)
+    if raw is None:
         return Error(code=ErrorCode.BAD_JSON, message="a message is one JSON object")
     if "union_tag_invalid" in kinds:
         return Error(
@@ -143,6 +154,18 @@ def failure(message_id: MessageId | None, code: ErrorCode) -> str:
     return encode(Error(id=message_id, code=code, message=_FAILURES[code]))
 
 
+async def close_draining(websocket: ServerConnection, code: int, reason: str) -> None:
+    """Close, reading and dropping what the client still sends: unread frames would stop
+    the reading before the client's closing frame, and the close would wait its timeout."""
+    closing = asyncio.create_task(websocket.close(code, reason))
+    try:
+        async for _ in websocket:
+            pass
+    except ConnectionClosed:
+        pass
+    await closing
+
+
 async def serve_connection(
     hub: Hub, websocket: ServerConnection, budget: int, window: float
 ) -> None:
@@ -150,19 +173,29 @@ async def serve_connection(
     outbox = Outbox(websocket)
     session = Session(hub, outbox.push)
     limit = RateLimit(budget, window)
+    refused_in_a_row = 0
     try:
         async for frame in websocket:
             if not limit.allow():
+                # Over budget: refused unread, with the id so a client can slow down and
+                # resend; a client that keeps on regardless is closed.
+                refused_in_a_row += 1
+                closing = refused_in_a_row > OVERDRAFT
                 await websocket.send(
                     encode(
                         Error(
+                            id=None if closing else message_id_of(frame),
                             code=ErrorCode.RATE_LIMITED,
-                            message=f"too many messages: at most {budget} every {window:g} s",
+                            message=f"too many messages: at most {budget} every {window:g} s"
+                            + ("; closing" if closing else "; slow down and send it again"),
                         )
                     )
                 )
-                await websocket.close(CLOSE_POLICY, "too many messages")
-                break
+                if closing:
+                    await close_draining(websocket, CLOSE_POLICY, "too many messages")
+                    break
+                continue
+            refused_in_a_row = 0
             try:
                 message = parse_client_message(frame)
             except ValidationError as error:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -169,17 +170,29 @@ async def test_bad_input_gets_errors_and_changes_nothing(backend: Backend) -> No
         assert health["connections"] >= 0 and health["games"] >= 0
 
 
-async def test_a_flood_is_closed_with_1008(backend: Backend) -> None:
-    settings = server_settings(backend, rate_limit_messages=20, rate_limit_window_seconds=60)
+async def test_over_budget_messages_are_refused_and_a_flood_is_closed_with_1008(
+    backend: Backend,
+) -> None:
+    settings = server_settings(backend, rate_limit_messages=20, rate_limit_window_seconds=2)
     async with serving(settings) as server, Client.connect(server.url) as client:
-        for _ in range(25):
-            await client.send('{"type": "ping"}')
-        replies: list[dict[str, Any]] = []
+        for number in range(25):
+            await client.send(json.dumps({"type": "ping", "id": number}))
+        replies = [await client.receive() for _ in range(25)]
+        assert [reply["type"] for reply in replies] == ["pong"] * 20 + ["error"] * 5
+        assert {reply["code"] for reply in replies[20:]} == {"rate-limited"}
+        assert [reply["id"] for reply in replies[20:]] == [20, 21, 22, 23, 24]
+        await asyncio.sleep(0.5)  # the budget refills at 10 a second: a patient client goes on
+        assert (await client.request({"type": "ping"}))["type"] == "pong"
+
+        for number in range(60):  # one that keeps on regardless is closed
+            await client.send(json.dumps({"type": "ping", "id": number}))
+        flood: list[dict[str, Any]] = []
         with pytest.raises(ConnectionClosed) as closed:
             while True:
-                replies.append(await client.receive())
-        assert [reply["type"] for reply in replies] == ["pong"] * 20 + ["error"]
-        assert replies[-1]["code"] == "rate-limited"
+                flood.append(await client.receive())
+        refused = [reply for reply in flood if reply["type"] == "error"]
+        assert len(refused) == 11 and all(r["code"] == "rate-limited" for r in refused)
+        assert "closing" in refused[-1]["message"] and "id" not in refused[-1]
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
         async with Client.connect(server.url) as other:
             assert (await other.request({"type": "ping"}))["type"] == "pong"
