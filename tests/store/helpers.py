@@ -27,6 +27,27 @@ async def new_player(store: Store, name: str | None = None) -> PlayerRecord:
     )
 
 
+async def start(
+    store: Store,
+    player: PlayerRecord,
+    *,
+    day: date | None = None,
+    suits: int = 1,
+    game_id: str | None = None,
+    started_at: datetime = T0,
+) -> GameRecord:
+    """A game of ``player`` just started: the daily of ``day``, or practice without one."""
+    return await store.start_game(
+        game_id=game_id or uuid.uuid4().hex,
+        player_id=player.id,
+        mode="practice" if day is None else "daily",
+        code=f"SS1-S{suits}-AAAAAAB",
+        suits=suits,
+        day=day,
+        started_at=started_at,
+    )
+
+
 async def finished_daily(
     store: Store,
     player: PlayerRecord,
@@ -39,13 +60,12 @@ async def finished_daily(
     game_id: str | None = None,
 ) -> GameRecord:
     """A daily game of ``player`` started and finished with the given result."""
-    game = await store.start_game(
-        game_id=game_id or uuid.uuid4().hex,
-        player_id=player.id,
-        mode="daily",
-        code="SS1-S1-AAAAAAB",
-        suits=suits,
+    game = await start(
+        store,
+        player,
         day=day,
+        suits=suits,
+        game_id=game_id,
         started_at=finished_at - timedelta(seconds=elapsed),
     )
     return await store.finish_game(

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from server.store import LeaderboardEntry, Store
 from server.store.models import ON_LEADERBOARD, Game
 from server.store.ranks import RedisRankCache
-from tests.store.helpers import T0, finished_daily, new_player, unique_day
+from tests.store.helpers import T0, finished_daily, new_player, start, unique_day
 
 
 def _table(rows: list[LeaderboardEntry]) -> list[tuple[int, str, int, float]]:
@@ -135,15 +135,7 @@ async def test_a_player_without_a_result_has_no_rank(store: Store) -> None:
         store, await new_player(store), day, score=851, elapsed=1.0, finished_at=T0
     )
     unfinished = await new_player(store)
-    await store.start_game(
-        game_id=uuid.uuid4().hex,
-        player_id=unfinished.id,
-        mode="daily",
-        code="SS1-S1-AAAAAAB",
-        suits=1,
-        day=day,
-        started_at=T0,
-    )
+    await start(store, unfinished, day=day)
     for player in (unfinished, await new_player(store)):
         result = await store.rank_of(day=day, suits=1, player_id=player.id)
         assert (result.rank, result.total, result.around) == (None, 1, [])

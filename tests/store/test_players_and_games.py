@@ -9,7 +9,7 @@ from datetime import UTC, timedelta, timezone
 import pytest
 
 from server.store import AlreadyFinished, AttemptExists, NameTaken, Store, StoreError, UnknownGame
-from tests.store.helpers import T0, finished_daily, new_player, unique_day, unique_name
+from tests.store.helpers import T0, finished_daily, new_player, start, unique_day, unique_name
 
 
 async def test_names_are_unique_regardless_of_case(store: Store) -> None:
@@ -76,48 +76,16 @@ async def test_daily_deal_first_writer_wins(store: Store) -> None:
 async def test_one_daily_attempt_per_player_day_and_suits(store: Store) -> None:
     player = await new_player(store)
     day = unique_day()
-    first = await store.start_game(
-        game_id=uuid.uuid4().hex,
-        player_id=player.id,
-        mode="daily",
-        code="SS1-S1-AAAAAAB",
-        suits=1,
-        day=day,
-        started_at=T0,
-    )
+    first = await start(store, player, day=day)
     assert first.player_name == player.name and first.actions == [] and first.finished_at is None
     with pytest.raises(AttemptExists) as refused:
-        await store.start_game(
-            game_id=uuid.uuid4().hex,
-            player_id=player.id,
-            mode="daily",
-            code="SS1-S1-AAAAAAB",
-            suits=1,
-            day=day,
-            started_at=T0,
-        )
+        await start(store, player, day=day)
     assert refused.value.game == first
     assert await store.daily_attempt(player_id=player.id, day=day, suits=1) == first
     # Other suit counts and practice games are not limited.
-    await store.start_game(
-        game_id=uuid.uuid4().hex,
-        player_id=player.id,
-        mode="daily",
-        code="SS1-S2-AAAAAAB",
-        suits=2,
-        day=day,
-        started_at=T0,
-    )
+    await start(store, player, day=day, suits=2)
     for _ in range(2):
-        await store.start_game(
-            game_id=uuid.uuid4().hex,
-            player_id=player.id,
-            mode="practice",
-            code="SS1-S1-AAAAAAB",
-            suits=1,
-            day=None,
-            started_at=T0,
-        )
+        await start(store, player)
 
 
 async def test_concurrent_daily_starts_create_one_attempt(store: Store) -> None:
@@ -173,15 +141,7 @@ async def test_bad_game_input_is_refused(store: Store) -> None:
 
 async def test_actions_checkpoint_and_finish_once(store: Store) -> None:
     player = await new_player(store)
-    game = await store.start_game(
-        game_id=uuid.uuid4().hex,
-        player_id=player.id,
-        mode="practice",
-        code="SS1-S1-AAAAAAB",
-        suits=1,
-        day=None,
-        started_at=T0,
-    )
+    game = await start(store, player)
     await store.save_actions(game_id=game.id, actions=["3-7x2", "undo"])
     saved = await store.get_game(game.id)
     assert saved is not None and saved.actions == ["3-7x2", "undo"]
@@ -226,15 +186,7 @@ async def test_actions_checkpoint_and_finish_once(store: Store) -> None:
 
 async def test_a_result_that_cannot_be_ranked_is_refused(store: Store) -> None:
     player = await new_player(store)
-    game = await store.start_game(
-        game_id=uuid.uuid4().hex,
-        player_id=player.id,
-        mode="daily",
-        code="SS1-S1-AAAAAAB",
-        suits=1,
-        day=unique_day(),
-        started_at=T0,
-    )
+    game = await start(store, player, day=unique_day())
     result = {
         "actions": ["1-2"],
         "won": False,
@@ -263,15 +215,7 @@ async def test_a_result_that_cannot_be_ranked_is_refused(store: Store) -> None:
 async def test_concurrent_finishes_write_one_result(store: Store) -> None:
     player = await new_player(store)
     day = unique_day()
-    game = await store.start_game(
-        game_id=uuid.uuid4().hex,
-        player_id=player.id,
-        mode="daily",
-        code="SS1-S1-AAAAAAB",
-        suits=1,
-        day=day,
-        started_at=T0,
-    )
+    game = await start(store, player, day=day)
     results = await asyncio.gather(
         *(
             store.finish_game(
@@ -323,15 +267,7 @@ async def test_history_and_all_time_figures(store: Store) -> None:
         ),
     ]
     await finished_daily(store, other, day, score=899, elapsed=5.0, finished_at=T0)
-    await store.start_game(  # unfinished: not in the history
-        game_id=uuid.uuid4().hex,
-        player_id=player.id,
-        mode="practice",
-        code="SS1-S1-AAAAAAB",
-        suits=1,
-        day=None,
-        started_at=T0,
-    )
+    await start(store, player)  # unfinished: not in the history
     history = await store.history(player_id=player.id, limit=2)
     assert [game.id for game in history.games] == [games[2].id, games[1].id]
     assert history.games_total == 3
@@ -355,15 +291,7 @@ async def test_finished_games_yields_every_finished_game_once(store: Store) -> N
             finished_at=T0,
             suits=(1, 2, 4)[n % 3],
             game_id=game_id,
-        ) if n < 3 else await store.start_game(
-            game_id=game_id,
-            player_id=player.id,
-            mode="practice",
-            code="SS1-S1-AAAAAAB",
-            suits=1,
-            day=None,
-            started_at=T0,
-        )
+        ) if n < 3 else await start(store, player, game_id=game_id)
     unfinished = {f"fin-{n}" for n in range(3, 7)}
     seen = [game async for game in store.finished_games(batch=2)]
     seen_ids = [game.id for game in seen]
