@@ -60,6 +60,7 @@ class ErrorCode(StrEnum):
     NO_DAILY = "no-daily"
     NOT_FOUND = "not-found"
     BAD_CURSOR = "bad-cursor"
+    STALE_GAME = "stale-game"  # played on elsewhere since: a state follows the error
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
 

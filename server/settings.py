@@ -33,6 +33,10 @@ class Settings(BaseSettings):
     rate_limit_window_seconds: float = Field(10.0, gt=0)
     ping_interval_seconds: float | None = 20.0
     ping_timeout_seconds: float | None = 20.0
+    #: Group commit of the action log: the first action of a batch waits this long for
+    #: others (milliseconds); a commit that takes longer than the timeout is refused.
+    commit_window_ms: float = Field(5.0, ge=0, le=1000)
+    commit_timeout_seconds: float = Field(5.0, gt=0)
     #: Solver budget per candidate daily deal; codes it cannot prove winnable are skipped.
     daily_solver_seconds: float = Field(20.0, gt=0)
     log_level: str = "INFO"

@@ -1,10 +1,11 @@
-"""The bus: what crosses server nodes. Race events and game snapshots.
+"""The bus: what crosses server nodes, race events and standings; never the only copy of
+anything (games live in the database's action log).
 
 :class:`Bus` is the interface; :class:`InProcessBus` serves one node with no Redis and
-:class:`RedisBus` shares race rooms and snapshots between nodes through Redis
-(pub/sub channels ``<prefix>:race:<day>:<suits>``, standings in a hash, one key per
-game snapshot). Race events travel as encoded :class:`~server.protocol.RaceEvent`
-frames, so a node forwards them to its followers without decoding them again.
+:class:`RedisBus` shares race rooms between nodes through Redis (pub/sub channels
+``<prefix>:race:<day>:<suits>``, standings in a hash). Race events travel as encoded
+:class:`~server.protocol.RaceEvent` frames, so a node forwards them to its followers
+without decoding them again.
 """
 
 from .base import Bus, RaceHandler

@@ -9,16 +9,13 @@ from datetime import date
 #: Called with (day, suits, encoded RaceEvent frame) for every race event on a joined room.
 RaceHandler = Callable[[date, int, str], None]
 
-#: Snapshots and standings outlive a day's race by this much, then expire.
+#: Race standings outlive a day's race by this much, then expire.
 KEEP_SECONDS = 3 * 24 * 3600
 
 
 class Bus(ABC):
-    """Race rooms shared by every node, and the latest snapshot of every game in play."""
-
-    #: True when other nodes read this bus: snapshots are then saved after every action;
-    #: a bus private to one node needs them only when a session lets go of a game.
-    shared: bool = True
+    """Race rooms shared by every node. It holds nothing the database cannot rebuild: games
+    are rebuilt from their action log, ranks from the results."""
 
     def __init__(self) -> None:
         self._race_handler: RaceHandler | None = None
@@ -53,13 +50,6 @@ class Bus(ABC):
     @abstractmethod
     async def race_entries(self, day: date, suits: int) -> list[str]:
         """Every player's latest standing in a room, as encoded RaceEntry objects."""
-
-    @abstractmethod
-    async def save_snapshot(self, game_id: str, data: bytes) -> None:
-        """Keep the latest snapshot of a game (overwrites the previous one)."""
-
-    @abstractmethod
-    async def load_snapshot(self, game_id: str) -> bytes | None: ...
 
     def _deliver(self, day: date, suits: int, frame: str) -> None:
         if self._race_handler is not None:

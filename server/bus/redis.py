@@ -1,4 +1,4 @@
-"""The bus over Redis: pub/sub for race events, a hash per room, a key per snapshot.
+"""The bus over Redis: pub/sub for race events and a hash of standings per room.
 
 Pub/sub drops what is published while a subscriber is disconnected, which suits race
 events (the standings hash holds the state; a follower asks for it again with ``race``).
@@ -49,10 +49,6 @@ class RedisBus(Bus):
         self._changed = asyncio.Event()
         self._ready = asyncio.Event()  # set while the reader is subscribed
         self._reader: asyncio.Task[None] | None = None
-        #: Snapshots waiting for the writer, and the batch it is sending, by game id.
-        self._dirty: dict[str, bytes] = {}
-        self._writing: dict[str, bytes] = {}
-        self._writer: asyncio.Task[None] | None = None
         self._closing = False
 
     def _channel(self, day: date, suits: int) -> str:
@@ -67,8 +63,6 @@ class RedisBus(Bus):
         self._reader = asyncio.create_task(self._read_loop(), name="redis-bus-reader")
 
     async def close(self) -> None:
-        with contextlib.suppress(RedisError, OSError):
-            await asyncio.wait_for(self.flush(), 5)
         self._closing = True
         if self._reader is not None:
             self._reader.cancel()
@@ -123,47 +117,6 @@ class RedisBus(Bus):
     async def race_entries(self, day: date, suits: int) -> list[str]:
         values = await self._client.hvals(f"{self._channel(day, suits)}:players")
         return [value.decode() for value in values]
-
-    async def save_snapshot(self, game_id: str, data: bytes) -> None:
-        """Queue the snapshot; a writer sends all queued ones in one pipeline at once.
-
-        One command per move would cost about 90 us of client CPU each; a pipeline of
-        them a fraction of that. A game moved twice before the writer runs is written once,
-        at its latest state. The writer starts on the next turn of the loop, so a
-        snapshot reaches Redis within about a millisecond of its move.
-        """
-        self._dirty[game_id] = data
-        if self._writer is None or self._writer.done():
-            self._writer = asyncio.create_task(self._write_snapshots())
-
-    async def _write_snapshots(self) -> None:
-        while self._dirty:
-            batch, self._dirty = self._dirty, {}
-            self._writing = batch
-            try:
-                async with self._client.pipeline(transaction=False) as pipe:
-                    for game_id, data in batch.items():
-                        pipe.set(f"{self._prefix}:game:{game_id}", data, ex=KEEP_SECONDS)
-                    await pipe.execute()
-            except (RedisError, OSError) as error:
-                log.warning("%d game snapshots not saved: %s", len(batch), error)
-                for game_id, data in batch.items():  # try again with the next batch
-                    self._dirty.setdefault(game_id, data)
-                await asyncio.sleep(_BACKOFF_FIRST)
-            finally:
-                self._writing = {}
-
-    async def load_snapshot(self, game_id: str) -> bytes | None:
-        queued = self._dirty.get(game_id) or self._writing.get(game_id)
-        if queued is not None:  # this node's latest, not yet in Redis
-            return queued
-        data = await self._client.get(f"{self._prefix}:game:{game_id}")
-        return bytes(data) if data is not None else None
-
-    async def flush(self) -> None:
-        """Wait until every queued snapshot is in Redis (or given up on)."""
-        while self._writer is not None and not self._writer.done():
-            await asyncio.shield(self._writer)
 
     async def _read_loop(self) -> None:
         backoff = _BACKOFF_FIRST

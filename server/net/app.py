@@ -81,6 +81,8 @@ async def run_server(
                 redis=rank_redis,
                 redis_prefix=settings.redis_prefix,
                 migrate=True,
+                commit_window=settings.commit_window_ms / 1000,
+                commit_timeout=settings.commit_timeout_seconds,
             )
             stack.push_async_callback(store.close)
         if bus is None:

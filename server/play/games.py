@@ -1,31 +1,47 @@
 """One player's game on the server: the engine's :class:`Game` plus what the server keeps.
 
-The engine checks every action; this wrapper adds the game's id, mode and day, the action
-list in the stored notation (moves with explicit counts, ``undo``, ``restart``), a sequence
-number bumped by every accepted action, and the replies to the last few client message ids
-so a resent action is answered again and never applied twice.
+The engine checks every action; this wrapper adds the game's id, mode and day, the list of
+accepted actions in the log's notation (moves with explicit counts, ``undo``, ``restart``,
+and an end: ``won`` or ``resign``), whose length is the game's ``seq``, and the replies to
+the last few client message ids, so a resent action is answered again, never applied twice.
+
+An action is applied here first, then made durable by the action log; should the log fail,
+:meth:`PlayerGame.rollback` puts the game back as it was::
+
+    before = game.seq
+    game.move(move)
+    await log.append(game.entries_since(before, at_ms=now_ms))   # StoreUnavailable: rollback
 """
 
 from __future__ import annotations
 
-import base64
+import asyncio
 import json
-import random
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Final
+from typing import Final, NamedTuple
 
 from server.engine import Game, GameCode, Move
-from server.protocol import GameView, MessageId
+from server.protocol import GameView, MessageId, moved_frame
+from server.store import END_ACTIONS, RESIGN, WON, GameLog, LogEntry, Result
 
 #: Replies kept per game for resent client message ids (a client resends only the few
 #: actions it sent but saw no answer to).
 REPLAY_MEMORY: Final = 8
 UNDO: Final = "undo"
 RESTART: Final = "restart"
-_SNAPSHOT_VERSION: Final = 1
+
+
+class Remembered(NamedTuple):
+    """What a client message id asked for, and how to answer it again if it is resent."""
+
+    what: str
+    #: The encoded replies; none: answer with the game's state now (a reply rebuilt from
+    #: the log, where only moves' replies can be made again exactly).
+    frames: tuple[str, ...]
+    #: Add the ``finished`` message (rebuilt from the log: the move that won the game).
+    add_finished: bool = False
 
 
 _PARSED: dict[str, Move] = {}
@@ -42,59 +58,44 @@ def parse_move(text: str) -> Move:
     return move
 
 
+def apply(game: Game, action: str) -> None:
+    """Apply one logged action to the engine (an end changes nothing on the board)."""
+    if action == UNDO:
+        game.undo()
+    elif action == RESTART:
+        game.restart()
+    elif action not in END_ACTIONS:
+        game.push(parse_move(action))
+
+
 def replay(code: str | GameCode, actions: Sequence[str]) -> Game:
-    """The game a stored action list leads to; raises the engine's errors on a bad action."""
+    """The game a logged action list leads to; raises the engine's errors on a bad action."""
     game = Game.from_code(code)
     for action in actions:
-        if action == UNDO:
-            game.undo()
-        elif action == RESTART:
-            game.restart()
-        else:
-            game.push(Move.from_text(action))
+        apply(game, action)
     return game
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
-    """How a game ended, as stored."""
-
-    won: bool
-    resigned: bool
-    moves: int
-    score: int
-    removed: int
-    elapsed: float
-    finished_at: datetime
-
-
-def snapshot_seq(data: bytes) -> int:
-    """The sequence number a snapshot was taken at (-1 if the bytes are not a snapshot)."""
-    try:
-        seq = json.loads(data).get("seq", -1)
-    except (ValueError, AttributeError):
-        return -1
-    return seq if isinstance(seq, int) else -1
+def encode_request_id(message_id: MessageId | None) -> str | None:
+    """A client's message id as the log keeps it: JSON, so ``7`` and ``"7"`` stay apart."""
+    return None if message_id is None else json.dumps(message_id, ensure_ascii=False)
 
 
 class PlayerGame:
-    """The authoritative game of one player."""
+    """The authoritative game of one player, as held by one node."""
 
     __slots__ = (
         "actions",
-        "checkpoint_at",
         "code",
         "day",
-        "game",
+        "engine",
         "id",
+        "lock",
         "mode",
         "player_id",
         "player_name",
         "replies",
         "result",
-        "saved_actions",
-        "saved_at",
-        "seq",
         "started_at",
     )
 
@@ -108,9 +109,6 @@ class PlayerGame:
         code: str,
         day: date | None,
         started_at: datetime,
-        game: Game | None = None,
-        actions: list[str] | None = None,
-        seq: int = 0,
     ) -> None:
         self.id = id
         self.player_id = player_id
@@ -119,75 +117,141 @@ class PlayerGame:
         self.code = code
         self.day = day
         self.started_at = started_at
-        self.actions: list[str] = actions if actions is not None else []
-        self.game = game if game is not None else replay(code, self.actions)
-        self.seq = seq
+        #: Every accepted action, in log notation: ``seq`` is its length.
+        self.actions: list[str] = []
+        self.engine = Game.from_code(code)
         self.result: Result | None = None
-        #: How many actions the store holds (checkpoints happen every so often).
-        self.saved_actions = len(self.actions)
-        #: The hub looks at checkpointing again once the game has this many actions.
-        self.checkpoint_at = len(self.actions)
-        #: When the store last got the actions (a timestamp by the hub's clock), made up
-        #: for a new game: up to a minute earlier, so that games started together (the
-        #: daily at midnight) are not all checkpointed at once.
-        self.saved_at = started_at.timestamp() - random.uniform(0, 60)
-        #: By client message id, oldest first: what it asked for, and the encoded replies.
-        self.replies: dict[MessageId, tuple[str, tuple[str, ...]]] = {}
+        #: By client message id, oldest first: what it asked for, and the replies.
+        self.replies: dict[MessageId, Remembered] = {}
+        #: Held from an action's start to its commit: one action of a game at a time, even
+        #: with the game open on several connections of this node.
+        self.lock = asyncio.Lock()
+
+    @classmethod
+    def from_log(cls, logged: GameLog) -> PlayerGame:
+        """The game as its log leaves it (on any node, after any crash)."""
+        record = logged.game
+        game = cls(
+            id=record.id,
+            player_id=record.player_id,
+            player_name=record.player_name,
+            mode=record.mode,
+            code=record.code,
+            day=record.day,
+            started_at=record.started_at,
+        )
+        game.reload(logged)
+        return game
+
+    def reload(self, logged: GameLog) -> None:
+        """Take the log's state in place (every connection holding this object sees it)."""
+        entries = logged.entries
+        self.actions = [sys.intern(entry.action) for entry in entries]
+        self.result = logged.game.result
+        self.replies = {}
+        engine = self.engine = Game.from_code(self.code)
+        remembered_from = len(entries) - REPLAY_MEMORY
+        for index, entry in enumerate(entries):
+            removed_before = engine.removed_count
+            apply(engine, entry.action)
+            if index < remembered_from or entry.request_id is None or entry.request is None:
+                continue
+            message_id = json.loads(entry.request_id)
+            if entry.action in END_ACTIONS or entry.action in (UNDO, RESTART):
+                self.remember(message_id, entry.request, ())
+                continue
+            frame = moved_frame(
+                id=message_id,
+                game=self.id,
+                seq=entry.seq,
+                move=entry.action,
+                removed_run=engine.removed_count > removed_before,
+                moves=engine.moves,
+                score=engine.score,
+                removed=engine.removed_count,
+                won=engine.is_won,
+            )
+            self.remember(message_id, entry.request, (frame,), add_finished=engine.is_won)
+
+    @property
+    def seq(self) -> int:
+        return len(self.actions)
 
     @property
     def suits(self) -> int:
-        return self.game.suits
+        return self.engine.suits
 
     @property
     def finished(self) -> bool:
         return self.result is not None
 
-    # -- actions: each returns the action as stored and bumps seq -----------------
+    # -- actions: each is applied in memory and bumps seq ---------------------------------
 
     def move(self, move: Move) -> str:
-        """Play a move; return it as stored (count explicit)."""
+        """Play a move; return it as logged (count explicit)."""
         # interned: a game's action list holds the same few hundred texts many times over
-        played = sys.intern(self.game.push(move).text())
+        played = sys.intern(self.engine.push(move).text())
         self.actions.append(played)
-        self.seq += 1
         return played
 
     def auto(self, column: int, count: int | None) -> str:
-        played = sys.intern(self.game.auto_move(column, count).text())
+        played = sys.intern(self.engine.auto_move(column, count).text())
         self.actions.append(played)
-        self.seq += 1
         return played
 
     def undo(self) -> Move:
-        taken = self.game.undo()
-        self._record(UNDO)
+        taken = self.engine.undo()
+        self.actions.append(UNDO)
         return taken
 
     def restart(self) -> None:
-        self.game.restart()
-        self._record(RESTART)
+        self.engine.restart()
+        self.actions.append(RESTART)
 
-    def _record(self, action: str) -> None:
-        self.actions.append(action)
-        self.seq += 1
-
-    def finish(self, *, resigned: bool, now: datetime) -> Result:
-        game = self.game
+    def end(self, *, resigned: bool, now: datetime) -> Result:
+        """End the game (a win, or a resignation): its result, and an end action."""
+        engine = self.engine
         self.result = Result(
-            won=game.is_won,
+            won=engine.is_won and not resigned,
             resigned=resigned,
-            moves=game.moves,
-            score=game.score,
-            removed=game.removed_count,
+            moves=engine.moves,
+            score=engine.score,
+            removed=engine.removed_count,
             elapsed=self.elapsed(now),
             finished_at=now,
         )
-        self.seq += 1
+        self.actions.append(RESIGN if resigned else WON)
         return self.result
+
+    def entries_since(
+        self,
+        seq: int,
+        *,
+        at_ms: int,
+        message_id: MessageId | None = None,
+        request: str | None = None,
+    ) -> list[LogEntry]:
+        """The log entries of the actions after ``seq``; the first carries the request."""
+        request_id = encode_request_id(message_id)
+        entries = []
+        for number, action in enumerate(self.actions[seq:], start=seq + 1):
+            entries.append(LogEntry(self.id, number, action, at_ms, request_id, request))
+            request_id = request = None
+        return entries
+
+    def rollback(self, seq: int) -> None:
+        """Forget the actions after ``seq`` (the log did not take them)."""
+        if seq >= self.seq:
+            return
+        ended = any(action in END_ACTIONS for action in self.actions[seq:])
+        del self.actions[seq:]
+        self.engine = replay(self.code, self.actions)
+        if ended:
+            self.result = None
 
     # -- resent messages ---------------------------------------------------------
 
-    def answered(self, message_id: MessageId | None, what: str) -> tuple[str, ...] | None:
+    def answered(self, message_id: MessageId | None, what: str) -> Remembered | None:
         """The replies already given to ``message_id``, if it asked for ``what`` then too.
 
         Both must match: a client that starts counting its ids again (a new process taking
@@ -196,15 +260,23 @@ class PlayerGame:
         if message_id is None:
             return None
         remembered = self.replies.get(message_id)
-        if remembered is None or remembered[0] != what:
+        if remembered is None or remembered.what != what:
             return None
-        return remembered[1]
+        return remembered
 
-    def remember(self, message_id: MessageId | None, what: str, replies: Sequence[str]) -> None:
+    def remember(
+        self,
+        message_id: MessageId | None,
+        what: str,
+        replies: Sequence[str],
+        *,
+        add_finished: bool = False,
+    ) -> None:
         if message_id is None:
             return
         remembered = self.replies
-        remembered[message_id] = (what, tuple(replies))
+        remembered.pop(message_id, None)  # a reused id moves to the newest place
+        remembered[message_id] = Remembered(what, tuple(replies), add_finished)
         if len(remembered) > REPLAY_MEMORY:  # dicts keep insertion order: drop the oldest
             del remembered[next(iter(remembered))]
 
@@ -216,87 +288,21 @@ class PlayerGame:
         return max(0.0, (now - self.started_at).total_seconds())
 
     def view(self, now: datetime, par: int | None = None) -> GameView:
-        game = self.game
+        engine = self.engine
         return GameView(
             game=self.id,
             code=self.code,
-            suits=game.suits,  # type: ignore[arg-type]
+            suits=engine.suits,  # type: ignore[arg-type]
             mode=self.mode,  # type: ignore[arg-type]
             day=self.day,
-            board=game.board_text().split("\n")[:10],
-            moves=game.moves,
-            score=game.score,
-            removed=game.removed_count,
-            won=game.is_won,
+            board=engine.board_text().split("\n")[:10],
+            moves=engine.moves,
+            score=engine.score,
+            removed=engine.removed_count,
+            won=engine.is_won,
             finished=self.finished,
-            can_undo=game.can_undo and not self.finished,
+            can_undo=engine.can_undo and not self.finished,
             seq=self.seq,
             elapsed=round(self.elapsed(now), 3),
             par=par,
         )
-
-    # -- snapshots (the bus keeps one per game, for resume on any node) -----------
-
-    def snapshot(self) -> bytes:
-        result = self.result
-        return json.dumps(
-            {
-                "v": _SNAPSHOT_VERSION,
-                "id": self.id,
-                "player": [self.player_id, self.player_name],
-                "mode": self.mode,
-                "code": self.code,
-                "day": self.day.isoformat() if self.day else None,
-                "started": self.started_at.isoformat(),
-                "seq": self.seq,
-                "game": base64.b64encode(self.game.snapshot()).decode(),
-                "actions": self.actions,
-                "saved": self.saved_actions,
-                "result": None
-                if result is None
-                else [
-                    result.won,
-                    result.resigned,
-                    result.moves,
-                    result.score,
-                    result.removed,
-                    result.elapsed,
-                    result.finished_at.isoformat(),
-                ],
-                "replies": [[key, what, frames] for key, (what, frames) in self.replies.items()],
-            },
-            separators=(",", ":"),
-        ).encode()
-
-    @classmethod
-    def from_snapshot(cls, data: bytes) -> PlayerGame:
-        """Raises ``ValueError`` (or an engine error, also a ValueError) on bad bytes."""
-        try:
-            raw = json.loads(data)
-            if raw.get("v") != _SNAPSHOT_VERSION:
-                raise ValueError("unknown game snapshot version")
-            game = cls(
-                id=raw["id"],
-                player_id=raw["player"][0],
-                player_name=raw["player"][1],
-                mode=raw["mode"],
-                code=raw["code"],
-                day=date.fromisoformat(raw["day"]) if raw["day"] else None,
-                started_at=datetime.fromisoformat(raw["started"]),
-                game=Game.restore(base64.b64decode(raw["game"])),
-                actions=list(raw["actions"]),
-                seq=raw["seq"],
-            )
-            game.saved_actions = raw["saved"]
-            game.checkpoint_at = len(game.actions)
-            if raw["result"] is not None:
-                won, resigned, moves, score, removed, elapsed, finished_at = raw["result"]
-                game.result = Result(
-                    won, resigned, moves, score, removed, elapsed,
-                    datetime.fromisoformat(finished_at),
-                )  # fmt: skip
-            for key, what, frames in raw["replies"]:
-                game.replies[key] = (str(what), tuple(str(frame) for frame in frames))
-        except (KeyError, TypeError, IndexError) as error:
-            raise ValueError(f"not a game snapshot: {error}") from None
-        return game

@@ -1,9 +1,9 @@
 """The hub: what every session of a node shares.
 
 It holds the store, the bus, the clock, the daily schedule, the race rooms and the
-games in play on this node, and does the work that outlives one message: starting and
-resuming games, saving snapshots and checkpoints, finishing games, answering queries,
-and announcing a new day.
+games in play on this node (:class:`~server.play.live.LiveGames`), and does the work that
+outlives one message: starting and resuming games, telling races, answering queries, and
+announcing a new day. Accepted actions go to the store's action log from the session.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import uuid
 from datetime import date, datetime, timedelta
 from math import inf
 from typing import Final
+
+from sqlalchemy.exc import SQLAlchemyError
 
 from server.bus import Bus
 from server.engine import GameCode, InvalidCodeError
@@ -37,32 +39,23 @@ from server.protocol import (
     encode,
 )
 from server.store import (
-    AlreadyFinished,
     AttemptExists,
-    GameRecord,
     LeaderboardEntry,
     NameTaken,
     PlayerRecord,
     Store,
-    StoreError,
 )
 
 from .accounts import BadName, check_name, hash_token, new_token
 from .clock import Clock, seconds_to_next_day, utc_day
 from .daily import SUIT_CHOICES, DailySchedule, NoDailyDeal, Prover
 from .errors import Refused
-from .games import PlayerGame, Result, replay, snapshot_seq
+from .games import PlayerGame
+from .live import LiveGames
 from .race import Push, RaceRooms
 
 log = logging.getLogger(__name__)
 
-#: An unfinished game's actions go to the store when a session lets go of it, and while it
-#: is played every this many actions, but not more often than every CHECKPOINT_GAP seconds
-#: (a write costs about 1 ms of CPU; the bus holds every action, the store's copy is the
-#: fallback should a node die).
-CHECKPOINT_EVERY: Final = 20
-CHECKPOINT_GAP: Final = 60.0
-CHECKPOINT_WRITERS: Final = 2
 #: Tomorrow's deals are prepared this long before midnight.
 PREPARE_AHEAD: Final = timedelta(minutes=15)
 #: How long a ``daily`` request (or the new day's announcement) waits for deals still
@@ -91,23 +84,16 @@ class Hub:
         self.clock = clock
         self.daily = DailySchedule(store, secret=secret, prover=prover)
         self.races = RaceRooms(bus)
-        #: Games held by a session on this node, by id; with how many sessions hold each.
-        self.live: dict[str, PlayerGame] = {}
-        self._holders: dict[str, int] = {}
+        #: Games held by a session on this node.
+        self.live = LiveGames(store)
         #: Every connection, for announcements (a new day).
         self.listeners: set[Push] = set()
         self.current_day = utc_day(clock.now())
         self._ticker: asyncio.Task[None] | None = None
-        #: Checkpoints being written, by game id (at most one per game).
-        self._saving: dict[str, asyncio.Task[None]] = {}
-        #: Background checkpoints write a few at a time: a burst of them (games started
-        #: together) waits here rather than in the database's lock queue.
-        self._writers = asyncio.Semaphore(CHECKPOINT_WRITERS)
         #: Race "moved" events: when each game last sent one, and the pending trailing ones.
         self._race_interval = race_interval
         self._raced_at: dict[str, float] = {}
         self._race_later: dict[str, asyncio.TimerHandle] = {}
-        self._race_tasks: set[asyncio.Task[None]] = set()
 
     # -- life --------------------------------------------------------------------
 
@@ -121,11 +107,8 @@ class Hub:
             await asyncio.gather(self._ticker, return_exceptions=True)
         for timer in self._race_later.values():
             timer.cancel()
-        await asyncio.gather(*self._race_tasks, return_exceptions=True)
+        await self.races.flush()
         await self.daily.close()
-        await asyncio.gather(*self._saving.values(), return_exceptions=True)
-        for game in list(self.live.values()):
-            await self._checkpoint(game)
 
     def now(self) -> datetime:
         return self.clock.now()
@@ -183,7 +166,7 @@ class Hub:
                 ErrorCode.ALREADY_PLAYED,
                 f"you have played today's {suits}-suit deal: one ranked attempt a day",
             )
-        return await self.open_game(player, record.id, record=record)
+        return await self.open_game(player, record.id)
 
     async def start_practice(
         self, player: PlayerRecord, code: str | None, suits: int
@@ -212,110 +195,44 @@ class Hub:
             day=None,
             started_at=self.now(),
         )
-        return self._hold(game_from_record(record))
+        game = PlayerGame(
+            id=record.id,
+            player_id=record.player_id,
+            player_name=record.player_name,
+            mode=record.mode,
+            code=record.code,
+            day=record.day,
+            started_at=record.started_at,
+        )
+        return self.live.hold(game)
 
-    async def open_game(
-        self, player: PlayerRecord, game_id: str, *, record: GameRecord | None = None
-    ) -> PlayerGame:
-        """A game of ``player`` by id: held on this node, else from the bus, else the store."""
-        game = self.live.get(game_id)
+    async def open_game(self, player: PlayerRecord, game_id: str) -> PlayerGame:
+        """A game of ``player`` by id, as its action log has it, held for a session."""
+        game = await self.live.open(game_id, player_id=player.id)
         if game is None:
-            data = await self.bus.load_snapshot(game_id)
-            if data is not None:
-                try:
-                    game = PlayerGame.from_snapshot(data)
-                except ValueError as error:
-                    log.warning("unreadable snapshot of game %s: %s", game_id, error)
-            if game is None:
-                record = record or await self.store.get_game(game_id)
-                if record is not None:
-                    game = game_from_record(record)
-        if game is None or game.player_id != player.id:
             raise Refused(ErrorCode.NOT_FOUND, "you have no game with that id")
-        return self._hold(game)
-
-    def _hold(self, game: PlayerGame) -> PlayerGame:
-        game = self.live.setdefault(game.id, game)
-        self._holders[game.id] = self._holders.get(game.id, 0) + 1
         return game
 
-    async def release(self, game: PlayerGame) -> None:
+    def release(self, game: PlayerGame) -> None:
         """A session lets go of a game (a new game, or the connection closed)."""
-        holders = self._holders.get(game.id, 0) - 1
-        if holders > 0:
-            self._holders[game.id] = holders
-            return
-        self._holders.pop(game.id, None)
-        self.live.pop(game.id, None)
-        if not self.bus.shared:
-            await self.bus.save_snapshot(game.id, game.snapshot())
-        elif await self._moved_on(game):
-            return  # the player took it up on another node: this copy is out of date
-        await self._saved(game)
-        try:
-            await self._checkpoint(game)
-        except StoreError as error:  # e.g. finished meanwhile through another node
-            log.warning("no checkpoint of game %s on leaving: %s", game.id, error)
-        if game.day is not None and not game.finished:
-            await self._race(game, "left")
+        if self.live.release(game) and game.day is not None and not game.finished:
+            self.race_event(game, "left")
 
-    async def _moved_on(self, game: PlayerGame) -> bool:
-        """Whether the bus holds a later state of ``game`` than this node."""
-        data = await self.bus.load_snapshot(game.id)
-        return data is not None and snapshot_seq(data) > game.seq
-
-    # -- after every accepted action ---------------------------------------------
-
-    def quiet(self, game: PlayerGame) -> bool:
-        """True when an accepted action of ``game`` needs no work of :meth:`accepted`
-        (a practice game on a private bus between checkpoints): the common case, kept cheap."""
-        return game.day is None and not self.bus.shared and len(game.actions) < game.checkpoint_at
-
-    async def accepted(self, game: PlayerGame, event: str) -> None:
-        """Snapshot to the bus, checkpoint now and then, tell the race."""
-        if self.bus.shared:
-            await self.bus.save_snapshot(game.id, game.snapshot())
-        if len(game.actions) >= game.checkpoint_at:
-            self._checkpoint_soon(game)
-        if game.day is not None:
-            await self._race(game, event)
-
-    async def finish(self, game: PlayerGame, *, resigned: bool) -> Finished:
-        """End a game: the result to the store, the snapshot to the bus, the race told."""
-        result = game.finish(resigned=resigned, now=self.now())
-        await self._saved(game)
-        try:
-            await self.store.finish_game(
-                game_id=game.id,
-                actions=list(game.actions),
-                won=result.won,
-                resigned=result.resigned,
-                moves=result.moves,
-                score=result.score,
-                removed=result.removed,
-                elapsed=result.elapsed,
-                finished_at=result.finished_at,
-            )
-        except AlreadyFinished:  # finished on another node first: that result stands
-            record = await self.store.get_game(game.id)
-            if record is not None:
-                game.result = result_of(record)
-        game.saved_actions = len(game.actions)
-        if self.bus.shared:
-            await self.bus.save_snapshot(game.id, game.snapshot())
-        if game.day is not None:
-            await self._race(game, "resigned" if resigned else "finished")
-        return await self.finished_message(game)
+    # -- after an accepted action ----------------------------------------------------
 
     async def finished_message(self, game: PlayerGame) -> Finished:
         result = game.result
         assert result is not None
         rank = par = None
         if game.day is not None:
-            ranked = await self.store.rank_of(
-                day=game.day, suits=game.suits, player_id=game.player_id, around=0
-            )
-            rank = ranked.rank
+            try:
+                ranked = await self.store.rank_of(
+                    day=game.day, suits=game.suits, player_id=game.player_id, around=0
+                )
+                rank = ranked.rank
+            except (SQLAlchemyError, OSError) as error:
+                # The result is stored; only its rank could not be read just now.
+                log.warning("no rank for finished game %s: %s", game.id, error)
             par = await self.par(game)
         return Finished(
             game=game.id,
@@ -337,39 +254,12 @@ class Hub:
             return None
         return (await self.daily.deal(game.day, game.suits)).par
 
-    def _checkpoint_soon(self, game: PlayerGame) -> None:
-        """Write the actions to the store in the background, if it is time to."""
-        game.checkpoint_at = len(game.actions) + CHECKPOINT_EVERY
-        now = self.now().timestamp()
-        if now - game.saved_at < CHECKPOINT_GAP or game.id in self._saving:
+    def race_event(self, game: PlayerGame, event: str) -> None:
+        """Tell the race of a daily game, without waiting; "moved" at most once per race
+        interval per game (with a trailing one carrying the latest figures), every other
+        event at once."""
+        if game.day is None:
             return
-        game.saved_at = now
-        task = asyncio.create_task(self._checkpoint_later(game))
-        self._saving[game.id] = task
-        task.add_done_callback(lambda _: self._saving.pop(game.id, None))
-        task.add_done_callback(_log_checkpoint_failure)
-
-    async def _saved(self, game: PlayerGame) -> None:
-        """Wait for a checkpoint of ``game`` being written, if any."""
-        task = self._saving.get(game.id)
-        if task is not None:
-            await asyncio.gather(task, return_exceptions=True)
-
-    async def _checkpoint_later(self, game: PlayerGame) -> None:
-        async with self._writers:
-            await self._checkpoint(game)
-
-    async def _checkpoint(self, game: PlayerGame) -> None:
-        if game.finished or len(game.actions) == game.saved_actions:
-            return
-        actions = list(game.actions)
-        await self.store.save_actions(game_id=game.id, actions=actions)
-        game.saved_actions = max(game.saved_actions, len(actions))
-
-    async def _race(self, game: PlayerGame, event: str) -> None:
-        """Tell the race; "moved" at most once per race interval per game (with a trailing
-        one carrying the latest figures), every other event at once."""
-        assert game.day is not None
         now = time.monotonic()
         if event == "moved":
             wait = self._raced_at.get(game.id, -inf) + self._race_interval - now
@@ -385,15 +275,13 @@ class Hub:
             self._raced_at[game.id] = now
         elif event != "removed" and event != "joined":  # the game ended or left this node
             self._raced_at.pop(game.id, None)
-        await self.races.publish(game.day, game.suits, event, race_entry(game))
+        self.races.announce(game.day, game.suits, event, race_entry(game))
 
     def _race_trailing(self, game: PlayerGame) -> None:
         self._race_later.pop(game.id, None)
         if game.finished or game.id not in self.live:
             return
-        task = asyncio.create_task(self._race(game, "moved"))
-        self._race_tasks.add(task)
-        task.add_done_callback(self._race_tasks.discard)
+        self.race_event(game, "moved")
 
     # -- queries -------------------------------------------------------------------
 
@@ -486,6 +374,7 @@ class Hub:
 
     async def race_standings(self, suits: int, day: date | None = None) -> RaceStandings:
         day = day or self.today()
+        await self.races.flush()  # this node's own events first: a player sees their start
         return RaceStandings(
             day=day,
             suits=suits,  # type: ignore[arg-type]
@@ -526,45 +415,8 @@ class Hub:
                 log.exception("announcing the new day failed")
 
 
-def _log_checkpoint_failure(task: asyncio.Task[None]) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        log.error("a checkpoint failed", exc_info=task.exception())
-
-
-def game_from_record(record: GameRecord) -> PlayerGame:
-    game = PlayerGame(
-        id=record.id,
-        player_id=record.player_id,
-        player_name=record.player_name,
-        mode=record.mode,
-        code=record.code,
-        day=record.day,
-        started_at=record.started_at,
-        game=replay(record.code, record.actions),
-        actions=list(record.actions),
-        seq=len(record.actions),
-    )
-    if record.finished_at is not None:
-        game.result = result_of(record)
-        game.seq += 1
-    return game
-
-
-def result_of(record: GameRecord) -> Result:
-    assert record.finished_at is not None
-    return Result(
-        won=bool(record.won),
-        resigned=bool(record.resigned),
-        moves=record.moves or 0,
-        score=record.score or 0,
-        removed=record.removed or 0,
-        elapsed=record.elapsed or 0.0,
-        finished_at=record.finished_at,
-    )
-
-
 def race_entry(game: PlayerGame) -> RaceEntry:
-    engine = game.game
+    engine = game.engine
     result = game.result
     return RaceEntry(
         player=game.player_name,

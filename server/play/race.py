@@ -3,15 +3,23 @@
 A node keeps, per room, the local followers (a push callback per connection) and joins
 the room on the bus while it has any. Events from every node arrive through the bus
 and are pushed to local followers as they are, already encoded.
+
+An action is answered once the database has it, never later for the race: events go out
+in order from one sender task, and a bus that fails (Redis down) drops them, counted and
+logged, while play goes on.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
+from collections import deque
 from collections.abc import Callable
 from datetime import date
 
 from pydantic import ValidationError
+from redis.exceptions import RedisError
 
 from server.bus import Bus
 from server.protocol import RaceEntry, RaceEvent, encode
@@ -21,6 +29,10 @@ log = logging.getLogger(__name__)
 #: A follower: takes an encoded frame; must not block (it queues or drops).
 Push = Callable[[str], None]
 Room = tuple[date, int]
+#: A failing bus is logged at most this often (seconds).
+FAILURE_LOG_INTERVAL = 10.0
+#: Events waiting for a slow bus; past this many the oldest are dropped.
+MOST_WAITING = 10_000
 
 
 class RaceRooms:
@@ -28,6 +40,11 @@ class RaceRooms:
         self._bus = bus
         self._rooms: dict[Room, set[Push]] = {}
         bus.set_race_handler(self._deliver)
+        self._outgoing: deque[tuple[date, int, str, RaceEntry]] = deque()
+        self._sender: asyncio.Task[None] | None = None
+        #: Events the bus did not take (dropped), and when that was last logged.
+        self.dropped = 0
+        self._logged_at = -FAILURE_LOG_INTERVAL
 
     async def follow(self, day: date, suits: int, push: Push) -> None:
         followers = self._rooms.get((day, suits))
@@ -45,8 +62,31 @@ class RaceRooms:
             del self._rooms[(day, suits)]
             await self._bus.leave_race(day, suits)
 
-    def following(self, day: date, suits: int, push: Push) -> bool:
-        return push in self._rooms.get((day, suits), ())
+    def announce(self, day: date, suits: int, event: str, entry: RaceEntry) -> None:
+        """Send an event to the room soon, after those announced before it; never blocks."""
+        if len(self._outgoing) >= MOST_WAITING:
+            self._outgoing.popleft()
+            self.dropped += 1
+        self._outgoing.append((day, suits, event, entry))
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.create_task(self._send(), name="race-sender")
+
+    async def flush(self) -> None:
+        """Wait until every announced event went to the bus (or was dropped)."""
+        while self._sender is not None and not self._sender.done():
+            await asyncio.shield(self._sender)
+
+    async def _send(self) -> None:
+        while self._outgoing:
+            day, suits, event, entry = self._outgoing.popleft()
+            try:
+                await self.publish(day, suits, event, entry)
+            except (RedisError, OSError) as error:
+                self.dropped += 1
+                now = time.monotonic()
+                if now - self._logged_at >= FAILURE_LOG_INTERVAL:
+                    self._logged_at = now
+                    log.warning("race events dropped (%d so far): %s", self.dropped, error)
 
     async def publish(self, day: date, suits: int, event: str, entry: RaceEntry) -> None:
         frame = encode(RaceEvent(day=day, suits=suits, event=event, entry=entry))  # type: ignore[arg-type]

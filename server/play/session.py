@@ -6,6 +6,11 @@
 
 Events the player did not ask for (race events, a new day) go through ``push``, which
 takes encoded frames and must not block: the network layer queues them or drops them.
+
+An action runs down one path: the session applies it to the player's game in memory, the
+store's action log commits it (with others, in one transaction), and only then is it
+answered. Should the log fail, the game is put back and the action refused ``unavailable``;
+should another node have moved the game on, it is reloaded and the player told.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any
 
-from server.engine import IllegalMoveError, InvalidMoveError
+from server.engine import IllegalMoveError, InvalidMoveError, Move
 from server.protocol import (
     PROTOCOL_VERSION,
     Auth,
@@ -48,15 +53,24 @@ from server.protocol import (
     encode,
     moved_frame,
 )
-from server.store import PlayerRecord
+from server.store import PlayerRecord, StaleGame, StoreUnavailable
 
 from .errors import Refused
-from .games import PlayerGame, parse_move
+from .games import PlayerGame, Remembered, parse_move
 from .hub import Hub
 from .race import Push
 
 #: What a handler returns: messages, or frames already encoded (remembered replies).
 Replies = list[ServerMessage | str]
+
+
+class _MovedOn(Exception):
+    """The log had moved past this node's copy of the game; the copy is reloaded."""
+
+    def __init__(self, again: Remembered | None) -> None:
+        super().__init__("the game was played on elsewhere")
+        #: The replies to give if the log holds the refused action itself.
+        self.again = again
 
 
 class Session:
@@ -75,14 +89,13 @@ class Session:
     async def handle(self, message: ClientMessage) -> list[str]:
         """Answer one message with encoded frames; refusals become ``error`` replies."""
         try:
-            if type(message) is MoveRequest:  # most messages: no handler coroutine, no encoding
-                frames, event = self._play_move(message)
-                if event is not None:
-                    await self._after_move(message.id, message.move, frames, event)
-                return frames
+            if type(message) is MoveRequest:  # most messages: straight to the move
+                return await self._move(message)
             replies = await _HANDLERS[message.type](self, message)
         except Refused as refused:
             return [encode(refused.reply(message.id))]
+        except _MovedOn as moved_on:
+            return await self._moved_on(message.id, moved_on.again)
         return [reply if isinstance(reply, str) else encode(reply) for reply in replies]
 
     async def close(self) -> None:
@@ -93,7 +106,7 @@ class Session:
         self._rooms.clear()
         if self.game is not None:
             game, self.game = self.game, None
-            await self.hub.release(game)
+            self.hub.release(game)
 
     # -- helpers -------------------------------------------------------------------
 
@@ -115,18 +128,6 @@ class Session:
             raise Refused(ErrorCode.GAME_OVER, "this game is over: start another")
         return game
 
-    def _answered(
-        self, message_id: MessageId | None, what: str
-    ) -> tuple[PlayerGame, Replies | None]:
-        """The game, and the replies already given if this action was applied before."""
-        game = self._current()
-        again = game.answered(message_id, what)
-        if again is not None:
-            return game, list(again)
-        if game.finished:
-            raise Refused(ErrorCode.GAME_OVER, "this game is over: start another")
-        return game, None
-
     def _info(self) -> PlayerInfo:
         player = self._who()
         return PlayerInfo(name=player.name, created=player.created_at.isoformat())
@@ -135,7 +136,7 @@ class Session:
         """Make ``game`` this session's game, letting go of the previous one."""
         previous, self.game = self.game, game
         if previous is not None:  # the same game again: this drops the extra hold
-            await self.hub.release(previous)
+            self.hub.release(previous)
         if game.day is not None:
             await self._follow(game.day, game.suits)
 
@@ -146,6 +147,56 @@ class Session:
 
     async def _state(self, message_id: MessageId | None, game: PlayerGame) -> State:
         return State(id=message_id, state=game.view(self.hub.now(), await self.hub.par(game)))
+
+    async def _commit(
+        self, game: PlayerGame, before: int, message_id: MessageId | None, what: str
+    ) -> None:
+        """Make the game's actions after ``before`` durable; until this returns, nothing of
+        them is answered. On failure the game is put back as it was at ``before``."""
+        now = self.hub.now()
+        entries = game.entries_since(
+            before, at_ms=int(now.timestamp() * 1000), message_id=message_id, request=what
+        )
+        board = (game.day, game.suits) if game.day is not None else None
+        try:
+            await self.hub.store.append(entries, game.result, ranked_on=board)
+        except StoreUnavailable:
+            game.rollback(before)
+            raise Refused(
+                ErrorCode.UNAVAILABLE,
+                "the game could not be saved just now, so this was not played: send it again",
+            ) from None
+        except StaleGame:
+            game.rollback(before)
+            await self.hub.live.refresh(game)
+            # the log may hold this very action (a commit that failed to answer): if so,
+            # the action was played after all
+            raise _MovedOn(game.answered(message_id, what)) from None
+
+    async def _moved_on(self, message_id: MessageId | None, again: Remembered | None) -> list[str]:
+        """The game was played on elsewhere (another node): refuse, and send its state."""
+        game = self._current()
+        if again is not None:
+            return await self._again(message_id, game, again)
+        refused = Refused(
+            ErrorCode.STALE_GAME,
+            "this game was played on elsewhere since; here is where it stands now",
+        )
+        return [encode(refused.reply(message_id)), encode(await self._state(None, game))]
+
+    async def _again(
+        self, message_id: MessageId | None, game: PlayerGame, again: Remembered
+    ) -> list[str]:
+        """The answer to a resent action: the replies given then, or as near as the log
+        can rebuild them (a state reply is the game's state now)."""
+        replies = list(again.frames)
+        if not replies:
+            replies.append(encode(await self._state(message_id, game)))
+            if game.finished:
+                replies.append(encode(await self.hub.finished_message(game)))
+        elif again.add_finished:
+            replies.append(encode(await self.hub.finished_message(game)))
+        return replies
 
     # -- connection and accounts -------------------------------------------------------
 
@@ -193,8 +244,7 @@ class Session:
         # a start is a client beginning afresh (its ids may count from 1 again): only
         # actions sent after a resume are resends
         game.replies.clear()
-        if game.day is not None:
-            await self.hub.accepted(game, "joined")
+        self.hub.race_event(game, "joined")
         return [await self._state(message.id, game)]
 
     async def _resume(self, message: Resume) -> Replies:
@@ -204,63 +254,55 @@ class Session:
         replies: Replies = [await self._state(message.id, game)]
         if game.finished:
             replies.append(await self.hub.finished_message(game))
-        elif game.day is not None:
-            await self.hub.accepted(game, "joined")
+        else:
+            self.hub.race_event(game, "joined")
         return replies
 
-    async def _move(self, message: MoveRequest) -> Replies:
-        frames, event = self._play_move(message)
-        if event is not None:
-            await self._after_move(message.id, message.move, frames, event)
-        return frames  # type: ignore[return-value]
-
-    def _play_move(self, message: MoveRequest) -> tuple[list[str], str | None]:
-        """Check and play a move: the reply frames, and the race event when the hub has
-        work to do for it (None for a resend, or a practice move between checkpoints)."""
-        game, again = self._answered(message.id, message.move)
-        if again is not None:
-            return again, None  # type: ignore[return-value]  # remembered replies are frames
-        try:
-            move = parse_move(message.move)
-        except InvalidMoveError as error:
-            raise Refused(ErrorCode.BAD_MOVE, str(error)) from None
-        engine = game.game
-        removed_before = engine.removed_count
-        try:
-            played = game.move(move)
-        except IllegalMoveError as error:
-            raise Refused.illegal(error) from None
-        removed = engine.removed_count
-        frames = self._moved(message.id, message.move, game, played, removed > removed_before)
-        if engine.is_won or not self.hub.quiet(game):
-            return frames, "removed" if removed > removed_before else "moved"
-        return frames, None
+    async def _move(self, message: MoveRequest) -> list[str]:
+        game = self._current()
+        async with game.lock:
+            again = game.answered(message.id, message.move)
+            if again is not None:
+                return await self._again(message.id, game, again)
+            try:
+                move = parse_move(message.move)
+            except InvalidMoveError as error:
+                raise Refused(ErrorCode.BAD_MOVE, str(error)) from None
+            return await self._play(game, message.id, message.move, move=move)
 
     async def _auto(self, message: AutoMove) -> Replies:
         what = f"auto {message.column} {message.count}"
-        game, again = self._answered(message.id, what)
-        if again is not None:
-            return again
-        removed_before = game.game.removed_count
-        try:
-            played = game.auto(message.column - 1, message.count)
-        except IllegalMoveError as error:
-            raise Refused.illegal(error) from None
-        removed_run = game.game.removed_count > removed_before
-        replies = self._moved(message.id, what, game, played, removed_run)
-        await self._after_move(message.id, what, replies, "removed" if removed_run else "moved")
-        return replies  # type: ignore[return-value]
+        game = self._current()
+        async with game.lock:
+            again = game.answered(message.id, what)
+            if again is not None:
+                return list(await self._again(message.id, game, again))
+            return list(await self._play(game, message.id, what, auto=message))
 
-    def _moved(
+    async def _play(
         self,
+        game: PlayerGame,
         message_id: MessageId | None,
         what: str,
-        game: PlayerGame,
-        played: str,
-        removed_run: bool,
+        *,
+        move: Move | None = None,
+        auto: AutoMove | None = None,
     ) -> list[str]:
-        """The ``moved`` reply to an accepted move, remembered for a resend."""
-        engine = game.game
+        """Play a move (or the auto move), commit it, answer ``moved`` (and ``finished``
+        after a win)."""
+        _not_over(game)
+        engine = game.engine
+        before = game.seq
+        removed_before = engine.removed_count
+        try:
+            if move is not None:
+                played = game.move(move)
+            else:
+                assert auto is not None
+                played = game.auto(auto.column - 1, auto.count)
+        except IllegalMoveError as error:
+            raise Refused.illegal(error) from None
+        removed_run = engine.removed_count > removed_before
         frames = [
             moved_frame(
                 id=message_id,
@@ -274,56 +316,74 @@ class Session:
                 won=engine.is_won,
             )
         ]
+        if engine.is_won:
+            game.end(resigned=False, now=self.hub.now())
+        await self._commit(game, before, message_id, what)
+        if game.finished:
+            frames.append(encode(await self.hub.finished_message(game)))
+            self.hub.race_event(game, "finished")
+        else:
+            self.hub.race_event(game, "removed" if removed_run else "moved")
         game.remember(message_id, what, frames)
         return frames
 
-    async def _after_move(
-        self, message_id: MessageId | None, what: str, frames: list[str], event: str
-    ) -> None:
-        """Tell the hub (snapshot, checkpoint, race); a winning move also ends the game."""
-        game = self.game
-        assert game is not None
-        await self.hub.accepted(game, event)
-        if game.game.is_won:
-            frames.append(encode(await self.hub.finish(game, resigned=False)))
-            game.remember(message_id, what, frames)
-
     async def _undo(self, message: Undo) -> Replies:
-        game, again = self._answered(message.id, "undo")
-        if again is not None:
-            return again
-        try:
-            game.undo()
-        except IllegalMoveError as error:
-            raise Refused.illegal(error) from None
-        return await self._changed(message.id, "undo", game)
+        game = self._current()
+        async with game.lock:
+            again = game.answered(message.id, "undo")
+            if again is not None:
+                return list(await self._again(message.id, game, again))
+            _not_over(game)
+            before = game.seq
+            try:
+                game.undo()
+            except IllegalMoveError as error:
+                raise Refused.illegal(error) from None
+            return await self._changed(message.id, "undo", game, before)
 
     async def _restart(self, message: Restart) -> Replies:
-        game, again = self._answered(message.id, "restart")
-        if again is not None:
-            return again
-        game.restart()
-        return await self._changed(message.id, "restart", game)
+        game = self._current()
+        async with game.lock:
+            again = game.answered(message.id, "restart")
+            if again is not None:
+                return list(await self._again(message.id, game, again))
+            _not_over(game)
+            before = game.seq
+            game.restart()
+            return await self._changed(message.id, "restart", game, before)
 
-    async def _changed(self, message_id: MessageId | None, what: str, game: PlayerGame) -> Replies:
-        replies: Replies = [encode(await self._state(message_id, game))]
-        game.remember(message_id, what, replies)  # type: ignore[arg-type]
-        await self.hub.accepted(game, "moved")
-        return replies
+    async def _changed(
+        self, message_id: MessageId | None, what: str, game: PlayerGame, before: int
+    ) -> Replies:
+        """Commit an undo or restart and answer with the whole state."""
+        await self._commit(game, before, message_id, what)
+        replies = [encode(await self._state(message_id, game))]
+        game.remember(message_id, what, replies)
+        self.hub.race_event(game, "moved")
+        return list(replies)
 
     async def _resign(self, message: Resign) -> Replies:
-        game, again = self._answered(message.id, "resign")
-        if again is not None:
-            return again
-        finished = await self.hub.finish(game, resigned=True)
-        replies: Replies = [encode(await self._state(message.id, game)), encode(finished)]
-        game.remember(message.id, "resign", replies)  # type: ignore[arg-type]
-        return replies
+        game = self._current()
+        async with game.lock:
+            again = game.answered(message.id, "resign")
+            if again is not None:
+                return list(await self._again(message.id, game, again))
+            _not_over(game)
+            before = game.seq
+            game.end(resigned=True, now=self.hub.now())
+            await self._commit(game, before, message.id, "resign")
+            replies = [
+                encode(await self._state(message.id, game)),
+                encode(await self.hub.finished_message(game)),
+            ]
+            game.remember(message.id, "resign", replies)
+        self.hub.race_event(game, "resigned")
+        return list(replies)
 
     async def _targets(self, message: Targets) -> Replies:
         game = self._playing()
         try:
-            columns = game.game.targets(message.column - 1, message.count)
+            columns = game.engine.targets(message.column - 1, message.count)
         except IllegalMoveError as error:
             raise Refused.illegal(error) from None
         return [
@@ -372,12 +432,17 @@ class Session:
         return [Pong(id=message.id, server_time=self.hub.now().isoformat())]
 
 
+def _not_over(game: PlayerGame) -> None:
+    """Refuse an action on a game that is over (it may have ended while the action waited)."""
+    if game.finished:
+        raise Refused(ErrorCode.GAME_OVER, "this game is over: start another")
+
+
 _HANDLERS: dict[str, Callable[[Session, Any], Awaitable[Replies]]] = {
     "hello": Session._hello,
     "register": Session._register,
     "auth": Session._auth,
     "start": Session._start,
-    "move": Session._move,
     "auto": Session._auto,
     "undo": Session._undo,
     "restart": Session._restart,

@@ -1,4 +1,4 @@
-"""Re-verify stored games: replay each action list with the engine, compare the result."""
+"""Re-verify stored games: replay each action log with the engine, compare the result."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from server.engine import IllegalMoveError, InvalidCodeError, InvalidMoveError
-from server.store import GameRecord, Store
+from server.store import END_ACTIONS, WON, GameLog, Store
 
 from .games import replay
 
@@ -18,10 +18,14 @@ class Mismatch:
     reason: str
 
 
-def check_record(record: GameRecord) -> str | None:
-    """Why a finished game's stored result is not what its actions give, or None."""
+def check_record(logged: GameLog) -> str | None:
+    """Why a finished game's stored result is not what its action log gives, or None."""
+    record = logged.game
+    ends = [entry.seq for entry in logged.entries if entry.action in END_ACTIONS]
+    if ends != [len(logged.entries)]:
+        return "its action log does not end with exactly one end entry"
     try:
-        game = replay(record.code, record.actions)
+        game = replay(record.code, logged.actions)
     except (IllegalMoveError, InvalidMoveError, InvalidCodeError) as error:
         return f"its actions do not replay: {error}"
     found = {
@@ -43,6 +47,8 @@ def check_record(record: GameRecord) -> str | None:
     ]
     if record.won and record.resigned:
         wrong.append("both won and resigned")
+    if bool(record.resigned) != (logged.entries[-1].action != WON):
+        wrong.append(f"stored resigned={record.resigned}, but the log ends {logged.entries[-1]}")
     return "; ".join(wrong) or None
 
 
@@ -54,9 +60,10 @@ async def verify_store(store: Store) -> tuple[int, list[Mismatch]]:
     checked = 0
     mismatches: list[Mismatch] = []
     daily_codes: dict[tuple[date, int], str | None] = {}
-    async for record in store.finished_games():
+    async for logged in store.finished_games():
         checked += 1
-        reason = check_record(record)
+        record = logged.game
+        reason = check_record(logged)
         if record.mode == "daily" and reason is None:
             assert record.day is not None  # the schema ties daily games to a day
             key = (record.day, record.suits)

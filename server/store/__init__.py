@@ -1,38 +1,53 @@
-"""Storage: players, daily deals, games and daily leaderboards (SQLAlchemy 2 async).
+"""Storage: players, daily deals, games, their action log and daily leaderboards.
 
 The schema is made by the alembic migrations in ``migrations/`` (see
 :mod:`server.store.migrate`); ranks come from :mod:`server.store.ranks`.
 """
 
+from server.store.action_log import ActionLog, GameEnd
 from server.store.records import (
-    AlreadyFinished,
+    END_ACTIONS,
+    RESIGN,
+    WON,
     AttemptExists,
     DailyDealRecord,
+    GameLog,
     GameRecord,
     LeaderboardEntry,
     LeaderboardSlice,
+    LogEntry,
     NameTaken,
     PlayerHistory,
     PlayerRecord,
     RankResult,
+    Result,
+    StaleGame,
     StoreError,
-    UnknownGame,
+    StoreUnavailable,
 )
 from server.store.store import Store, name_key
 
 __all__ = [
-    "AlreadyFinished",
+    "END_ACTIONS",
+    "RESIGN",
+    "WON",
+    "ActionLog",
     "AttemptExists",
     "DailyDealRecord",
+    "GameEnd",
+    "GameLog",
     "GameRecord",
     "LeaderboardEntry",
     "LeaderboardSlice",
+    "LogEntry",
     "NameTaken",
     "PlayerHistory",
     "PlayerRecord",
     "RankResult",
+    "Result",
+    "StaleGame",
     "Store",
     "StoreError",
-    "UnknownGame",
+    "StoreUnavailable",
     "name_key",
 ]

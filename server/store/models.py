@@ -94,8 +94,6 @@ class Game(Base):
     suits: Mapped[int] = mapped_column(sa.SmallInteger)
     day: Mapped[date | None] = mapped_column(sa.Date)
     started_at: Mapped[datetime] = mapped_column(UTCDateTime())
-    # Written and read whole, never queried inside: plain JSON (text) is enough.
-    actions: Mapped[list[str]] = mapped_column(sa.JSON)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     won: Mapped[bool | None] = mapped_column(sa.Boolean)
     resigned: Mapped[bool | None] = mapped_column(sa.Boolean)
@@ -110,6 +108,26 @@ class Game(Base):
             name="mode_day",
         ),
     )
+
+
+class GameAction(Base):
+    """The action log: every accepted action of a game, in order; the game's truth.
+
+    Written only by :mod:`server.store.action_log` (group commits through the driver);
+    ``(game_id, seq)`` is the key, so two writers can never both append a game's next action.
+    """
+
+    __tablename__ = "game_actions"
+
+    game_id: Mapped[str] = mapped_column(
+        GameId, sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=False)
+    action: Mapped[str] = mapped_column(sa.String(16))
+    #: The server's clock when the action was accepted, in milliseconds since 1970 UTC.
+    at_ms: Mapped[int] = mapped_column(sa.BigInteger)
+    request_id: Mapped[str | None] = mapped_column(sa.Text)
+    request: Mapped[str | None] = mapped_column(sa.Text)
 
 
 #: A daily game: the literal (not a bound parameter) lets PostgreSQL match the partial

@@ -5,8 +5,9 @@ Error tree::
     StoreError
     ├── NameTaken          create_player: the name exists (case-insensitively)
     ├── AttemptExists      start_game: the player's daily attempt exists (carries it)
-    ├── AlreadyFinished    finish_game / save_actions on a finished game
-    └── UnknownGame        save_actions / finish_game on a game id the store does not hold
+    ├── StaleGame          the action log already holds one of the appended seqs (another
+    │                      node or connection wrote first), or the game is already finished
+    └── StoreUnavailable   the database did not answer or failed: nothing was written
 """
 
 from __future__ import annotations
@@ -34,12 +35,12 @@ class AttemptExists(StoreError):
         self.game = game
 
 
-class AlreadyFinished(StoreError):
-    """The game's result is already written; results are written once."""
+class StaleGame(StoreError):
+    """The log moved on without this writer: its copy of the game is out of date."""
 
 
-class UnknownGame(StoreError):
-    """No game has this id."""
+class StoreUnavailable(StoreError):
+    """The database could not be reached or refused the write; nothing was written."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,45 @@ class DailyDealRecord:
     par: int | None
 
 
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How a game ended: written with the game's last log entry, shown on leaderboards."""
+
+    won: bool
+    resigned: bool
+    moves: int
+    score: int
+    removed: int
+    elapsed: float
+    finished_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One accepted action of a game, as the action log holds it.
+
+    ``seq`` counts a game's actions from 1, the game's end included; ``action`` is what the
+    engine applied (a move with its count made explicit, ``undo``, ``restart``) or an end
+    (:data:`END_ACTIONS`); ``at_ms`` is the server's clock in milliseconds since 1970.
+    ``request_id`` (the client's message id, JSON-encoded) and ``request`` (what the client
+    asked for) let a resend be answered again, on any node, instead of applied twice.
+    """
+
+    game_id: str
+    seq: int
+    action: str
+    at_ms: int
+    request_id: str | None = None
+    request: str | None = None
+
+
+#: Log entries that end a game rather than change its board: a win (written right after the
+#: winning move) and a resignation.
+WON = "won"
+RESIGN = "resign"
+END_ACTIONS = frozenset({WON, RESIGN})
+
+
 @dataclass(frozen=True)
 class GameRecord:
     id: str
@@ -67,7 +107,6 @@ class GameRecord:
     suits: int
     day: date | None
     started_at: datetime
-    actions: list[str]
     finished_at: datetime | None
     won: bool | None
     resigned: bool | None
@@ -75,6 +114,34 @@ class GameRecord:
     score: int | None
     removed: int | None
     elapsed: float | None
+
+    @property
+    def result(self) -> Result | None:
+        """The stored result, once the game is finished."""
+        if self.finished_at is None:
+            return None
+        return Result(
+            won=bool(self.won),
+            resigned=bool(self.resigned),
+            moves=self.moves or 0,
+            score=self.score or 0,
+            removed=self.removed or 0,
+            elapsed=self.elapsed or 0.0,
+            finished_at=self.finished_at,
+        )
+
+
+@dataclass(frozen=True)
+class GameLog:
+    """A game and its whole action log, oldest first: what rebuilds it on any node."""
+
+    game: GameRecord
+    entries: list[LogEntry]
+
+    @property
+    def actions(self) -> list[str]:
+        """The actions that changed the board, for the engine to replay."""
+        return [entry.action for entry in self.entries if entry.action not in END_ACTIONS]
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,14 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
+from server.store.action_log import DEFAULT_COMMIT_TIMEOUT, DEFAULT_WINDOW, ActionLog, open_writer
 from server.store.models import (
     LEADERBOARD_KEY,
     NAME_LENGTH,
     ON_LEADERBOARD,
     DailyDeal,
     Game,
+    GameAction,
     Player,
     UTCDateTime,
 )
@@ -45,18 +47,19 @@ from server.store.ranks import (
     rank_member,
 )
 from server.store.records import (
-    AlreadyFinished,
     AttemptExists,
     DailyDealRecord,
+    GameLog,
     GameRecord,
     LeaderboardEntry,
     LeaderboardSlice,
+    LogEntry,
     NameTaken,
     PlayerHistory,
     PlayerRecord,
     RankResult,
+    Result,
     StoreError,
-    UnknownGame,
 )
 
 log = logging.getLogger(__name__)
@@ -182,7 +185,6 @@ def _game(game: Game, player_name: str) -> GameRecord:
         suits=game.suits,
         day=game.day,
         started_at=game.started_at,
-        actions=list(game.actions),
         finished_at=game.finished_at,
         won=game.won,
         resigned=game.resigned,
@@ -218,9 +220,11 @@ def _require_aware(name: str, value: datetime) -> None:
 class Store:
     """Everything the server keeps. Open with :meth:`open`, close with :meth:`close`."""
 
-    def __init__(self, engine: AsyncEngine, ranks: RankCache) -> None:
+    def __init__(self, engine: AsyncEngine, ranks: RankCache, log: ActionLog) -> None:
         self.engine = engine
         self.ranks = ranks
+        #: Where every accepted action goes before it is answered (see action_log).
+        self.log = log
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
         # Single reads need no transaction: autocommit spares the BEGIN and ROLLBACK round trips.
         self._read_engine = engine.execution_options(isolation_level="AUTOCOMMIT")
@@ -235,10 +239,13 @@ class Store:
         redis: redis.Redis | None = None,
         redis_prefix: str = "simon",
         migrate: bool = True,
+        commit_window: float = DEFAULT_WINDOW,
+        commit_timeout: float = DEFAULT_COMMIT_TIMEOUT,
     ) -> Store:
         """Connect to the database at ``url`` (``postgresql+asyncpg://`` or
         ``sqlite+aiosqlite:///``), bring its schema to the newest migration when ``migrate``,
-        and keep ranks in Redis sorted sets when ``redis`` is given, else in this process."""
+        and keep ranks in Redis sorted sets when ``redis`` is given, else in this process.
+        Actions are group-committed every ``commit_window`` seconds (see action_log)."""
         engine = create_engine(url)
         try:
             if migrate:
@@ -251,10 +258,13 @@ class Store:
         ranks: RankCache = (
             RedisRankCache(redis, redis_prefix) if redis is not None else LocalRankCache()
         )
-        return cls(engine, ranks)
+        log = ActionLog(open_writer(url, timeout=commit_timeout), window=commit_window)
+        return cls(engine, ranks, log)
 
     async def close(self) -> None:
-        """Dispose of the engine; the Redis client, if any, stays the caller's to close."""
+        """Write the pending actions, then dispose of the engine; the Redis client, if any,
+        stays the caller's to close."""
+        await self.log.close()
         await self.engine.dispose()
 
     # -- players --------------------------------------------------------------------------
@@ -336,7 +346,6 @@ class Store:
             suits=suits,
             day=day,
             started_at=started_at,
-            actions=[],
         )
         try:
             async with self._sessions.begin() as session:
@@ -371,70 +380,62 @@ class Store:
             row = (await session.execute(query)).first()
         return None if row is None else _game(row[0], row[1])
 
-    async def save_actions(self, *, game_id: str, actions: list[str]) -> None:
-        """Checkpoint an unfinished game's whole action list."""
-        update = (
-            sa.update(Game)
-            .where(Game.id == game_id, Game.finished_at.is_(None))
-            .values(actions=list(actions))
-        )
-        async with self._sessions.begin() as session:
-            result = await session.execute(update, execution_options={"synchronize_session": False})
-        if result.rowcount == 0:  # type: ignore[attr-defined]
-            await self._refuse_write(game_id)
-
-    async def finish_game(
-        self,
-        *,
-        game_id: str,
-        actions: list[str],
-        won: bool,
-        resigned: bool,
-        moves: int,
-        score: int,
-        removed: int,
-        elapsed: float,
-        finished_at: datetime,
-    ) -> GameRecord:
-        """Write the game's result, once: a second call raises :class:`AlreadyFinished`,
-        also when two race (the update only matches an unfinished game)."""
-        _require_aware("finished_at", finished_at)
-        elapsed = float(elapsed) + 0.0  # + 0.0: -0.0 would sort apart from 0.0 in the cache
-        # Its rank-cache member, made first: it refuses what cannot be ranked (a negative or
-        # infinite elapsed, a score out of range) before anything is written.
-        member = rank_member(score, elapsed, finished_at, game_id)
-        update = (
-            sa.update(Game)
-            .where(Game.id == game_id, Game.finished_at.is_(None))
-            .values(
-                actions=list(actions),
-                won=won,
-                resigned=resigned,
-                moves=moves,
-                score=score,
-                removed=removed,
-                elapsed=elapsed,
-                finished_at=finished_at,
-            )
-        )
-        async with self._sessions.begin() as session:
-            result = await session.execute(update, execution_options={"synchronize_session": False})
-        if result.rowcount == 0:  # type: ignore[attr-defined]
-            await self._refuse_write(game_id)
+    async def load_game(self, game_id: str) -> GameLog | None:
+        """A game with its whole action log: what rebuilds it on any node."""
         game = await self.get_game(game_id)
-        assert game is not None and game.finished_at is not None
-        if game.day is not None and game.mode == "daily":
-            try:
-                await self.ranks.add((game.day, game.suits), member)
-            except redis.RedisError:
-                log.exception("rank cache: could not add game %s", game_id)
-        return game
+        if game is None:
+            return None
+        query = (
+            sa.select(
+                GameAction.seq,
+                GameAction.action,
+                GameAction.at_ms,
+                GameAction.request_id,
+                GameAction.request,
+            )
+            .where(GameAction.game_id == game_id)
+            .order_by(GameAction.seq)
+        )
+        async with self._read_engine.connect() as connection:
+            rows = list(await connection.execute(query))
+        entries = [LogEntry(game_id, *row) for row in rows]
+        if [entry.seq for entry in entries] != list(range(1, len(entries) + 1)):
+            raise StoreError(f"the action log of game {game_id!r} has gaps")
+        return GameLog(game, entries)
 
-    async def _refuse_write(self, game_id: str) -> None:
-        """Raise why a write to ``game_id`` matched no unfinished game."""
-        if await self.get_game(game_id) is None:
-            raise UnknownGame(f"no game has id {game_id!r}")
-        raise AlreadyFinished(f"game {game_id!r} is finished")
+    async def last_seq(self, game_id: str) -> int:
+        """The seq of the game's newest logged action (0 for none): is a copy up to date?"""
+        query = sa.select(sa.func.max(GameAction.seq)).where(GameAction.game_id == game_id)
+        async with self._read_engine.connect() as connection:
+            return (await connection.scalar(query)) or 0
+
+    async def append(
+        self,
+        entries: Sequence[LogEntry],
+        result: Result | None = None,
+        *,
+        ranked_on: BoardKey | None = None,
+    ) -> None:
+        """Commit a game's actions (and its result, with its end entry) through the action
+        log; raises :class:`StaleGame` or :class:`StoreUnavailable`, writing nothing.
+
+        A daily's result (``ranked_on`` its day and suit count) then goes to the rank cache;
+        the cache is rebuilt from the database when missing, so a failure there is logged.
+        """
+        game_id = entries[0].game_id
+        member = None
+        if result is not None:
+            _require_aware("finished_at", result.finished_at)
+            # made first: it refuses what cannot be ranked (a negative or infinite elapsed,
+            # a score out of range) before anything is written
+            member = rank_member(result.score, result.elapsed, result.finished_at, game_id)
+        await self.log.append(entries, result)
+        if member is None or ranked_on is None:
+            return
+        try:
+            await self.ranks.add(ranked_on, member)
+        except (redis.RedisError, OSError) as error:
+            log.warning("rank cache: could not add game %s: %s", game_id, error)
 
     # -- leaderboards ---------------------------------------------------------------------
 
@@ -582,8 +583,8 @@ class Store:
             best_score={row[0]: row[3] for row in figures},
         )
 
-    async def finished_games(self, *, batch: int = 1000) -> AsyncIterator[GameRecord]:
-        """Every finished game, in game id order, read in batches."""
+    async def finished_games(self, *, batch: int = 1000) -> AsyncIterator[GameLog]:
+        """Every finished game with its action log, in game id order, read in batches."""
         if batch < 1:
             raise ValueError(f"batch must be at least 1, got {batch}")
         last: str | None = None
@@ -599,8 +600,23 @@ class Store:
                 query = query.where(Game.id > last)
             async with self._reads() as session:
                 games = [_game(game, name) for game, name in await session.execute(query)]
+                entries: dict[str, list[LogEntry]] = {game.id: [] for game in games}
+                logged = await session.execute(
+                    sa.select(
+                        GameAction.game_id,
+                        GameAction.seq,
+                        GameAction.action,
+                        GameAction.at_ms,
+                        GameAction.request_id,
+                        GameAction.request,
+                    )
+                    .where(GameAction.game_id.in_(list(entries)))
+                    .order_by(GameAction.game_id, GameAction.seq)
+                )
+                for row in logged:
+                    entries[row.game_id].append(LogEntry(*row))
             for game in games:
-                yield game
+                yield GameLog(game, entries[game.id])
             if len(games) < batch:
                 return
             last = games[-1].id

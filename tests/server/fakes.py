@@ -6,22 +6,61 @@ Integration tests use the real Store on both backends (the ``backend`` fixture).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from datetime import date, datetime
 
 from server.play.daily import Proof
 from server.store import (
-    AlreadyFinished,
+    ActionLog,
     AttemptExists,
     DailyDealRecord,
+    GameEnd,
+    GameLog,
     GameRecord,
     LeaderboardEntry,
     LeaderboardSlice,
+    LogEntry,
     NameTaken,
     PlayerHistory,
     PlayerRecord,
     RankResult,
+    Result,
+    StaleGame,
+    StoreUnavailable,
 )
+
+
+class FakeLogWriter:
+    """Keeps the log in the fake store, with the real log's rules: a (game, seq) once, a
+    result once, all of a batch or nothing. ``failing`` makes every write unavailable."""
+
+    def __init__(self, store: FakeStore) -> None:
+        self.store = store
+        self.failing = False
+        self.batches: list[int] = []
+
+    async def write(self, entries: Sequence[LogEntry], results: Sequence[GameEnd]) -> None:
+        if self.failing:
+            raise StoreUnavailable("the fake database is down")
+        logs = self.store.logs
+        if any(
+            (e.game_id, e.seq) in {(x.game_id, x.seq) for x in logs.get(e.game_id, [])}
+            for e in entries
+        ):
+            raise StaleGame("a seq exists")
+        if any(self.store.games[end.game_id].finished_at is not None for end in results):
+            raise StaleGame("already finished")
+        for entry in entries:
+            logs.setdefault(entry.game_id, []).append(entry)
+        for end in results:
+            record = self.store.games[end.game_id]
+            self.store.games[end.game_id] = dataclasses.replace(
+                record, **dataclasses.asdict(end.result)
+            )
+        self.batches.append(len(entries))
+
+    async def close(self) -> None:
+        pass
 
 
 class FakeStore:
@@ -29,10 +68,13 @@ class FakeStore:
         self.players: dict[int, tuple[PlayerRecord, str]] = {}
         self.deals: dict[tuple[date, int], DailyDealRecord] = {}
         self.games: dict[str, GameRecord] = {}
-        self.saved: list[tuple[str, int]] = []
+        self.logs: dict[str, list[LogEntry]] = {}
+        self.writer = FakeLogWriter(self)
+        self.log = ActionLog(self.writer, window=0)
+        self.ranked: list[tuple[str, Result]] = []
 
     async def close(self) -> None:
-        pass
+        await self.log.close()
 
     async def create_player(self, *, name: str, token_hash: str, now: datetime) -> PlayerRecord:
         if any(p.name.lower() == name.lower() for p, _ in self.players.values()):
@@ -79,7 +121,6 @@ class FakeStore:
             suits=suits,
             day=day,
             started_at=started_at,
-            actions=[],
             finished_at=None,
             won=None,
             resigned=None,
@@ -107,19 +148,23 @@ class FakeStore:
             None,
         )
 
-    async def save_actions(self, *, game_id: str, actions: list[str]) -> None:
-        self.games[game_id] = dataclasses.replace(self.games[game_id], actions=list(actions))
-        self.saved.append((game_id, len(actions)))
+    async def load_game(self, game_id: str) -> GameLog | None:
+        record = self.games.get(game_id)
+        return None if record is None else GameLog(record, list(self.logs.get(game_id, [])))
 
-    async def finish_game(
-        self, *, game_id: str, actions: list[str], **result: object
-    ) -> GameRecord:
-        record = self.games[game_id]
-        if record.finished_at is not None:
-            raise AlreadyFinished(game_id)
-        record = dataclasses.replace(record, actions=list(actions), **result)  # type: ignore[arg-type]
-        self.games[game_id] = record
-        return record
+    async def last_seq(self, game_id: str) -> int:
+        return len(self.logs.get(game_id, []))
+
+    async def append(
+        self,
+        entries: Sequence[LogEntry],
+        result: Result | None = None,
+        *,
+        ranked_on: tuple[date, int] | None = None,
+    ) -> None:
+        await self.log.append(entries, result)
+        if result is not None and ranked_on is not None:
+            self.ranked.append((entries[0].game_id, result))
 
     def _board(self, day: date, suits: int) -> list[GameRecord]:
         done = [
@@ -170,10 +215,10 @@ class FakeStore:
             best[g.suits] = max(best.get(g.suits, -(10**9)), g.score or 0)
         return PlayerHistory(done[:limit], len(done), sum(bool(g.won) for g in done), best)
 
-    async def finished_games(self, *, batch: int = 1000) -> AsyncIterator[GameRecord]:
+    async def finished_games(self, *, batch: int = 1000) -> AsyncIterator[GameLog]:
         for g in list(self.games.values()):
             if g.finished_at is not None:
-                yield g
+                yield GameLog(g, list(self.logs.get(g.id, [])))
 
 
 def fixed_prover(par: int | None = 10):

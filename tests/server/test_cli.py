@@ -15,9 +15,10 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from server.engine import Game
-from server.store import Store
+from server.store import Result, Store
 from tests.conftest import Backend
 from tests.server.support import get_json, unique_name
+from tests.store.helpers import finish
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -89,14 +90,11 @@ async def test_verify_reports_a_tampered_result(backend: Backend) -> None:
         )
         for score in (game.score, game.score + 100):
             game_id = uuid.uuid4().hex
-            await store.start_game(
+            record = await store.start_game(
                 game_id=game_id, player_id=player.id, mode="practice", code=code, suits=2,
                 day=None, started_at=now,
             )  # fmt: skip
-            await store.finish_game(
-                game_id=game_id, actions=moves, won=False, resigned=True, moves=1,
-                score=score, removed=0, elapsed=1.0, finished_at=now,
-            )  # fmt: skip
+            await finish(store, record, moves, Result(False, True, 1, score, 0, 1.0, now))
     finally:
         await store.close()
     result = await asyncio.to_thread(run_admin, "verify", SIMON_DATABASE_URL=backend.database_url)
@@ -117,14 +115,11 @@ async def test_verify_reports_a_daily_played_on_another_deal(backend: Backend) -
             name=unique_name("f"), token_hash=uuid.uuid4().hex, now=now
         )
         game_id = uuid.uuid4().hex
-        await store.start_game(
+        record = await store.start_game(
             game_id=game_id, player_id=player.id, mode="daily", code=str(game.code), suits=1,
             day=day, started_at=now,
         )  # fmt: skip
-        await store.finish_game(
-            game_id=game_id, actions=moves, won=False, resigned=True, moves=1,
-            score=game.score, removed=0, elapsed=1.0, finished_at=now,
-        )  # fmt: skip
+        await finish(store, record, moves, Result(False, True, 1, game.score, 0, 1.0, now))
     finally:
         await store.close()
     result = await asyncio.to_thread(run_admin, "verify", SIMON_DATABASE_URL=backend.database_url)

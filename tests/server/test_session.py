@@ -15,9 +15,10 @@ from server.engine import Game
 from server.play.clock import ManualClock
 from server.play.daily import Proof, candidate_codes
 from server.play.games import REPLAY_MEMORY, PlayerGame
-from server.play.hub import CHECKPOINT_GAP, Hub
+from server.play.hub import Hub
 from server.play.session import Session
 from server.protocol import ErrorCode, Moved, encode, moved_frame, parse_client_message
+from server.solver import solve
 from tests.server.fakes import FakeStore, fixed_prover
 
 SECRET = "unit-test-secret"
@@ -25,8 +26,9 @@ SECRET = "unit-test-secret"
 
 @pytest.fixture
 async def hub() -> AsyncIterator[Hub]:
+    store = FakeStore()
     hub = Hub(
-        store=FakeStore(),  # type: ignore[arg-type]
+        store=store,  # type: ignore[arg-type]
         bus=InProcessBus(),
         clock=ManualClock(datetime(2026, 3, 1, 10, 0, tzinfo=UTC)),
         secret=SECRET,
@@ -34,6 +36,13 @@ async def hub() -> AsyncIterator[Hub]:
     )
     yield hub
     await hub.close()
+    await store.close()
+
+
+def fake_store(hub: Hub) -> FakeStore:
+    store = hub.store
+    assert isinstance(store, FakeStore)
+    return store
 
 
 class Talk:
@@ -57,6 +66,13 @@ async def signed_in(hub: Hub, name: str) -> Talk:
     reply = await talk.one(type="register", name=name)
     assert reply["type"] == "registered"
     return talk
+
+
+def solved_line(code: str) -> list[str]:
+    """A winning line for ``code``, from the bundled solver (first found, unshortened)."""
+    solution = solve(Game.from_code(code), shorten=False)
+    assert solution.moves, f"no solution found for {code}"
+    return [move.text() for move in solution.moves]
 
 
 def first_legal(code: str, actions: list[str] = ()) -> str:  # type: ignore[assignment]
@@ -133,14 +149,14 @@ async def test_illegal_and_malformed_moves_change_nothing(hub: Hub) -> None:
     await talk.one(type="start", mode="practice", code="SS1-S1-AAAAAAA")
     game = talk.session.game
     assert game is not None
-    before = game.game.snapshot()
+    before = game.engine.snapshot()
     bad = await talk.one(type="move", move="banana", id=1)
     assert bad["code"] == ErrorCode.BAD_MOVE
     illegal = await talk.one(type="move", move="3-3", id=2)
     assert illegal["code"] == ErrorCode.ILLEGAL_MOVE and illegal["rule"] == "same-column"
     assert illegal["message"] == "A card must move to another column."
     assert (await talk.one(type="undo", id=3))["rule"] == "nothing-to-undo"
-    assert game.game.snapshot() == before and game.seq == 0 and game.actions == []
+    assert game.engine.snapshot() == before and game.seq == 0 and game.actions == []
 
 
 async def test_a_resent_move_id_is_answered_again_not_applied_twice(hub: Hub) -> None:
@@ -150,7 +166,7 @@ async def test_a_resent_move_id_is_answered_again_not_applied_twice(hub: Hub) ->
     first = await talk.one(type="move", move=move, id="m1")
     again = await talk.one(type="move", move=move, id="m1")
     assert again == first
-    assert talk.session.game is not None and talk.session.game.game.moves == 1
+    assert talk.session.game is not None and talk.session.game.engine.moves == 1
 
 
 async def test_unknown_practice_code_is_refused(hub: Hub) -> None:
@@ -219,6 +235,7 @@ async def test_race_events_reach_other_players(hub: Hub) -> None:
     assert [p["player"] for p in standings["players"]] == ["alice"]
     code = (await alice.one(type="daily"))["deals"][0]["code"]
     await alice.one(type="move", move=first_legal(code))
+    await hub.races.flush()
     events = [e for e in bob.pushed if e["type"] == "race_event"]
     assert events[-1]["event"] == "moved" and events[-1]["entry"]["moves"] == 1
 
@@ -239,6 +256,7 @@ async def test_race_moves_are_thinned_out_with_a_trailing_event() -> None:
     for _ in range(3):
         await alice.one(type="move", move=move)
         await alice.one(type="undo")
+    await hub.races.flush()
     moved = [e["entry"]["moves"] for e in bob.pushed if e["event"] == "moved"]
     assert moved == [1]  # the first move at once, the next five held back
     await asyncio.sleep(0.3)
@@ -258,31 +276,91 @@ async def test_a_new_day_is_announced(hub: Hub) -> None:
     assert changed["day"] == "2026-03-02" and len(changed["deals"]) == 3
 
 
-async def test_checkpoints_every_so_often_in_the_background_and_on_close(hub: Hub) -> None:
-    store = hub.store
-    assert isinstance(store, FakeStore)
+async def test_every_action_is_in_the_log_before_its_reply(hub: Hub) -> None:
+    store = fake_store(hub)
     clock = hub.clock
     assert isinstance(clock, ManualClock)
     talk = await signed_in(hub, "jo")
-    await talk.one(type="start", mode="practice", code="SS1-S1-AAAAAAA")
+    game_id = (await talk.one(type="start", mode="practice", code="SS1-S1-AAAAAAA"))["state"][
+        "game"
+    ]
     move = first_legal("SS1-S1-AAAAAAA")
-    for _ in range(11):
-        await talk.one(type="move", move=move)
-        await talk.one(type="undo")
-    await asyncio.sleep(0.01)
-    assert store.saved == []  # 22 actions, but in less than CHECKPOINT_GAP seconds
-    clock.advance(seconds=CHECKPOINT_GAP)
-    for _ in range(10):
-        await talk.one(type="move", move=move)
-        await talk.one(type="undo")
-    await asyncio.sleep(0.01)
-    assert [count for _, count in store.saved] == [42]
-    await talk.one(type="move", move=move)
-    await talk.session.close()
-    assert [count for _, count in store.saved] == [42, 43]
+    await talk.one(type="move", move=move, id="a")
+    assert [(e.seq, e.action, e.request) for e in store.logs[game_id]] == [(1, move, move)]
+    clock.advance(seconds=2.5)
+    await talk.one(type="undo", id="b")
+    await talk.one(type="restart")
+    logged = store.logs[game_id]
+    assert [e.action for e in logged] == [move, "undo", "restart"]
+    assert [e.request_id for e in logged] == ['"a"', '"b"', None]
+    assert logged[1].at_ms - logged[0].at_ms == 2500  # the server's clock, in milliseconds
+    replies = await talk(type="resign", id=9)
+    assert [r["type"] for r in replies] == ["state", "finished"]
+    assert [e.action for e in store.logs[game_id]][-1] == "resign"
+    assert store.games[game_id].resigned and store.games[game_id].finished_at is not None
 
 
-async def test_resume_from_the_bus_keeps_seq_and_resent_ids(hub: Hub) -> None:
+async def test_a_log_that_fails_refuses_the_action_and_changes_nothing(hub: Hub) -> None:
+    store = fake_store(hub)
+    talk = await signed_in(hub, "lou")
+    game_id = (await talk.one(type="start", mode="practice", code="SS1-S1-AAAAAAA"))["state"][
+        "game"
+    ]
+    move = first_legal("SS1-S1-AAAAAAA")
+    await talk.one(type="move", move=move, id=1)
+    game = talk.session.game
+    assert game is not None
+    before = game.engine.snapshot()
+    store.writer.failing = True
+    for message in (
+        {"type": "move", "move": first_legal("SS1-S1-AAAAAAA", [move]), "id": 2},
+        {"type": "undo", "id": 3},
+        {"type": "restart", "id": 4},
+        {"type": "resign", "id": 5},
+    ):
+        reply = await talk.one(**message)
+        assert reply["code"] == ErrorCode.UNAVAILABLE and reply["id"] == message["id"]
+        assert game.engine.snapshot() == before and game.seq == 1 and not game.finished
+    store.writer.failing = False
+    # a resend after the outage is played once
+    moved = await talk.one(type="move", move=first_legal("SS1-S1-AAAAAAA", [move]), id=2)
+    assert moved["type"] == "moved" and moved["seq"] == 2
+    assert [e.seq for e in store.logs[game_id]] == [1, 2]
+
+
+async def test_a_win_is_logged_with_its_result_in_one_commit(hub: Hub) -> None:
+    store = fake_store(hub)
+    talk = await signed_in(hub, "max")
+    state = (await talk.one(type="start", suits=1))["state"]
+    game = talk.session.game
+    assert game is not None
+    # one move from the win: play a solved line but the last move
+    solution = solved_line(state["code"])
+    for move in solution[:-1]:
+        assert (await talk.one(type="move", move=move))["type"] == "moved"
+    batches = len(store.writer.batches)
+    replies = await talk(type="move", move=solution[-1], id="win")
+    assert [r["type"] for r in replies] == ["moved", "finished"]
+    assert replies[0]["won"] and replies[1]["won"] and replies[1]["rank"] == 1
+    assert store.writer.batches[batches:] == [2]  # the move and the end, one commit
+    assert [e.action for e in store.logs[state["game"]][-2:]] == [solution[-1], "won"]
+    assert store.ranked and store.ranked[-1][0] == state["game"]
+
+
+async def test_actions_of_many_games_share_one_commit(hub: Hub) -> None:
+    store = fake_store(hub)
+    talks = [await signed_in(hub, f"group{i}") for i in range(5)]
+    code = "SS1-S1-AAAAAAA"
+    for talk in talks:
+        await talk.one(type="start", mode="practice", code=code)
+    batches = len(store.writer.batches)
+    move = first_legal(code)
+    replies = await asyncio.gather(*(talk.one(type="move", move=move) for talk in talks))
+    assert all(reply["type"] == "moved" for reply in replies)
+    assert store.writer.batches[batches:] == [5]
+
+
+async def test_resume_from_the_log_keeps_seq_and_resent_ids(hub: Hub) -> None:
     talk = await signed_in(hub, "kim")
     game_id = (await talk.one(type="start", mode="practice", code="SS1-S1-AAAAAAB"))["state"][
         "game"
@@ -346,7 +424,9 @@ def test_a_game_remembers_the_replies_to_its_last_eight_ids() -> None:
     for n in range(REPLAY_MEMORY + 2):
         game.remember(n, "1-2", [f"reply {n}"])
     assert game.answered(0, "1-2") is None and game.answered(1, "1-2") is None
-    assert game.answered(2, "1-2") == ("reply 2",) and game.answered(None, "1-2") is None
+    remembered = game.answered(2, "1-2")
+    assert remembered is not None and remembered.frames == ("reply 2",)
+    assert game.answered(None, "1-2") is None
     assert game.answered(2, "3-4") is None  # the same id asking for another move
     assert len(game.replies) == REPLAY_MEMORY == 8
 

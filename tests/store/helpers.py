@@ -6,7 +6,7 @@ import itertools
 import uuid
 from datetime import UTC, date, datetime, timedelta
 
-from server.store import GameRecord, PlayerRecord, Store
+from server.store import RESIGN, WON, GameRecord, LogEntry, PlayerRecord, Result, Store
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 _days = itertools.count()
@@ -68,14 +68,40 @@ async def finished_daily(
         game_id=game_id,
         started_at=finished_at - timedelta(seconds=elapsed),
     )
-    return await store.finish_game(
-        game_id=game.id,
-        actions=["1-2"],
-        won=score > 500,
-        resigned=False,
-        moves=max(0, 900 - score),
-        score=score,
-        removed=4 if score > 500 else 0,
-        elapsed=elapsed,
-        finished_at=finished_at,
+    return await finish(
+        store,
+        game,
+        ["1-2"],
+        Result(
+            won=score > 500,
+            resigned=score <= 500,
+            moves=max(0, 900 - score),
+            score=score,
+            removed=4 if score > 500 else 0,
+            elapsed=elapsed,
+            finished_at=finished_at,
+        ),
     )
+
+
+def millis(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
+
+
+def entries(
+    game: GameRecord, actions: list[str], *, first: int = 1, at: datetime = T0
+) -> list[LogEntry]:
+    """Log entries of ``actions`` for ``game``, numbered from ``first``."""
+    return [LogEntry(game.id, seq, action, millis(at)) for seq, action in enumerate(actions, first)]
+
+
+async def finish(store: Store, game: GameRecord, actions: list[str], result: Result) -> GameRecord:
+    """Log ``actions`` and the game's end with ``result``, as the server does; the record."""
+    end = RESIGN if result.resigned else WON
+    board = (game.day, game.suits) if game.day is not None else None
+    await store.append(
+        entries(game, [*actions, end], at=result.finished_at), result, ranked_on=board
+    )
+    finished = await store.get_game(game.id)
+    assert finished is not None
+    return finished

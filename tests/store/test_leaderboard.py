@@ -193,7 +193,7 @@ async def test_ranks_are_counted_in_the_database_when_redis_is_down(store: Store
     for n, player in enumerate(players):
         await finished_daily(store, player, day, score=880 - n % 3, elapsed=5.0 + n, finished_at=T0)
     down = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.1, retry=None)
-    counting = Store(store.engine, RedisRankCache(down, "unreachable"))
+    counting = Store(store.engine, RedisRankCache(down, "unreachable"), store.log)
     try:
         for after in (None, (await store.leaderboard_page(day=day, suits=1, limit=3)).next):
             cached = await store.leaderboard_page(day=day, suits=1, limit=3, after=after)

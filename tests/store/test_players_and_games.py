@@ -3,13 +3,42 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 from datetime import UTC, timedelta, timezone
 
 import pytest
 
-from server.store import AlreadyFinished, AttemptExists, NameTaken, Store, StoreError, UnknownGame
-from tests.store.helpers import T0, finished_daily, new_player, start, unique_day, unique_name
+from server.store import (
+    AttemptExists,
+    LogEntry,
+    NameTaken,
+    Result,
+    StaleGame,
+    Store,
+    StoreError,
+)
+from tests.store.helpers import (
+    T0,
+    entries,
+    finish,
+    finished_daily,
+    millis,
+    new_player,
+    start,
+    unique_day,
+    unique_name,
+)
+
+RESIGNED = Result(
+    won=False,
+    resigned=True,
+    moves=1,
+    score=499,
+    removed=0,
+    elapsed=12.5,
+    finished_at=T0 + timedelta(seconds=13),
+)
 
 
 async def test_names_are_unique_regardless_of_case(store: Store) -> None:
@@ -77,7 +106,7 @@ async def test_one_daily_attempt_per_player_day_and_suits(store: Store) -> None:
     player = await new_player(store)
     day = unique_day()
     first = await start(store, player, day=day)
-    assert first.player_name == player.name and first.actions == [] and first.finished_at is None
+    assert first.player_name == player.name and first.finished_at is None
     with pytest.raises(AttemptExists) as refused:
         await start(store, player, day=day)
     assert refused.value.game == first
@@ -139,77 +168,93 @@ async def test_bad_game_input_is_refused(store: Store) -> None:
         )
 
 
-async def test_actions_checkpoint_and_finish_once(store: Store) -> None:
+async def test_the_action_log_keeps_each_action_with_its_time_and_request(
+    store: Store,
+) -> None:
     player = await new_player(store)
     game = await start(store, player)
-    await store.save_actions(game_id=game.id, actions=["3-7x2", "undo"])
-    saved = await store.get_game(game.id)
-    assert saved is not None and saved.actions == ["3-7x2", "undo"]
-    finished = await store.finish_game(
-        game_id=game.id,
-        actions=["3-7x2", "undo", "1-2"],
-        won=False,
-        resigned=True,
-        moves=1,
-        score=499,
-        removed=0,
-        elapsed=12.5,
-        finished_at=T0 + timedelta(seconds=13),
+    assert await store.last_seq(game.id) == 0
+    at = millis(T0) + 1234
+    await store.append(
+        [
+            LogEntry(game.id, 1, "3-7x2", at, '"m1"', "3-7"),
+            LogEntry(game.id, 2, "undo", at + 5, "7", "undo"),
+        ]
     )
-    assert finished.actions == ["3-7x2", "undo", "1-2"]
-    assert (finished.won, finished.resigned, finished.moves, finished.score) == (
-        False,
-        True,
-        1,
-        499,
-    )
+    logged = await store.load_game(game.id)
+    assert logged is not None and logged.game == game
+    assert logged.entries == [
+        LogEntry(game.id, 1, "3-7x2", at, '"m1"', "3-7"),
+        LogEntry(game.id, 2, "undo", at + 5, "7", "undo"),
+    ]
+    assert logged.actions == ["3-7x2", "undo"] and await store.last_seq(game.id) == 2
+    assert await store.load_game("no-such-game") is None
+
+
+async def test_a_seq_is_written_once_and_a_batch_all_or_nothing(store: Store) -> None:
+    player = await new_player(store)
+    game = await start(store, player)
+    await store.append(entries(game, ["1-2"]))
+    with pytest.raises(StaleGame):  # seq 1 again (a stale copy), with seq 2
+        await store.append(entries(game, ["3-4", "5-6"]))
+    logged = await store.load_game(game.id)
+    assert logged is not None and logged.actions == ["1-2"]  # seq 2 was not written either
+
+
+async def test_a_result_is_written_with_the_end_entry_once(store: Store) -> None:
+    player = await new_player(store)
+    game = await start(store, player)
+    finished = await finish(store, game, ["3-7x2", "undo", "1-2"], RESIGNED)
+    assert finished.result == RESIGNED
     assert finished.finished_at == T0 + timedelta(seconds=13)
-    assert finished.finished_at.tzinfo == UTC
-    with pytest.raises(AlreadyFinished):
-        await store.finish_game(
-            game_id=game.id,
-            actions=[],
-            won=True,
-            resigned=False,
-            moves=0,
-            score=900,
-            removed=4,
-            elapsed=1.0,
-            finished_at=T0,
-        )
-    with pytest.raises(AlreadyFinished):
-        await store.save_actions(game_id=game.id, actions=[])
+    assert finished.finished_at is not None and finished.finished_at.tzinfo == UTC
+    logged = await store.load_game(game.id)
+    assert logged is not None
+    assert [e.action for e in logged.entries] == ["3-7x2", "undo", "1-2", "resign"]
+    later = Result(True, False, 0, 900, 4, 1.0, T0)
+    with pytest.raises(StaleGame):  # finished already: no second result, no new entry
+        await store.append(entries(game, ["won"], first=5), later)
     assert await store.get_game(game.id) == finished
-    with pytest.raises(UnknownGame):
-        await store.save_actions(game_id="no-such-game", actions=[])
+    assert await store.last_seq(game.id) == 4
+
+
+async def test_a_stale_game_fails_alone_in_a_shared_commit(store: Store) -> None:
+    player = await new_player(store)
+    games = [await start(store, player) for _ in range(4)]
+    await store.append(entries(games[0], ["1-2"]))
+    batches = store.log.batches
+    outcomes = await asyncio.gather(
+        *(store.append(entries(game, ["1-2"])) for game in games), return_exceptions=True
+    )
+    assert isinstance(outcomes[0], StaleGame) and outcomes[1:] == [None, None, None]
+    assert store.log.batches - batches == 3  # the batch failed, then each append apart
+    for game in games:
+        assert await store.last_seq(game.id) == 1
+
+
+async def test_actions_of_many_games_go_in_one_commit(store: Store) -> None:
+    player = await new_player(store)
+    games = [await start(store, player) for _ in range(20)]
+    batches, appended = store.log.batches, store.log.appended
+    await asyncio.gather(*(store.append(entries(game, ["1-2", "undo"])) for game in games))
+    assert store.log.appended - appended == 20
+    assert store.log.batches - batches == 1
+    assert [await store.last_seq(game.id) for game in games] == [2] * 20
 
 
 async def test_a_result_that_cannot_be_ranked_is_refused(store: Store) -> None:
     player = await new_player(store)
     game = await start(store, player, day=unique_day())
-    result = {
-        "actions": ["1-2"],
-        "won": False,
-        "resigned": True,
-        "moves": 1,
-        "removed": 0,
-        "finished_at": T0,
-    }
     for bad in (
         {"score": 499, "elapsed": -1.0},
         {"score": 499, "elapsed": float("nan")},
         {"score": 2**40, "elapsed": 1.0},
+        {"finished_at": T0.replace(tzinfo=None)},
     ):
         with pytest.raises(ValueError):
-            await store.finish_game(game_id=game.id, **result, **bad)  # type: ignore[arg-type]
-    with pytest.raises(ValueError):
-        await store.finish_game(
-            game_id=game.id,
-            **result | {"finished_at": T0.replace(tzinfo=None)},
-            score=499,
-            elapsed=1.0,
-        )  # type: ignore[arg-type]
+            await finish(store, game, ["1-2"], dataclasses.replace(RESIGNED, **bad))  # type: ignore[arg-type]
     assert await store.get_game(game.id) == game  # nothing was written
+    assert await store.last_seq(game.id) == 0
 
 
 async def test_concurrent_finishes_write_one_result(store: Store) -> None:
@@ -218,16 +263,17 @@ async def test_concurrent_finishes_write_one_result(store: Store) -> None:
     game = await start(store, player, day=day)
     results = await asyncio.gather(
         *(
-            store.finish_game(
-                game_id=game.id,
-                actions=[f"{n}-2"],
-                won=False,
-                resigned=True,
-                moves=n,
-                score=500 - n,
-                removed=0,
-                elapsed=float(n),
-                finished_at=T0 + timedelta(seconds=n),
+            finish(
+                store,
+                game,
+                [f"{n}-2"],
+                dataclasses.replace(
+                    RESIGNED,
+                    moves=n,
+                    score=500 - n,
+                    elapsed=float(n),
+                    finished_at=T0 + timedelta(seconds=n),
+                ),
             )
             for n in range(1, 5)
         ),
@@ -235,7 +281,7 @@ async def test_concurrent_finishes_write_one_result(store: Store) -> None:
     )
     written = [result for result in results if not isinstance(result, BaseException)]
     assert len(written) == 1
-    assert all(isinstance(r, AlreadyFinished) for r in results if isinstance(r, BaseException))
+    assert all(isinstance(r, StaleGame) for r in results if isinstance(r, BaseException))
     assert await store.get_game(game.id) == written[0]
     board = await store.leaderboard_page(day=day, suits=1, limit=10)
     assert board.total == 1 and [row.score for row in board.rows] == [written[0].score]
@@ -293,9 +339,10 @@ async def test_finished_games_yields_every_finished_game_once(store: Store) -> N
             game_id=game_id,
         ) if n < 3 else await start(store, player, game_id=game_id)
     unfinished = {f"fin-{n}" for n in range(3, 7)}
-    seen = [game async for game in store.finished_games(batch=2)]
-    seen_ids = [game.id for game in seen]
+    seen = [logged async for logged in store.finished_games(batch=2)]
+    seen_ids = [logged.game.id for logged in seen]
     assert len(seen_ids) == len(set(seen_ids)) and seen_ids == sorted(seen_ids)
     assert ids - unfinished <= set(seen_ids)
     assert not unfinished & set(seen_ids)
-    assert all(game.finished_at is not None for game in seen)
+    assert all(logged.game.finished_at is not None for logged in seen)
+    assert all(logged.actions == ["1-2"] for logged in seen if logged.game.id in ids)
