@@ -78,7 +78,11 @@ def replay(code: str | GameCode, actions: Sequence[str]) -> Game:
 
 def encode_request_id(message_id: MessageId | None) -> str | None:
     """A client's message id as the log keeps it: JSON, so ``7`` and ``"7"`` stay apart."""
-    return None if message_id is None else json.dumps(message_id, ensure_ascii=False)
+    if message_id is None:
+        return None
+    if type(message_id) is int:  # most clients count: skip the encoder
+        return str(message_id)
+    return json.dumps(message_id, ensure_ascii=False)
 
 
 class PlayerGame:
