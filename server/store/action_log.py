@@ -101,7 +101,7 @@ class ActionLog:
         end = None if result is None else GameEnd(entries[0].game_id, result)
         done: asyncio.Future[None] = loop.create_future()
         self._pending.append(_Append(entries, end, done))
-        if self._task is None:
+        if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run(), name="action-log")
         self._wake.set()
         await done
