@@ -1,0 +1,102 @@
+"""The group committer on its own, with a writer that records what it is given."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+import pytest
+
+from server.store import ActionLog, GameEnd, LogEntry, StaleGame, StoreUnavailable
+
+
+class RecordingWriter:
+    def __init__(self) -> None:
+        self.batches: list[list[tuple[str, int]]] = []
+        self.fail_with: Exception | None = None
+        self.closed = False
+
+    async def write(self, entries: Sequence[LogEntry], results: Sequence[GameEnd]) -> None:
+        await asyncio.sleep(0.001)  # a commit takes a while: appends pile up meanwhile
+        if self.fail_with is not None:
+            raise self.fail_with
+        self.batches.append([(entry.game_id, entry.seq) for entry in entries])
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+def entry(game: str, seq: int) -> list[LogEntry]:
+    return [LogEntry(game, seq, "1-2", 0)]
+
+
+async def test_appends_within_the_window_share_one_commit() -> None:
+    writer = RecordingWriter()
+    log = ActionLog(writer, window=0.3)  # far longer than the appends are apart
+
+    async def later(game: str, delay: float) -> None:
+        await asyncio.sleep(delay)
+        await log.append(entry(game, 1))
+
+    await asyncio.gather(later("a", 0), later("b", 0.01), later("c", 0.02))
+    assert writer.batches == [[("a", 1), ("b", 1), ("c", 1)]]
+    assert (log.batches, log.appended) == (1, 3)
+    await log.close()
+
+
+async def test_appends_during_a_commit_go_in_the_next_one() -> None:
+    writer = RecordingWriter()
+    log = ActionLog(writer, window=0)
+    first = asyncio.create_task(log.append(entry("a", 1)))
+    await asyncio.sleep(0)  # the committer takes "a" and starts writing
+    await asyncio.gather(first, log.append(entry("b", 1)), log.append(entry("c", 1)))
+    assert writer.batches == [[("a", 1)], [("b", 1), ("c", 1)]]
+    await log.close()
+
+
+async def test_close_writes_what_is_pending_then_refuses() -> None:
+    writer = RecordingWriter()
+    log = ActionLog(writer, window=10.0)  # a window that would outlast the test
+    pending = asyncio.create_task(log.append(entry("a", 1)))
+    await asyncio.sleep(0)
+    await log.close()
+    await pending
+    assert writer.batches == [[("a", 1)]] and writer.closed
+    with pytest.raises(StoreUnavailable):
+        await log.append(entry("a", 2))
+
+
+async def test_a_failed_commit_fails_every_append_in_it_and_the_log_goes_on() -> None:
+    writer = RecordingWriter()
+    log = ActionLog(writer, window=0.01)
+    writer.fail_with = StoreUnavailable("down")
+    outcomes = await asyncio.gather(
+        log.append(entry("a", 1)), log.append(entry("b", 1)), return_exceptions=True
+    )
+    assert all(isinstance(outcome, StoreUnavailable) for outcome in outcomes)
+    writer.fail_with = RuntimeError("a bug in a writer")
+    with pytest.raises(StoreUnavailable):  # never left waiting, whatever the writer does
+        await log.append(entry("a", 1))
+    writer.fail_with = None
+    await log.append(entry("a", 1))
+    assert writer.batches == [[("a", 1)]]
+    await log.close()
+
+
+async def test_a_stale_append_fails_alone() -> None:
+    writer = RecordingWriter()
+    log = ActionLog(writer, window=0.01)
+    real_write = writer.write
+
+    async def refuse_game_b(entries: Sequence[LogEntry], results: Sequence[GameEnd]) -> None:
+        if any(e.game_id == "b" for e in entries):
+            raise StaleGame("b is stale")
+        await real_write(entries, results)
+
+    writer.write = refuse_game_b  # type: ignore[method-assign]
+    outcomes = await asyncio.gather(
+        *(log.append(entry(game, 1)) for game in "abc"), return_exceptions=True
+    )
+    assert outcomes[0] is None and isinstance(outcomes[1], StaleGame) and outcomes[2] is None
+    assert writer.batches == [[("a", 1)], [("c", 1)]]
+    await log.close()
