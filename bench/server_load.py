@@ -53,8 +53,10 @@ again the same way. Any other error answering a move makes the bot restart its d
 By default all bots run in this process (one core at most, enough for a thousand bots
 at 2 moves a second). ``--client-processes N`` splits them across N worker processes
 (this module run with a worker flag, each with the file limit raised); each connects its
-share, reports on stdout when all are connected, starts and stops timing when this process
-says so over stdin, and at the end sends back its round-trip times as a histogram (one
+share, reports on stdout when all are connected, is told over stdin the measured window
+(its start and end on the machine's monotonic clock, half a second ahead, so that every
+process times the same window however late the message reaches it), times the round
+trips that end inside it, and when told to stop sends back their times as a histogram (one
 bucket per microsecond below 1 ms, three significant digits above) and its counts, as one
 JSON line. This process merges them. Run at most one client process per free core; on a
 machine of 2 cores the bots and the server share the cores, which is fine for paced
@@ -117,6 +119,7 @@ MAX_SIZE = 4096
 MOVES_PER_SEQUENCE = 60
 CONNECT_AT_ONCE = 50  # connection attempts in flight, over all client processes
 RETRY_PAUSE = 0.1  # seconds before a refused request is sent again
+WINDOW_NOTICE = 0.5  # seconds between telling the clients the measured window and its start
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -484,11 +487,12 @@ async def make_bot(
 
 
 async def play(
-    bot: Bot, tally: Tally, stop: asyncio.Event, measuring: asyncio.Event, rate: float
+    bot: Bot, tally: Tally, stop: asyncio.Event, window: list[float], rate: float
 ) -> None:
-    """Send moves, each after the previous answer, ``rate`` a second (0: no pause)."""
+    """Send moves, each after the previous answer, ``rate`` a second (0: no pause); time
+    the round trips that end inside ``window`` (start and end, on ``time.monotonic``)."""
     websocket, moves, simon = bot.websocket, bot.moves, bot.simon
-    clock = time.perf_counter
+    clock = time.monotonic  # one clock for every process of the machine
     histogram = tally.histogram
     interval = 1 / rate if rate else 0.0
     due = clock() + random.random() * interval  # spread the bots over the interval
@@ -515,7 +519,7 @@ async def play(
                 if code != UNAVAILABLE:
                     break
                 tally.refused_all += 1
-                if measuring.is_set():
+                if window[0] <= clock() < window[1]:
                     tally.refused += 1
                 if stop.is_set():
                     return
@@ -525,8 +529,9 @@ async def play(
                 if stop.is_set():
                     return
                 break  # not where the sequence thinks: deal again
-            if measuring.is_set():
-                histogram[bucket(clock() - started)] += 1
+            done = clock()
+            if window[0] <= done < window[1]:
+                histogram[bucket(done - started)] += 1
                 tally.count += 1
             if stop.is_set():
                 return
@@ -555,7 +560,7 @@ class Load:
 @dataclass
 class Control:
     connected: asyncio.Event = field(default_factory=asyncio.Event)
-    measuring: asyncio.Event = field(default_factory=asyncio.Event)
+    window: list[float] = field(default_factory=lambda: [math.inf, math.inf])
     stop: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -572,7 +577,7 @@ async def drive(load: Load, control: Control) -> Tally:
     players = await asyncio.gather(*(one(load.first + i) for i in range(load.count)))
     tally.connect_seconds = time.perf_counter() - started
     tasks = [
-        asyncio.create_task(play(bot, tally, control.stop, control.measuring, load.rate))
+        asyncio.create_task(play(bot, tally, control.stop, control.window, load.rate))
         for bot in players
     ]
     control.connected.set()
@@ -607,8 +612,8 @@ class InProcessClients:
             self.task.result()  # raises what went wrong
             raise RuntimeError("the bots stopped before they were all connected")
 
-    async def measure(self, on: bool) -> None:
-        (self.control.measuring.set if on else self.control.measuring.clear)()
+    async def measure(self, start: float, end: float) -> None:
+        self.control.window[:] = [start, end]
 
     async def finish(self) -> list[Tally]:
         self.control.stop.set()
@@ -662,8 +667,8 @@ class WorkerClients:
             assert worker.stdin is not None
             await worker.stdin.drain()
 
-    async def measure(self, on: bool) -> None:
-        await self._say("measure" if on else "pause")
+    async def measure(self, start: float, end: float) -> None:
+        await self._say(f"measure {start!r} {end!r}")
 
     async def finish(self) -> list[Tally]:
         await self._say("stop")
@@ -702,11 +707,9 @@ async def worker(load: Load) -> None:
         raise SystemExit(1)
     print("CONNECTED", flush=True)
     while True:  # one line at a time: no read is left waiting at the end
-        word = (await asyncio.to_thread(sys.stdin.readline)).strip()
-        if word == "measure":
-            control.measuring.set()
-        elif word == "pause":
-            control.measuring.clear()
+        words = (await asyncio.to_thread(sys.stdin.readline)).split()
+        if words[:1] == ["measure"]:
+            control.window[:] = [float(words[1]), float(words[2])]
         else:  # "stop", or the parent went away
             break
     control.stop.set()
@@ -788,14 +791,17 @@ async def measure(kind: str, options: Options) -> Figures:
                 await asyncio.sleep(options.warmup)
                 rss_playing = rss_bytes(process.pid)
                 pids = await backend.service_pids()
-                services_start = services_cpu(pids)
-                cpu_start, wall_start = cpu_seconds(process.pid), time.perf_counter()
-                await clients.measure(True)
-                await asyncio.sleep(options.seconds)
-                await clients.measure(False)
+                # the window is set ahead, on the machine's monotonic clock, so that every
+                # client process times the same one whenever the message reaches it
+                start = time.monotonic() + WINDOW_NOTICE
+                end = start + options.seconds
+                await clients.measure(start, end)
+                await asyncio.sleep(start - time.monotonic())
+                cpu_start, services_start = cpu_seconds(process.pid), services_cpu(pids)
+                await asyncio.sleep(end - time.monotonic())
                 cpu_used = cpu_seconds(process.pid) - cpu_start
-                wall = time.perf_counter() - wall_start
                 services_end = services_cpu(pids)
+                wall = options.seconds
                 tallies = await clients.finish()
             except BaseException:
                 await clients.abort()
