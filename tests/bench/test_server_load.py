@@ -1,0 +1,82 @@
+"""The server load benchmark's own arithmetic: histograms, shares of bots, URLs, frames."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from bench.server_load import (
+    bucket,
+    database_url,
+    merge,
+    move_frame,
+    percentile,
+    reply_error,
+    split,
+)
+
+
+def test_buckets_keep_microseconds_below_a_millisecond_and_three_digits_above() -> None:
+    assert bucket(0.000_412_9) == 412
+    assert bucket(0.000_999_9) == 999
+    assert bucket(0.001_234_5) == 1230
+    assert bucket(0.012_345) == 12_300
+    assert bucket(0.999_9) == 999_000
+    assert bucket(2.5) == 2_500_000
+
+
+def test_percentiles_of_a_histogram_match_a_sorted_list_to_the_bucket() -> None:
+    rng = random.Random(3)
+    samples = sorted(rng.lognormvariate(-7, 1) for _ in range(10_001))
+    histogram = merge([{bucket(s): 1} for s in samples])
+    for q in (0.5, 0.99, 0.999):
+        exact = samples[int(len(samples) * q)] * 1000
+        assert percentile(histogram, q) == bucket(exact / 1000) / 1000
+        assert percentile(histogram, q) == pytest.approx(exact, rel=0.01, abs=0.001)
+
+
+def test_histograms_merge_across_processes_with_json_keys() -> None:
+    one = json.loads(json.dumps({500: 2, 1230: 1}))  # keys come back as strings
+    two = {500: 1, 9990: 4}
+    merged = merge([one, two])
+    assert merged == {500: 3, 1230: 1, 9990: 4}
+    assert percentile(merged, 0.0) == 0.5
+    assert percentile(merged, 0.5) == 9.99
+    assert percentile({}, 0.5) != percentile({}, 0.5)  # NaN: nothing measured
+
+
+def test_bots_split_evenly_across_processes_in_index_order() -> None:
+    assert split(10_000, 4) == [(0, 2500), (2500, 2500), (5000, 2500), (7500, 2500)]
+    assert split(10, 3) == [(0, 4), (4, 3), (7, 3)]
+    assert split(2, 5) == [(0, 1), (1, 1)]  # never an empty share
+    assert split(7, 1) == [(0, 7)]
+
+
+def test_database_url_swaps_the_database_of_the_admin_url() -> None:
+    admin = "postgresql://postgres@127.0.0.1:5432/postgres"
+    assert (
+        database_url(admin, "simon_bench_x") == "postgresql://postgres@127.0.0.1:5432/simon_bench_x"
+    )
+    assert (
+        database_url("postgresql://u:p@db:5432/postgres?sslmode=disable", "b")
+        == "postgresql://u:p@db:5432/b?sslmode=disable"
+    )
+    assert database_url("postgresql://db", "b") == "postgresql://db/b"
+    with pytest.raises(ValueError):
+        database_url("postgresql://", "b")
+
+
+def test_move_frames_are_what_json_dumps_writes() -> None:
+    for message_id, move in ((0, "3-7x1"), (123_456, "10-1x12")):
+        frame = move_frame(message_id, move)
+        assert frame == json.dumps({"type": "move", "id": message_id, "move": move})
+
+
+def test_replies_other_than_moved_are_named_by_their_error_code() -> None:
+    assert reply_error('{"type":"error","id":4,"code":"unavailable","message":"x"}') == (
+        "unavailable"
+    )
+    assert reply_error('{"type":"error","code":"illegal-move"}') == "illegal-move"
+    assert reply_error('{"type":"state","id":4}') == "unexpected-state"
