@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import NamedTuple
 
 
 class StoreError(Exception):
@@ -71,8 +72,7 @@ class Result:
     finished_at: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class LogEntry:
+class LogEntry(NamedTuple):  # a tuple: several are made per move, cheaply
     """One accepted action of a game, as the action log holds it.
 
     ``seq`` counts a game's actions from 1, the game's end included; ``action`` is what the
