@@ -21,6 +21,9 @@ from tests.support.players import (
 )
 from tests.support.proxy import TcpProxy, proxied_database_url, target_of
 
+#: How long a reply may take while the database is down (the server may try again a
+#: little before it gives up).
+OUTAGE_REPLY_SECONDS = 30.0
 #: A 1-suit deal the solver wins in milliseconds.
 PRACTICE_CODE = "SS1-S1-AAAAABD"
 
@@ -62,11 +65,11 @@ async def test_winning_move_while_the_database_is_down_wins_once_it_is_back(
 
             database.cut()
             try:
-                refused = await client.request(winning)
+                refused = await client.request(winning, timeout=OUTAGE_REPLY_SECONDS)
                 assert refused["type"] == "error" and refused["code"] == "unavailable", (
                     f"the winning move with the database down was answered {refused}"
                 )
-                again = await client.request(winning)
+                again = await client.request(winning, timeout=OUTAGE_REPLY_SECONDS)
                 assert again["type"] == "error" and again["code"] == "unavailable", (
                     "the winning move sent again (same id) while the database is still down was "
                     f"answered {again}: the refused move was applied in memory"

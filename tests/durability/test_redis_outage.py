@@ -22,6 +22,8 @@ from tests.support.proxy import TcpProxy, proxied_redis_url, target_of
 #: (docs/protocol.md, Races): after this long the trailing event of the moves before the
 #: cut has gone, and the next move's event goes out at once, while Redis is down.
 RACE_EVENTS_SETTLED = 1.1
+#: How long a reply may take while Redis is down.
+OUTAGE_REPLY_SECONDS = 30.0
 
 
 async def test_moves_are_answered_while_redis_is_down(
@@ -60,7 +62,7 @@ async def test_moves_are_answered_while_redis_is_down(
                             message, action = {"type": "restart"}, RESTART
                         else:
                             message, action = ledger.step(rng)
-                        reply = await client.request(message)
+                        reply = await client.request(message, timeout=OUTAGE_REPLY_SECONDS)
                         assert reply["type"] != "error", (
                             f"{ledger.mode} game: {message} answered {reply} while Redis was down"
                         )

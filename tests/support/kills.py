@@ -1,12 +1,12 @@
 """Kill ``simon-server`` with SIGKILL while bots play, restart it, and check nothing acknowledged
 was lost. Used by tests/durability/test_kill.py (a few kills) and ``python -m bench.kill``.
 
-A :class:`ServerProcess` runs ``simon-server`` (``python -m server.main``, what the console
-script runs) on a data folder (embedded mode) or on PostgreSQL and Redis (services mode)
-that outlive the process. :class:`Bot` players register, start games (one a daily) and play
-legal actions as fast as the answers come, each keeping a :class:`~tests.support.ledger.Ledger`
-per game. :func:`run_kills` kills the process at a random moment while every bot has an
-action in flight or about to be, restarts it on the same data, and has each bot
+A :class:`ServerProcess` runs ``simon-server`` (the console script, else ``python -m
+server.main``) on a data folder (embedded mode) or on PostgreSQL and Redis (services mode)
+that outlive the process. :class:`Bot` players register, start games (one a daily) and
+play legal actions as fast as the answers come, each keeping a
+:class:`~tests.support.ledger.Ledger` per game. :func:`run_kills` kills the process at a
+random moment while the bots play, restarts it on the same data, and has each bot
 authenticate, ``resume`` every game it played and compare: ``state.seq`` at least the last
 acknowledged seq, and the board, moves and score its own engine reached. The action in
 flight at the kill is sent again with the same id: it must be answered and applied once
@@ -49,6 +49,14 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def server_command() -> list[str]:
+    """The ``simon-server`` console script next to this Python, else what it runs."""
+    script = Path(sys.executable).with_name("simon-server")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "server.main"]
 
 
 def server_environment(**values: str) -> dict[str, str]:
@@ -106,7 +114,7 @@ class ServerProcess:
             log.write(f"--- start {self.starts} on port {self.port}\n".encode())
             log.flush()
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "server.main", "--port", str(self.port)],
+                [*server_command(), "--port", str(self.port)],
                 env=self.env,
                 cwd=ROOT,
                 stdin=subprocess.DEVNULL,
@@ -247,7 +255,16 @@ class Bot:
             return
         report.resent += 1
         replies = await self._call(ws, dict(pending.message))
-        self._acknowledge(ledger, replies, pending.action, resend=True)
+        try:
+            self._acknowledge(ledger, replies, pending.action, resend=True)
+        except BotFailure as failure:
+            if state["seq"] > ledger.seq:  # it was stored: its id must be remembered too
+                raise BotFailure(
+                    f"{failure} (the game resumed at seq {state['seq']}: that action was "
+                    "stored before the kill, but its id was not remembered, so sending it "
+                    "again was taken as a new action)"
+                ) from None
+            raise
         again = await self._call(ws, {"type": "resume", "game": ledger.game_id})
         state = self._expect(again[0], "state")["state"]
         if state["seq"] != ledger.seq:
