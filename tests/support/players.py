@@ -1,0 +1,117 @@
+"""Playing through the websocket protocol with a :class:`~tests.support.ledger.Ledger`, for
+the fault tests that run servers in the test process (``tests.server.support.serving``)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+from server.engine import Game, GameCode
+from server.play.daily import Proof
+from server.solver import Verdict, solve
+from tests.server.support import Client, quick_prover
+from tests.support.ledger import Ledger
+
+
+async def act(
+    client: Client, ledger: Ledger, message: dict[str, Any], action: str | None = None
+) -> dict[str, Any]:
+    """Send an action and acknowledge its reply (and the ``finished`` after a win or a
+    resign) in ``ledger``; returns the reply. An ``error`` reply fails the test."""
+    reply = await client.request(message)
+    assert reply["type"] != "error", f"{message} was refused: {reply}"
+    ledger.acknowledge(reply, action if action is not None else message.get("move"))
+    if ends_game(reply):
+        ledger.acknowledge(await finished_of(client, ledger.game_id))
+    return reply
+
+
+async def step(client: Client, ledger: Ledger, rng: random.Random) -> dict[str, Any]:
+    """Play a random legal move (or undo when there is none); returns the reply."""
+    message, action = ledger.step(rng)
+    return await act(client, ledger, message, action)
+
+
+def ends_game(reply: dict[str, Any]) -> bool:
+    """Whether a ``finished`` frame follows this reply."""
+    return (reply["type"] == "moved" and reply["won"]) or (
+        reply["type"] == "state" and reply["state"]["finished"]
+    )
+
+
+async def finished_of(client: Client, game_id: str) -> dict[str, Any]:
+    return await client.pushed_event(
+        lambda frame: frame["type"] == "finished" and frame.get("game") == game_id
+    )
+
+
+async def resume(client: Client, game_id: str, seq: int | None = None) -> dict[str, Any]:
+    """``resume`` a game; returns its ``state`` (the ``state`` field of the reply)."""
+    message: dict[str, Any] = {"type": "resume", "game": game_id}
+    if seq is not None:
+        message["seq"] = seq
+    reply = await client.request(message)
+    assert reply["type"] == "state", f"resume of {game_id} answered {reply}"
+    if reply["state"]["finished"]:
+        await finished_of(client, game_id)
+    return reply["state"]
+
+
+async def signed_in(client: Client, token: str) -> None:
+    reply = await client.request({"type": "auth", "token": token})
+    assert reply["type"] == "authenticated", reply
+
+
+async def registered(client: Client, name: str) -> str:
+    """Register ``name`` on this connection; returns the token."""
+    reply = await client.request({"type": "register", "name": name})
+    assert reply["type"] == "registered", reply
+    return reply["token"]
+
+
+async def started(client: Client, message: dict[str, Any]) -> Ledger:
+    """Start a game (``message`` is the ``start``); returns its ledger."""
+    reply = await client.request({"type": "start", **message})
+    assert reply["type"] == "state", reply
+    return Ledger.started(reply["state"])
+
+
+def solution_of(code: str) -> list[str]:
+    """A winning list of moves (counts explicit) for a deal, from the bundled solver."""
+    solution = solve(Game.from_code(code), max_seconds=30, shorten=False)
+    assert solution.verdict is Verdict.WINNABLE, f"{code}: {solution.verdict}"
+    return [played.text() for played in solution.moves]
+
+
+class SolvingProver:
+    """A daily prover for tests that win the daily: 1-suit deals are solved for real (a
+    first solution, in milliseconds) and the solution kept; other suit counts are taken
+    as proven, as :func:`~tests.server.support.quick_prover` does."""
+
+    def __init__(self) -> None:
+        self.solutions: dict[str, list[str]] = {}
+
+    async def __call__(self, code: str) -> Proof:
+        if GameCode.parse(code).suits != 1:
+            return await quick_prover(code)
+        try:
+            moves = await asyncio.to_thread(solution_of, code)
+        except AssertionError:
+            return Proof(False)
+        self.solutions[code] = moves
+        return Proof(True, len(moves), tuple(moves))
+
+
+__all__ = [
+    "SolvingProver",
+    "act",
+    "ends_game",
+    "finished_of",
+    "registered",
+    "resume",
+    "signed_in",
+    "solution_of",
+    "started",
+    "step",
+]
