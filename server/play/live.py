@@ -10,6 +10,8 @@ seq and reloads, and an append from a stale copy fails in the log (``StaleGame``
 
 from __future__ import annotations
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from server.store import Store
 
 from .games import PlayerGame
@@ -58,6 +60,19 @@ class LiveGames:
         if logged is None or logged.game.player_id != player_id:
             return None
         return self.hold(PlayerGame.from_log(logged))
+
+    async def caught_up(self, game: PlayerGame) -> bool:
+        """Whether the log had moved past this copy (then it is reloaded): asked when the
+        engine refuses an action, which may be the copy's fault rather than the player's.
+        Call with the game's lock held."""
+        try:
+            newest = await self._store.last_seq(game.id)
+        except (SQLAlchemyError, OSError):  # cannot tell: the engine's refusal stands
+            return False
+        if newest <= game.seq:
+            return False
+        await self.refresh(game)
+        return True
 
     async def refresh(self, game: PlayerGame) -> None:
         """Bring a copy that the log has moved past up to date (call with its lock held)."""

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any
 
-from server.engine import IllegalMoveError, InvalidMoveError, Move
+from server.engine import IllegalMoveError, InvalidMoveError
 from server.protocol import (
     PROTOCOL_VERSION,
     Auth,
@@ -64,13 +64,8 @@ from .race import Push
 Replies = list[ServerMessage | str]
 
 
-class _MovedOn(Exception):
-    """The log had moved past this node's copy of the game; the copy is reloaded."""
-
-    def __init__(self, again: Remembered | None) -> None:
-        super().__init__("the game was played on elsewhere")
-        #: The replies to give if the log holds the refused action itself.
-        self.again = again
+#: Plays one action on a game in memory and commits it; returns the reply frames.
+Play = Callable[[PlayerGame], Awaitable[list[str]]]
 
 
 class Session:
@@ -94,8 +89,6 @@ class Session:
             replies = await _HANDLERS[message.type](self, message)
         except Refused as refused:
             return [encode(refused.reply(message.id))]
-        except _MovedOn as moved_on:
-            return await self._moved_on(message.id, moved_on.again)
         return [reply if isinstance(reply, str) else encode(reply) for reply in replies]
 
     async def close(self) -> None:
@@ -148,11 +141,41 @@ class Session:
     async def _state(self, message_id: MessageId | None, game: PlayerGame) -> State:
         return State(id=message_id, state=game.view(self.hub.now(), await self.hub.par(game)))
 
+    async def _act(self, message_id: MessageId | None, what: str, play: Play) -> list[str]:
+        """Run one action on the session's game, one action of a game at a time.
+
+        A resend of an action already taken is answered again. This node's copy of the game
+        may be out of date (the player went on through another node): when the log refuses
+        the append, or the engine refuses the action, the copy is brought up to date from the
+        log and the action is tried once more, against the game as it truly stands.
+        """
+        game = self._current()
+        async with game.lock:
+            for last_try in (False, True):
+                again = game.answered(message_id, what)
+                if again is not None:
+                    return await self._again(message_id, game, again)
+                _not_over(game)
+                try:
+                    return await play(game)
+                except IllegalMoveError as error:
+                    if last_try or not await self.hub.live.caught_up(game):
+                        raise Refused.illegal(error) from None
+                except StaleGame:
+                    await self.hub.live.refresh(game)
+            refused = Refused(
+                ErrorCode.STALE_GAME,
+                "this game is being played on elsewhere at the same time; here is where it "
+                "stands now",
+            )
+            return [encode(refused.reply(message_id)), encode(await self._state(None, game))]
+
     async def _commit(
         self, game: PlayerGame, before: int, message_id: MessageId | None, what: str
     ) -> None:
         """Make the game's actions after ``before`` durable; until this returns, nothing of
-        them is answered. On failure the game is put back as it was at ``before``."""
+        them is answered. On failure the game is put back as it was at ``before``, and
+        :class:`StaleGame` (the log moved on elsewhere) is raised for :meth:`_act`."""
         now = self.hub.now()
         entries = game.entries_since(
             before, at_ms=int(now.timestamp() * 1000), message_id=message_id, request=what
@@ -168,21 +191,7 @@ class Session:
             ) from None
         except StaleGame:
             game.rollback(before)
-            await self.hub.live.refresh(game)
-            # the log may hold this very action (a commit that failed to answer): if so,
-            # the action was played after all
-            raise _MovedOn(game.answered(message_id, what)) from None
-
-    async def _moved_on(self, message_id: MessageId | None, again: Remembered | None) -> list[str]:
-        """The game was played on elsewhere (another node): refuse, and send its state."""
-        game = self._current()
-        if again is not None:
-            return await self._again(message_id, game, again)
-        refused = Refused(
-            ErrorCode.STALE_GAME,
-            "this game was played on elsewhere since; here is where it stands now",
-        )
-        return [encode(refused.reply(message_id)), encode(await self._state(None, game))]
+            raise
 
     async def _again(
         self, message_id: MessageId | None, game: PlayerGame, again: Remembered
@@ -259,49 +268,42 @@ class Session:
         return replies
 
     async def _move(self, message: MoveRequest) -> list[str]:
-        game = self._current()
-        async with game.lock:
-            again = game.answered(message.id, message.move)
-            if again is not None:
-                return await self._again(message.id, game, again)
-            try:
-                move = parse_move(message.move)
-            except InvalidMoveError as error:
-                raise Refused(ErrorCode.BAD_MOVE, str(error)) from None
-            return await self._play(game, message.id, message.move, move=move)
+        self._current()
+        try:
+            move = parse_move(message.move)
+        except InvalidMoveError as error:
+            raise Refused(ErrorCode.BAD_MOVE, str(error)) from None
+
+        def push(game: PlayerGame) -> str:
+            return game.move(move)
+
+        return await self._act(
+            message.id, message.move, lambda game: self._play(game, message.id, message.move, push)
+        )
 
     async def _auto(self, message: AutoMove) -> Replies:
         what = f"auto {message.column} {message.count}"
-        game = self._current()
-        async with game.lock:
-            again = game.answered(message.id, what)
-            if again is not None:
-                return list(await self._again(message.id, game, again))
-            return list(await self._play(game, message.id, what, auto=message))
+
+        def auto(game: PlayerGame) -> str:
+            return game.auto(message.column - 1, message.count)
+
+        return list(
+            await self._act(message.id, what, lambda game: self._play(game, message.id, what, auto))
+        )
 
     async def _play(
         self,
         game: PlayerGame,
         message_id: MessageId | None,
         what: str,
-        *,
-        move: Move | None = None,
-        auto: AutoMove | None = None,
+        apply: Callable[[PlayerGame], str],
     ) -> list[str]:
         """Play a move (or the auto move), commit it, answer ``moved`` (and ``finished``
         after a win)."""
-        _not_over(game)
         engine = game.engine
         before = game.seq
         removed_before = engine.removed_count
-        try:
-            if move is not None:
-                played = game.move(move)
-            else:
-                assert auto is not None
-                played = game.auto(auto.column - 1, auto.count)
-        except IllegalMoveError as error:
-            raise Refused.illegal(error) from None
+        played = apply(game)  # raises IllegalMoveError, changing nothing
         removed_run = engine.removed_count > removed_before
         frames = [
             moved_frame(
@@ -328,47 +330,33 @@ class Session:
         return frames
 
     async def _undo(self, message: Undo) -> Replies:
-        game = self._current()
-        async with game.lock:
-            again = game.answered(message.id, "undo")
-            if again is not None:
-                return list(await self._again(message.id, game, again))
-            _not_over(game)
+        async def undo(game: PlayerGame) -> list[str]:
             before = game.seq
-            try:
-                game.undo()
-            except IllegalMoveError as error:
-                raise Refused.illegal(error) from None
+            game.undo()  # raises IllegalMoveError, changing nothing
             return await self._changed(message.id, "undo", game, before)
 
+        return list(await self._act(message.id, "undo", undo))
+
     async def _restart(self, message: Restart) -> Replies:
-        game = self._current()
-        async with game.lock:
-            again = game.answered(message.id, "restart")
-            if again is not None:
-                return list(await self._again(message.id, game, again))
-            _not_over(game)
+        async def restart(game: PlayerGame) -> list[str]:
             before = game.seq
             game.restart()
             return await self._changed(message.id, "restart", game, before)
 
+        return list(await self._act(message.id, "restart", restart))
+
     async def _changed(
         self, message_id: MessageId | None, what: str, game: PlayerGame, before: int
-    ) -> Replies:
+    ) -> list[str]:
         """Commit an undo or restart and answer with the whole state."""
         await self._commit(game, before, message_id, what)
         replies = [encode(await self._state(message_id, game))]
         game.remember(message_id, what, replies)
         self.hub.race_event(game, "moved")
-        return list(replies)
+        return replies
 
     async def _resign(self, message: Resign) -> Replies:
-        game = self._current()
-        async with game.lock:
-            again = game.answered(message.id, "resign")
-            if again is not None:
-                return list(await self._again(message.id, game, again))
-            _not_over(game)
+        async def resign(game: PlayerGame) -> list[str]:
             before = game.seq
             game.end(resigned=True, now=self.hub.now())
             await self._commit(game, before, message.id, "resign")
@@ -377,8 +365,10 @@ class Session:
                 encode(await self.hub.finished_message(game)),
             ]
             game.remember(message.id, "resign", replies)
-        self.hub.race_event(game, "resigned")
-        return list(replies)
+            self.hub.race_event(game, "resigned")
+            return replies
+
+        return list(await self._act(message.id, "resign", resign))
 
     async def _targets(self, message: Targets) -> Replies:
         game = self._playing()

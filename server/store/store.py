@@ -624,10 +624,12 @@ class Store:
 
 def create_engine(url: str, **options: Any) -> AsyncEngine:
     """An async engine for ``url``; on SQLite, the file's folder is made and every connection
-    enforces foreign keys and waits for a busy database instead of failing."""
+    enforces foreign keys and waits for a busy database instead of failing. On PostgreSQL a
+    pooled connection is checked before use, so one closed by an outage is replaced rather
+    than failing the first request after it."""
     parsed = sa.make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_async_engine(url, **options)
+        return create_async_engine(url, **{"pool_pre_ping": True, **options})
     database = parsed.database or ""
     if database and database != ":memory:" and not database.startswith("file:"):
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)

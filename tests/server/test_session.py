@@ -457,3 +457,30 @@ async def test_daily_leaves_out_a_deal_still_being_proven(
     info = await talk.one(type="daily")
     assert [deal["suits"] for deal in info["deals"]] == [1, 2, 4]
     await hub.close()
+
+
+async def test_a_copy_left_behind_on_another_node_plays_against_the_true_game() -> None:
+    store = FakeStore()  # one database, two nodes
+    clock = ManualClock(datetime(2026, 3, 1, 10, 0, tzinfo=UTC))
+    node_a, node_b = (
+        Hub(store=store, bus=InProcessBus(), clock=clock, secret=SECRET, prover=fixed_prover())  # type: ignore[arg-type]
+        for _ in range(2)
+    )
+    code = "SS1-S1-AAAAAAB"
+    on_a = await signed_in(node_a, "nia")
+    game_id = (await on_a.one(type="start", mode="practice", code=code))["state"]["game"]
+    first = first_legal(code)
+    await on_a.one(type="move", move=first)
+    on_b = Talk(node_b)
+    on_b.session.player = on_a.session.player
+    await on_b.one(type="resume", game=game_id)
+    second = first_legal(code, [first])
+    assert (await on_b.one(type="move", move=second))["seq"] == 2
+    # node A still holds the game at seq 1: a move legal only after seq 2 is not refused
+    third = first_legal(code, [first, second])
+    moved = await on_a.one(type="move", move=third)
+    assert moved["type"] == "moved" and moved["seq"] == 3
+    assert [e.action for e in store.logs[game_id]] == [first, second, third]
+    for hub in (node_a, node_b):
+        await hub.close()
+    await store.close()
