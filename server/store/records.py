@@ -47,6 +47,7 @@ class PlayerRecord:
     id: int
     name: str
     created_at: datetime
+    bot: bool = False  # a declared bot account: its dailies are on the bots' leaderboard
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ class GameRecord:
     code: str
     suits: int
     day: date | None
+    bot: bool  # the player's flag: which leaderboard a daily goes on
     started_at: datetime
     actions: list[str]
     finished_at: datetime | None
@@ -86,6 +88,8 @@ class LeaderboardEntry:
     elapsed: float
     finished_at: datetime
     won: bool
+    removed: int
+    bot: bool
 
 
 @dataclass(frozen=True)
