@@ -82,6 +82,7 @@ class PlayerGame:
 
     __slots__ = (
         "actions",
+        "bot",
         "checkpoint_at",
         "code",
         "day",
@@ -111,6 +112,7 @@ class PlayerGame:
         game: Game | None = None,
         actions: list[str] | None = None,
         seq: int = 0,
+        bot: bool = False,
     ) -> None:
         self.id = id
         self.player_id = player_id
@@ -118,6 +120,8 @@ class PlayerGame:
         self.mode = mode
         self.code = code
         self.day = day
+        #: The player is a declared bot: the game is on the bots' board and marked in races.
+        self.bot = bot
         self.started_at = started_at
         self.actions: list[str] = actions if actions is not None else []
         self.game = game if game is not None else replay(code, self.actions)

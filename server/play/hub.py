@@ -21,6 +21,7 @@ from server.bus import Bus
 from server.engine import GameCode, InvalidCodeError
 from server.engine.codes import DEALS_PER_SUIT_COUNT
 from server.protocol import (
+    Board,
     DailyChanged,
     DailyCode,
     DailyInfo,
@@ -34,6 +35,7 @@ from server.protocol import (
     RaceEntry,
     RaceStandings,
     RankInfo,
+    TodayDeal,
     encode,
 )
 from server.store import (
@@ -135,7 +137,7 @@ class Hub:
 
     # -- accounts ----------------------------------------------------------------
 
-    async def register(self, name: str) -> tuple[PlayerRecord, str]:
+    async def register(self, name: str, *, bot: bool = False) -> tuple[PlayerRecord, str]:
         try:
             name = check_name(name)
         except BadName as error:
@@ -143,7 +145,7 @@ class Hub:
         token = new_token()
         try:
             player = await self.store.create_player(
-                name=name, token_hash=hash_token(token), now=self.now()
+                name=name, token_hash=hash_token(token), now=self.now(), bot=bot
             )
         except NameTaken:
             raise Refused(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken") from None
@@ -232,6 +234,7 @@ class Hub:
                     game = game_from_record(record)
         if game is None or game.player_id != player.id:
             raise Refused(ErrorCode.NOT_FOUND, "you have no game with that id")
+        game.bot = player.bot  # a snapshot does not carry it; the account's flag is permanent
         return self._hold(game)
 
     def _hold(self, game: PlayerGame) -> PlayerGame:
@@ -313,7 +316,7 @@ class Hub:
         rank = par = None
         if game.day is not None:
             ranked = await self.store.rank_of(
-                day=game.day, suits=game.suits, player_id=game.player_id, around=0
+                day=game.day, suits=game.suits, player_id=game.player_id, around=0, bots=game.bot
             )
             rank = ranked.rank
             par = await self.par(game)
@@ -397,33 +400,55 @@ class Hub:
 
     # -- queries -------------------------------------------------------------------
 
-    async def daily_info(self) -> DailyInfo:
+    async def daily_info(self, player: PlayerRecord | None = None) -> DailyInfo:
+        """Today's deals without their codes (``start`` reveals a deal), with ``player``'s
+        progress on each; yesterday's codes and par."""
         now = self.now()
         day = utc_day(now)
-        deals = await self.daily.deals(day, wait=DAILY_WAIT)
-        yesterday = []
-        for suits in SUIT_CHOICES:
-            record = await self.store.get_daily_deal(day=day - timedelta(days=1), suits=suits)
-            if record is not None:
-                yesterday.append(DailyCode(suits=suits, code=record.code, par=record.par))  # type: ignore[arg-type]
         return DailyInfo(
             day=day,
-            deals=[DailyCode(suits=d.suits, code=d.code) for d in deals],  # type: ignore[arg-type]
-            yesterday=yesterday,
+            deals=await self._today_deals(day, player),
+            yesterday=await self._past_deals(day - timedelta(days=1)),
             seconds_left=round(seconds_to_next_day(now), 3),
         )
 
+    async def _today_deals(self, day: date, player: PlayerRecord | None) -> list[TodayDeal]:
+        deals = await self.daily.deals(day, wait=DAILY_WAIT)
+        if player is None:
+            return [TodayDeal(suits=deal.suits) for deal in deals]  # type: ignore[arg-type]
+        finished = await self.store.daily_progress(player_id=player.id, day=day)
+        return [
+            TodayDeal(
+                suits=deal.suits,  # type: ignore[arg-type]
+                started=deal.suits in finished,
+                finished=finished.get(deal.suits, False),
+            )
+            for deal in deals
+        ]
+
+    async def _past_deals(self, day: date) -> list[DailyCode]:
+        """A day's deals with their codes and par: public once the day is over."""
+        found = []
+        for suits in SUIT_CHOICES:
+            record = await self.store.get_daily_deal(day=day, suits=suits)
+            if record is not None:
+                found.append(DailyCode(suits=suits, code=record.code, par=record.par))  # type: ignore[arg-type]
+        return found
+
     async def leaderboard(
-        self, *, day: date | None, suits: int, limit: int, after: str | None
+        self, *, day: date | None, suits: int, limit: int, after: str | None, board: Board
     ) -> LeaderboardPage:
         day = day or self.today()
         try:
-            page = await self.store.leaderboard_page(day=day, suits=suits, limit=limit, after=after)
+            page = await self.store.leaderboard_page(
+                day=day, suits=suits, limit=limit, after=after, bots=board == "bots"
+            )
         except ValueError:
             raise Refused(ErrorCode.BAD_CURSOR, "that cursor is not one this server gave") from None
         return LeaderboardPage(
             day=day,
             suits=suits,  # type: ignore[arg-type]
+            board=board,
             rows=[leaderboard_row(row) for row in page.rows],
             next=page.next,
             total=page.total,
@@ -436,13 +461,16 @@ class Hub:
         return player
 
     async def rank(
-        self, *, day: date | None, suits: int, player: PlayerRecord, around: int
+        self, *, day: date | None, suits: int, player: PlayerRecord, around: int, board: Board
     ) -> RankInfo:
         day = day or self.today()
-        ranked = await self.store.rank_of(day=day, suits=suits, player_id=player.id, around=around)
+        ranked = await self.store.rank_of(
+            day=day, suits=suits, player_id=player.id, around=around, bots=board == "bots"
+        )
         return RankInfo(
             day=day,
             suits=suits,  # type: ignore[arg-type]
+            board=board,
             player=player.name,
             rank=ranked.rank,
             total=ranked.total,
@@ -454,12 +482,15 @@ class Hub:
         dailies = [record for record in found.games if record.day is not None]
         ranks = await asyncio.gather(
             *(
-                self.store.rank_of(day=game.day, suits=game.suits, player_id=player.id, around=0)
+                self.store.rank_of(
+                    day=game.day, suits=game.suits, player_id=player.id, around=0, bots=game.bot
+                )
                 for game in dailies
                 if game.day is not None  # for the type checker: dailies all have a day
             )
         )
         rank_by_game = {game.id: ranked.rank for game, ranked in zip(dailies, ranks, strict=True)}
+        today = self.today()
         return History(
             player=player.name,
             stats=PlayerStats(
@@ -470,7 +501,8 @@ class Hub:
             games=[
                 HistoryGame(
                     day=record.day,
-                    code=record.code,
+                    # today's deal stays secret until the day is over, even once played
+                    code=None if record.day is not None and record.day >= today else record.code,
                     suits=record.suits,  # type: ignore[arg-type]
                     mode=record.mode,  # type: ignore[arg-type]
                     won=bool(record.won),
@@ -500,11 +532,12 @@ class Hub:
         if today <= self.current_day:
             return False
         self.current_day = today
-        deals = await self.daily.deals(today, wait=DAILY_WAIT)
+        await self.close_unfinished_dailies(today)
         frame = encode(
             DailyChanged(
                 day=today,
-                deals=[DailyCode(suits=d.suits, code=d.code) for d in deals],  # type: ignore[arg-type]
+                deals=await self._today_deals(today, None),
+                yesterday=await self._past_deals(today - timedelta(days=1)),
             )
         )
         for push in tuple(self.listeners):
@@ -513,6 +546,14 @@ class Hub:
         self.bus.forget_races_before(today - timedelta(days=1))
         log.info("a new day: %s", today)
         return True
+
+    async def close_unfinished_dailies(self, today: date) -> None:
+        """Close the daily attempts of days before ``today`` still unfinished, as they stand:
+        first those held on this node (their race is told), then the rest in the store."""
+        for game in [g for g in self.live.values() if g.day is not None and g.day < today]:
+            if not game.finished:
+                await self.finish(game, resigned=False)
+        await self.store.close_unfinished_dailies(before=today, now=self.now(), replay=replay)
 
     async def _tick(self) -> None:
         while True:
@@ -539,6 +580,7 @@ def game_from_record(record: GameRecord) -> PlayerGame:
         mode=record.mode,
         code=record.code,
         day=record.day,
+        bot=record.bot,
         started_at=record.started_at,
         game=replay(record.code, record.actions),
         actions=list(record.actions),
@@ -574,6 +616,7 @@ def race_entry(game: PlayerGame) -> RaceEntry:
         finished=result is not None,
         won=engine.is_won,
         resigned=result is not None and result.resigned,
+        bot=game.bot,
     )
 
 
@@ -586,4 +629,6 @@ def leaderboard_row(entry: LeaderboardEntry) -> LeaderboardRow:
         elapsed=round(entry.elapsed, 3),
         finished_at=entry.finished_at.isoformat(),
         won=entry.won,
+        removed=entry.removed,
+        bot=entry.bot,
     )
