@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from server.store import Store
 from server.store.models import LEADERBOARD_KEY, ON_LEADERBOARD, Game
+from server.store.order import ResultKey
 from server.store.ranks import (
     BoardKey,
     CacheNotReady,
@@ -50,11 +51,13 @@ from server.store.store import encode_cursor
 BIG_DAY = date(2026, 11, 1)
 # A page as the store asks for it, for EXPLAIN and for the bare-driver baseline.
 PAGE_SQL = (
-    "SELECT g.id, g.score, g.elapsed, g.finished_at, g.moves, g.won, p.name "
+    "SELECT g.id, g.score, g.elapsed, g.finished_at, g.moves, g.won, g.removed, g.bot, p.name "
     "FROM games g JOIN players p ON p.id = g.player_id "
     "WHERE g.mode = 'daily' AND g.finished_at IS NOT NULL AND g.day = $1 AND g.suits = 1 "
-    "{where}ORDER BY -g.score, g.elapsed, g.finished_at, g.id LIMIT 21"
+    "AND g.bot = false {where}ORDER BY {order} LIMIT 21"
 )
+# The leaderboard order (server.store.order.ORDER) as the store's SQL reads it.
+ORDER_SQL = "-CAST(g.won AS INTEGER), -g.removed, -g.score, g.elapsed, g.finished_at, g.id"
 
 
 class NoRankCache(RankCache):
@@ -228,7 +231,15 @@ async def main() -> None:
             deep = []
             for offset in offsets[:: max(1, len(offsets) // 50)]:
                 query = (
-                    sa.select(Game.player_id, Game.score, Game.elapsed, Game.finished_at, Game.id)
+                    sa.select(
+                        Game.player_id,
+                        Game.won,
+                        Game.removed,
+                        Game.score,
+                        Game.elapsed,
+                        Game.finished_at,
+                        Game.id,
+                    )
                     .where(ON_LEADERBOARD, Game.day == day, Game.suits == 1)
                     .order_by(*LEADERBOARD_KEY)
                     .offset(offset)
@@ -241,18 +252,20 @@ async def main() -> None:
                 ("top page", ""),
                 (
                     "deep page",
-                    f"AND (-g.score, g.elapsed, g.finished_at, g.id) > ({-middle.score}, "
-                    f"{middle.elapsed!r}, '{middle.finished_at.isoformat()}', '{middle.id}') ",
+                    f"AND ({ORDER_SQL}) > ({-int(middle.won)}, {-middle.removed}, "
+                    f"{-middle.score}, {middle.elapsed!r}, '{middle.finished_at.isoformat()}', "
+                    f"'{middle.id}') ",
                 ),
             ):
                 explain = await connection.exec_driver_sql(
-                    "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + PAGE_SQL.format(where=where),
+                    "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) "
+                    + PAGE_SQL.format(where=where, order=ORDER_SQL),
                     (day,),
                 )
                 plans[label] = "\n".join(row[0] for row in explain)
         raw = await asyncpg.connect(dsn)
-        statement = await raw.prepare(PAGE_SQL.format(where=""))
-        cursors = [encode_cursor((-r.score, r.elapsed, r.finished_at, r.id)) for r in deep]
+        statement = await raw.prepare(PAGE_SQL.format(where="", order=ORDER_SQL))
+        cursors = [encode_cursor(ResultKey.of(r)) for r in deep]
         players = [r.player_id for r in deep]
 
         start = time.perf_counter()

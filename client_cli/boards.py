@@ -6,12 +6,13 @@ import argparse
 import asyncio
 from collections.abc import Sequence
 from datetime import date
-from typing import Any
+from typing import Any, get_args
 
 from rich.console import Console
 from rich.table import Table
 
 from server.protocol import (
+    Board,
     DailyInfo,
     DailyRequest,
     History,
@@ -25,7 +26,7 @@ from server.protocol import (
 
 from .offline import UsageError, add_json_argument
 from .online import add_server_argument, open_connection, print_json
-from .session import plural
+from .session import player_label, plural
 from .ui.widgets import format_clock
 
 PAGE = 100  # the most rows the server sends at once
@@ -46,19 +47,21 @@ def _rows_table(title: str, rows: Sequence[LeaderboardRow], me: str | None) -> T
     table = Table(title=title, title_justify="left")
     table.add_column("Rank", justify="right")
     table.add_column("Player")
+    table.add_column("Won", justify="center")
+    table.add_column("Runs", justify="right")
     table.add_column("Score", justify="right")
     table.add_column("Moves", justify="right")
     table.add_column("Time", justify="right")
-    table.add_column("Won", justify="center")
-    for row in rows:
+    for row in rows:  # the server's order: wins first, then the most runs removed
         style = "bold cyan" if row.player == me else None
         table.add_row(
             str(row.rank),
-            row.player,
+            player_label(row.player, row.bot),
+            "✓" if row.won else "",
+            f"{row.removed}/4",
             str(row.score),
             str(row.moves),
             format_clock(row.elapsed),
-            "✓" if row.won else "",
             style=style,
         )
     return table
@@ -70,12 +73,19 @@ async def _leaderboard(args: argparse.Namespace) -> int:
     try:
         if args.around_me:
             info = await connection.request(
-                RankRequest(type="rank", day=args.day, suits=args.suits, around=args.around),
+                RankRequest(
+                    type="rank",
+                    day=args.day,
+                    suits=args.suits,
+                    board=args.board,
+                    around=args.around,
+                ),
                 RankInfo,
             )
             result = _dump(info)
             rows = info.around
-            title = f"{info.day} · {plural(info.suits, 'suit')} · {info.player}: " + (
+            title = f"{info.day} · {plural(info.suits, 'suit')}{_board_title(info.board)} · "
+            title += f"{info.player}: " + (
                 f"rank {info.rank} of {info.total}" if info.rank else f"no result of {info.total}"
             )
         else:
@@ -86,6 +96,7 @@ async def _leaderboard(args: argparse.Namespace) -> int:
                         type="leaderboard",
                         day=args.day,
                         suits=args.suits,
+                        board=args.board,
                         limit=min(PAGE, args.top - len(rows)),
                         after=after,
                     ),
@@ -99,10 +110,12 @@ async def _leaderboard(args: argparse.Namespace) -> int:
             result = {
                 "day": page.day.isoformat(),
                 "suits": page.suits,
+                "board": page.board,
                 "total": page.total,
                 "rows": [_dump(row) for row in rows],
             }
-            title = f"{page.day} · {plural(page.suits, 'suit')} · {plural(page.total, 'result')}"
+            title = f"{page.day} · {plural(page.suits, 'suit')}{_board_title(page.board)} · "
+            title += plural(page.total, "result")
     finally:
         await connection.close()
     if args.json:
@@ -110,6 +123,10 @@ async def _leaderboard(args: argparse.Namespace) -> int:
     else:
         Console().print(_rows_table(title, rows, me))
     return 0
+
+
+def _board_title(board: str) -> str:
+    return " · bots" if board == "bots" else ""
 
 
 async def _history(args: argparse.Namespace) -> int:
@@ -146,7 +163,7 @@ async def _history(args: argparse.Namespace) -> int:
     for game in history.games:
         table.add_row(
             str(game.day or game.finished_at[:10]),
-            game.code,
+            game.code or "(today's)",  # a daily's code stays secret until its day is over
             game.mode,
             "✓" if game.won else "",
             str(game.score),
@@ -165,22 +182,35 @@ async def _daily(args: argparse.Namespace) -> int:
     finally:
         await connection.close()
     deals = [deal for deal in info.deals if args.suits in (None, deal.suits)]
+    yesterday = [deal for deal in info.yesterday if args.suits in (None, deal.suits)]
     if args.json:
         result = _dump(info)
         result["deals"] = [_dump(deal) for deal in deals]
+        result["yesterday"] = [_dump(deal) for deal in yesterday]
         print_json(result)
         return 0
     hours, rest = divmod(int(info.seconds_left), 3600)
     print(f"Daily deals for {info.day} (next in {hours} h {rest // 60:02} min):")
     for deal in deals:
-        print(f"  {plural(deal.suits, 'suit'):7}  {deal.code}")
-    yesterday = [deal for deal in info.yesterday if args.suits in (None, deal.suits)]
+        print(f"  {plural(deal.suits, 'suit'):7}  {_progress(deal.started, deal.finished)}")
+    if deals:
+        print("A deal is revealed when you start it (simon play --daily --suits N): its clock")
+        print("starts then.")
     if yesterday:
-        print("Yesterday's par:")
+        print("Yesterday's deals:")
         for deal in yesterday:
             par = deal.par if deal.par is not None else "not known"
             print(f"  {plural(deal.suits, 'suit'):7}  {deal.code}  par {par}")
     return 0
+
+
+def _progress(started: bool | None, finished: bool | None) -> str:
+    """How far the signed-in player is with one of today's deals."""
+    if finished:
+        return "played"
+    if started:
+        return "started: take it up with simon play --daily"
+    return "not started" if started is not None else ""
 
 
 def _positive(text: str) -> int:
@@ -200,6 +230,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--top", type=_positive, default=20, metavar="K", help="rows (20)")
     parser.add_argument("--around-me", action="store_true", help="your rank and the rows around it")
     parser.add_argument(
+        "--board",
+        choices=get_args(Board),
+        default="humans",
+        help="the humans' leaderboard (default) or the bots'",
+    )
+    parser.add_argument(
         "--around", type=int, default=5, choices=range(26), metavar="N", help=argparse.SUPPRESS
     )
     add_server_argument(parser)
@@ -213,7 +249,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_history(args)))
 
-    parser = subparsers.add_parser("daily", help="today's deal codes")
+    parser = subparsers.add_parser(
+        "daily", help="today's deals (revealed when started) and yesterday's codes and par"
+    )
     parser.add_argument("--suits", type=int, choices=(1, 2, 4))
     add_server_argument(parser)
     add_json_argument(parser)

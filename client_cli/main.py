@@ -16,6 +16,7 @@ from . import accounts, boards, offline, play, solve
 from .connection import ClientError, NetworkError, ServerError
 from .offline import UsageError
 from .online import NoAccountError, add_server_argument, print_json
+from .play import BotAccountNeeded
 
 
 class ArgumentsError(UsageError):
@@ -54,6 +55,8 @@ def error_code(error: Exception) -> str:
         return error.code
     if isinstance(error, NoAccountError):
         return "no-account"
+    if isinstance(error, BotAccountNeeded):
+        return "bot-account-needed"
     if isinstance(error, NetworkError):
         return "network"
     return "client"

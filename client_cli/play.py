@@ -1,8 +1,11 @@
-"""``simon play``: the full-screen game (online or ``--offline``), or bot mode with ``--moves``.
+"""``simon play``: the full-screen game (online or ``--offline``), or bot mode with ``--moves``
+or ``--solve``.
 
-Bot mode plays a list of moves over the websocket with no screen and prints
-the outcome: ``won``, ``moves``, ``score``, and ``rank`` (a won daily) or
-``refused`` (the index, move, rule and message of the first refused move, exit 1).
+Bot mode plays a list of moves (``--solve``: the bundled solver's solution of the deal
+the server reveals at the start) over the websocket with no screen, one every ``--pace``
+seconds, and prints the outcome: ``won``, ``moves``, ``score``, and ``rank`` (a won daily)
+or ``refused`` (the index, move, rule and message of the first refused move, exit 1).
+Bot mode on the ranked daily needs a bot account (``simon register NAME --bot``).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from .connection import ClientError, Connection, ServerError
 from .offline import UsageError
 from .online import add_server_argument, open_connection, print_json
 from .session import LocalTable, OnlineTable, Table, plural, rule_sentence
+from .solve import winning_moves
 
 FINISH_WAIT = 5.0  # seconds bot mode waits for the result after a winning move
 RATE_RETRIES = 30
@@ -40,16 +44,28 @@ def random_code(suits: int) -> GameCode:
     return GameCode(suits, secrets.randbelow(DEALS_PER_SUIT_COUNT))
 
 
+class BotAccountNeeded(ClientError):
+    """Bot mode on the ranked daily from an account that is not a declared bot."""
+
+
+def _bot_mode(args: argparse.Namespace) -> bool:
+    return args.moves is not None or args.solve
+
+
 def _check(args: argparse.Namespace) -> GameCode | None:
     """Refuse option mixes that mean nothing; return the code given, if any."""
     if args.daily and args.code:
         raise UsageError("play the daily deal or a code, not both")
     if args.offline and args.daily:
         raise UsageError("the daily deal is played on the server: leave out --offline")
-    if args.moves is not None and args.offline:
-        raise UsageError("--moves plays on the server; for the engine alone use `simon replay`")
-    if args.moves is not None and not (args.daily or args.code):
+    if args.moves is not None and args.solve:
+        raise UsageError("play --moves or --solve, not both")
+    if _bot_mode(args) and args.offline:
+        raise UsageError("bot mode plays on the server; for the engine alone use `simon replay`")
+    if _bot_mode(args) and not (args.daily or args.code):
         raise UsageError("bot mode needs --daily or --code CODE")
+    if args.pace is not None and not _bot_mode(args):
+        raise UsageError("--pace sets the speed of bot mode: give --moves or --solve too")
     code = None
     if args.code:
         try:
@@ -63,6 +79,8 @@ def _check(args: argparse.Namespace) -> GameCode | None:
 
 def cmd_play(args: argparse.Namespace) -> int:
     code = _check(args)
+    if args.solve:
+        return asyncio.run(_bot(args, None))
     if args.moves is not None:
         try:
             moves = [move.text() for move in parse_moves(args.moves)]
@@ -124,7 +142,8 @@ def _after(app: Any) -> int:
 # -- bot mode -------------------------------------------------------------------------
 
 
-async def _bot(args: argparse.Namespace, moves: list[str]) -> int:
+async def _bot(args: argparse.Namespace, moves: list[str] | None) -> int:
+    """Bot mode: play ``moves``, or (None) the solver's solution of the deal."""
     finished: asyncio.Queue[Finished] = asyncio.Queue()
 
     def pushed(message: ServerMessage) -> None:
@@ -134,6 +153,13 @@ async def _bot(args: argparse.Namespace, moves: list[str]) -> int:
     connection = await open_connection(args, account=True)
     connection.on_message = pushed
     try:
+        player = connection.player
+        if args.daily and (player is None or not player.bot):
+            # Ranked dailies are for people; bots have a board of their own.
+            raise BotAccountNeeded(
+                "bot mode on the ranked daily needs a bot account: register one with "
+                "`simon register NAME --bot`, or practise a deal with --code CODE"
+            )
         result = await _play_moves(connection, args, moves, finished)
     finally:
         await connection.close()
@@ -157,7 +183,7 @@ async def _bot(args: argparse.Namespace, moves: list[str]) -> int:
 async def _play_moves(
     connection: Connection,
     args: argparse.Namespace,
-    moves: list[str],
+    moves: list[str] | None,
     finished: asyncio.Queue[Finished],
 ) -> dict[str, Any]:
     mode: Literal["daily", "practice"] = "daily" if args.daily else "practice"
@@ -173,7 +199,11 @@ async def _play_moves(
         "score": view.score,
         "removed": view.removed,
     }
+    if moves is None:  # the deal is known only now: the server reveals it at the start
+        moves = await asyncio.to_thread(winning_moves, view.code)
     for index, move in enumerate(moves):
+        if args.pace:
+            await asyncio.sleep(args.pace)
         try:
             reply = await _move_paced(connection, move)
         except ServerError as error:
@@ -212,6 +242,16 @@ async def _move_paced(connection: Connection, move: str) -> Moved:
     raise AssertionError("unreachable")
 
 
+def _pace(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError("give 0 to 3600 seconds")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "play",
@@ -223,6 +263,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--code", metavar="CODE", help="a deal by its code, like SS1-S4-AAAAABD")
     parser.add_argument("--offline", action="store_true", help="practice with no server")
     parser.add_argument("--moves", metavar="MOVES", help='bot mode: play "3-7 1-2x3 ..." and exit')
+    parser.add_argument(
+        "--solve",
+        action="store_true",
+        help="bot mode: start the deal, solve it with the bundled solver, play the solution",
+    )
+    parser.add_argument(
+        "--pace",
+        type=_pace,
+        metavar="S",
+        help="bot mode: play a move every S seconds (default: at once)",
+    )
     parser.add_argument(
         "--json", action="store_true", default=argparse.SUPPRESS, help="bot mode: print JSON"
     )

@@ -95,6 +95,15 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
+def player_label(name: str, bot: bool) -> str:
+    """A player's name as every view shows it: declared bot accounts are marked.
+
+    >>> player_label("robo", True), player_label("ann", False)
+    ('BOT robo', 'ann')
+    """
+    return f"BOT {name}" if bot else name
+
+
 def won_text(score: int, moves: int, rank: int | None = None) -> str:
     """The line that tells the player they won."""
     where = f", rank {rank}" if rank is not None else ""
@@ -405,8 +414,9 @@ class OnlineTable(Table):
         elif isinstance(message, RaceStandings):
             self._standings(message)
         elif isinstance(message, DailyChanged):
-            codes = ", ".join(deal.code for deal in message.deals)
-            self._tell(Notice("info", f"A new day has begun: today's deals are {codes}."))
+            self._tell(
+                Notice("info", f"A new day has begun: the deals of {message.day} are ready.")
+            )
 
     def _take(self, message_id: Any) -> Pending | None:
         for index, pending in enumerate(self.pending):
@@ -527,7 +537,7 @@ class OnlineTable(Table):
             self.race_left.add(entry.player)
         else:
             self.race_left.discard(entry.player)
-        who = "you" if entry.player == self.player else entry.player
+        who = "you" if entry.player == self.player else player_label(entry.player, entry.bot)
         line = {
             "joined": f"{who} joined",
             "moved": None,

@@ -5,9 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 
+from server.engine import Game
 from server.solver import DEFAULT_MAX_NODES, DEFAULT_MAX_SECONDS, Verdict, solve
 
+from .connection import ClientError
 from .offline import UsageError, add_game_arguments, load_game
+
+
+def winning_moves(code: str) -> list[str]:
+    """The solver's solution of a deal, counts explicit (bot mode's ``--solve``); a
+    ClientError when it finds none within its default budget."""
+    solution = solve(Game.from_code(code))
+    if solution.verdict is not Verdict.WINNABLE:
+        raise ClientError(f"the solver found no win for {code} ({solution.verdict.value})")
+    return [move.text() for move in solution.moves]
 
 
 def _positive_int(text: str) -> int:

@@ -35,6 +35,8 @@ SuitCount = Annotated[Literal[1, 2, 4], BeforeValidator(_not_a_bool)]
 Column = Annotated[int, Field(ge=1, le=10)]  # 1-based, as players number them
 CardCount = Annotated[int, Field(ge=1, le=52)]
 PlayerName = Annotated[str, Field(min_length=1, max_length=64)]  # checked fully by accounts
+#: The two leaderboards of each day and suit count: declared bot accounts play on their own.
+Board = Literal["humans", "bots"]
 
 
 class ErrorCode(StrEnum):
@@ -93,6 +95,7 @@ class Register(_Request):
 
     type: Literal["register"]
     name: PlayerName
+    bot: bool = False  # a bot account, for good: its dailies go on the bots' leaderboard
 
 
 class Auth(_Request):
@@ -156,7 +159,8 @@ class Resume(_Request):
 
 
 class DailyRequest(_Request):
-    """Today's codes (and yesterday's par, published once the day is over)."""
+    """Today's deals (their suit counts, not their codes: a deal is revealed by ``start``),
+    and yesterday's codes and par."""
 
     type: Literal["daily"]
 
@@ -167,6 +171,7 @@ class LeaderboardRequest(_Request):
     type: Literal["leaderboard"]
     day: date | None = None  # today (UTC) when omitted
     suits: SuitCount = 1
+    board: Board = "humans"
     limit: Annotated[int, Field(ge=1, le=100)] = 20
     after: Annotated[str, Field(max_length=256)] | None = None
 
@@ -177,6 +182,7 @@ class RankRequest(_Request):
     type: Literal["rank"]
     day: date | None = None
     suits: SuitCount = 1
+    board: Board = "humans"
     player: PlayerName | None = None  # the authenticated player when omitted
     around: Annotated[int, Field(ge=0, le=25)] = 5
 
@@ -242,6 +248,7 @@ def parse_client_message(data: str | bytes) -> ClientMessage:
 class PlayerInfo(_Message):
     name: str
     created: str | None = None  # ISO 8601
+    bot: bool = False
 
 
 class GameView(_Message):
@@ -369,16 +376,27 @@ class TargetList(_Message):
 
 
 class DailyCode(_Message):
+    """A past day's deal: its code, and its par."""
+
     suits: SuitCount
     code: str
-    par: int | None = None  # published once the day is over
+    par: int | None = None
+
+
+class TodayDeal(_Message):
+    """One of today's deals, without its code: ``start`` reveals it (and starts the clock)."""
+
+    suits: SuitCount
+    # For a signed-in player: whether they started that attempt, and finished it.
+    started: bool | None = None
+    finished: bool | None = None
 
 
 class DailyInfo(_Message):
     type: Literal["daily"] = "daily"
     id: MessageId | None = None
     day: date
-    deals: list[DailyCode]
+    deals: list[TodayDeal]
     yesterday: list[DailyCode] = []  # with par
     seconds_left: float  # until the next day starts (UTC)
 
@@ -391,6 +409,8 @@ class LeaderboardRow(_Message):
     elapsed: float
     finished_at: str  # ISO 8601
     won: bool
+    removed: int  # runs removed: the games not won are ranked by it
+    bot: bool = False  # every row of the bots' board
 
 
 class LeaderboardPage(_Message):
@@ -398,6 +418,7 @@ class LeaderboardPage(_Message):
     id: MessageId | None = None
     day: date
     suits: SuitCount
+    board: Board = "humans"
     rows: list[LeaderboardRow]
     next: str | None = None  # cursor for the next page, None at the end
     total: int
@@ -408,6 +429,7 @@ class RankInfo(_Message):
     id: MessageId | None = None
     day: date
     suits: SuitCount
+    board: Board = "humans"
     player: str
     rank: int | None  # None: no result that day
     total: int
@@ -416,7 +438,7 @@ class RankInfo(_Message):
 
 class HistoryGame(_Message):
     day: date | None
-    code: str
+    code: str | None = None  # None: a daily of today, secret until the day ends
     suits: SuitCount
     mode: Literal["daily", "practice"]
     won: bool
@@ -449,6 +471,7 @@ class RaceEntry(_Message):
     finished: bool
     won: bool
     resigned: bool = False
+    bot: bool = False  # a declared bot account
 
 
 class RaceStandings(_Message):
@@ -472,11 +495,13 @@ class RaceEvent(_Message):
 
 
 class DailyChanged(_Message):
-    """Pushed when a new UTC day starts: the new codes."""
+    """Pushed when a new UTC day starts: the new deals (no codes), and the codes and par of
+    the day just over."""
 
     type: Literal["daily_changed"] = "daily_changed"
     day: date
-    deals: list[DailyCode]
+    deals: list[TodayDeal]
+    yesterday: list[DailyCode] = []
 
 
 class Pong(_Message):

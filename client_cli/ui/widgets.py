@@ -14,7 +14,7 @@ from server.engine import COLUMNS, RUNS_PER_GAME, Card, Move, rank, suit
 from server.engine.cards import RANK_LETTERS, SUIT_LETTERS
 from server.protocol import RaceEntry
 
-from ..session import Table, plural
+from ..session import Table, player_label, plural
 
 SUIT_SYMBOLS = "♠♥♦♣"
 #: A four-colour pack that reads on dark and light terminals; the symbol carries the suit too.
@@ -238,7 +238,7 @@ class RacePanel(Static):
             left = entry.player in table.race_left
             style = "bold cyan" if entry.player == table.player else ("dim" if left else "")
             cells = [
-                Text(entry.player, style),
+                Text(player_label(entry.player, entry.bot), style),
                 str(entry.moves),
                 str(entry.score),
                 f"{entry.removed}/4",

@@ -1,7 +1,7 @@
 """Read-only HTTP JSON on the websocket port (through websockets' ``process_request``).
 
-``GET /healthz``, ``/daily``, ``/leaderboard?day=&suits=&limit=&after=``,
-``/rank?day=&suits=&player=``, ``/history?player=&limit=``. The bodies are the same
+``GET /healthz``, ``/daily``, ``/leaderboard?day=&suits=&board=&limit=&after=``,
+``/rank?day=&suits=&board=&player=``, ``/history?player=&limit=``. The bodies are the same
 objects the websocket sends, without ``id``. Bad parameters get ``400`` and
 ``{"error": {"code": ..., "message": ...}}``.
 """
@@ -14,7 +14,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import date
-from typing import Any
+from typing import Any, get_args
 from urllib.parse import parse_qs, urlsplit
 
 from pydantic import BaseModel
@@ -23,7 +23,7 @@ from websockets.http11 import Request, Response
 
 from server.play.errors import Refused
 from server.play.hub import Hub
-from server.protocol import PROTOCOL_VERSION, ErrorCode
+from server.protocol import PROTOCOL_VERSION, Board, ErrorCode
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +80,13 @@ def _int(query: Query, name: str, default: int, choices: range | tuple[int, ...]
     return value
 
 
+def _board(query: Query) -> Board:
+    text = query.get("board", "humans")
+    if text not in get_args(Board):
+        raise BadQuery(f"board must be one of {list(get_args(Board))}")
+    return text  # type: ignore[return-value]  # checked against the Literal just above
+
+
 def _text(query: Query, name: str, *, required: bool, longest: int) -> str | None:
     text = query.get(name)
     if text is None:
@@ -114,6 +121,7 @@ async def _leaderboard(hub: Hub, query: Query) -> Response:
         suits=_int(query, "suits", 1, (1, 2, 4)),
         limit=_int(query, "limit", 20, range(1, 101)),
         after=_text(query, "after", required=False, longest=256),
+        board=_board(query),
     )
     return _model(page)
 
@@ -123,9 +131,10 @@ async def _rank(hub: Hub, query: Query) -> Response:
     day = _day(query)
     suits = _int(query, "suits", 1, (1, 2, 4))
     around = _int(query, "around", 5, range(0, 26))
+    board = _board(query)
     assert name is not None
     player = await hub.player(name)
-    return _model(await hub.rank(day=day, suits=suits, player=player, around=around))
+    return _model(await hub.rank(day=day, suits=suits, player=player, around=around, board=board))
 
 
 async def _history(hub: Hub, query: Query) -> Response:
@@ -138,8 +147,8 @@ async def _history(hub: Hub, query: Query) -> Response:
 _ROUTES: dict[str, tuple[Callable[[Hub, Query], Awaitable[Response]], frozenset[str]]] = {
     "/healthz": (_healthz, frozenset()),
     "/daily": (_daily, frozenset()),
-    "/leaderboard": (_leaderboard, frozenset({"day", "suits", "limit", "after"})),
-    "/rank": (_rank, frozenset({"day", "suits", "player", "around"})),
+    "/leaderboard": (_leaderboard, frozenset({"day", "suits", "board", "limit", "after"})),
+    "/rank": (_rank, frozenset({"day", "suits", "board", "player", "around"})),
     "/history": (_history, frozenset({"player", "limit"})),
 }
 

@@ -24,7 +24,7 @@ from typing import Final, NamedTuple
 
 from server.engine import Game, GameCode, Move
 from server.protocol import GameView, MessageId, moved_frame
-from server.store import END_ACTIONS, RESIGN, WON, GameLog, LogEntry, Result
+from server.store import CLOSED, END_ACTIONS, RESIGN, WON, GameLog, LogEntry, Result
 
 #: Replies kept per game for resent client message ids (a client resends only the few
 #: actions it sent but saw no answer to).
@@ -90,6 +90,7 @@ class PlayerGame:
 
     __slots__ = (
         "actions",
+        "bot",
         "code",
         "day",
         "engine",
@@ -113,6 +114,7 @@ class PlayerGame:
         code: str,
         day: date | None,
         started_at: datetime,
+        bot: bool = False,
     ) -> None:
         self.id = id
         self.player_id = player_id
@@ -120,6 +122,8 @@ class PlayerGame:
         self.mode = mode
         self.code = code
         self.day = day
+        #: The player is a declared bot: the game is on the bots' board and marked in races.
+        self.bot = bot
         self.started_at = started_at
         #: Every accepted action, in log notation: ``seq`` is its length.
         self.actions: list[str] = []
@@ -143,6 +147,7 @@ class PlayerGame:
             code=record.code,
             day=record.day,
             started_at=record.started_at,
+            bot=record.bot,
         )
         game.reload(logged)
         return game
@@ -212,11 +217,13 @@ class PlayerGame:
         self.engine.restart()
         self.actions.append(RESTART)
 
-    def end(self, *, resigned: bool, now: datetime) -> Result:
-        """End the game (a win, or a resignation): its result, and an end action."""
+    def end(self, *, now: datetime, resigned: bool = False) -> Result:
+        """End the game: a win, a resignation, or (neither) closed as it stands when its
+        day is over. Returns its result; the end action is ``won``, ``resign`` or ``closed``."""
         engine = self.engine
+        won = engine.is_won and not resigned
         self.result = Result(
-            won=engine.is_won and not resigned,
+            won=won,
             resigned=resigned,
             moves=engine.moves,
             score=engine.score,
@@ -224,7 +231,7 @@ class PlayerGame:
             elapsed=self.elapsed(now),
             finished_at=now,
         )
-        self.actions.append(RESIGN if resigned else WON)
+        self.actions.append(WON if won else RESIGN if resigned else CLOSED)
         return self.result
 
     def entries_since(

@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import time
 import uuid
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from math import inf
+from time import monotonic
 from typing import Final
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -23,6 +23,7 @@ from server.bus import Bus
 from server.engine import GameCode, InvalidCodeError
 from server.engine.codes import DEALS_PER_SUIT_COUNT
 from server.protocol import (
+    Board,
     DailyChanged,
     DailyCode,
     DailyInfo,
@@ -36,6 +37,7 @@ from server.protocol import (
     RaceEntry,
     RaceStandings,
     RankInfo,
+    TodayDeal,
     encode,
 )
 from server.store import (
@@ -43,7 +45,9 @@ from server.store import (
     LeaderboardEntry,
     NameTaken,
     PlayerRecord,
+    StaleGame,
     Store,
+    StoreUnavailable,
 )
 
 from .accounts import BadName, check_name, hash_token, new_token
@@ -118,7 +122,7 @@ class Hub:
 
     # -- accounts ----------------------------------------------------------------
 
-    async def register(self, name: str) -> tuple[PlayerRecord, str]:
+    async def register(self, name: str, *, bot: bool = False) -> tuple[PlayerRecord, str]:
         try:
             name = check_name(name)
         except BadName as error:
@@ -126,7 +130,7 @@ class Hub:
         token = new_token()
         try:
             player = await self.store.create_player(
-                name=name, token_hash=hash_token(token), now=self.now()
+                name=name, token_hash=hash_token(token), now=self.now(), bot=bot
             )
         except NameTaken:
             raise Refused(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken") from None
@@ -203,6 +207,7 @@ class Hub:
             code=record.code,
             day=record.day,
             started_at=record.started_at,
+            bot=record.bot,
         )
         return self.live.hold(game)
 
@@ -227,7 +232,11 @@ class Hub:
         if game.day is not None:
             try:
                 ranked = await self.store.rank_of(
-                    day=game.day, suits=game.suits, player_id=game.player_id, around=0
+                    day=game.day,
+                    suits=game.suits,
+                    player_id=game.player_id,
+                    around=0,
+                    bots=game.bot,
                 )
                 rank = ranked.rank
             except (SQLAlchemyError, OSError) as error:
@@ -260,7 +269,7 @@ class Hub:
         event at once."""
         if game.day is None:
             return
-        now = time.monotonic()
+        now = monotonic()
         if event == "moved":
             wait = self._raced_at.get(game.id, -inf) + self._race_interval - now
             if wait > 0:
@@ -285,33 +294,55 @@ class Hub:
 
     # -- queries -------------------------------------------------------------------
 
-    async def daily_info(self) -> DailyInfo:
+    async def daily_info(self, player: PlayerRecord | None = None) -> DailyInfo:
+        """Today's deals without their codes (``start`` reveals a deal), with ``player``'s
+        progress on each; yesterday's codes and par."""
         now = self.now()
         day = utc_day(now)
-        deals = await self.daily.deals(day, wait=DAILY_WAIT)
-        yesterday = []
-        for suits in SUIT_CHOICES:
-            record = await self.store.get_daily_deal(day=day - timedelta(days=1), suits=suits)
-            if record is not None:
-                yesterday.append(DailyCode(suits=suits, code=record.code, par=record.par))  # type: ignore[arg-type]
         return DailyInfo(
             day=day,
-            deals=[DailyCode(suits=d.suits, code=d.code) for d in deals],  # type: ignore[arg-type]
-            yesterday=yesterday,
+            deals=await self._today_deals(day, player),
+            yesterday=await self._past_deals(day - timedelta(days=1)),
             seconds_left=round(seconds_to_next_day(now), 3),
         )
 
+    async def _today_deals(self, day: date, player: PlayerRecord | None) -> list[TodayDeal]:
+        deals = await self.daily.deals(day, wait=DAILY_WAIT)
+        if player is None:
+            return [TodayDeal(suits=deal.suits) for deal in deals]  # type: ignore[arg-type]
+        finished = await self.store.daily_progress(player_id=player.id, day=day)
+        return [
+            TodayDeal(
+                suits=deal.suits,  # type: ignore[arg-type]
+                started=deal.suits in finished,
+                finished=finished.get(deal.suits, False),
+            )
+            for deal in deals
+        ]
+
+    async def _past_deals(self, day: date) -> list[DailyCode]:
+        """A day's deals with their codes and par: public once the day is over."""
+        found = []
+        for suits in SUIT_CHOICES:
+            record = await self.store.get_daily_deal(day=day, suits=suits)
+            if record is not None:
+                found.append(DailyCode(suits=suits, code=record.code, par=record.par))  # type: ignore[arg-type]
+        return found
+
     async def leaderboard(
-        self, *, day: date | None, suits: int, limit: int, after: str | None
+        self, *, day: date | None, suits: int, limit: int, after: str | None, board: Board
     ) -> LeaderboardPage:
         day = day or self.today()
         try:
-            page = await self.store.leaderboard_page(day=day, suits=suits, limit=limit, after=after)
+            page = await self.store.leaderboard_page(
+                day=day, suits=suits, limit=limit, after=after, bots=board == "bots"
+            )
         except ValueError:
             raise Refused(ErrorCode.BAD_CURSOR, "that cursor is not one this server gave") from None
         return LeaderboardPage(
             day=day,
             suits=suits,  # type: ignore[arg-type]
+            board=board,
             rows=[leaderboard_row(row) for row in page.rows],
             next=page.next,
             total=page.total,
@@ -324,13 +355,16 @@ class Hub:
         return player
 
     async def rank(
-        self, *, day: date | None, suits: int, player: PlayerRecord, around: int
+        self, *, day: date | None, suits: int, player: PlayerRecord, around: int, board: Board
     ) -> RankInfo:
         day = day or self.today()
-        ranked = await self.store.rank_of(day=day, suits=suits, player_id=player.id, around=around)
+        ranked = await self.store.rank_of(
+            day=day, suits=suits, player_id=player.id, around=around, bots=board == "bots"
+        )
         return RankInfo(
             day=day,
             suits=suits,  # type: ignore[arg-type]
+            board=board,
             player=player.name,
             rank=ranked.rank,
             total=ranked.total,
@@ -342,12 +376,15 @@ class Hub:
         dailies = [record for record in found.games if record.day is not None]
         ranks = await asyncio.gather(
             *(
-                self.store.rank_of(day=game.day, suits=game.suits, player_id=player.id, around=0)
+                self.store.rank_of(
+                    day=game.day, suits=game.suits, player_id=player.id, around=0, bots=game.bot
+                )
                 for game in dailies
                 if game.day is not None  # for the type checker: dailies all have a day
             )
         )
         rank_by_game = {game.id: ranked.rank for game, ranked in zip(dailies, ranks, strict=True)}
+        today = self.today()
         return History(
             player=player.name,
             stats=PlayerStats(
@@ -358,7 +395,8 @@ class Hub:
             games=[
                 HistoryGame(
                     day=record.day,
-                    code=record.code,
+                    # today's deal stays secret until the day is over, even once played
+                    code=None if record.day is not None and record.day >= today else record.code,
                     suits=record.suits,  # type: ignore[arg-type]
                     mode=record.mode,  # type: ignore[arg-type]
                     won=bool(record.won),
@@ -389,11 +427,12 @@ class Hub:
         if today <= self.current_day:
             return False
         self.current_day = today
-        deals = await self.daily.deals(today, wait=DAILY_WAIT)
+        await self.close_unfinished_dailies(today)
         frame = encode(
             DailyChanged(
                 day=today,
-                deals=[DailyCode(suits=d.suits, code=d.code) for d in deals],  # type: ignore[arg-type]
+                deals=await self._today_deals(today, None),
+                yesterday=await self._past_deals(today - timedelta(days=1)),
             )
         )
         for push in tuple(self.listeners):
@@ -402,6 +441,37 @@ class Hub:
         self.bus.forget_races_before(today - timedelta(days=1))
         log.info("a new day: %s", today)
         return True
+
+    async def close_unfinished_dailies(self, today: date) -> None:
+        """Close the daily attempts of days before ``today`` still unfinished, as they stand
+        at their day's end (a non-win: its runs removed and score rank it). Those held on
+        this node are closed in place, so their sessions and race see it."""
+        for game_id in await self.store.unfinished_dailies(before=today):
+            game = self.live.get(game_id)
+            if game is None:
+                logged = await self.store.load_game(game_id)
+                if logged is None:
+                    continue
+                game = PlayerGame.from_log(logged)
+            async with game.lock:
+                if game.finished or game.day is None:
+                    continue
+                day_end = datetime.combine(game.day + timedelta(days=1), time(0), UTC)
+                before = game.seq
+                result = game.end(now=day_end)
+                entries = game.entries_since(before, at_ms=int(day_end.timestamp() * 1000))
+                try:
+                    await self.store.append(
+                        entries, result, ranked_on=(game.day, game.suits, game.bot)
+                    )
+                except StaleGame:  # played on, or closed, elsewhere: the log has it
+                    await self.live.refresh(game)
+                    continue
+                except StoreUnavailable as error:  # tried again at the next new day
+                    game.rollback(before)
+                    log.warning("could not close daily %s: %s", game_id, error)
+                    continue
+            self.race_event(game, "finished")
 
     async def _tick(self) -> None:
         while True:
@@ -426,6 +496,7 @@ def race_entry(game: PlayerGame) -> RaceEntry:
         finished=result is not None,
         won=engine.is_won,
         resigned=result is not None and result.resigned,
+        bot=game.bot,
     )
 
 
@@ -438,4 +509,6 @@ def leaderboard_row(entry: LeaderboardEntry) -> LeaderboardRow:
         elapsed=round(entry.elapsed, 3),
         finished_at=entry.finished_at.isoformat(),
         won=entry.won,
+        removed=entry.removed,
+        bot=entry.bot,
     )

@@ -29,6 +29,9 @@ class LiveGames:
     def __contains__(self, game_id: object) -> bool:
         return game_id in self._games
 
+    def get(self, game_id: str) -> PlayerGame | None:
+        return self._games.get(game_id)
+
     def hold(self, game: PlayerGame) -> PlayerGame:
         """Hold ``game`` for one more session (the copy already held, if any)."""
         game = self._games.setdefault(game.id, game)

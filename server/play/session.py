@@ -123,7 +123,7 @@ class Session:
 
     def _info(self) -> PlayerInfo:
         player = self._who()
-        return PlayerInfo(name=player.name, created=player.created_at.isoformat())
+        return PlayerInfo(name=player.name, created=player.created_at.isoformat(), bot=player.bot)
 
     async def _take(self, game: PlayerGame) -> None:
         """Make ``game`` this session's game, letting go of the previous one."""
@@ -180,7 +180,7 @@ class Session:
         entries = game.entries_since(
             before, at_ms=int(now.timestamp() * 1000), message_id=message_id, request=what
         )
-        board = (game.day, game.suits) if game.day is not None else None
+        board = (game.day, game.suits, game.bot) if game.day is not None else None
         try:
             await self.hub.store.append(entries, game.result, ranked_on=board)
         except StoreUnavailable:
@@ -226,7 +226,7 @@ class Session:
     async def _register(self, message: Register) -> Replies:
         if self.player is not None:
             raise Refused(ErrorCode.ALREADY_AUTHENTICATED, "this connection has an account")
-        player, token = await self.hub.register(message.name)
+        player, token = await self.hub.register(message.name, bot=message.bot)
         self.player = player
         return [Registered(id=message.id, player=self._info(), token=token)]
 
@@ -388,7 +388,7 @@ class Session:
     # -- the daily, races and leaderboards -----------------------------------------------
 
     async def _daily(self, message: DailyRequest) -> Replies:
-        info = await self.hub.daily_info()
+        info = await self.hub.daily_info(self.player)
         return [info.model_copy(update={"id": message.id})]
 
     async def _race(self, message: RaceRequest) -> Replies:
@@ -399,7 +399,11 @@ class Session:
 
     async def _leaderboard(self, message: LeaderboardRequest) -> Replies:
         page = await self.hub.leaderboard(
-            day=message.day, suits=message.suits, limit=message.limit, after=message.after
+            day=message.day,
+            suits=message.suits,
+            limit=message.limit,
+            after=message.after,
+            board=message.board,
         )
         return [page.model_copy(update={"id": message.id})]
 
@@ -409,7 +413,11 @@ class Session:
         else:
             player = await self.hub.player(message.player)
         info = await self.hub.rank(
-            day=message.day, suits=message.suits, player=player, around=message.around
+            day=message.day,
+            suits=message.suits,
+            player=player,
+            around=message.around,
+            board=message.board,
         )
         return [info.model_copy(update={"id": message.id})]
 

@@ -6,6 +6,7 @@ The schema is made by the alembic migrations in ``migrations/`` (see
 
 from server.store.action_log import ActionLog, GameEnd
 from server.store.records import (
+    CLOSED,
     END_ACTIONS,
     RESIGN,
     WON,
@@ -28,6 +29,7 @@ from server.store.records import (
 from server.store.store import Store, name_key
 
 __all__ = [
+    "CLOSED",
     "END_ACTIONS",
     "RESIGN",
     "WON",

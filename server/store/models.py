@@ -10,6 +10,8 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from server.store.order import ORDER
+
 NAMING_CONVENTION: dict[str, str] = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -68,6 +70,9 @@ class Player(Base):
     name_key: Mapped[str] = mapped_column(sa.String(4 * NAME_LENGTH))
     token_hash: Mapped[str] = mapped_column(sa.String(128))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    #: A declared bot account (chosen at registration, permanent): its dailies go on the
+    #: bots' leaderboard, never on the humans'.
+    bot: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
 
     __table_args__ = (
         sa.Index("ix_players_name_key", "name_key", unique=True),
@@ -93,6 +98,9 @@ class Game(Base):
     code: Mapped[str] = mapped_column(sa.String(32))
     suits: Mapped[int] = mapped_column(sa.SmallInteger)
     day: Mapped[date | None] = mapped_column(sa.Date)
+    #: The player's ``bot`` flag, copied at the start (it never changes): the leaderboard
+    #: index filters the boards apart without joining players.
+    bot: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
     started_at: Mapped[datetime] = mapped_column(UTCDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     won: Mapped[bool | None] = mapped_column(sa.Boolean)
@@ -135,9 +143,23 @@ class GameAction(Base):
 IS_DAILY = Game.mode == sa.literal_column("'daily'")
 #: Rows of a daily leaderboard: finished daily games.
 ON_LEADERBOARD = sa.and_(IS_DAILY, Game.finished_at.is_not(None))
-#: The leaderboard's order, all ascending so one row comparison pages through it:
-#: best score first, then the faster game, then the earlier finish, then the game id.
-LEADERBOARD_KEY: tuple[Any, ...] = (-Game.score, Game.elapsed, Game.finished_at, Game.id)
+
+
+def _ascending(name: str, descending: bool) -> sa.ColumnElement[Any]:
+    """One term of :data:`~server.store.order.ORDER` as an ascending SQL expression."""
+    column: sa.ColumnElement[Any] = getattr(Game, name)
+    if not descending:
+        return column
+    if isinstance(column.type, sa.Boolean):  # -CAST(...) reads the same on both backends
+        column = sa.cast(column, sa.Integer)
+    return -column
+
+
+#: The leaderboard's order (``ORDER``) as SQL, all ascending so one row comparison pages
+#: through it.
+LEADERBOARD_KEY: tuple[sa.ColumnElement[Any], ...] = tuple(
+    _ascending(name, descending) for name, descending in ORDER
+)
 
 # One daily attempt per player, day and suit count; practice games are not limited.
 sa.Index(
@@ -149,13 +171,15 @@ sa.Index(
     sqlite_where=IS_DAILY,
     postgresql_where=IS_DAILY,
 )
-# Leaderboard pages and rank counts: an index-only range scan in leaderboard order.
+# Leaderboard pages and rank counts: an index-only range scan in leaderboard order, one
+# range per board (humans, bots).
 sa.Index(
     "ix_games_leaderboard",
     Game.day,
     Game.suits,
+    Game.bot,
     *LEADERBOARD_KEY,
-    postgresql_include=["score", "player_id", "moves", "won"],
+    postgresql_include=["score", "player_id", "moves", "won", "removed"],
     sqlite_where=ON_LEADERBOARD,
     postgresql_where=ON_LEADERBOARD,
 )

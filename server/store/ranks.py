@@ -1,14 +1,9 @@
 """The rank cache: a player's position on a daily leaderboard without counting rows.
 
-One ordered set per (day, suit count) holds a member per finished daily game. Every member
-has the same score, so the set is ordered by the member itself, and the member is a
-fixed-width text whose byte order is the leaderboard's order::
-
-    16 hex digits   2**63 - 1 - score           (higher score first)
-    16 hex digits   IEEE-754 bits of elapsed    (a non-negative double's bits sort like it)
-    16 hex digits   finish time, microseconds since 1970 + 2**62
-    the rest        the game id                 (ids sort bytewise in the database too)
-
+One ordered set per leaderboard (day, suit count, and board: humans or bots) holds a member
+per finished daily game. Every member has the same score, so the set is ordered by the
+member itself: :meth:`server.store.order.ResultKey.member`, a fixed-width text whose byte
+order is the leaderboard's order (the game id last; ids sort bytewise in the database too),
 so a member's 0-based rank in the set is its rank on the leaderboard. With Redis the set is a
 sorted set (``ZLEXCOUNT``, ``ZCARD``); without, a sorted list in this process.
 
@@ -23,25 +18,21 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-import math
-import struct
 import uuid
 from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date
 from typing import NamedTuple
 
 import redis.asyncio as redis
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
 #: Marks a Redis set as complete; "~" sorts after the hex digit that starts every result.
 COMPLETE = "~complete"
 
-#: (day, suit count): one leaderboard.
-BoardKey = tuple[date, int]
+#: (day, suit count, bots): one leaderboard; ``bots`` picks the bots' board.
+BoardKey = tuple[date, int, bool]
 #: Reads every member of one leaderboard from the database, in batches.
 Loader = Callable[[], AsyncIterator[list[str]]]
 
@@ -58,30 +49,6 @@ class Position(NamedTuple):
 
 class CacheNotReady(Exception):
     """The set is being warmed elsewhere and did not complete in time: ask the database."""
-
-
-def rank_member(score: int, elapsed: float, finished_at: datetime, game_id: str) -> str:
-    """The member of one result; members sort exactly like the leaderboard rows.
-
-    >>> rank_member(851, 0.0, _EPOCH, "g1")[:16]
-    '7ffffffffffffcac'
-    """
-    if not -(2**31) < score < 2**31:  # a 4-byte integer in the database, negated too
-        raise ValueError(f"score out of range: {score}")
-    if not (math.isfinite(elapsed) and elapsed >= 0):
-        raise ValueError(f"elapsed must be finite and non-negative: {elapsed}")
-    micros = epoch_micros(finished_at) + 2**62
-    elapsed_bits = struct.pack(">d", elapsed + 0.0).hex()  # + 0.0 turns -0.0 into 0.0
-    return f"{2**63 - 1 - score:016x}{elapsed_bits}{micros:016x}{game_id}"
-
-
-def epoch_micros(moment: datetime) -> int:
-    """Microseconds since 1970 UTC: exact, unlike a float timestamp."""
-    return (moment - _EPOCH) // _MICROSECOND
-
-
-def from_epoch_micros(micros: int) -> datetime:
-    return _EPOCH + micros * _MICROSECOND
 
 
 class RankCache(ABC):
@@ -173,8 +140,8 @@ class RedisRankCache(RankCache):
         self._batch = batch
 
     def key(self, board: BoardKey) -> str:
-        day, suits = board
-        return f"{self._prefix}:ranks:{day.isoformat()}:{suits}"
+        day, suits, bots = board
+        return f"{self._prefix}:ranks:{day.isoformat()}:{suits}:{'bots' if bots else 'humans'}"
 
     async def _warm(self, key: str, load: Loader) -> None:
         lock = f"{key}:warming"

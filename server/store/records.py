@@ -49,6 +49,7 @@ class PlayerRecord:
     id: int
     name: str
     created_at: datetime
+    bot: bool = False  # a declared bot account: its dailies are on the bots' leaderboard
 
 
 @dataclass(frozen=True)
@@ -91,10 +92,11 @@ class LogEntry(NamedTuple):  # a tuple: several are made per move, cheaply
 
 
 #: Log entries that end a game rather than change its board: a win (written right after the
-#: winning move) and a resignation.
+#: winning move), a resignation, and a daily closed as it stood when its day ended.
 WON = "won"
 RESIGN = "resign"
-END_ACTIONS = frozenset({WON, RESIGN})
+CLOSED = "closed"
+END_ACTIONS = frozenset({WON, RESIGN, CLOSED})
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,7 @@ class GameRecord:
     code: str
     suits: int
     day: date | None
+    bot: bool  # the player's flag: which leaderboard a daily goes on
     started_at: datetime
     finished_at: datetime | None
     won: bool | None
@@ -153,6 +156,8 @@ class LeaderboardEntry:
     elapsed: float
     finished_at: datetime
     won: bool
+    removed: int
+    bot: bool
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import dataclasses
 import logging
-import struct
 import unicodedata
 from collections.abc import AsyncIterator, Sequence
 from datetime import date, datetime
@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 
 from server.store.action_log import DEFAULT_COMMIT_TIMEOUT, DEFAULT_WINDOW, ActionLog, open_writer
 from server.store.models import (
+    IS_DAILY,
     LEADERBOARD_KEY,
     NAME_LENGTH,
     ON_LEADERBOARD,
@@ -33,8 +34,8 @@ from server.store.models import (
     Game,
     GameAction,
     Player,
-    UTCDateTime,
 )
+from server.store.order import ResultKey
 from server.store.ranks import (
     BoardKey,
     CacheNotReady,
@@ -42,9 +43,6 @@ from server.store.ranks import (
     LocalRankCache,
     RankCache,
     RedisRankCache,
-    epoch_micros,
-    from_epoch_micros,
-    rank_member,
 )
 from server.store.records import (
     AttemptExists,
@@ -73,11 +71,11 @@ _ROW_COLUMNS = (
     Game.finished_at,
     Game.moves,
     Game.won,
+    Game.removed,
+    Game.bot,
     Player.name,
 )
 _GAME_COLUMNS = (Game, Player.name)
-
-LeaderboardKey = tuple[int, float, datetime, str]
 
 
 def name_key(name: str) -> str:
@@ -85,39 +83,23 @@ def name_key(name: str) -> str:
     return unicodedata.normalize("NFKC", name).casefold()
 
 
-def encode_cursor(key: LeaderboardKey) -> str:
-    """An opaque, URL-safe cursor for the leaderboard row after which a page starts."""
-    negative_score, elapsed, finished_at, game_id = key
-    micros = epoch_micros(finished_at)
-    text = f"{negative_score}|{struct.pack('>d', elapsed).hex()}|{micros}|{game_id}"
-    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+def encode_cursor(key: ResultKey) -> str:
+    """An opaque, URL-safe cursor for the leaderboard row after which a page starts: the
+    row's rank-cache member, which holds its whole key."""
+    return base64.urlsafe_b64encode(key.member().encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str) -> LeaderboardKey:
+def decode_cursor(cursor: str) -> ResultKey:
     """The key in a cursor made by :func:`encode_cursor`; ValueError for anything else."""
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
-        text = base64.urlsafe_b64decode(padded.encode("ascii")).decode()
-        score_text, elapsed_hex, micros_text, game_id = text.split("|", 3)
-        (elapsed,) = struct.unpack(">d", bytes.fromhex(elapsed_hex))
-        key = (int(score_text), elapsed, from_epoch_micros(int(micros_text)), game_id)
-    except (ValueError, UnicodeError, binascii.Error, struct.error, OverflowError) as error:
+        return ResultKey.from_member(base64.urlsafe_b64decode(padded.encode("ascii")).decode())
+    except (ValueError, UnicodeError, binascii.Error, OverflowError) as error:
         raise ValueError(f"malformed leaderboard cursor: {cursor!r}") from error
-    if not game_id:
-        raise ValueError(f"malformed leaderboard cursor: {cursor!r}")
-    try:
-        rank_member(-key[0], elapsed, key[2], game_id)  # score, elapsed and time in range
-    except (ValueError, OverflowError) as error:
-        raise ValueError(f"malformed leaderboard cursor: {cursor!r}") from error
-    return key
 
 
-def _row_key(row: sa.Row[Any]) -> LeaderboardKey:
-    return (-row.score, row.elapsed, row.finished_at, row.id)
-
-
-def _key_params(key: LeaderboardKey) -> dict[str, Any]:
-    return dict(zip(("k_score", "k_elapsed", "k_finished", "k_id"), key, strict=True))
+def _key_params(key: ResultKey) -> dict[str, Any]:
+    return {f"k{index}": value for index, value in enumerate(key.sort_key())}
 
 
 # The leaderboard's statements, built once: bound parameters only, so every call reuses the
@@ -129,14 +111,13 @@ _BOARD = (
         ON_LEADERBOARD,
         Game.day == sa.bindparam("day", type_=sa.Date()),
         Game.suits == sa.bindparam("suits", type_=sa.SmallInteger()),
+        Game.bot == sa.bindparam("bots", type_=sa.Boolean()),
     )
 )
 _ROW = sa.tuple_(*LEADERBOARD_KEY)
+# A key's terms as parameters k0, k1, ...: the values of ResultKey.sort_key().
 _KEY = sa.tuple_(
-    sa.bindparam("k_score", type_=sa.Integer()),
-    sa.bindparam("k_elapsed", type_=sa.Float()),
-    sa.bindparam("k_finished", type_=UTCDateTime()),
-    sa.bindparam("k_id", type_=sa.String()),
+    *(sa.bindparam(f"k{index}", type_=term.type) for index, term in enumerate(LEADERBOARD_KEY))
 )
 # The limit is written into the SQL: a generic plan with an unknown limit expects 10% of the
 # rows and joins them all (measured 4 ms instead of 1 ms for the rows around a player).
@@ -161,6 +142,7 @@ _COUNT = (
         ON_LEADERBOARD,
         Game.day == sa.bindparam("day", type_=sa.Date()),
         Game.suits == sa.bindparam("suits", type_=sa.SmallInteger()),
+        Game.bot == sa.bindparam("bots", type_=sa.Boolean()),
     )
 )
 _COUNT_BEFORE = _COUNT.where(_ROW < _KEY)
@@ -168,7 +150,7 @@ _COUNT_UP_TO = _COUNT.where(_ROW <= _KEY)
 
 
 def _player(row: Player) -> PlayerRecord:
-    return PlayerRecord(id=row.id, name=row.name, created_at=row.created_at)
+    return PlayerRecord(id=row.id, name=row.name, created_at=row.created_at, bot=row.bot)
 
 
 def _deal(row: DailyDeal) -> DailyDealRecord:
@@ -184,6 +166,7 @@ def _game(game: Game, player_name: str) -> GameRecord:
         code=game.code,
         suits=game.suits,
         day=game.day,
+        bot=game.bot,
         started_at=game.started_at,
         finished_at=game.finished_at,
         won=game.won,
@@ -204,12 +187,18 @@ def _entry(rank: int, row: sa.Row[Any]) -> LeaderboardEntry:
         elapsed=row.elapsed,
         finished_at=row.finished_at,
         won=row.won,
+        removed=row.removed,
+        bot=row.bot,
     )
 
 
-def _row_member(row: Any) -> str:
-    """The rank-cache member of a row with score, elapsed, finished_at and id."""
-    return rank_member(row.score, row.elapsed, row.finished_at, row.id)
+#: The fields of a result's key, as ``games`` columns (the rank cache's loader reads them).
+_KEY_FIELDS = tuple(field.name for field in dataclasses.fields(ResultKey))
+
+
+def _board(day: date, suits: int, bots: bool) -> dict[str, Any]:
+    """The parameters that pick one leaderboard."""
+    return {"day": day, "suits": suits, "bots": bots}
 
 
 def _require_aware(name: str, value: datetime) -> None:
@@ -269,13 +258,18 @@ class Store:
 
     # -- players --------------------------------------------------------------------------
 
-    async def create_player(self, *, name: str, token_hash: str, now: datetime) -> PlayerRecord:
+    async def create_player(
+        self, *, name: str, token_hash: str, now: datetime, bot: bool = False
+    ) -> PlayerRecord:
+        """A new account; ``bot`` declares a bot account (for good: it is never changed)."""
         if not name or len(name) > NAME_LENGTH:
             raise ValueError(f"a name has 1 to {NAME_LENGTH} characters, got {len(name)}")
         if not token_hash:
             raise ValueError("empty token hash")
         _require_aware("now", now)
-        player = Player(name=name, name_key=name_key(name), token_hash=token_hash, created_at=now)
+        player = Player(
+            name=name, name_key=name_key(name), token_hash=token_hash, created_at=now, bot=bot
+        )
         try:
             async with self._sessions.begin() as session:
                 session.add(player)
@@ -338,20 +332,26 @@ class Store:
         if not game_id:
             raise ValueError("empty game id")
         _require_aware("started_at", started_at)
-        game = Game(
-            id=game_id,
-            player_id=player_id,
-            mode=mode,
-            code=code,
-            suits=suits,
-            day=day,
-            started_at=started_at,
-        )
         try:
             async with self._sessions.begin() as session:
+                owner = (
+                    await session.execute(
+                        sa.select(Player.name, Player.bot).where(Player.id == player_id)
+                    )
+                ).first()
+                if owner is None:
+                    raise StoreError(f"no player has id {player_id}")
+                game = Game(
+                    id=game_id,
+                    player_id=player_id,
+                    mode=mode,
+                    code=code,
+                    suits=suits,
+                    day=day,
+                    bot=owner.bot,
+                    started_at=started_at,
+                )
                 session.add(game)
-                await session.flush()
-                name = await session.scalar(sa.select(Player.name).where(Player.id == player_id))
         except IntegrityError as error:
             if day is not None:
                 existing = await self.daily_attempt(player_id=player_id, day=day, suits=suits)
@@ -360,8 +360,7 @@ class Store:
             if await self.get_game(game_id) is not None:
                 raise StoreError(f"a game with id {game_id!r} exists") from None
             raise StoreError(f"no player has id {player_id}") from error
-        assert name is not None  # the foreign key held
-        return _game(game, name)
+        return _game(game, owner.name)
 
     async def get_game(self, game_id: str) -> GameRecord | None:
         return await self._one_game(Game.id == game_id)
@@ -373,6 +372,14 @@ class Store:
             Game.suits == suits,
             Game.mode == sa.literal_column("'daily'"),
         )
+
+    async def daily_progress(self, *, player_id: int, day: date) -> dict[int, bool]:
+        """The player's daily attempts of ``day``: by suit count, whether it is finished."""
+        query = sa.select(Game.suits, Game.finished_at.is_not(None)).where(
+            IS_DAILY, Game.player_id == player_id, Game.day == day
+        )
+        async with self._reads() as session:
+            return {suits: bool(done) for suits, done in await session.execute(query)}
 
     async def _one_game(self, *where: sa.ColumnElement[bool]) -> GameRecord | None:
         query = sa.select(*_GAME_COLUMNS).join(Player, Player.id == Game.player_id).where(*where)
@@ -419,7 +426,8 @@ class Store:
         """Commit a game's actions (and its result, with its end entry) through the action
         log; raises :class:`StaleGame` or :class:`StoreUnavailable`, writing nothing.
 
-        A daily's result (``ranked_on`` its day and suit count) then goes to the rank cache;
+        A daily's result (``ranked_on`` its board: day, suit count, bots) then goes to the
+        rank cache;
         the cache is rebuilt from the database when missing, so a failure there is logged.
         """
         game_id = entries[0].game_id
@@ -428,7 +436,14 @@ class Store:
             _require_aware("finished_at", result.finished_at)
             # made first: it refuses what cannot be ranked (a negative or infinite elapsed,
             # a score out of range) before anything is written
-            member = rank_member(result.score, result.elapsed, result.finished_at, game_id)
+            member = ResultKey(
+                result.won,
+                result.removed,
+                result.score,
+                float(result.elapsed) + 0.0,  # -0.0 would sort apart from 0.0 in the cache
+                result.finished_at,
+                game_id,
+            ).member()
         await self.log.append(entries, result)
         if member is None or ranked_on is None:
             return
@@ -438,6 +453,7 @@ class Store:
             log.warning("rank cache: could not add game %s: %s", game_id, error)
 
     # -- leaderboards ---------------------------------------------------------------------
+    # Each day and suit count has two boards: the humans' (``bots=False``) and the bots'.
 
     async def _rows(self, query: sa.Executable, params: dict[str, Any]) -> list[sa.Row[Any]]:
         """Run one prebuilt leaderboard query (Core: these are the hot reads)."""
@@ -445,51 +461,52 @@ class Store:
             return list(await connection.execute(query, params))
 
     async def leaderboard_page(
-        self, *, day: date, suits: int, limit: int, after: str | None = None
+        self, *, day: date, suits: int, limit: int, after: str | None = None, bots: bool = False
     ) -> LeaderboardSlice:
         """One page of a daily leaderboard, best first; ``after`` is a page's ``next``."""
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
-        params: dict[str, Any] = {"day": day, "suits": suits, "limit": limit + 1}
+        board = (day, suits, bots)
+        params = _board(*board) | {"limit": limit + 1}
         if after is None:
             # The rows and the total do not depend on each other: ask both at once.
-            rows, total = await asyncio.gather(self._rows(_PAGE, params), self._total(day, suits))
+            rows, total = await asyncio.gather(self._rows(_PAGE, params), self._total(board))
             first = 0
         else:
             key = decode_cursor(after)
             # The page starts right after the cursor's key: its rank is how many sort up to it.
             rows, (first, total) = await asyncio.gather(
                 self._rows(_PAGE_AFTER, params | _key_params(key)),
-                self._position(day, suits, key, inclusive=True),
+                self._position(board, key, inclusive=True),
             )
         more = len(rows) > limit
         rows = rows[:limit]
         return LeaderboardSlice(
             rows=[_entry(first + i + 1, row) for i, row in enumerate(rows)],
-            next=encode_cursor(_row_key(rows[-1])) if more else None,
+            next=encode_cursor(ResultKey.of(rows[-1])) if more else None,
             total=total,
         )
 
     async def rank_of(
-        self, *, day: date, suits: int, player_id: int, around: int = 5
+        self, *, day: date, suits: int, player_id: int, around: int = 5, bots: bool = False
     ) -> RankResult:
         """The player's rank that day, and up to ``around`` rows either side of their own."""
         if around < 0:
             raise ValueError(f"around must be non-negative, got {around}")
-        board = {"day": day, "suits": suits}
-        own_rows = await self._rows(_OWN, board | {"player_id": player_id})
+        board = (day, suits, bots)
+        own_rows = await self._rows(_OWN, _board(*board) | {"player_id": player_id})
         if not own_rows:
-            return RankResult(rank=None, total=await self._total(day, suits), around=[])
+            return RankResult(rank=None, total=await self._total(board), around=[])
         own = own_rows[0]
-        key = _row_key(own)
+        key = ResultKey.of(own)
         if around:
             (position, total), others = await asyncio.gather(
-                self._position(day, suits, key),
-                self._rows(_AROUND, board | {"limit": around} | _key_params(key)),
+                self._position(board, key),
+                self._rows(_AROUND, _board(*board) | {"limit": around} | _key_params(key)),
             )
-            rows = sorted([own, *others], key=_row_key)
+            rows = sorted([own, *others], key=lambda row: ResultKey.of(row).sort_key())
         else:
-            position, total = await self._position(day, suits, key)
+            position, total = await self._position(board, key)
             rows = [own]
         start = position - rows.index(own)
         return RankResult(
@@ -499,54 +516,65 @@ class Store:
         )
 
     async def _position(
-        self, day: date, suits: int, key: LeaderboardKey, *, inclusive: bool = False
+        self, board: BoardKey, key: ResultKey, *, inclusive: bool = False
     ) -> tuple[int, int]:
         """How many results sort before ``key`` (or at it, if ``inclusive``), and how many
         there are: from the rank cache, else counted in the database."""
-        negative_score, elapsed, finished_at, game_id = key
-        member = rank_member(-negative_score, elapsed, finished_at, game_id)
         try:
             position = await self.ranks.position(
-                (day, suits), member, self._loader((day, suits)), inclusive=inclusive
+                board, key.member(), self._loader(board), inclusive=inclusive
             )
             # Asked about a result the cache lacks (its add has not landed yet): count.
             if position.present or inclusive:
                 return position.before, position.total
-            log.info("rank cache: game %s not in %s/%s yet; counting", game_id, day, suits)
+            log.info("rank cache: game %s not in %s yet; counting", key.id, board)
         except (CacheNotReady, redis.RedisError) as error:
             log.warning("rank cache unavailable (%s); counting", error)
-        params = {"day": day, "suits": suits} | _key_params(key)
+        params = _board(*board) | _key_params(key)
         (counted,) = await self._rows(_COUNT_UP_TO if inclusive else _COUNT_BEFORE, params)
-        return int(counted[0]), await self._count(day, suits)
+        return int(counted[0]), await self._count(board)
 
-    async def _total(self, day: date, suits: int) -> int:
+    async def _total(self, board: BoardKey) -> int:
         try:
-            return await self.ranks.total((day, suits), self._loader((day, suits)))
+            return await self.ranks.total(board, self._loader(board))
         except (CacheNotReady, redis.RedisError) as error:
             log.warning("rank cache unavailable (%s); counting", error)
-        return await self._count(day, suits)
+        return await self._count(board)
 
-    async def _count(self, day: date, suits: int) -> int:
-        (counted,) = await self._rows(_COUNT, {"day": day, "suits": suits})
+    async def _count(self, board: BoardKey) -> int:
+        (counted,) = await self._rows(_COUNT, _board(*board))
         return int(counted[0])
 
     def _loader(self, board: BoardKey, batch: int = 10_000) -> Loader:
         """Reads one leaderboard's rank-cache members from the database, in batches (in a
         transaction: one snapshot, and asyncpg streams only inside one)."""
-        day, suits = board
+        day, suits, bots = board
 
         async def load() -> AsyncIterator[list[str]]:
             query = (
-                sa.select(Game.score, Game.elapsed, Game.finished_at, Game.id)
-                .where(ON_LEADERBOARD, Game.day == day, Game.suits == suits)
+                sa.select(*(getattr(Game, name) for name in _KEY_FIELDS))
+                .where(ON_LEADERBOARD, Game.day == day, Game.suits == suits, Game.bot == bots)
                 .execution_options(yield_per=batch)
             )
             async with self._sessions() as session:
                 result = await session.stream(query)
                 async for rows in result.partitions(batch):
-                    yield [_row_member(row) for row in rows]
+                    yield [ResultKey.of(row).member() for row in rows]
 
         return load
+
+    # -- the end of a day ---------------------------------------------------------------
+
+    async def unfinished_dailies(self, *, before: date) -> list[str]:
+        """The ids of daily games of days before ``before`` still unfinished (to close them
+        as they stand, through the action log, when their day is over)."""
+        query = (
+            sa.select(Game.id)
+            .where(IS_DAILY, Game.day < before, Game.finished_at.is_(None))
+            .order_by(Game.id)
+        )
+        async with self._reads() as session:
+            return list((await session.scalars(query)).all())
 
     # -- history --------------------------------------------------------------------------
 

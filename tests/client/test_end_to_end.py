@@ -122,44 +122,69 @@ def test_with_json_a_server_refusal_is_a_json_error(simon: Any) -> None:
     assert error["code"] == "name-taken" and error["message"]
 
 
-def test_bot_mode_wins_the_daily_and_the_leaderboard_shows_it(simon: Any) -> None:
-    name = new_name()
-    assert simon("register", name)[0] == 0
+def test_bot_mode_on_the_daily_needs_a_bot_account(simon: Any) -> None:
+    assert simon("register", new_name())[0] == 0
     status, out, err = simon("daily", "--suits", "1", "--json")
     assert status == 0, err
-    daily = json.loads(out)
-    [deal] = daily["deals"]
-    solution = solution_for(deal["code"])
+    [deal] = json.loads(out)["deals"]
+    assert deal == {"suits": 1, "started": False, "finished": False}  # no code before start
+    for mode in (["--moves", "3-4"], ["--solve"]):
+        status, out, _ = simon("play", "--daily", "--suits", "1", *mode, "--json")
+        error = json.loads(out)["error"]
+        assert status == 1 and error["code"] == "bot-account-needed"
+        assert "simon register NAME --bot" in error["message"] and "--code" in error["message"]
+    status, out, _ = simon("daily", "--suits", "1", "--json")
+    assert json.loads(out)["deals"][0]["started"] is False  # the refusal started nothing
+
+
+def test_a_bot_solves_the_daily_and_the_bots_leaderboard_shows_it(simon: Any) -> None:
+    name = new_name()
+    status, out, err = simon("register", name, "--bot")
+    assert status == 0 and "bot account" in out, err
+    status, out, _ = simon("whoami")
+    assert out.startswith(f"BOT {name} on ")
 
     status, out, err = simon(
-        "play", "--daily", "--suits", "1", "--moves", " ".join(solution), "--json"
+        "play", "--daily", "--suits", "1", "--solve", "--pace", "0.005", "--json"
     )
     assert status == 0, err
     result = json.loads(out)
-    assert result["won"] is True
-    assert result["moves"] == len(solution)
-    assert result["score"] == 900 - len(solution)
+    assert result["won"] is True and "refused" not in result
+    assert result["score"] == 900 - result["moves"]
     assert result["rank"] >= 1
-    assert "refused" not in result
+    assert result["elapsed"] >= 0.005 * result["moves"]  # one move every --pace seconds
+    assert solution_for(result["code"])  # the deal the server revealed is a real one
+
+    status, out, _ = simon("daily", "--suits", "1", "--json")
+    assert json.loads(out)["deals"][0] == {"suits": 1, "started": True, "finished": True}
+
+    status, out, _ = simon(
+        "leaderboard", "--suits", "1", "--board", "bots", "--top", "100", "--json"
+    )
+    assert status == 0
+    page = json.loads(out)
+    mine = [row for row in page["rows"] if row["player"] == name]
+    assert page["board"] == "bots" and all(row["bot"] for row in page["rows"])
+    assert mine and mine[0]["rank"] == result["rank"] and mine[0]["removed"] == 4
 
     status, out, _ = simon("leaderboard", "--suits", "1", "--top", "100", "--json")
-    assert status == 0
-    rows = json.loads(out)["rows"]
-    mine = [row for row in rows if row["player"] == name]
-    assert mine and mine[0]["rank"] == result["rank"] and mine[0]["score"] == result["score"]
+    assert name not in [row["player"] for row in json.loads(out)["rows"]]  # not the humans'
 
-    status, out, _ = simon("leaderboard", "--suits", "1", "--top", "1")
+    status, out, _ = simon("leaderboard", "--suits", "1", "--board", "bots", "--top", "5")
     assert status == 0
     title = out.splitlines()[0]
-    assert " · 1 suit · " in title and "(s)" not in title
+    assert " · 1 suit · bots · " in title and f"BOT {name}" in out
 
-    status, out, _ = simon("leaderboard", "--suits", "1", "--around-me", "--json")
+    status, out, _ = simon(
+        "leaderboard", "--suits", "1", "--board", "bots", "--around-me", "--json"
+    )
     assert status == 0
     assert json.loads(out)["rank"] == result["rank"]
 
     status, out, _ = simon("history", "--json")
     assert status == 0
-    assert any(game["code"] == deal["code"] and game["won"] for game in json.loads(out)["games"])
+    [game] = json.loads(out)["games"]
+    assert game["won"] and game["code"] is None  # today's code stays secret till the day ends
 
 
 def test_bot_mode_stops_at_a_refused_move_with_its_rule(simon: Any) -> None:

@@ -10,6 +10,8 @@ from client_cli.session import Notice, OnlineTable, game_from_view
 from server.engine import Game, IllegalMoveError, Move, Rule
 from server.protocol import (
     AutoMove,
+    DailyChanged,
+    DailyCode,
     Error,
     ErrorCode,
     Finished,
@@ -21,6 +23,7 @@ from server.protocol import (
     Resume,
     Start,
     State,
+    TodayDeal,
     Undo,
 )
 
@@ -214,3 +217,21 @@ async def test_moves_made_while_disconnected_wait_for_the_resume() -> None:
     assert table.status == ""
     await table.move(Move.from_text("9-4"))
     assert len(connection.sent) == 2  # sent at once again
+
+
+async def test_bots_are_marked_in_the_race_log_and_a_new_day_tells_no_codes() -> None:
+    table, _, notices = await started("daily")
+    robo = RaceEntry(
+        player="robo", moves=0, score=500, removed=0, finished=False, won=False, bot=True
+    )
+    table.receive(RaceEvent(day="2026-01-02", suits=4, event="joined", entry=robo))
+    assert list(table.race_log) == ["BOT robo joined"]
+    table.receive(
+        DailyChanged(
+            day="2026-01-03",
+            deals=[TodayDeal(suits=1), TodayDeal(suits=4)],
+            yesterday=[DailyCode(suits=4, code=CODE, par=60)],
+        )
+    )
+    last = notices[-1]
+    assert last is not None and "2026-01-03" in last.text and "SS1-" not in last.text

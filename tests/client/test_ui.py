@@ -404,3 +404,25 @@ async def test_resign_online_tells_the_server_and_shows_its_result() -> None:
         await pilot.pause()
         assert connection.sent[-1] is sent  # nothing more goes to the server
         assert Rule.GAME_OVER.sentence in notice(app)
+
+
+async def test_the_race_panel_marks_bots() -> None:
+    robo = entry("robo", 480).model_copy(update={"bot": True})
+    connection = ScriptedConnection(
+        [
+            State(id=1, state=view_of(Game.from_code(CODE), 0, mode="daily")),
+            RaceStandings(day="2026-01-02", suits=4, players=[robo, entry("ann", 470)]),
+        ]
+    )
+
+    async def open_table(suits: int | None) -> Table:
+        table = OnlineTable(connection)  # type: ignore[arg-type]
+        await table.start("daily", 4)
+        return table
+
+    app = SimonApp(open_table)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        lines = panel_text(app)
+        assert any("BOT robo" in line for line in lines)
+        assert not any("BOT ann" in line for line in lines)

@@ -28,6 +28,7 @@ from server.store import (
     StaleGame,
     StoreUnavailable,
 )
+from server.store.order import ResultKey
 
 
 class FakeLogWriter:
@@ -76,10 +77,12 @@ class FakeStore:
     async def close(self) -> None:
         await self.log.close()
 
-    async def create_player(self, *, name: str, token_hash: str, now: datetime) -> PlayerRecord:
+    async def create_player(
+        self, *, name: str, token_hash: str, now: datetime, bot: bool = False
+    ) -> PlayerRecord:
         if any(p.name.lower() == name.lower() for p, _ in self.players.values()):
             raise NameTaken(name)
-        player = PlayerRecord(id=len(self.players) + 1, name=name, created_at=now)
+        player = PlayerRecord(id=len(self.players) + 1, name=name, created_at=now, bot=bot)
         self.players[player.id] = (player, token_hash)
         return player
 
@@ -120,6 +123,7 @@ class FakeStore:
             code=code,
             suits=suits,
             day=day,
+            bot=self.players[player_id][0].bot,
             started_at=started_at,
             finished_at=None,
             won=None,
@@ -152,6 +156,20 @@ class FakeStore:
         record = self.games.get(game_id)
         return None if record is None else GameLog(record, list(self.logs.get(game_id, [])))
 
+    async def daily_progress(self, *, player_id: int, day: date) -> dict[int, bool]:
+        return {
+            g.suits: g.finished_at is not None
+            for g in self.games.values()
+            if g.mode == "daily" and g.player_id == player_id and g.day == day
+        }
+
+    async def unfinished_dailies(self, *, before: date) -> list[str]:
+        return sorted(
+            g.id
+            for g in self.games.values()
+            if g.mode == "daily" and g.day is not None and g.day < before and not g.finished_at
+        )
+
     async def last_seq(self, game_id: str) -> int:
         return len(self.logs.get(game_id, []))
 
@@ -166,25 +184,29 @@ class FakeStore:
         if result is not None and ranked_on is not None:
             self.ranked.append((entries[0].game_id, result))
 
-    def _board(self, day: date, suits: int) -> list[GameRecord]:
+    def _board(self, day: date, suits: int, bots: bool) -> list[GameRecord]:
         done = [
             g
             for g in self.games.values()
-            if g.mode == "daily" and g.day == day and g.suits == suits and g.finished_at
+            if g.mode == "daily"
+            and g.day == day
+            and g.suits == suits
+            and g.bot == bots
+            and g.finished_at
         ]
-        return sorted(done, key=lambda g: (-(g.score or 0), g.elapsed, g.finished_at, g.id))
+        return sorted(done, key=lambda g: ResultKey.of(g).sort_key())
 
     def _entry(self, rank: int, g: GameRecord) -> LeaderboardEntry:
         assert g.finished_at is not None
         return LeaderboardEntry(
             rank, g.player_name, g.score or 0, g.moves or 0, g.elapsed or 0.0, g.finished_at,
-            bool(g.won),
+            bool(g.won), g.removed or 0, g.bot,
         )  # fmt: skip
 
     async def leaderboard_page(
-        self, *, day: date, suits: int, limit: int, after: str | None = None
+        self, *, day: date, suits: int, limit: int, after: str | None = None, bots: bool = False
     ) -> LeaderboardSlice:
-        board = self._board(day, suits)
+        board = self._board(day, suits, bots)
         start = 0
         if after is not None:
             if not after.isdigit():
@@ -195,9 +217,9 @@ class FakeStore:
         return LeaderboardSlice(rows, str(start + limit) if more else None, len(board))
 
     async def rank_of(
-        self, *, day: date, suits: int, player_id: int, around: int = 5
+        self, *, day: date, suits: int, player_id: int, around: int = 5, bots: bool = False
     ) -> RankResult:
-        board = self._board(day, suits)
+        board = self._board(day, suits, bots)
         for i, g in enumerate(board):
             if g.player_id == player_id:
                 near = board[max(0, i - around) : i + around + 1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -209,7 +210,12 @@ async def test_a_new_day_is_announced_to_connected_players(backend: Backend) -> 
         assert await server.hub.check_day()
         changed = await client.pushed_event(lambda f: f["type"] == "daily_changed")
         assert changed["day"] > before["day"]
-        assert {d["suits"] for d in changed["deals"]} == {1, 2, 4}
+        assert changed["deals"] == [{"suits": 1}, {"suits": 2}, {"suits": 4}]  # no codes
+        assert {d["suits"] for d in changed["yesterday"]} == {1, 2, 4}
+        assert [d["code"] for d in changed["yesterday"]] == [
+            (await server.hub.daily.deal(clock.now().date() - timedelta(days=1), s)).code
+            for s in (1, 2, 4)
+        ]
         after = await client.request({"type": "daily"})
         assert after["day"] == changed["day"] and after["deals"] == changed["deals"]
 
@@ -225,7 +231,8 @@ async def test_http_endpoints_and_bad_parameters(backend: Backend) -> None:
             assert finished["type"] == "state"
         base = server.http_url
         status, daily = await get_json(f"{base}/daily")
-        assert status == 200 and daily["day"] == day and len(daily["deals"]) == 3
+        assert status == 200 and daily["day"] == day
+        assert daily["deals"] == [{"suits": 1}, {"suits": 2}, {"suits": 4}]  # no codes
         status, page = await get_json(f"{base}/leaderboard?day={day}&suits=4&limit=5")
         assert status == 200 and [r["player"] for r in page["rows"]] == [name]
         status, rank = await get_json(f"{base}/rank?day={day}&suits=4&player={name}")
@@ -285,9 +292,8 @@ async def test_daily_by_the_solver_won_ranked_once(backend: Backend) -> None:
             board = await client.request({"type": "leaderboard", "day": day, "suits": 1})
             assert [(r["player"], r["score"]) for r in board["rows"]] == [(name, finished["score"])]
             history = await client.request({"type": "history"})
-            assert [(game["code"], game["rank"]) for game in history["games"]] == [
-                (state["code"], 1)
-            ]
+            # today's code stays secret, even in the history, until the day is over
+            assert [(game.get("code"), game["rank"]) for game in history["games"]] == [(None, 1)]
             again = await client.request({"type": "start", "suits": 1})
             assert again["code"] == "already-played"
             assert "par" not in finished and "par" not in state  # not before the day is over
@@ -300,6 +306,8 @@ async def test_daily_by_the_solver_won_ranked_once(backend: Backend) -> None:
             assert resumed["state"]["par"] == len(moves) and resumed["state"]["won"]
             result = await client.pushed_event(lambda f: f["type"] == "finished")
             assert result["par"] == len(moves) and result["rank"] == 1
+            history = await client.request({"type": "history"})
+            assert [game["code"] for game in history["games"]] == [state["code"]]
             # Yesterday's deal is open for practice.
             reopened = await client.request(practice)
             assert reopened["type"] == "state" and reopened["state"]["mode"] == "practice"
@@ -309,3 +317,47 @@ async def test_running_server_yields_the_url(backend: Backend) -> None:
     async with running_server(server_settings(backend)) as url, Client.connect(url) as client:
         assert url.startswith("ws://127.0.0.1:")
         assert (await client.request({"type": "ping"}))["type"] == "pong"
+
+
+async def test_bot_accounts_have_their_own_board_over_the_socket_and_http(
+    backend: Backend,
+) -> None:
+    clock = fresh_clock()
+    async with serving(server_settings(backend), clock=clock) as server:
+        day = clock.now().date().isoformat()
+        async with Client.connect(server.url) as bot, Client.connect(server.url) as human:
+            robo = await bot.request({"type": "register", "name": unique_name("bot"), "bot": True})
+            assert robo["player"]["bot"] is True
+            name = (await register(human))["player"]["name"]
+            await human.request({"type": "race", "suits": 2})
+            await bot.request({"type": "start", "suits": 2})
+            joined = await human.pushed_event(lambda f: f.get("event") == "joined")
+            assert joined["entry"]["bot"] is True and "code" not in json.dumps(joined)
+            await bot.request({"type": "resign"})
+            state = (await human.request({"type": "start", "suits": 2}))["state"]
+            await human.request({"type": "move", "move": first_legal(state["code"])})
+            await human.request({"type": "resign"})
+            page = await human.request({"type": "leaderboard", "suits": 2, "board": "bots"})
+            assert [(r["player"], r["bot"]) for r in page["rows"]] == [
+                (robo["player"]["name"], True)
+            ]
+            wrong = await human.request({"type": "leaderboard", "board": "robots"})
+            assert wrong["code"] == "invalid-message" and wrong["detail"] == {"field": "board"}
+            standings = await human.request({"type": "race", "suits": 2})
+            assert "code" not in json.dumps(standings) and "board" not in json.dumps(standings)
+        base = f"{server.http_url}"
+        status, humans = await get_json(f"{base}/leaderboard?day={day}&suits=2")
+        assert status == 200 and humans["board"] == "humans"
+        assert [(r["player"], r["won"], r["removed"], r["bot"]) for r in humans["rows"]] == [
+            (name, False, 0, False)
+        ]
+        robo_name = robo["player"]["name"]
+        status, rank = await get_json(
+            f"{base}/rank?day={day}&suits=2&board=bots&player={robo_name}"
+        )
+        assert status == 200 and rank["rank"] == 1 and rank["board"] == "bots"
+        status, rank = await get_json(f"{base}/rank?day={day}&suits=2&player={robo_name}")
+        assert status == 200 and "rank" not in rank and rank["total"] == 1  # the humans' board
+        status, body = await get_json(f"{base}/leaderboard?board=robots")
+        assert status == 400 and body["error"]["code"] == "invalid-message"
+        assert "board" in body["error"]["message"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 import pytest
@@ -17,7 +17,14 @@ from server.play.daily import Proof, candidate_codes
 from server.play.games import REPLAY_MEMORY, PlayerGame
 from server.play.hub import Hub
 from server.play.session import Session
-from server.protocol import ErrorCode, Moved, encode, moved_frame, parse_client_message
+from server.protocol import (
+    ErrorCode,
+    Moved,
+    ValidationError,
+    encode,
+    moved_frame,
+    parse_client_message,
+)
 from server.solver import solve
 from tests.server.fakes import FakeStore, fixed_prover
 
@@ -230,10 +237,9 @@ async def test_par_is_shown_once_the_day_is_over(hub: Hub) -> None:
 async def test_race_events_reach_other_players(hub: Hub) -> None:
     alice = await signed_in(hub, "alice")
     bob = await signed_in(hub, "bob")
-    await alice.one(type="start", suits=1)
+    code = (await alice.one(type="start", suits=1))["state"]["code"]
     standings = await bob.one(type="race", suits=1, id=1)
     assert [p["player"] for p in standings["players"]] == ["alice"]
-    code = (await alice.one(type="daily"))["deals"][0]["code"]
     await alice.one(type="move", move=first_legal(code))
     await hub.races.flush()
     events = [e for e in bob.pushed if e["type"] == "race_event"]
@@ -274,6 +280,9 @@ async def test_a_new_day_is_announced(hub: Hub) -> None:
     assert await hub.check_day()
     (changed,) = [e for e in talk.pushed if e["type"] == "daily_changed"]
     assert changed["day"] == "2026-03-02" and len(changed["deals"]) == 3
+    assert all(set(deal) == {"suits"} for deal in changed["deals"])  # no codes for today
+    # yesterday's deals (made when a start or a `daily` asked for them) are public now
+    assert changed["yesterday"] == []  # none was asked for in this hub
 
 
 async def test_every_action_is_in_the_log_before_its_reply(hub: Hub) -> None:
@@ -484,3 +493,109 @@ async def test_a_copy_left_behind_on_another_node_plays_against_the_true_game() 
     for hub in (node_a, node_b):
         await hub.close()
     await store.close()
+
+
+# -- the daily deal is revealed at start --------------------------------------------------
+
+
+async def test_daily_lists_todays_deals_without_codes_and_the_players_progress(hub: Hub) -> None:
+    anonymous = await Talk(hub).one(type="daily", id=1)
+    assert anonymous["deals"] == [{"suits": 1}, {"suits": 2}, {"suits": 4}]
+    talk = await signed_in(hub, "kim")
+    fresh = await talk.one(type="daily")
+    assert [(d["suits"], d["started"], d["finished"]) for d in fresh["deals"]] == [
+        (1, False, False),
+        (2, False, False),
+        (4, False, False),
+    ]
+    await talk.one(type="start", suits=2)
+    await talk.one(type="start", suits=4)
+    await talk(type="resign")
+    info = await talk.one(type="daily")
+    assert [(d["suits"], d["started"], d["finished"]) for d in info["deals"]] == [
+        (1, False, False),
+        (2, True, False),
+        (4, True, True),
+    ]
+    assert "code" not in json.dumps(info["deals"])
+
+
+async def test_the_clock_starts_when_the_board_is_sent_not_when_the_daily_is_asked(
+    hub: Hub,
+) -> None:
+    clock = hub.clock
+    assert isinstance(clock, ManualClock)
+    talk = await signed_in(hub, "lou")
+    await talk.one(type="daily")
+    clock.advance(seconds=300)  # reading the list of deals starts nothing
+    state = (await talk.one(type="start", suits=1))["state"]
+    assert state["elapsed"] == 0.0 and state["board"]
+    record = await hub.store.get_game(state["game"])
+    assert record is not None and record.started_at == clock.now()
+
+
+async def test_an_unfinished_daily_is_closed_when_its_day_ends(hub: Hub) -> None:
+    clock = hub.clock
+    assert isinstance(clock, ManualClock)
+    here, gone = await signed_in(hub, "max"), await signed_in(hub, "ned")
+    code = (await here.one(type="start", suits=1))["state"]["code"]
+    await here.one(type="move", move=first_legal(code))
+    away = (await gone.one(type="start", suits=1))["state"]["game"]
+    await gone.session.close()  # not held by the hub any more: closed from the store
+    watcher = await signed_in(hub, "oz")
+    await watcher.one(type="race", suits=1)
+    day_end = datetime.combine(hub.today() + timedelta(days=1), time(0), UTC)
+    clock.advance(days=1)
+    assert await hub.check_day()
+    store = fake_store(hub)
+    for game_id, moves in ((here.session.game.id, 1), (away, 0)):  # type: ignore[union-attr]
+        record = await store.get_game(game_id)
+        assert record is not None and record.finished_at == day_end  # as it stood then
+        assert (record.won, record.resigned, record.moves) == (False, False, moves)
+        assert store.logs[game_id][-1].action == "closed"
+    assert (await here.one(type="move", move="1-2"))["code"] == ErrorCode.GAME_OVER
+    await hub.races.flush()
+    ended = [e for e in watcher.pushed if e.get("event") == "finished"]
+    assert sorted(e["entry"]["player"] for e in ended) == ["max", "ned"]  # the race's last word
+
+
+# -- bot accounts ----------------------------------------------------------------------
+
+
+async def test_bots_register_as_bots_play_on_their_own_board_and_are_marked(hub: Hub) -> None:
+    human = await signed_in(hub, "pat")
+    bot = Talk(hub)
+    registered = await bot.one(type="register", name="robo", bot=True)
+    assert registered["player"]["bot"] is True
+    assert (await human.one(type="hello"))["player"]["bot"] is False
+    again = await Talk(hub).one(type="auth", token=registered["token"])
+    assert again["player"]["bot"] is True  # for good
+    await human.one(type="race", suits=1)
+    await bot.one(type="start", suits=1)
+    await hub.races.flush()
+    joined = [e for e in human.pushed if e.get("event") == "joined"]
+    assert [(e["entry"]["player"], e["entry"]["bot"]) for e in joined] == [("robo", True)]
+    await human.one(type="start", suits=1)
+    for talk in (bot, human):
+        await talk(type="resign")
+    standings = await human.one(type="race", suits=1)
+    assert {p["player"]: p["bot"] for p in standings["players"]} == {"robo": True, "pat": False}
+    humans = await human.one(type="leaderboard", suits=1)
+    bots = await human.one(type="leaderboard", suits=1, board="bots")
+    assert (humans["board"], [r["player"] for r in humans["rows"]]) == ("humans", ["pat"])
+    assert (bots["board"], [(r["player"], r["bot"]) for r in bots["rows"]]) == (
+        "bots",
+        [("robo", True)],
+    )
+    assert "rank" not in await human.one(type="rank", suits=1, player="robo")  # no result there
+    assert (await human.one(type="rank", suits=1, player="robo", board="bots"))["rank"] == 1
+    history = await bot.one(type="history")
+    assert [game["rank"] for game in history["games"]] == [1]  # ranked on the bots' board
+
+
+@pytest.mark.parametrize("message", [{"type": "leaderboard", "board": "robots"},
+                                     {"type": "rank", "player": "x", "board": 1}])  # fmt: skip
+async def test_an_unknown_board_is_an_invalid_message(hub: Hub, message: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError) as refused:
+        parse_client_message(json.dumps(message))
+    assert refused.value.errors()[0]["loc"][1] == "board"

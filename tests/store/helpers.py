@@ -21,9 +21,9 @@ def unique_name(prefix: str = "p") -> str:
     return f"{prefix}{uuid.uuid4().hex[:12]}"
 
 
-async def new_player(store: Store, name: str | None = None) -> PlayerRecord:
+async def new_player(store: Store, name: str | None = None, *, bot: bool = False) -> PlayerRecord:
     return await store.create_player(
-        name=name or unique_name(), token_hash=uuid.uuid4().hex, now=T0
+        name=name or unique_name(), token_hash=uuid.uuid4().hex, now=T0, bot=bot
     )
 
 
@@ -58,8 +58,12 @@ async def finished_daily(
     finished_at: datetime,
     suits: int = 1,
     game_id: str | None = None,
+    removed: int | None = None,
 ) -> GameRecord:
-    """A daily game of ``player`` started and finished with the given result."""
+    """A daily game of ``player`` started and finished with the given result: won when
+    ``removed`` is 4 (by default, when the score is above 500)."""
+    if removed is None:
+        removed = 4 if score > 500 else 0
     game = await start(
         store,
         player,
@@ -73,11 +77,11 @@ async def finished_daily(
         game,
         ["1-2"],
         Result(
-            won=score > 500,
-            resigned=score <= 500,
+            won=removed == 4,
+            resigned=removed < 4,
             moves=max(0, 900 - score),
             score=score,
-            removed=4 if score > 500 else 0,
+            removed=removed,
             elapsed=elapsed,
             finished_at=finished_at,
         ),
@@ -98,7 +102,7 @@ def entries(
 async def finish(store: Store, game: GameRecord, actions: list[str], result: Result) -> GameRecord:
     """Log ``actions`` and the game's end with ``result``, as the server does; the record."""
     end = RESIGN if result.resigned else WON
-    board = (game.day, game.suits) if game.day is not None else None
+    board = (game.day, game.suits, game.bot) if game.day is not None else None
     await store.append(
         entries(game, [*actions, end], at=result.finished_at), result, ranked_on=board
     )

@@ -5,16 +5,23 @@ from __future__ import annotations
 import logging
 import random
 import uuid
-from datetime import timedelta
+from datetime import UTC, datetime, time, timedelta
 
 import pytest
 import redis.asyncio as redis
 import sqlalchemy as sa
 
-from server.store import LeaderboardEntry, Store
+from server.bus import InProcessBus
+from server.engine import Game as EngineGame
+from server.play.clock import ManualClock
+from server.play.games import replay
+from server.play.hub import Hub
+from server.store import LeaderboardEntry, Result, Store
 from server.store.models import ON_LEADERBOARD, Game
+from server.store.order import ResultKey
 from server.store.ranks import RedisRankCache
-from tests.store.helpers import T0, finished_daily, new_player, start, unique_day
+from tests.server.fakes import fixed_prover
+from tests.store.helpers import T0, entries, finished_daily, new_player, start, unique_day
 
 
 def _table(rows: list[LeaderboardEntry]) -> list[tuple[int, str, int, float]]:
@@ -52,8 +59,108 @@ async def test_order_is_score_then_elapsed_then_finish_then_id(store: Store) -> 
     assert [row.rank for row in board.rows] == [1, 2, 3, 4, 5, 6]
     assert board.total == 6 and board.next is None
     top = board.rows[0]
-    assert (top.score, top.moves, top.elapsed, top.won) == (880, 20, 90.0, True)
-    assert top.finished_at == T0 + timedelta(seconds=50)
+    assert (top.score, top.moves, top.elapsed, top.won, top.removed) == (880, 20, 90.0, True, 4)
+    assert top.finished_at == T0 + timedelta(seconds=50) and not top.bot
+
+
+async def test_wins_come_first_then_runs_removed_then_score(store: Store) -> None:
+    day = unique_day()
+    results = {  # name: (score, runs removed, elapsed)
+        "lost-3-runs": (650, 3, 10.0),
+        "won-slowly": (801, 4, 500.0),  # any win beats any game not won
+        "lost-1-run-high-score": (880, 1, 1.0),  # a score a win could have: ranks by runs
+        "lost-3-runs-better": (660, 3, 99.0),
+        "won-best": (820, 4, 600.0),
+        "lost-3-runs-faster": (660, 3, 50.0),
+    }
+    for name, (score, removed, elapsed) in results.items():
+        await finished_daily(
+            store,
+            await new_player(store, f"{name}-{uuid.uuid4().hex[:4]}"),
+            day,
+            score=score,
+            removed=removed,
+            elapsed=elapsed,
+            finished_at=T0,
+        )
+    board = await store.leaderboard_page(day=day, suits=1, limit=3)
+    rest = await store.leaderboard_page(day=day, suits=1, limit=3, after=board.next)
+    names = [row.player.rsplit("-", 1)[0] for row in board.rows + rest.rows]
+    assert names == [
+        "won-best",
+        "won-slowly",
+        "lost-3-runs-faster",
+        "lost-3-runs-better",
+        "lost-3-runs",
+        "lost-1-run-high-score",
+    ]
+    assert [(row.won, row.removed) for row in board.rows] == [(True, 4), (True, 4), (False, 3)]
+    last = await store.rank_of(
+        day=day, suits=1, player_id=(await store.player_by_name(rest.rows[-1].player)).id
+    )
+    assert (last.rank, last.total) == (6, 6)
+
+
+async def test_bots_have_a_board_of_their_own(store: Store) -> None:
+    day = unique_day()
+    human = await new_player(store)
+    bot = await new_player(store, bot=True)
+    assert bot.bot and not human.bot
+    await finished_daily(store, human, day, score=801, elapsed=100.0, finished_at=T0)
+    await finished_daily(store, bot, day, score=850, elapsed=1.0, finished_at=T0)
+    humans = await store.leaderboard_page(day=day, suits=1, limit=10)
+    bots = await store.leaderboard_page(day=day, suits=1, limit=10, bots=True)
+    assert [(row.player, row.bot) for row in humans.rows] == [(human.name, False)]
+    assert [(row.player, row.bot) for row in bots.rows] == [(bot.name, True)]
+    assert (humans.total, bots.total) == (1, 1)
+    assert (await store.rank_of(day=day, suits=1, player_id=bot.id)).rank is None
+    assert (await store.rank_of(day=day, suits=1, player_id=bot.id, bots=True)).rank == 1
+    assert (await store.rank_of(day=day, suits=1, player_id=human.id)).rank == 1
+    practice = await start(store, bot)
+    assert practice.bot
+
+
+async def test_unfinished_dailies_are_closed_as_they_stand(store: Store) -> None:
+    day = unique_day()
+    code = "SS1-S1-AAAAABD"
+    actions: list[str] = []
+    game = EngineGame.from_code(code)
+    for _ in range(3):  # a few moves, one taken back
+        actions.append(game.push(next(game.legal_moves())).text())
+    actions.append("undo")
+    expected = replay(code, actions)
+    players = [await new_player(store) for _ in range(3)]
+    open_game = await store.start_game(
+        game_id=uuid.uuid4().hex, player_id=players[0].id, mode="daily", code=code,
+        suits=1, day=day, started_at=T0,
+    )  # fmt: skip
+    await store.append(entries(open_game, actions))
+    done = await finished_daily(store, players[1], day, score=801, elapsed=5.0, finished_at=T0)
+    today = await start(store, players[2], day=day + timedelta(days=1))
+    next_day = day + timedelta(days=1)
+    assert await store.unfinished_dailies(before=next_day) == [open_game.id]
+    clock = ManualClock(datetime.combine(next_day, time(0, 5), UTC))
+    hub = Hub(store=store, bus=InProcessBus(), clock=clock, secret="s", prover=fixed_prover())
+    await hub.close_unfinished_dailies(next_day)
+    record = await store.get_game(open_game.id)
+    day_end = datetime.combine(next_day, time(0), UTC)
+    assert record is not None and record.result == Result(
+        won=False,
+        resigned=False,
+        moves=expected.moves,
+        score=expected.score,
+        removed=expected.removed_count,
+        elapsed=(day_end - T0).total_seconds(),
+        finished_at=day_end,
+    )
+    logged = await store.load_game(open_game.id)
+    assert logged is not None and [e.action for e in logged.entries] == [*actions, "closed"]
+    assert (await store.get_game(done.id)).score == 801  # a finished result stands
+    assert (await store.get_game(today.id)).finished_at is None  # its day is not over
+    board = await store.leaderboard_page(day=day, suits=1, limit=10)
+    assert [row.player for row in board.rows] == [players[1].name, players[0].name]
+    assert await store.unfinished_dailies(before=next_day) == []
+    await hub.close()
 
 
 async def test_keyset_pages_cover_every_row_once(store: Store) -> None:
@@ -155,7 +262,8 @@ async def test_rank_cache_agrees_with_counting_rows(
             store,
             player,
             day,
-            score=rng.choice([900 - rng.randrange(5), 480, 501]),
+            score=rng.choice([900 - rng.randrange(5), 480, 501, 580, 590]),
+            removed=rng.choice([4, 4, 3, 1, 0]),
             elapsed=rng.choice([3.25, 7.0, 7.000001, rng.uniform(0, 100)]),
             finished_at=T0 + timedelta(microseconds=rng.choice([0, 1, 10**6])),
         )
@@ -165,17 +273,14 @@ async def test_rank_cache_agrees_with_counting_rows(
         rows = (
             await connection.execute(
                 sa.select(
-                    Game.player_id, Game.score, Game.elapsed, Game.finished_at, Game.id
+                    Game.player_id, Game.won, Game.removed, Game.score, Game.elapsed,
+                    Game.finished_at, Game.id,
                 ).where(ON_LEADERBOARD, Game.day == day, Game.suits == 1)
             )
-        ).all()
+        ).all()  # fmt: skip
     expected = {
         row.player_id: 1
-        + sum(
-            (-other.score, other.elapsed, other.finished_at, other.id)
-            < (-row.score, row.elapsed, row.finished_at, row.id)
-            for other in rows
-        )
+        + sum(ResultKey.of(other).sort_key() < ResultKey.of(row).sort_key() for other in rows)
         for row in rows
     }
     for player in players:

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from alembic.script import ScriptDirectory
 
 from server.store import Store, migrate
+from server.store.order import ResultKey
 from server.store.store import create_engine
 from tests.conftest import Backend
 from tests.store.conftest import fresh_database
@@ -88,18 +90,26 @@ async def test_the_action_log_migration_carries_games_over_and_back(
             await engine.dispose()
 
         await migrate.upgrade(url, "0002")
-        store = await Store.open(url, migrate=False)
+        engine = create_engine(url)
         try:
-            playing = await store.load_game("playing")
-            resigned = await store.load_game("resigned")
+            async with engine.connect() as connection:
+                logged = (
+                    await connection.execute(
+                        sa.text(
+                            "SELECT game_id, seq, action, at_ms FROM game_actions "
+                            "ORDER BY game_id, seq"
+                        )
+                    )
+                ).all()
         finally:
-            await store.close()
-        assert playing is not None and resigned is not None
-        assert [(e.seq, e.action) for e in playing.entries] == [(1, "1-2"), (2, "undo")]
-        assert playing.entries[0].at_ms == int(started.timestamp() * 1000)
-        assert [(e.seq, e.action) for e in resigned.entries] == [(1, "1-2"), (2, "resign")]
-        assert resigned.entries[-1].at_ms == int(finished.timestamp() * 1000)
-        assert resigned.game.result is not None and resigned.game.result.score == 499
+            await engine.dispose()
+        started_ms, finished_ms = (int(t.timestamp() * 1000) for t in (started, finished))
+        assert [tuple(row) for row in logged] == [
+            ("playing", 1, "1-2", started_ms),
+            ("playing", 2, "undo", started_ms),
+            ("resigned", 1, "1-2", started_ms),
+            ("resigned", 2, "resign", finished_ms),
+        ]
 
         await migrate.downgrade(url, "0001")
         engine = create_engine(url)
@@ -164,3 +174,104 @@ async def test_the_sqlite_file_folder_is_made(tmp_path: Path) -> None:
     finally:
         await store.close()
     assert (tmp_path / "new" / "folder" / "simon.sqlite3").is_file()
+
+
+def _before(revision: str) -> str:
+    """The revision a migration applies to."""
+    found = ScriptDirectory.from_config(migrate.alembic_config()).get_revision(revision)
+    assert found is not None and isinstance(found.down_revision, str)
+    return found.down_revision
+
+
+async def _sql(url: str, *statements: str) -> list[sa.Row[object]]:
+    """Run statements in one transaction; the rows of the last."""
+    engine = create_engine(url)
+    try:
+        async with engine.begin() as connection:
+            for statement in statements:
+                result = await connection.execute(sa.text(statement))
+            return list(result) if result.returns_rows else []
+    finally:
+        await engine.dispose()
+
+
+async def _leaderboard_index(url: str) -> str:
+    """How the database defines ix_games_leaderboard."""
+    engine = create_engine(url)
+    try:
+        async with engine.connect() as connection:
+            if connection.dialect.name == "sqlite":
+                query = "SELECT sql FROM sqlite_master WHERE name = 'ix_games_leaderboard'"
+            else:
+                query = "SELECT indexdef FROM pg_indexes WHERE indexname = 'ix_games_leaderboard'"
+            return str((await connection.execute(sa.text(query))).scalar_one())
+    finally:
+        await engine.dispose()
+
+
+_GAME = (
+    "INSERT INTO games (id, player_id, mode, code, suits, day, started_at, finished_at,"
+    " won, resigned, moves, score, removed, elapsed) VALUES ('{id}',"
+    " (SELECT id FROM players WHERE name = '{player}'), 'daily',"
+    " 'SS1-S1-AAAAABD', 1, '2030-05-01', '2030-05-01 10:00:00', '2030-05-01 10:05:00',"
+    " {won}, false, 80, {score}, {removed}, 300.0)"
+)
+
+
+async def test_fair_play_migration_up_and_down_with_data(
+    backend: Backend, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """0003 adds the bot flags (false for every existing row) and rebuilds the leaderboard
+    index in the new order; down again, the rows stay and the old index is back."""
+    before = _before("0003")
+    async with fresh_database(backend, tmp_path_factory.mktemp("migrations")) as url:
+        await migrate.upgrade(url, before)
+        old_index = await _leaderboard_index(url)
+        await _sql(
+            url,
+            "INSERT INTO players (name, name_key, token_hash, created_at)"
+            " VALUES ('Ann', 'ann', 'h1', '2030-05-01 09:00:00')",
+            _GAME.format(id="g-lost", player="Ann", won="false", score=880, removed=3),
+        )
+        await migrate.upgrade(url, "0003")
+        assert await migrate.check(url) == []
+        assert "won" in await _leaderboard_index(url) != old_index
+        assert await _sql(url, "SELECT bot FROM players") == [(False,)]
+        store = await Store.open(url)
+        try:
+            bot = await store.create_player(
+                name="Robo", token_hash="h2", now=datetime(2030, 5, 1, tzinfo=UTC), bot=True
+            )
+            await store.create_player(
+                name="Bea", token_hash="h3", now=datetime(2030, 5, 1, tzinfo=UTC)
+            )
+            await _sql(
+                url,
+                _GAME.format(id="g-won", player="Bea", won="true", score=820, removed=4),
+                _GAME.format(id="g-bot", player="Robo", won="true", score=850, removed=4),
+                f"UPDATE games SET bot = true WHERE player_id = {bot.id}",
+            )
+            day = datetime(2030, 5, 1).date()
+            page = await store.leaderboard_page(day=day, suits=1, limit=10)
+            assert [(row.player, row.won, row.removed) for row in page.rows] == [
+                ("Bea", True, 4),
+                ("Ann", False, 3),  # the higher score, but no win
+            ]
+            bots = await store.leaderboard_page(day=day, suits=1, limit=10, bots=True)
+            assert [row.player for row in bots.rows] == ["Robo"]
+            next_key = ResultKey.of(await store.get_game("g-won"))
+            assert next_key.won and next_key.removed == 4
+        finally:
+            await store.close()
+        await migrate.downgrade(url, before)
+        assert await migrate.current(url) == before
+        assert await _leaderboard_index(url) == old_index
+        rows = await _sql(url, "SELECT id, score FROM games ORDER BY id")
+        assert rows == [("g-bot", 850), ("g-lost", 880), ("g-won", 820)]
+        await migrate.upgrade(url, "head")
+        assert await migrate.check(url) == []
+        assert await _sql(url, "SELECT name, bot FROM players ORDER BY name") == [
+            ("Ann", False),
+            ("Bea", False),
+            ("Robo", False),  # what a downgrade drops, an upgrade cannot know again
+        ]

@@ -1,8 +1,10 @@
-"""The rank cache's member encoding, its warming, and both of its implementations."""
+"""The leaderboard order's encodings (members, cursors), the rank cache's warming, and both
+of its implementations."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
@@ -12,50 +14,90 @@ import redis.asyncio as redis
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.store.ranks import (
-    COMPLETE,
-    LocalRankCache,
-    RankCache,
-    RedisRankCache,
-    rank_member,
-)
+from server.store.order import ResultKey
+from server.store.ranks import COMPLETE, LocalRankCache, RankCache, RedisRankCache
 from server.store.store import decode_cursor, encode_cursor
 from tests.conftest import Backend
 
-results = st.tuples(
-    st.integers(min_value=-(2**31) + 1, max_value=2**31 - 1),  # -score fits an int4 too
-    st.floats(min_value=0, max_value=1e9, allow_nan=False, allow_infinity=False),
-    st.datetimes(
+MOMENT = datetime(2026, 1, 1, tzinfo=UTC)
+
+keys = st.builds(
+    ResultKey,
+    won=st.booleans(),
+    removed=st.integers(min_value=0, max_value=4),
+    score=st.integers(min_value=-(2**31) + 1, max_value=2**31 - 1),  # -score fits an int4 too
+    elapsed=st.floats(min_value=0, max_value=1e9, allow_nan=False, allow_infinity=False),
+    finished_at=st.datetimes(
         min_value=datetime(2000, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.just(UTC)
     ),
-    st.text(alphabet="0123456789abcdefABCDEF-_", min_size=1, max_size=64),
+    id=st.text(alphabet="0123456789abcdefABCDEF-_", min_size=1, max_size=64),
 )
 
 
-@given(st.lists(results, min_size=2, max_size=20))
-def test_members_sort_like_leaderboard_rows(rows: list[tuple[int, float, datetime, str]]) -> None:
-    by_row = sorted(rows, key=lambda r: (-r[0], r[1], r[2], r[3]))
-    by_member = sorted(rows, key=lambda r: rank_member(*r))
-    assert [(-r[0], r[1], r[2], r[3]) for r in by_member] == [
-        (-r[0], r[1], r[2], r[3]) for r in by_row
+def _by_the_rules(key: ResultKey) -> tuple[object, ...]:
+    """The order as issue #9 states it, written out here independently of ORDER."""
+    if key.won:
+        return (0, -key.score, key.elapsed, key.finished_at, key.id)
+    return (1, -key.removed, -key.score, key.elapsed, key.finished_at, key.id)
+
+
+def _win(key: ResultKey) -> ResultKey:
+    """A won game has removed all four runs."""
+    return dataclasses.replace(key, removed=4) if key.won else key
+
+
+@given(st.lists(keys.map(_win), min_size=2, max_size=20))
+def test_sort_keys_and_members_sort_like_the_stated_order(rows: list[ResultKey]) -> None:
+    expected = sorted(rows, key=_by_the_rules)
+    assert [_by_the_rules(k) for k in sorted(rows, key=ResultKey.sort_key)] == [
+        _by_the_rules(k) for k in expected
+    ]
+    assert [_by_the_rules(k) for k in sorted(rows, key=ResultKey.member)] == [
+        _by_the_rules(k) for k in expected
     ]
 
 
-@given(results)
-def test_cursors_and_members_round_trip(row: tuple[int, float, datetime, str]) -> None:
-    score, elapsed, finished_at, game_id = row
-    key = (-score, elapsed, finished_at, game_id)
+def test_wins_first_then_runs_removed_then_score() -> None:
+    def key(won: bool, removed: int, score: int, elapsed: float, name: str) -> ResultKey:
+        return ResultKey(won, removed, score, elapsed, MOMENT, name)
+
+    rows = [
+        key(False, 3, 700, 10.0, "three-runs"),
+        key(True, 4, 800, 90.0, "slow-win"),
+        key(False, 1, 720, 5.0, "one-run-high-score"),
+        key(True, 4, 800, 60.0, "fast-win"),
+        key(False, 3, 750, 20.0, "three-runs-better"),
+        key(True, 4, 810, 300.0, "best-win"),
+    ]
+    order = ["best-win", "fast-win", "slow-win", "three-runs-better", "three-runs"]
+    order.append("one-run-high-score")
+    assert [k.id for k in sorted(rows, key=ResultKey.sort_key)] == order
+    assert [k.id for k in sorted(rows, key=ResultKey.member)] == order
+
+
+@given(keys)
+def test_cursors_and_members_round_trip(key: ResultKey) -> None:
     assert decode_cursor(encode_cursor(key)) == key
+    assert ResultKey.from_member(key.member()) == key
     assert len(encode_cursor(key)) <= 256  # the protocol's limit on a cursor
-    assert rank_member(*row).endswith(game_id) and len(rank_member(*row)) == 48 + len(game_id)
+    assert key.member().endswith(key.id) and len(key.member()) == 56 + len(key.id)
 
 
 def test_negative_zero_elapsed_is_zero_and_bad_values_are_refused() -> None:
-    moment = datetime(2026, 1, 1, tzinfo=UTC)
-    assert rank_member(1, -0.0, moment, "g") == rank_member(1, 0.0, moment, "g")
-    for elapsed in (-1.0, float("nan"), float("inf")):
+    key = ResultKey(True, 4, 851, 0.0, MOMENT, "g")
+    assert dataclasses.replace(key, elapsed=-0.0).member() == key.member()
+    bad = [
+        *(dataclasses.replace(key, elapsed=e) for e in (-1.0, float("nan"), float("inf"))),
+        dataclasses.replace(key, score=2**31),
+        dataclasses.replace(key, id=""),
+        dataclasses.replace(key, finished_at=datetime(2026, 1, 1)),  # naive
+    ]
+    for wrong in bad:
         with pytest.raises(ValueError):
-            rank_member(1, elapsed, moment, "g")
+            wrong.member()
+    for text in ("", key.member()[:-1], key.member().upper(), "x" * 60):
+        with pytest.raises(ValueError):
+            ResultKey.from_member(text)
 
 
 @pytest.fixture
@@ -76,8 +118,10 @@ async def cache(backend: Backend) -> AsyncIterator[RankCache]:
 
 
 def _members(count: int) -> list[str]:
-    moment = datetime(2026, 1, 1, tzinfo=UTC)
-    return [rank_member(900 - n, 1.0, moment + timedelta(seconds=n), f"g{n}") for n in range(count)]
+    return [
+        ResultKey(True, 4, 900 - n, 1.0, MOMENT + timedelta(seconds=n), f"g{n}").member()
+        for n in range(count)
+    ]
 
 
 async def test_one_warmer_loads_and_concurrent_readers_wait_for_it(cache: RankCache) -> None:
@@ -91,7 +135,7 @@ async def test_one_warmer_loads_and_concurrent_readers_wait_for_it(cache: RankCa
         yield members[:6]
         yield members[6:]
 
-    board = (date(2031, 1, 1), 1)
+    board = (date(2031, 1, 1), 1, False)
     found = await asyncio.gather(*(cache.position(board, member, load) for member in members))
     assert found == [(n, 10, True) for n in range(10)]
     assert loads == 1
@@ -105,7 +149,7 @@ async def test_one_warmer_loads_and_concurrent_readers_wait_for_it(cache: RankCa
 
 async def test_results_added_while_warming_are_kept(cache: RankCache) -> None:
     members = _members(8)
-    board = (date(2031, 1, 2), 1)
+    board = (date(2031, 1, 2), 1, False)
 
     async def load() -> AsyncIterator[list[str]]:
         yield members[:5]  # the database's snapshot misses the last three
@@ -116,6 +160,25 @@ async def test_results_added_while_warming_are_kept(cache: RankCache) -> None:
     await cache.add(board, members[6])  # added before anyone warmed: kept too
     assert await cache.position(board, members[7], load) == (7, 8, True)
     assert await cache.position(board, members[0], load) == (0, 8, True)
-    new = rank_member(2000, 0.0, datetime(2026, 1, 1, tzinfo=UTC), "best")
+    new = ResultKey(True, 4, 2000, 0.0, MOMENT, "best").member()
     await cache.add(board, new)
     assert await cache.position(board, new, load) == (0, 9, True)
+
+
+async def test_the_boards_of_a_day_are_apart(cache: RankCache) -> None:
+    members = _members(3)
+
+    async def load() -> AsyncIterator[list[str]]:
+        yield []
+
+    humans, bots = (date(2031, 1, 3), 1, False), (date(2031, 1, 3), 1, True)
+    await cache.position(humans, COMPLETE, load)
+    await cache.position(bots, COMPLETE, load)
+    await cache.add(bots, members[0])
+    await cache.add(humans, members[1])
+    await cache.add(humans, members[2])
+    assert await cache.total(humans, load) == 2
+    assert await cache.total(bots, load) == 1
+    assert await cache.position(humans, members[0], load) == (0, 2, False)
+    if isinstance(cache, RedisRankCache):
+        assert cache.key(humans) != cache.key(bots)

@@ -1,0 +1,181 @@
+"""Fair-play evidence from one finished daily: pure (no I/O, no asyncio, no clock).
+
+Given the game's action log, as ``(action text, server time in ms)`` pairs, its start time,
+the solver's solution of the deal and its par, :func:`evidence` measures how the game was
+played, and :func:`held_reasons` says why a result should be held for review (people
+judge; nothing here refuses a result). The thresholds are never told to players.
+
+Actions are move texts (``3-7x2``), ``undo``, ``restart`` and ``resign``: the player's
+decisions. Anything else in the log (an end marker such as ``won``) is the server's entry,
+not a decision, and is left out.
+
+**Think times** are the gaps before each decision: from the start to the first, then
+between consecutive ones. **Agreement** compares the player's *final line* (the moves that
+stand at the end: an undo takes back the last move, a restart clears the line) with the
+solver's solution: the length of their longest common subsequence over the solution's
+length. Why this measure: undo noise and detours inserted to dodge a prefix test leave it
+almost unchanged (a subsequence survives insertions), playing extra moves cannot lower it,
+and a person who wins by their own path shares only scattered moves with the solver's line,
+while anyone replaying that line scores 1.0 whatever their timing.
+
+>>> log = [("1-2", 3_000), ("undo", 5_500), ("3-4", 9_000), ("won", 9_000)]
+>>> found = evidence(log, started_ms=0, solution=["3-4"], par=1)
+>>> found.decisions, found.undos, found.median_think, found.agreement, found.moves_over_par
+(3, 1, 3.0, 1.0, 0)
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from server.engine import InvalidMoveError, Move
+
+UNDO: Final = "undo"
+RESTART: Final = "restart"
+RESIGN: Final = "resign"
+#: Seconds: a think time under this is faster than people decide.
+HUMAN_FLOOR: Final = 0.5
+
+#: One entry of an action log: its text, and when the server accepted it (ms since 1970).
+LoggedAction = tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """How one game was played."""
+
+    decisions: int  # moves, undos, restarts and the resign
+    moves: int  # moves played, also those taken back later
+    undos: int
+    restarts: int
+    median_think: float  # seconds; 0.0 with no decision
+    fast_share: float  # share of think times under the human floor
+    flatness: float  # coefficient of variation of think times (stdev / mean): low is flat
+    total_seconds: float  # from the start to the last decision
+    agreement: float  # LCS(final line, solution) / len(solution): 0.0 to 1.0
+    final_moves: int  # the moves that stand at the end
+    moves_over_par: int | None  # final_moves - par; None when par is unknown
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """When a result is held. Timing rules apply from ``min_decisions`` decisions on (a
+    short game says little about its timing); agreement applies to any game."""
+
+    human_floor: float = HUMAN_FLOOR
+    max_fast_share: float = 0.25  # a person's fast think times (obvious follow-ups)
+    min_median_think: float = 0.8  # seconds
+    min_flatness: float = 0.35  # human think times spread wide (CV near 1 or more)
+    min_seconds_per_move: float = 1.0  # the whole game against a floor per final move
+    max_agreement: float = 0.9  # share of the solver's line replayed (people: under 0.9)
+    min_decisions: int = 10
+
+
+def evidence(
+    log: Sequence[LoggedAction],
+    *,
+    started_ms: int,
+    solution: Sequence[str],
+    par: int | None,
+    thresholds: Thresholds | None = None,
+) -> Evidence:
+    """Measure one game; see the module's docstring for the definitions (``thresholds``
+    gives the human floor of ``fast_share``)."""
+    human_floor = (thresholds or Thresholds()).human_floor
+    decisions = [(text, at) for text, at in log if _is_decision(text)]
+    thinks = []
+    previous = started_ms
+    for _, at in decisions:
+        thinks.append(max(0, at - previous) / 1000)  # clocks never run back; guard anyway
+        previous = max(previous, at)
+    line: list[str] = []
+    for text, _ in decisions:
+        if text == UNDO:
+            if line:
+                line.pop()
+        elif text == RESTART:
+            line.clear()
+        elif text != RESIGN:
+            line.append(text)
+    count = _count(decisions)
+    return Evidence(
+        decisions=len(decisions),
+        moves=count[None],
+        undos=count[UNDO],
+        restarts=count[RESTART],
+        median_think=statistics.median(thinks) if thinks else 0.0,
+        fast_share=sum(t < human_floor for t in thinks) / len(thinks) if thinks else 0.0,
+        flatness=_variation(thinks),
+        total_seconds=(previous - started_ms) / 1000 if decisions else 0.0,
+        agreement=_lcs(line, solution) / len(solution) if solution else 0.0,
+        final_moves=len(line),
+        moves_over_par=None if par is None else len(line) - par,
+    )
+
+
+def held_reasons(found: Evidence, thresholds: Thresholds | None = None) -> list[str]:
+    """Why a result should be held for review; an empty list: it stands. Give the same
+    thresholds as to :func:`evidence`."""
+    thresholds = thresholds or Thresholds()
+    reasons = []
+    if found.agreement >= thresholds.max_agreement:
+        reasons.append(f"replays {found.agreement:.0%} of the solver's line")
+    if found.decisions >= thresholds.min_decisions:
+        if found.median_think < thresholds.min_median_think:
+            reasons.append(f"median think time {found.median_think:.2f} s")
+        if found.fast_share > thresholds.max_fast_share:
+            reasons.append(
+                f"{found.fast_share:.0%} of think times under {thresholds.human_floor:g} s"
+            )
+        if found.flatness < thresholds.min_flatness:
+            reasons.append(f"flat think times (variation {found.flatness:.2f})")
+        floor = thresholds.min_seconds_per_move * found.final_moves
+        if found.total_seconds < floor:
+            reasons.append(f"{found.final_moves} moves in {found.total_seconds:.1f} s")
+    return reasons
+
+
+def _is_decision(text: str) -> bool:
+    if text in (UNDO, RESTART, RESIGN):
+        return True
+    try:
+        Move.from_text(text)
+    except InvalidMoveError:
+        return False  # the server's own entry (the end of the game)
+    return True
+
+
+def _count(decisions: Sequence[LoggedAction]) -> dict[str | None, int]:
+    """Decisions by kind; moves under None."""
+    counts: dict[str | None, int] = {None: 0, UNDO: 0, RESTART: 0, RESIGN: 0}
+    for text, _ in decisions:
+        counts[text if text in counts else None] += 1
+    return counts
+
+
+def _variation(values: Sequence[float]) -> float:
+    """stdev / mean; 0.0 (perfectly flat) with fewer than two values or a zero mean."""
+    if len(values) < 2:
+        return 0.0
+    mean = statistics.fmean(values)
+    return statistics.pstdev(values) / mean if mean > 0 else 0.0
+
+
+def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
+    """The length of the longest common subsequence (one row of the usual table)."""
+    if len(a) < len(b):
+        a, b = b, a
+    row = [0] * (len(b) + 1)
+    for x in a:
+        diagonal = 0
+        for j, y in enumerate(b, start=1):
+            above = row[j]
+            row[j] = diagonal + 1 if x == y else max(row[j], row[j - 1])
+            diagonal = above
+    return row[-1]
+
+
+__all__ = ["Evidence", "LoggedAction", "Thresholds", "evidence", "held_reasons"]
