@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from server.engine import IllegalMoveError, InvalidCodeError, InvalidMoveError
-from server.store import END_ACTIONS, WON, GameLog, Store
+from server.store import END_ACTIONS, RESIGN, WON, GameLog, Store
 
 from .games import replay
 
@@ -47,8 +47,11 @@ def check_record(logged: GameLog) -> str | None:
     ]
     if record.won and record.resigned:
         wrong.append("both won and resigned")
-    if bool(record.resigned) != (logged.entries[-1].action != WON):
-        wrong.append(f"stored resigned={record.resigned}, but the log ends {logged.entries[-1]}")
+    end = logged.entries[-1].action
+    if bool(record.resigned) != (end == RESIGN) or bool(record.won) != (end == WON):
+        wrong.append(
+            f"stored won={record.won} resigned={record.resigned}, but the log ends {end!r}"
+        )
     return "; ".join(wrong) or None
 
 
