@@ -169,7 +169,7 @@ async def _history(args: argparse.Namespace) -> int:
             str(game.score),
             str(game.moves),
             format_clock(game.elapsed),
-            str(game.rank) if game.rank is not None else "",
+            "under review" if game.review else str(game.rank) if game.rank is not None else "",
         )
     Console().print(table)
     return 0

@@ -170,6 +170,7 @@ async def _bot(args: argparse.Namespace, moves: list[str] | None) -> int:
             f"{result['code']}: {'won' if result['won'] else 'not won'}, "
             f"{plural(result['moves'], 'move')}, score {result['score']}"
             + (f", rank {result['rank']}" if "rank" in result else "")
+            + (", under review (off the leaderboard for now)" if "review" in result else "")
         )
         if "refused" in result:
             refused = result["refused"]
@@ -227,6 +228,8 @@ async def _play_moves(
             result.update(won=end.won, moves=end.moves, score=end.score, elapsed=end.elapsed)
             if end.rank is not None:
                 result["rank"] = end.rank
+            if end.review is not None:
+                result["review"] = end.review
     return result
 
 

@@ -104,16 +104,23 @@ def player_label(name: str, bot: bool) -> str:
     return f"BOT {name}" if bot else name
 
 
-def won_text(score: int, moves: int, rank: int | None = None) -> str:
+UNDER_REVIEW = "under review"
+
+
+def _standing(rank: int | None, review: str | None) -> str:
+    if review is not None:
+        return f", {UNDER_REVIEW} (off the leaderboard for now)"
+    return f", rank {rank}" if rank is not None else ""
+
+
+def won_text(score: int, moves: int, rank: int | None = None, review: str | None = None) -> str:
     """The line that tells the player they won."""
-    where = f", rank {rank}" if rank is not None else ""
-    return f"You won! Score {score} in {plural(moves, 'move')}{where}."
+    return f"You won! Score {score} in {plural(moves, 'move')}{_standing(rank, review)}."
 
 
-def resigned_text(score: int, rank: int | None = None) -> str:
+def resigned_text(score: int, rank: int | None = None, review: str | None = None) -> str:
     """The line that tells the player their resigned game is over."""
-    where = f", rank {rank}" if rank is not None else ""
-    return f"You resigned: the game is over with score {score}{where}."
+    return f"You resigned: the game is over with score {score}{_standing(rank, review)}."
 
 
 def game_from_view(view: GameView) -> Game:
@@ -136,6 +143,8 @@ class Table:
         self.day: date | None = None
         self.par: int | None = None
         self.rank: int | None = None
+        #: "held": the finished daily is under fair-play review, off the board for now.
+        self.review: str | None = None
         self.finished = False
         self.status = ""  # the connection, for online tables
         self.race: dict[str, RaceEntry] = {}
@@ -513,12 +522,14 @@ class OnlineTable(Table):
             return
         self.finished = True
         self.rank = message.rank
+        self.review = message.review
         self.par = message.par if message.par is not None else self.par
         self._set_clock(message.elapsed, running=False)
         if message.won:
-            self._tell(Notice("won", won_text(message.score, message.moves, message.rank)))
+            text = won_text(message.score, message.moves, message.rank, message.review)
+            self._tell(Notice("won", text))
         elif message.resigned:
-            self._tell(Notice("info", resigned_text(message.score, message.rank)))
+            self._tell(Notice("info", resigned_text(message.score, message.rank, message.review)))
         else:
             self._tell(Notice("info", f"Game over: score {message.score}."))
 

@@ -365,6 +365,8 @@ class Finished(_Message):
     elapsed: float
     rank: int | None = None  # daily: the rank now
     par: int | None = None  # daily: once the day is over
+    #: "held": the result is held for fair-play review, off the public board for now.
+    review: Literal["held"] | None = None
 
 
 class TargetList(_Message):
@@ -447,6 +449,8 @@ class HistoryGame(_Message):
     elapsed: float
     finished_at: str
     rank: int | None = None
+    #: "held" (shown to its player only): held for fair-play review, off the public board.
+    review: Literal["held"] | None = None
 
 
 class PlayerStats(_Message):

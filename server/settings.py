@@ -8,6 +8,8 @@ from platformdirs import user_data_dir
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from server.play.fairplay import Thresholds
+
 DEFAULT_SECRET = "change-me"
 
 
@@ -15,7 +17,9 @@ class Settings(BaseSettings):
     """Every knob of the server. Unset URLs mean the embedded defaults:
     an SQLite file in ``data_dir`` and an in-process bus (one node)."""
 
-    model_config = SettingsConfigDict(env_prefix="SIMON_", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="SIMON_", env_nested_delimiter="__", extra="ignore"
+    )
 
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=0, le=65535)
@@ -40,6 +44,9 @@ class Settings(BaseSettings):
     #: Solver budget per candidate daily deal; codes it cannot prove winnable are skipped.
     daily_solver_seconds: float = Field(20.0, gt=0)
     log_level: str = "INFO"
+    #: When a human's daily is held for review (docs/fair-play.md): e.g.
+    #: ``SIMON_FAIRPLAY__MAX_AGREEMENT=0.95``; the defaults are in server/play/fairplay.py.
+    fairplay: Thresholds = Field(default_factory=Thresholds)
 
     @field_validator("database_url")
     @classmethod

@@ -295,7 +295,10 @@ class SimonApp(App[int]):
         self.table_changed(None)
         if table.finished and table.game is not None and table.game.is_won:
             self.notify_line(
-                Notice("won", won_text(table.game.score, table.game.moves, table.rank))
+                Notice(
+                    "won",
+                    won_text(table.game.score, table.game.moves, table.rank, table.review),
+                )
             )
 
     def _moved_text(self, before: Sequence[Sequence[Card]], played: Move, removed: int) -> str:

@@ -14,7 +14,7 @@ from server.engine import COLUMNS, RUNS_PER_GAME, Card, Move, rank, suit
 from server.engine.cards import RANK_LETTERS, SUIT_LETTERS
 from server.protocol import RaceEntry
 
-from ..session import Table, player_label, plural
+from ..session import UNDER_REVIEW, Table, player_label, plural
 
 SUIT_SYMBOLS = "♠♥♦♣"
 #: A four-colour pack that reads on dark and light terminals; the symbol carries the suit too.
@@ -162,7 +162,9 @@ class ScoreLine(Static):
         for label, value in facts:
             text.append(f"{label} ", "dim")
             text.append(f"{value}   ", "bold")
-        if table.rank is not None:
+        if table.review is not None:
+            text.append(UNDER_REVIEW, "bold magenta")
+        elif table.rank is not None:
             text.append("Rank ", "dim")
             text.append(f"#{table.rank}", "bold yellow")
         self.update(text)

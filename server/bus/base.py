@@ -48,6 +48,10 @@ class Bus(ABC):
         """Record ``player``'s standing (an encoded RaceEntry) and publish an event frame."""
 
     @abstractmethod
+    async def drop_race_entry(self, day: date, suits: int, player: str, event: str) -> None:
+        """Take ``player`` out of a room's standings and publish an event frame."""
+
+    @abstractmethod
     async def race_entries(self, day: date, suits: int) -> list[str]:
         """Every player's latest standing in a room, as encoded RaceEntry objects."""
 

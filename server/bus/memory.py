@@ -26,6 +26,11 @@ class InProcessBus(Bus):
         if (day, suits) in self._joined:
             self._deliver(day, suits, event)
 
+    async def drop_race_entry(self, day: date, suits: int, player: str, event: str) -> None:
+        self._entries.get((day, suits), {}).pop(player, None)
+        if (day, suits) in self._joined:
+            self._deliver(day, suits, event)
+
     async def race_entries(self, day: date, suits: int) -> list[str]:
         return list(self._entries.get((day, suits), {}).values())
 

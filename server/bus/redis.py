@@ -114,6 +114,13 @@ class RedisBus(Bus):
             pipe.publish(channel, event)
             await pipe.execute()
 
+    async def drop_race_entry(self, day: date, suits: int, player: str, event: str) -> None:
+        channel = self._channel(day, suits)
+        async with self._client.pipeline(transaction=False) as pipe:
+            pipe.hdel(f"{channel}:players", player)
+            pipe.publish(channel, event)
+            await pipe.execute()
+
     async def race_entries(self, day: date, suits: int) -> list[str]:
         values = await self._client.hvals(f"{self._channel(day, suits)}:players")
         return [value.decode() for value in values]

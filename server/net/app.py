@@ -93,7 +93,14 @@ async def run_server(
             solver = SolverProver(settings.daily_solver_seconds)
             stack.callback(solver.close)
             prover = solver
-        hub = Hub(store=store, bus=bus, clock=clock, secret=settings.secret, prover=prover)
+        hub = Hub(
+            store=store,
+            bus=bus,
+            clock=clock,
+            secret=settings.secret,
+            prover=prover,
+            thresholds=settings.fairplay,
+        )
         hub.start()
         stack.push_async_callback(hub.close)
         server = await stack.enter_async_context(

@@ -198,7 +198,9 @@ class DailySchedule:
             if proof.winnable:
                 log.info("daily %s S%d: %s, par %s", day, suits, code, proof.par)
                 return await self._stored(
-                    self._store.put_daily_deal(day=day, suits=suits, code=code, par=proof.par)
+                    self._store.put_daily_deal(
+                        day=day, suits=suits, code=code, par=proof.par, solution=proof.moves
+                    )
                 )
             log.info("daily %s S%d: skipped %s (winnable: %s)", day, suits, code, proof.winnable)
         raise NoDailyDeal(f"no provable deal for {day} with {suits} suits")

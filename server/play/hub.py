@@ -41,6 +41,7 @@ from server.protocol import (
     encode,
 )
 from server.store import (
+    OFF_THE_BOARD,
     AttemptExists,
     LeaderboardEntry,
     NameTaken,
@@ -54,9 +55,11 @@ from .accounts import BadName, check_name, hash_token, new_token
 from .clock import Clock, seconds_to_next_day, utc_day
 from .daily import SUIT_CHOICES, DailySchedule, NoDailyDeal, Prover
 from .errors import Refused
+from .fairplay import Thresholds
 from .games import PlayerGame
 from .live import LiveGames
-from .race import Push, RaceRooms
+from .race import WITHDRAWN, Push, RaceRooms
+from .screening import Screening
 
 log = logging.getLogger(__name__)
 
@@ -82,11 +85,19 @@ class Hub:
         secret: str,
         prover: Prover,
         race_interval: float = RACE_MOVE_INTERVAL,
+        thresholds: Thresholds | None = None,
     ) -> None:
         self.store = store
         self.bus = bus
         self.clock = clock
         self.daily = DailySchedule(store, secret=secret, prover=prover)
+        self.screening = Screening(
+            store=store,
+            daily=self.daily,
+            prover=prover,
+            clock=clock,
+            thresholds=thresholds or Thresholds(),
+        )
         self.races = RaceRooms(bus)
         #: Games held by a session on this node.
         self.live = LiveGames(store)
@@ -225,11 +236,41 @@ class Hub:
 
     # -- after an accepted action ----------------------------------------------------
 
+    async def screen(self, game: PlayerGame) -> None:
+        """Screen a human's finished daily for fair play (off the move path: once a game);
+        tell the race how it ended, or take a held result out of others' standings."""
+        if game.day is None:
+            return
+        if not game.bot:
+            try:
+                record = await self.store.get_game(game.id)
+                if record is not None:
+                    await self.screening.screen(record)
+            except (SQLAlchemyError, OSError) as error:  # held until screened again
+                log.warning("screening of game %s failed: %s", game.id, error)
+        if await self.under_review(game):
+            self.race_event(game, WITHDRAWN)
+        else:
+            assert game.result is not None
+            self.race_event(game, "resigned" if game.result.resigned else "finished")
+
+    async def under_review(self, game: PlayerGame) -> bool:
+        """Whether a finished daily is off the public board for fair-play review (or its
+        screening has not been done)."""
+        if game.day is None or game.bot:
+            return False
+        screened = await self.store.screening(game.id)
+        return screened is None or screened.status in OFF_THE_BOARD
+
     async def finished_message(self, game: PlayerGame) -> Finished:
         result = game.result
         assert result is not None
         rank = par = None
-        if game.day is not None:
+        review = None
+        if game.day is not None and await self.under_review(game):
+            review = "held"
+            par = await self.par(game)
+        elif game.day is not None:
             try:
                 ranked = await self.store.rank_of(
                     day=game.day,
@@ -255,6 +296,7 @@ class Hub:
             elapsed=round(result.elapsed, 3),
             rank=rank,
             par=par,
+            review=review,
         )
 
     async def par(self, game: PlayerGame) -> int | None:
@@ -371,7 +413,9 @@ class Hub:
             around=[leaderboard_row(row) for row in ranked.around],
         )
 
-    async def history(self, player: PlayerRecord, limit: int) -> History:
+    async def history(self, player: PlayerRecord, limit: int, *, own: bool = False) -> History:
+        """A player's finished games; ``own``: asked by the player (who alone is told which
+        results are held for review)."""
         found = await self.store.history(player_id=player.id, limit=limit)
         dailies = [record for record in found.games if record.day is not None]
         ranks = await asyncio.gather(
@@ -405,6 +449,7 @@ class Hub:
                     elapsed=round(record.elapsed or 0.0, 3),
                     finished_at=record.finished_at.isoformat() if record.finished_at else "",
                     rank=rank_by_game.get(record.id),
+                    review="held" if own and record.held else None,
                 )
                 for record in found.games
             ],
@@ -428,6 +473,7 @@ class Hub:
             return False
         self.current_day = today
         await self.close_unfinished_dailies(today)
+        await self.screening.catch_up()
         frame = encode(
             DailyChanged(
                 day=today,
@@ -438,6 +484,7 @@ class Hub:
         for push in tuple(self.listeners):
             push(frame)
         self.daily.forget_before(today - timedelta(days=1))
+        self.screening.forget_before(today - timedelta(days=1))
         self.bus.forget_races_before(today - timedelta(days=1))
         log.info("a new day: %s", today)
         return True
@@ -461,9 +508,8 @@ class Hub:
                 result = game.end(now=day_end)
                 entries = game.entries_since(before, at_ms=int(day_end.timestamp() * 1000))
                 try:
-                    await self.store.append(
-                        entries, result, ranked_on=(game.day, game.suits, game.bot)
-                    )
+                    board = (game.day, game.suits, game.bot) if game.bot else None
+                    await self.store.append(entries, result, ranked_on=board)
                 except StaleGame:  # played on, or closed, elsewhere: the log has it
                     await self.live.refresh(game)
                     continue
@@ -471,9 +517,13 @@ class Hub:
                     game.rollback(before)
                     log.warning("could not close daily %s: %s", game_id, error)
                     continue
-            self.race_event(game, "finished")
+            await self.screen(game)
 
     async def _tick(self) -> None:
+        try:  # screenings a stopped node left undone
+            await self.screening.catch_up()
+        except Exception:
+            log.exception("catching up on fair-play screenings failed")
         while True:
             left = seconds_to_next_day(self.now())
             if left <= PREPARE_AHEAD.total_seconds():

@@ -33,6 +33,9 @@ Room = tuple[date, int]
 FAILURE_LOG_INTERVAL = 10.0
 #: Events waiting for a slow bus; past this many the oldest are dropped.
 MOST_WAITING = 10_000
+#: Announced for a result held for fair-play review: the player leaves the standings (the
+#: others see "left").
+WITHDRAWN = "withdrawn"
 
 
 class RaceRooms:
@@ -89,6 +92,10 @@ class RaceRooms:
                     log.warning("race events dropped (%d so far): %s", self.dropped, error)
 
     async def publish(self, day: date, suits: int, event: str, entry: RaceEntry) -> None:
+        if event == WITHDRAWN:
+            frame = encode(RaceEvent(day=day, suits=suits, event="left", entry=entry))  # type: ignore[arg-type]
+            await self._bus.drop_race_entry(day, suits, entry.player, frame)
+            return
         frame = encode(RaceEvent(day=day, suits=suits, event=event, entry=entry))  # type: ignore[arg-type]
         await self._bus.publish_race(day, suits, entry.player, entry.model_dump_json(), frame)
 

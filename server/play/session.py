@@ -180,7 +180,8 @@ class Session:
         entries = game.entries_since(
             before, at_ms=int(now.timestamp() * 1000), message_id=message_id, request=what
         )
-        board = (game.day, game.suits, game.bot) if game.day is not None else None
+        # a bot's daily is ranked at once; a human's once its fair-play screening passes it
+        board = (game.day, game.suits, game.bot) if game.day is not None and game.bot else None
         try:
             await self.hub.store.append(entries, game.result, ranked_on=board)
         except StoreUnavailable:
@@ -322,8 +323,8 @@ class Session:
             game.end(resigned=False, now=self.hub.now())
         await self._commit(game, before, message_id, what)
         if game.finished:
+            await self.hub.screen(game)
             frames.append(encode(await self.hub.finished_message(game)))
-            self.hub.race_event(game, "finished")
         else:
             self.hub.race_event(game, "removed" if removed_run else "moved")
         game.remember(message_id, what, frames)
@@ -360,12 +361,12 @@ class Session:
             before = game.seq
             game.end(resigned=True, now=self.hub.now())
             await self._commit(game, before, message.id, "resign")
+            await self.hub.screen(game)
             replies = [
                 encode(await self._state(message.id, game)),
                 encode(await self.hub.finished_message(game)),
             ]
             game.remember(message.id, "resign", replies)
-            self.hub.race_event(game, "resigned")
             return replies
 
         return list(await self._act(message.id, "resign", resign))
@@ -423,7 +424,8 @@ class Session:
 
     async def _history(self, message: HistoryRequest) -> Replies:
         player = self._who() if message.player is None else await self.hub.player(message.player)
-        found = await self.hub.history(player, message.limit)
+        own = self.player is not None and self.player.id == player.id
+        found = await self.hub.history(player, message.limit, own=own)
         return [found.model_copy(update={"id": message.id})]
 
     async def _ping(self, message: Ping) -> Replies:

@@ -6,12 +6,18 @@ The schema is made by the alembic migrations in ``migrations/`` (see
 
 from server.store.action_log import ActionLog, GameEnd
 from server.store.records import (
+    CLEARED,
     CLOSED,
+    CONFIRMED,
     END_ACTIONS,
+    HELD,
+    OFF_THE_BOARD,
+    PASSED,
     RESIGN,
     WON,
     AttemptExists,
     DailyDealRecord,
+    FairPlayRecord,
     GameLog,
     GameRecord,
     LeaderboardEntry,
@@ -29,13 +35,19 @@ from server.store.records import (
 from server.store.store import Store, name_key
 
 __all__ = [
+    "CLEARED",
     "CLOSED",
+    "CONFIRMED",
     "END_ACTIONS",
+    "HELD",
+    "OFF_THE_BOARD",
+    "PASSED",
     "RESIGN",
     "WON",
     "ActionLog",
     "AttemptExists",
     "DailyDealRecord",
+    "FairPlayRecord",
     "GameEnd",
     "GameLog",
     "GameRecord",

@@ -73,6 +73,8 @@ class Player(Base):
     #: A declared bot account (chosen at registration, permanent): its dailies go on the
     #: bots' leaderboard, never on the humans'.
     bot: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
+    #: A review confirmed machine play on this account: its later dailies are held too.
+    flagged: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
 
     __table_args__ = (
         sa.Index("ix_players_name_key", "name_key", unique=True),
@@ -87,6 +89,9 @@ class DailyDeal(Base):
     suits: Mapped[int] = mapped_column(sa.SmallInteger, primary_key=True)
     code: Mapped[str] = mapped_column(sa.String(32))
     par: Mapped[int | None] = mapped_column(sa.Integer)
+    #: The solver's solution (moves, space-separated): the fair-play evidence compares
+    #: players' lines with it.
+    solution: Mapped[str | None] = mapped_column(sa.Text)
 
 
 class Game(Base):
@@ -101,6 +106,9 @@ class Game(Base):
     #: The player's ``bot`` flag, copied at the start (it never changes): the leaderboard
     #: index filters the boards apart without joining players.
     bot: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
+    #: Off the public leaderboard: a human's daily until its fair-play screening passes it,
+    #: and for good if it is held for review (see server/play/screening.py).
+    held: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
     started_at: Mapped[datetime] = mapped_column(UTCDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     won: Mapped[bool | None] = mapped_column(sa.Boolean)
@@ -116,6 +124,37 @@ class Game(Base):
             name="mode_day",
         ),
     )
+
+
+class FairPlay(Base):
+    """A human daily's fair-play screening: its evidence, and what review made of it."""
+
+    __tablename__ = "fair_play"
+
+    game_id: Mapped[str] = mapped_column(
+        GameId, sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    #: ``passed`` (ranked), ``held`` (off the board, awaiting review), ``cleared`` (ranked
+    #: after review) or ``confirmed`` (kept off the board after review).
+    status: Mapped[str] = mapped_column(sa.String(16))
+    reasons: Mapped[list[str]] = mapped_column(sa.JSON)
+    evidence: Mapped[dict[str, Any]] = mapped_column(sa.JSON)
+    screened_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    reviewed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    __table_args__ = (sa.Index("ix_fair_play_status", "status"),)
+
+
+class ReviewAudit(Base):
+    """One line per review decision, never changed."""
+
+    __tablename__ = "review_audit"
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(GameId, sa.ForeignKey("games.id", ondelete="CASCADE"))
+    decision: Mapped[str] = mapped_column(sa.String(16))
+    note: Mapped[str | None] = mapped_column(sa.Text)
+    at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class GameAction(Base):
@@ -141,8 +180,8 @@ class GameAction(Base):
 #: A daily game: the literal (not a bound parameter) lets PostgreSQL match the partial
 #: indexes' predicates in prepared statements too.
 IS_DAILY = Game.mode == sa.literal_column("'daily'")
-#: Rows of a daily leaderboard: finished daily games.
-ON_LEADERBOARD = sa.and_(IS_DAILY, Game.finished_at.is_not(None))
+#: Rows of a daily leaderboard: finished daily games not held for review.
+ON_LEADERBOARD = sa.and_(IS_DAILY, Game.finished_at.is_not(None), Game.held == sa.false())
 
 
 def _ascending(name: str, descending: bool) -> sa.ColumnElement[Any]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class StoreError(Exception):
@@ -50,6 +50,7 @@ class PlayerRecord:
     name: str
     created_at: datetime
     bot: bool = False  # a declared bot account: its dailies are on the bots' leaderboard
+    flagged: bool = False  # a review confirmed machine play: its later dailies are held
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class DailyDealRecord:
     suits: int
     code: str
     par: int | None
+    solution: tuple[str, ...] | None = None  # the solver's line, once known
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +119,7 @@ class GameRecord:
     score: int | None
     removed: int | None
     elapsed: float | None
+    held: bool = False  # off the public leaderboard (fair-play screening or review)
 
     @property
     def result(self) -> Result | None:
@@ -132,6 +135,27 @@ class GameRecord:
             elapsed=self.elapsed or 0.0,
             finished_at=self.finished_at,
         )
+
+
+#: A screening's outcomes: ranked (``passed``), or held for review; then a reviewer's.
+PASSED = "passed"
+HELD = "held"
+CLEARED = "cleared"
+CONFIRMED = "confirmed"
+#: Statuses that keep a result off the public leaderboard.
+OFF_THE_BOARD = frozenset({HELD, CONFIRMED})
+
+
+@dataclass(frozen=True)
+class FairPlayRecord:
+    """A human daily's screening: its evidence, why it is held, and the review's word."""
+
+    game_id: str
+    status: str  # PASSED, HELD, CLEARED or CONFIRMED
+    reasons: list[str]
+    evidence: dict[str, Any]
+    screened_at: datetime
+    reviewed_at: datetime | None
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,11 @@ from server.store.models import (
     NAME_LENGTH,
     ON_LEADERBOARD,
     DailyDeal,
+    FairPlay,
     Game,
     GameAction,
     Player,
+    ReviewAudit,
 )
 from server.store.order import ResultKey
 from server.store.ranks import (
@@ -45,8 +47,14 @@ from server.store.ranks import (
     RedisRankCache,
 )
 from server.store.records import (
+    CLEARED,
+    CONFIRMED,
+    HELD,
+    OFF_THE_BOARD,
+    PASSED,
     AttemptExists,
     DailyDealRecord,
+    FairPlayRecord,
     GameLog,
     GameRecord,
     LeaderboardEntry,
@@ -150,11 +158,27 @@ _COUNT_UP_TO = _COUNT.where(_ROW <= _KEY)
 
 
 def _player(row: Player) -> PlayerRecord:
-    return PlayerRecord(id=row.id, name=row.name, created_at=row.created_at, bot=row.bot)
+    return PlayerRecord(
+        id=row.id, name=row.name, created_at=row.created_at, bot=row.bot, flagged=row.flagged
+    )
 
 
 def _deal(row: DailyDeal) -> DailyDealRecord:
-    return DailyDealRecord(day=row.day, suits=row.suits, code=row.code, par=row.par)
+    solution = None if row.solution is None else tuple(row.solution.split())
+    return DailyDealRecord(
+        day=row.day, suits=row.suits, code=row.code, par=row.par, solution=solution
+    )
+
+
+def _fair_play(row: FairPlay) -> FairPlayRecord:
+    return FairPlayRecord(
+        game_id=row.game_id,
+        status=row.status,
+        reasons=list(row.reasons),
+        evidence=dict(row.evidence),
+        screened_at=row.screened_at,
+        reviewed_at=row.reviewed_at,
+    )
 
 
 def _game(game: Game, player_name: str) -> GameRecord:
@@ -175,6 +199,7 @@ def _game(game: Game, player_name: str) -> GameRecord:
         score=game.score,
         removed=game.removed,
         elapsed=game.elapsed,
+        held=game.held,
     )
 
 
@@ -199,6 +224,10 @@ _KEY_FIELDS = tuple(field.name for field in dataclasses.fields(ResultKey))
 def _board(day: date, suits: int, bots: bool) -> dict[str, Any]:
     """The parameters that pick one leaderboard."""
     return {"day": day, "suits": suits, "bots": bots}
+
+
+def _line(moves: Sequence[str] | None) -> str | None:
+    return None if moves is None else " ".join(moves)
 
 
 def _require_aware(name: str, value: datetime) -> None:
@@ -285,6 +314,9 @@ class Store:
     async def player_by_name(self, name: str) -> PlayerRecord | None:
         return await self._one_player(Player.name_key == name_key(name))
 
+    async def player_by_id(self, player_id: int) -> PlayerRecord | None:
+        return await self._one_player(Player.id == player_id)
+
     async def _one_player(self, where: sa.ColumnElement[bool]) -> PlayerRecord | None:
         async with self._reads() as session:
             player = await session.scalar(sa.select(Player).where(where))
@@ -298,10 +330,18 @@ class Store:
         return None if deal is None else _deal(deal)
 
     async def put_daily_deal(
-        self, *, day: date, suits: int, code: str, par: int | None
+        self,
+        *,
+        day: date,
+        suits: int,
+        code: str,
+        par: int | None,
+        solution: Sequence[str] | None = None,
     ) -> DailyDealRecord:
         """Store the deal unless one exists; either way return the stored one."""
-        insert = self._insert(DailyDeal).values(day=day, suits=suits, code=code, par=par)
+        insert = self._insert(DailyDeal).values(
+            day=day, suits=suits, code=code, par=par, solution=_line(solution)
+        )
         async with self._sessions.begin() as session:
             await session.execute(insert.on_conflict_do_nothing(index_elements=["day", "suits"]))
             deal = await session.scalar(
@@ -309,6 +349,16 @@ class Store:
             )
         assert deal is not None  # inserted or already there, in this transaction
         return _deal(deal)
+
+    async def set_daily_solution(self, *, day: date, suits: int, solution: Sequence[str]) -> None:
+        """Keep the solver's line of a deal stored without one (found later, once)."""
+        update = (
+            sa.update(DailyDeal)
+            .where(DailyDeal.day == day, DailyDeal.suits == suits, DailyDeal.solution.is_(None))
+            .values(solution=_line(solution))
+        )
+        async with self._sessions.begin() as session:
+            await session.execute(update, execution_options={"synchronize_session": False})
 
     # -- games ----------------------------------------------------------------------------
 
@@ -349,6 +399,8 @@ class Store:
                     suits=suits,
                     day=day,
                     bot=owner.bot,
+                    # a human's daily is off the board until its screening passes it
+                    held=mode == "daily" and not owner.bot,
                     started_at=started_at,
                 )
                 session.add(game)
@@ -575,6 +627,124 @@ class Store:
         )
         async with self._reads() as session:
             return list((await session.scalars(query)).all())
+
+    # -- fair play ------------------------------------------------------------------------
+
+    async def record_screening(
+        self,
+        *,
+        game_id: str,
+        held: bool,
+        reasons: Sequence[str],
+        evidence: dict[str, Any],
+        at: datetime,
+    ) -> FairPlayRecord:
+        """Keep a finished human daily's screening, once (a second screening of the same
+        game returns the first), and put the result on the board unless it is held."""
+        _require_aware("at", at)
+        values = {
+            "game_id": game_id,
+            "status": HELD if held else PASSED,
+            "reasons": list(reasons),
+            "evidence": evidence,
+            "screened_at": at,
+        }
+        async with self._sessions.begin() as session:
+            await session.execute(
+                self._insert(FairPlay)
+                .values(**values)
+                .on_conflict_do_nothing(index_elements=["game_id"])
+            )
+            stored = await session.get(FairPlay, game_id)
+            assert stored is not None  # inserted or already there, in this transaction
+            await session.execute(
+                sa.update(Game)
+                .where(Game.id == game_id)
+                .values(held=stored.status in OFF_THE_BOARD),
+                execution_options={"synchronize_session": False},
+            )
+        return _fair_play(stored)
+
+    async def unscreened(self) -> list[str]:
+        """Finished human dailies waiting for their screening (one was under way when a
+        node stopped): the ids, oldest first."""
+        query = (
+            sa.select(Game.id)
+            .outerjoin(FairPlay, FairPlay.game_id == Game.id)
+            .where(IS_DAILY, Game.finished_at.is_not(None), Game.held, FairPlay.game_id.is_(None))
+            .order_by(Game.finished_at)
+        )
+        async with self._reads() as session:
+            return list((await session.scalars(query)).all())
+
+    async def screening(self, game_id: str) -> FairPlayRecord | None:
+        async with self._reads() as session:
+            row = await session.get(FairPlay, game_id)
+        return None if row is None else _fair_play(row)
+
+    async def held_results(self) -> list[tuple[GameRecord, FairPlayRecord]]:
+        """Results held for review, oldest first, with their screening."""
+        query = (
+            sa.select(Game, Player.name, FairPlay)
+            .join(Player, Player.id == Game.player_id)
+            .join(FairPlay, FairPlay.game_id == Game.id)
+            .where(FairPlay.status == HELD)
+            .order_by(FairPlay.screened_at, Game.id)
+        )
+        async with self._reads() as session:
+            rows = list(await session.execute(query))
+        return [(_game(game, name), _fair_play(row)) for game, name, row in rows]
+
+    async def review(
+        self, *, game_id: str, decision: str, note: str | None, at: datetime
+    ) -> GameRecord:
+        """A reviewer's decision on a held result: ``cleared`` ranks it; ``confirmed`` keeps
+        it off the board and flags the account (its later dailies are held). Writes an
+        audit row. Raises :class:`StoreError` for a game that is not held for review."""
+        if decision not in (CLEARED, CONFIRMED):
+            raise ValueError(f"a review clears or confirms, not {decision!r}")
+        _require_aware("at", at)
+        async with self._sessions.begin() as session:
+            screened = await session.get(FairPlay, game_id)
+            if screened is None or screened.status != HELD:
+                raise StoreError(f"game {game_id!r} is not held for review")
+            screened.status = decision
+            screened.reviewed_at = at
+            game = await session.get(Game, game_id)
+            assert game is not None  # the foreign key holds
+            game.held = decision == CONFIRMED
+            if decision == CONFIRMED:
+                await session.execute(
+                    sa.update(Player).where(Player.id == game.player_id).values(flagged=True)
+                )
+            session.add(ReviewAudit(game_id=game_id, decision=decision, note=note, at=at))
+        record = await self.get_game(game_id)
+        assert record is not None
+        return record
+
+    async def audit(self, game_id: str) -> list[tuple[str, str | None, datetime]]:
+        """The review decisions on a game, oldest first: (decision, note, when)."""
+        query = (
+            sa.select(ReviewAudit.decision, ReviewAudit.note, ReviewAudit.at)
+            .where(ReviewAudit.game_id == game_id)
+            .order_by(ReviewAudit.id)
+        )
+        async with self._reads() as session:
+            return [(row[0], row[1], row[2]) for row in await session.execute(query)]
+
+    async def rank_again(self, record: GameRecord) -> None:
+        """Put a finished daily back in the rank cache (after a review cleared it)."""
+        result = record.result
+        if result is None or record.day is None:
+            return
+        member = ResultKey(
+            result.won, result.removed, result.score, result.elapsed, result.finished_at,
+            record.id,
+        ).member()  # fmt: skip
+        try:
+            await self.ranks.add((record.day, record.suits, record.bot), member)
+        except (redis.RedisError, OSError) as error:
+            log.warning("rank cache: could not add game %s: %s", record.id, error)
 
     # -- history --------------------------------------------------------------------------
 

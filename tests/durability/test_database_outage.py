@@ -10,7 +10,14 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import Backend
-from tests.server.support import Client, fresh_clock, server_settings, serving, unique_name
+from tests.server.support import (
+    HOLD_NOTHING,
+    Client,
+    fresh_clock,
+    server_settings,
+    serving,
+    unique_name,
+)
 from tests.support.players import (
     SolvingProver,
     finished_of,
@@ -45,7 +52,9 @@ async def test_winning_move_while_the_database_is_down_wins_once_it_is_back(
             f"simon-test-{run_id}",
         )
         async with (
-            serving(server_settings(backend), clock=fresh_clock(), prover=prover) as server,
+            serving(
+                server_settings(backend, fairplay=HOLD_NOTHING), clock=fresh_clock(), prover=prover
+            ) as server,
             Client.connect(server.url) as client,
         ):
             name = unique_name("win")

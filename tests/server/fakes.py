@@ -8,12 +8,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncIterator, Sequence
 from datetime import date, datetime
+from typing import Any
 
 from server.play.daily import Proof
 from server.store import (
+    HELD,
+    PASSED,
     ActionLog,
     AttemptExists,
     DailyDealRecord,
+    FairPlayRecord,
     GameEnd,
     GameLog,
     GameRecord,
@@ -73,6 +77,7 @@ class FakeStore:
         self.writer = FakeLogWriter(self)
         self.log = ActionLog(self.writer, window=0)
         self.ranked: list[tuple[str, Result]] = []
+        self.screenings: dict[str, FairPlayRecord] = {}
 
     async def close(self) -> None:
         await self.log.close()
@@ -92,13 +97,29 @@ class FakeStore:
     async def player_by_name(self, name: str) -> PlayerRecord | None:
         return next((p for p, _ in self.players.values() if p.name.lower() == name.lower()), None)
 
+    async def player_by_id(self, player_id: int) -> PlayerRecord | None:
+        found = self.players.get(player_id)
+        return None if found is None else found[0]
+
     async def get_daily_deal(self, *, day: date, suits: int) -> DailyDealRecord | None:
         return self.deals.get((day, suits))
 
     async def put_daily_deal(
-        self, *, day: date, suits: int, code: str, par: int | None
+        self,
+        *,
+        day: date,
+        suits: int,
+        code: str,
+        par: int | None,
+        solution: Sequence[str] | None = None,
     ) -> DailyDealRecord:
-        return self.deals.setdefault((day, suits), DailyDealRecord(day, suits, code, par))
+        line = None if solution is None else tuple(solution)
+        return self.deals.setdefault((day, suits), DailyDealRecord(day, suits, code, par, line))
+
+    async def set_daily_solution(self, *, day: date, suits: int, solution: Sequence[str]) -> None:
+        deal = self.deals[(day, suits)]
+        if deal.solution is None:
+            self.deals[(day, suits)] = dataclasses.replace(deal, solution=tuple(solution))
 
     async def start_game(
         self,
@@ -132,6 +153,7 @@ class FakeStore:
             score=None,
             removed=None,
             elapsed=None,
+            held=mode == "daily" and not self.players[player_id][0].bot,
         )
         self.games[game_id] = record
         return record
@@ -155,6 +177,36 @@ class FakeStore:
     async def load_game(self, game_id: str) -> GameLog | None:
         record = self.games.get(game_id)
         return None if record is None else GameLog(record, list(self.logs.get(game_id, [])))
+
+    async def screening(self, game_id: str) -> FairPlayRecord | None:
+        return self.screenings.get(game_id)
+
+    async def record_screening(
+        self,
+        *,
+        game_id: str,
+        held: bool,
+        reasons: Sequence[str],
+        evidence: dict[str, Any],
+        at: datetime,
+    ) -> FairPlayRecord:
+        record = self.screenings.setdefault(
+            game_id,
+            FairPlayRecord(game_id, HELD if held else PASSED, list(reasons), evidence, at, None),
+        )
+        self.games[game_id] = dataclasses.replace(self.games[game_id], held=record.status == HELD)
+        return record
+
+    async def unscreened(self) -> list[str]:
+        return [
+            g.id
+            for g in self.games.values()
+            if g.mode == "daily" and g.finished_at and g.held and g.id not in self.screenings
+        ]
+
+    async def rank_again(self, record: GameRecord) -> None:
+        if record.result is not None:
+            self.ranked.append((record.id, record.result))
 
     async def daily_progress(self, *, player_id: int, day: date) -> dict[int, bool]:
         return {
@@ -193,6 +245,7 @@ class FakeStore:
             and g.suits == suits
             and g.bot == bots
             and g.finished_at
+            and not g.held
         ]
         return sorted(done, key=lambda g: ResultKey.of(g).sort_key())
 

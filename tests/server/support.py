@@ -42,8 +42,13 @@ from server.engine import Game
 from server.net import RunningServer, run_server
 from server.play.clock import Clock, ManualClock
 from server.play.daily import Proof, Prover
+from server.play.fairplay import Thresholds
 from server.settings import Settings
 from tests.conftest import Backend
+
+#: Fair-play thresholds that hold no result: for tests of something else (durability, ranks)
+#: whose bots play the solver's line at machine speed from human accounts.
+HOLD_NOTHING = Thresholds(max_agreement=2.0, min_decisions=2**31)
 
 
 def fresh_clock() -> ManualClock:
@@ -164,6 +169,7 @@ async def get_json(url: str) -> tuple[int, Any]:
 
 
 __all__ = [
+    "HOLD_NOTHING",
     "Client",
     "fresh_clock",
     "get_json",

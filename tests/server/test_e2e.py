@@ -257,8 +257,12 @@ async def test_http_endpoints_and_bad_parameters(backend: Backend) -> None:
         assert status == 404
 
 
-async def test_daily_by_the_solver_won_ranked_once(backend: Backend) -> None:
-    """The 1-suit daily proven by the real solver, played to a win with its solution."""
+async def test_daily_by_the_solver_held_for_a_human_and_ranked_for_a_bot(
+    backend: Backend,
+) -> None:
+    """The 1-suit daily proven by the real solver, won with its solution at machine speed:
+    from a human account the result is held for review, off the public board; from a
+    declared bot account it is ranked on the bots' board."""
     solver = SolverProver(30.0, processes=False)
     proofs: dict[str, tuple[str, ...]] = {}
 
@@ -271,41 +275,55 @@ async def test_daily_by_the_solver_won_ranked_once(backend: Backend) -> None:
 
     clock = fresh_clock()
 
+    async def solve_daily(client: Client) -> tuple[dict[str, Any], dict[str, Any]]:
+        state = (await client.request({"type": "start", "suits": 1}))["state"]
+        reply: dict[str, Any] = {}
+        for move in proofs[state["code"]]:
+            reply = await client.request({"type": "move", "move": move})
+            assert reply["type"] == "moved", reply
+        assert reply["won"]
+        return state, await client.pushed_event(lambda f: f["type"] == "finished")
+
     async with serving(server_settings(backend), clock=clock, prover=prover) as server:
         day = clock.now().date().isoformat()
-        async with Client.connect(server.url) as client:
-            registered = await register(client)
+        async with Client.connect(server.url) as human, Client.connect(server.url) as bot:
+            registered = await register(human)
             name, token = registered["player"]["name"], registered["token"]
-            state = (await client.request({"type": "start", "suits": 1}))["state"]
+            robot = await bot.request({"type": "register", "name": unique_name("r"), "bot": True})
+            state, finished = await solve_daily(human)
             moves = proofs[state["code"]]
-            assert moves
+            assert finished["won"] and finished["score"] == 900 - len(moves)
+            assert finished["review"] == "held" and "rank" not in finished
             practice = {"type": "start", "mode": "practice", "code": state["code"]}
-            assert (await client.request(practice))["code"] == "daily-not-over"
-            reply: dict[str, Any] = {}
-            for move in moves:
-                reply = await client.request({"type": "move", "move": move})
-                assert reply["type"] == "moved", reply
-            assert reply["won"]
-            finished = await client.pushed_event(lambda f: f["type"] == "finished")
-            assert finished["won"] and finished["rank"] == 1
-            assert finished["score"] == 900 - len(moves)
-            board = await client.request({"type": "leaderboard", "day": day, "suits": 1})
-            assert [(r["player"], r["score"]) for r in board["rows"]] == [(name, finished["score"])]
-            history = await client.request({"type": "history"})
-            # today's code stays secret, even in the history, until the day is over
-            assert [(game.get("code"), game["rank"]) for game in history["games"]] == [(None, 1)]
-            again = await client.request({"type": "start", "suits": 1})
-            assert again["code"] == "already-played"
-            assert "par" not in finished and "par" not in state  # not before the day is over
+            assert (await human.request(practice))["code"] == "daily-not-over"
+            board = await human.request({"type": "leaderboard", "day": day, "suits": 1})
+            assert board["rows"] == [] and board["total"] == 0
+            assert "rank" not in await human.request({"type": "rank", "suits": 1})
+            history = await human.request({"type": "history"})
+            # its player sees it under review; today's code stays secret until the day is over
+            assert [(g.get("code"), g.get("rank"), g["review"]) for g in history["games"]] == [
+                (None, None, "held")
+            ]
+            seen_by_others = await bot.request({"type": "history", "player": name})
+            assert [("review" in g, "rank" in g) for g in seen_by_others["games"]] == [
+                (False, False)
+            ]
+            assert (await human.request({"type": "start", "suits": 1}))["code"] == "already-played"
+            _, ranked = await solve_daily(bot)
+            assert ranked["rank"] == 1 and "review" not in ranked
+            bots = await bot.request({"type": "leaderboard", "suits": 1, "board": "bots"})
+            assert [r["player"] for r in bots["rows"]] == [robot["player"]["name"]]
         status, page = await get_json(f"{server.http_url}/leaderboard?day={day}&suits=1")
-        assert status == 200 and page["rows"][0]["player"] == name
+        assert status == 200 and page["rows"] == []
+        status, page = await get_json(f"{server.http_url}/leaderboard?day={day}&suits=1&board=bots")
+        assert status == 200 and page["rows"][0]["player"] == robot["player"]["name"]
         clock.advance(days=1)
         async with Client.connect(server.url) as client:
             await client.request({"type": "auth", "token": token})
             resumed = await client.request({"type": "resume", "game": state["game"]})
             assert resumed["state"]["par"] == len(moves) and resumed["state"]["won"]
             result = await client.pushed_event(lambda f: f["type"] == "finished")
-            assert result["par"] == len(moves) and result["rank"] == 1
+            assert result["par"] == len(moves) and result["review"] == "held"
             history = await client.request({"type": "history"})
             assert [game["code"] for game in history["games"]] == [state["code"]]
             # Yesterday's deal is open for practice.

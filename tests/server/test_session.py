@@ -350,10 +350,14 @@ async def test_a_win_is_logged_with_its_result_in_one_commit(hub: Hub) -> None:
     batches = len(store.writer.batches)
     replies = await talk(type="move", move=solution[-1], id="win")
     assert [r["type"] for r in replies] == ["moved", "finished"]
-    assert replies[0]["won"] and replies[1]["won"] and replies[1]["rank"] == 1
+    assert replies[0]["won"] and replies[1]["won"]
     assert store.writer.batches[batches:] == [2]  # the move and the end, one commit
     assert [e.action for e in store.logs[state["game"]][-2:]] == [solution[-1], "won"]
-    assert store.ranked and store.ranked[-1][0] == state["game"]
+    # the solver's line in no time at all, from a human account: held for review, unranked
+    assert replies[1]["review"] == "held" and "rank" not in replies[1]
+    screened = store.screenings[state["game"]]
+    assert screened.status == "held" and screened.reasons  # (no solver line known here)
+    assert not store.ranked
 
 
 async def test_actions_of_many_games_share_one_commit(hub: Hub) -> None:

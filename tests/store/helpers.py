@@ -6,7 +6,7 @@ import itertools
 import uuid
 from datetime import UTC, date, datetime, timedelta
 
-from server.store import RESIGN, WON, GameRecord, LogEntry, PlayerRecord, Result, Store
+from server.store import CLOSED, RESIGN, WON, GameRecord, LogEntry, PlayerRecord, Result, Store
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 _days = itertools.count()
@@ -100,12 +100,19 @@ def entries(
 
 
 async def finish(store: Store, game: GameRecord, actions: list[str], result: Result) -> GameRecord:
-    """Log ``actions`` and the game's end with ``result``, as the server does; the record."""
-    end = RESIGN if result.resigned else WON
-    board = (game.day, game.suits, game.bot) if game.day is not None else None
+    """Log ``actions`` and the game's end with ``result``, as the server does (a human's
+    daily passing its fair-play screening); the finished record."""
+    end = WON if result.won else RESIGN if result.resigned else CLOSED
+    board = (game.day, game.suits, game.bot) if game.day is not None and game.bot else None
     await store.append(
         entries(game, [*actions, end], at=result.finished_at), result, ranked_on=board
     )
+    if game.held:  # a human's daily: ranked once its screening passes it, as on the server
+        await store.record_screening(
+            game_id=game.id, held=False, reasons=[], evidence={}, at=result.finished_at
+        )
     finished = await store.get_game(game.id)
     assert finished is not None
+    if game.held:
+        await store.rank_again(finished)
     return finished

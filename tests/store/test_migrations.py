@@ -16,7 +16,7 @@ from server.store.store import create_engine
 from tests.conftest import Backend
 from tests.store.conftest import fresh_database
 
-TABLES = {"players", "daily_deals", "games", "game_actions"}
+TABLES = {"players", "daily_deals", "games", "game_actions", "fair_play", "review_audit"}
 HEAD = migrate.head_revision()
 
 
@@ -234,7 +234,6 @@ async def test_fair_play_migration_up_and_down_with_data(
             _GAME.format(id="g-lost", player="Ann", won="false", score=880, removed=3),
         )
         await migrate.upgrade(url, "0003")
-        assert await migrate.check(url) == []
         assert "won" in await _leaderboard_index(url) != old_index
         assert await _sql(url, "SELECT bot FROM players") == [(False,)]
         store = await Store.open(url)

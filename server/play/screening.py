@@ -1,0 +1,116 @@
+"""Fair-play screening: each finished daily of a human account, judged from the server's own
+action log and clock, once, when the game ends.
+
+A human's daily is off the public leaderboard from its start (``games.held``) until its
+screening passes it, so a result never shows and then vanishes. The evidence
+(:mod:`server.play.fairplay`) compares the player's think times with a human floor and their
+line with the solver's solution of the deal, computed once per deal and stored with it. A
+result past the thresholds stays held for a person to review (``simon-server review``); an
+account whose machine play a review confirmed has its later dailies held too.
+
+Bots are not screened: they play on the bots' board. A screening interrupted by a crash is
+done again by :meth:`Screening.catch_up` (the day ticker calls it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Sequence
+from datetime import date
+
+from server.store import OFF_THE_BOARD, FairPlayRecord, GameRecord, Store
+
+from .clock import Clock
+from .daily import DailySchedule, Prover
+from .fairplay import Thresholds, evidence, held_reasons
+
+log = logging.getLogger(__name__)
+
+FLAGGED_REASON = "machine play was confirmed on this account before"
+
+
+class Screening:
+    def __init__(
+        self,
+        *,
+        store: Store,
+        daily: DailySchedule,
+        prover: Prover,
+        clock: Clock,
+        thresholds: Thresholds,
+    ) -> None:
+        self._store = store
+        self._daily = daily
+        self._prover = prover
+        self._clock = clock
+        self.thresholds = thresholds
+        #: The solver's line of each deal, found once (the search is shared by its waiters).
+        self._solutions: dict[tuple[date, int], asyncio.Task[tuple[str, ...]]] = {}
+
+    async def screen(self, record: GameRecord) -> FairPlayRecord | None:
+        """Screen a finished daily of a human (once: a second call returns the first);
+        None for what is not screened (practice, bots, unfinished games)."""
+        if record.mode != "daily" or record.bot or record.day is None or record.finished_at is None:
+            return None
+        done = await self._store.screening(record.id)
+        if done is not None:
+            return done
+        logged = await self._store.load_game(record.id)
+        deal = await self._daily.deal(record.day, record.suits)
+        solution = await self._solution(record.day, record.suits)
+        player = await self._store.player_by_id(record.player_id)
+        if logged is None or player is None:
+            return None
+        found = evidence(
+            [(entry.action, entry.at_ms) for entry in logged.entries],
+            started_ms=int(record.started_at.timestamp() * 1000),
+            solution=solution,
+            par=deal.par,
+            thresholds=self.thresholds,
+        )
+        reasons = held_reasons(found, self.thresholds)
+        if player.flagged:
+            reasons.append(FLAGGED_REASON)
+        screened = await self._store.record_screening(
+            game_id=record.id,
+            held=bool(reasons),
+            reasons=reasons,
+            evidence=dataclasses.asdict(found),
+            at=self._clock.now(),
+        )
+        if screened.status not in OFF_THE_BOARD:
+            await self._store.rank_again(record)
+        else:
+            log.info("daily %s of %s held for review: %s", record.id, record.player_name, reasons)
+        return screened
+
+    async def catch_up(self) -> int:
+        """Screen the finished human dailies a stopped node left unscreened; how many."""
+        count = 0
+        for game_id in await self._store.unscreened():
+            record = await self._store.get_game(game_id)
+            if record is not None and await self.screen(record) is not None:
+                count += 1
+        return count
+
+    async def _solution(self, day: date, suits: int) -> Sequence[str]:
+        task = self._solutions.get((day, suits))
+        if task is None or (task.done() and task.exception() is not None):
+            task = asyncio.create_task(self._find_solution(day, suits))
+            self._solutions[(day, suits)] = task
+        return await asyncio.shield(task)
+
+    async def _find_solution(self, day: date, suits: int) -> tuple[str, ...]:
+        deal = await self._daily.deal(day, suits)
+        if deal.solution is not None:
+            return deal.solution
+        proof = await self._prover(deal.code)  # a deal stored before lines were kept
+        if proof.moves:
+            await self._store.set_daily_solution(day=day, suits=suits, solution=proof.moves)
+        return proof.moves
+
+    def forget_before(self, day: date) -> None:
+        for key in [key for key in self._solutions if key[0] < day]:
+            del self._solutions[key]
