@@ -9,11 +9,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import json
 import logging
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from redis.exceptions import RedisError
@@ -21,6 +23,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.settings import Settings
+
+if TYPE_CHECKING:
+    from server.store import Store
 
 log = logging.getLogger("server")
 
@@ -37,6 +42,16 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "verify", help="replay every finished game and report mismatches (exit 1 if any)"
     )
+    review = commands.add_parser(
+        "review", help="list the results held for fair-play review, or decide on one"
+    )
+    review.add_argument(
+        "decision", nargs="?", choices=("clear", "confirm"), help="clear: rank it; confirm: "
+        "keep it off the board and hold the account's later dailies too",
+    )  # fmt: skip
+    review.add_argument("game", nargs="?", help="the game id (from the list)")
+    review.add_argument("--note", help="why, for the audit line")
+    review.add_argument("--json", action="store_true", help="the list as JSON")
     return parser
 
 
@@ -72,8 +87,10 @@ class AdminError(Exception):
     """A command that cannot go on: printed as one line, exit status 1."""
 
 
-async def verify(settings: Settings) -> int:
-    from server.play.verify import verify_store
+async def _opened(settings: Settings) -> Store:
+    """The store of an existing, up-to-date database (for the admin commands), with the rank
+    cache in Redis when one is configured."""
+    from server.bus import redis_client
     from server.store import Store
     from server.store.migrate import current, head_revision
 
@@ -87,7 +104,16 @@ async def verify(settings: Settings) -> int:
             f"the database schema is at revision {revision}, the server needs {head}: "
             "run simon-server migrate first"
         )
-    store = await Store.open(url, migrate=False)
+    redis = redis_client(settings.redis_url) if settings.redis_url else None
+    return await Store.open(
+        url, redis=redis, redis_prefix=settings.redis_prefix, migrate=False, owns_redis=True
+    )
+
+
+async def verify(settings: Settings) -> int:
+    from server.play.verify import verify_store
+
+    store = await _opened(settings)
     try:
         checked, mismatches = await verify_store(store)
     finally:
@@ -96,6 +122,62 @@ async def verify(settings: Settings) -> int:
         print(f"MISMATCH game {mismatch.game_id} ({mismatch.player}): {mismatch.reason}")
     print(f"checked {checked} finished games: {len(mismatches)} mismatches")
     return 1 if mismatches else 0
+
+
+async def review(settings: Settings, args: argparse.Namespace) -> int:
+    """List held results with their evidence, or clear / confirm one (an audit line each)."""
+    from datetime import UTC, datetime
+
+    from server.store import CLEARED, CONFIRMED, StoreError
+
+    if args.decision is not None and not args.game:
+        raise AdminError(f"review {args.decision} needs a game id")
+    store = await _opened(settings)
+    try:
+        if args.decision is None:
+            held = await store.held_results()
+            if args.json:
+                print(json.dumps([_held_row(game, screened) for game, screened in held], indent=1))
+            for game, screened in held if not args.json else ():
+                print(
+                    f"{game.id}  {game.player_name}  {game.day} {game.suits}-suit  "
+                    f"score {game.score}  held {screened.screened_at:%Y-%m-%d %H:%M}: "
+                    + "; ".join(screened.reasons)
+                )
+                print("    " + json.dumps(screened.evidence, sort_keys=True))
+            if not args.json:
+                print(f"{len(held)} results held for review")
+            return 0
+        decision = CLEARED if args.decision == "clear" else CONFIRMED
+        try:
+            record = await store.review(
+                game_id=args.game, decision=decision, note=args.note, at=datetime.now(UTC)
+            )
+        except StoreError as error:
+            raise AdminError(str(error)) from None
+        if decision == CLEARED:
+            await store.rank_again(record)
+        print(
+            f"AUDIT {datetime.now(UTC).isoformat()} {decision} game {record.id} of "
+            f"{record.player_name}" + (f": {args.note}" if args.note else "")
+        )
+        return 0
+    finally:
+        await store.close()
+
+
+def _held_row(game: Any, screened: Any) -> dict[str, Any]:
+    return {
+        "game": game.id,
+        "player": game.player_name,
+        "day": str(game.day),
+        "suits": game.suits,
+        "score": game.score,
+        "won": game.won,
+        "screened_at": screened.screened_at.isoformat(),
+        "reasons": screened.reasons,
+        "evidence": screened.evidence,
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -120,6 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "verify":
             return asyncio.run(verify(settings))
+        if args.command == "review":
+            return asyncio.run(review(settings, args))
         asyncio.run(serve(settings))
     except AdminError as error:
         print(f"simon-server: {error}", file=sys.stderr)

@@ -248,6 +248,8 @@ class Store:
         self._read_engine = engine.execution_options(isolation_level="AUTOCOMMIT")
         self._reads = async_sessionmaker(self._read_engine, expire_on_commit=False)
         self._insert = postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
+        #: A Redis client to close with the store (``open(..., owns_redis=True)``).
+        self._redis: redis.Redis | None = None
 
     @classmethod
     async def open(
@@ -259,6 +261,7 @@ class Store:
         migrate: bool = True,
         commit_window: float = DEFAULT_WINDOW,
         commit_timeout: float = DEFAULT_COMMIT_TIMEOUT,
+        owns_redis: bool = False,
     ) -> Store:
         """Connect to the database at ``url`` (``postgresql+asyncpg://`` or
         ``sqlite+aiosqlite:///``), bring its schema to the newest migration when ``migrate``,
@@ -277,13 +280,17 @@ class Store:
             RedisRankCache(redis, redis_prefix) if redis is not None else LocalRankCache()
         )
         log = ActionLog(open_writer(url, timeout=commit_timeout), window=commit_window)
-        return cls(engine, ranks, log)
+        store = cls(engine, ranks, log)
+        store._redis = redis if owns_redis else None
+        return store
 
     async def close(self) -> None:
-        """Write the pending actions, then dispose of the engine; the Redis client, if any,
-        stays the caller's to close."""
+        """Write the pending actions, then dispose of the engine; the Redis client stays the
+        caller's to close unless the store was opened owning it."""
         await self.log.close()
         await self.engine.dispose()
+        if self._redis is not None:
+            await self._redis.aclose()
 
     # -- players --------------------------------------------------------------------------
 

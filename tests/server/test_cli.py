@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import signal
@@ -14,11 +15,15 @@ import uuid
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
+from server.bus import InProcessBus
 from server.engine import Game
-from server.store import Result, Store
+from server.play.clock import ManualClock
+from server.play.hub import Hub
+from server.play.screening import FLAGGED_REASON
+from server.store import GameRecord, Result, Store
 from tests.conftest import Backend
-from tests.server.support import get_json, unique_name
-from tests.store.helpers import finish
+from tests.server.support import HOLD_NOTHING, get_json, quick_prover, unique_name
+from tests.store.helpers import entries, finish
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -155,3 +160,83 @@ def test_unreachable_database_gives_one_line_and_exit_1() -> None:
         assert result.returncode == 1, result.stderr
         assert "simon-server: cannot use the database or Redis" in result.stderr
         assert "Traceback" not in result.stderr
+
+
+async def test_review_lists_clears_and_confirms_held_results(backend: Backend) -> None:
+    store = await Store.open(backend.database_url)
+    day = date(2090, 1, 1) + timedelta(days=random.randrange(100_000))
+    now = datetime.now(UTC)
+    held: dict[str, GameRecord] = {}
+    try:
+        for name in (unique_name("ok"), unique_name("bad")):
+            player = await store.create_player(name=name, token_hash=uuid.uuid4().hex, now=now)
+            game = await store.start_game(
+                game_id=uuid.uuid4().hex, player_id=player.id, mode="daily",
+                code="SS1-S1-AAAAABD", suits=1, day=day, started_at=now,
+            )  # fmt: skip
+            result = Result(False, True, 1, 499, 0, 2.0, now)
+            await store.append(entries(game, ["1-2", "resign"], at=now), result)
+            await store.record_screening(
+                game_id=game.id, held=True, reasons=["flat think times"],
+                evidence={"median_think": 0.01}, at=now,
+            )  # fmt: skip
+            held[name] = game
+        (ok, good), (bad, cheat) = held.items()
+        assert (await store.leaderboard_page(day=day, suits=1, limit=5)).rows == []
+
+        listed = await asyncio.to_thread(
+            run_admin, "review", "--json", SIMON_DATABASE_URL=backend.database_url
+        )
+        assert listed.returncode == 0, listed.stderr
+        rows = {row["game"]: row for row in json.loads(listed.stdout)}
+        assert {good.id, cheat.id} <= set(rows)
+        assert rows[cheat.id]["reasons"] == ["flat think times"]
+        assert rows[cheat.id]["evidence"] == {"median_think": 0.01}
+
+        cleared = await asyncio.to_thread(
+            run_admin, "review", "clear", good.id, "--note", "plays like a person",
+            SIMON_DATABASE_URL=backend.database_url,
+        )  # fmt: skip
+        assert cleared.returncode == 0, cleared.stderr
+        assert cleared.stdout.startswith("AUDIT ") and f"cleared game {good.id}" in cleared.stdout
+        confirmed = await asyncio.to_thread(
+            run_admin, "review", "confirm", cheat.id, SIMON_DATABASE_URL=backend.database_url
+        )
+        assert confirmed.returncode == 0, confirmed.stderr
+        again = await asyncio.to_thread(
+            run_admin, "review", "clear", cheat.id, SIMON_DATABASE_URL=backend.database_url
+        )
+        assert again.returncode == 1 and "not held for review" in again.stderr
+
+        board = await store.leaderboard_page(day=day, suits=1, limit=5)
+        assert [row.player for row in board.rows] == [ok]  # cleared: ranked; confirmed: not
+        assert [(d, n) for d, n, _ in await store.audit(good.id)] == [
+            ("cleared", "plays like a person")
+        ]
+        assert [d for d, _, _ in await store.audit(cheat.id)] == ["confirmed"]
+        flagged = await store.player_by_name(bad)
+        assert (
+            flagged is not None and flagged.flagged and not (await store.player_by_name(ok)).flagged
+        )
+
+        # the confirmed account's next daily is held whatever its evidence
+        next_day = await store.start_game(
+            game_id=uuid.uuid4().hex, player_id=flagged.id, mode="daily",
+            code="SS1-S1-AAAAABD", suits=1, day=day + timedelta(days=1), started_at=now,
+        )  # fmt: skip
+        await store.append(
+            entries(next_day, ["1-2", "resign"], at=now), Result(False, True, 1, 499, 0, 2.0, now)
+        )
+        await store.put_daily_deal(
+            day=next_day.day, suits=1, code="SS1-S1-AAAAABD", par=None, solution=["1-2"]
+        )
+        hub = Hub(store=store, bus=InProcessBus(), clock=ManualClock(now), secret="s",
+                  prover=quick_prover, thresholds=HOLD_NOTHING)  # fmt: skip
+        finished = await store.get_game(next_day.id)
+        assert finished is not None
+        screened = await hub.screening.screen(finished)
+        assert screened is not None and screened.status == "held"
+        assert screened.reasons == [FLAGGED_REASON]
+        await hub.close()
+    finally:
+        await store.close()
