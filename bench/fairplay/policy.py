@@ -124,8 +124,12 @@ def play_like_a_person(
             player.follow(rng.randint(*style.plan) if len(line) > style.plan[1] else None, line)
             continue
         failures += 1
-        if player.game.moves == 0:
-            raise ValueError(f"{code} cannot be won (or not within the solver's budget)")
+        if player.game.moves == 0:  # back at the deal: think harder, it can be won
+            line = player.look_ahead(plan_seconds * 10)
+            if line is None:
+                raise ValueError(f"{code} cannot be won (or not within the solver's budget)")
+            player.follow(rng.randint(*style.plan), line)
+            continue
         if player.game.moves > 10 and rng.random() < style.restart_chance:
             player.restart()
         else:
@@ -250,11 +254,15 @@ class _Player:
 
     # -- thinking ahead ----------------------------------------------------------------
 
-    def look_ahead(self) -> list[Move] | None:
-        """A winning line from here (the solver's quick mode), or None."""
+    def look_ahead(self, seconds: float | None = None) -> list[Move] | None:
+        """A winning line from here (the solver's quick mode, ``seconds`` at most), or None."""
         self.played.looks += 1
+        seconds = seconds or self.plan_seconds
         solution = solve(
-            self.game, max_seconds=self.plan_seconds, max_nodes=PLAN_NODES, shorten=False
+            self.game,
+            max_seconds=seconds,
+            max_nodes=int(PLAN_NODES * seconds / self.plan_seconds),
+            shorten=False,
         )
         return solution.moves if solution.verdict is Verdict.WINNABLE else None
 

@@ -151,7 +151,7 @@ async def play_day(
                 clock.set(at)
             try:
                 after = await _next(player, connections, prover, plan_seconds)
-            except (Refused, OSError, TimeoutError) as error:
+            except (Refused, OSError, TimeoutError, ValueError) as error:
                 player.error = str(error)
                 log.warning("player %d (%s): %s", player.index, player.population, error)
                 after = None
