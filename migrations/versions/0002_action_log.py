@@ -82,6 +82,8 @@ def upgrade() -> None:
             ondelete="CASCADE",
         ),
         sa.PrimaryKeyConstraint("game_id", "seq", name=op.f("pk_game_actions")),
+        # SQLite: the key is the table (one B-tree to insert into, not a table and an index)
+        sqlite_with_rowid=False,
     )
     connection = op.get_bind()
     query = sa.select(
