@@ -177,7 +177,7 @@ class GameAction(Base):
     request: Mapped[str | None] = mapped_column(sa.Text)
 
     # SQLite: the key is the table (one B-tree to insert into, not a table and an index).
-    __table_args__ = {"sqlite_with_rowid": False}
+    __table_args__ = ({"sqlite_with_rowid": False},)
 
 
 #: A daily game: the literal (not a bound parameter) lets PostgreSQL match the partial
