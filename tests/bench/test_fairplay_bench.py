@@ -1,0 +1,87 @@
+"""The fair-play bench's synthetic players: their pace, and a person-like path to a win that
+is not the solver's line (offline, with the engine; the bench itself runs a real server)."""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+
+from bench.fairplay.policy import RESTART, UNDO, play_like_a_person
+from bench.fairplay.run import reason_kind
+from bench.fairplay.thinking import MOTOR_FLOOR, Pace
+from bench.fairplay.traces import machine, paced
+from server.engine import Game
+from server.play.fairplay import evidence, held_reasons
+from server.solver import Verdict, solve
+
+# 1-suit deals the solver proves winnable in well under a second
+DEALS = ("SS1-S1-ZRVKZUT", "SS1-S1-XSAWPTV")
+
+
+def replayed(code: str, actions: list[str]) -> Game:
+    game = Game.from_code(code)
+    for action in actions:
+        if action == UNDO:
+            game.undo()
+        elif action == RESTART:
+            game.restart()
+        else:
+            game.play(action)
+    return game
+
+
+def timed(trace: list[tuple[float, str]]) -> list[tuple[str, int]]:
+    """A trace as the server would log it, from a start at 0."""
+    log, now = [], 0.0
+    for seconds, action in trace:
+        now += seconds
+        log.append((action, round(now * 1000)))
+    return log
+
+
+def test_a_pace_is_log_normal_around_the_players_median_with_a_floor() -> None:
+    rng = random.Random(3)
+    pace = Pace(median=3.0, sigma=0.7, pause_chance=0.0)
+    thinks = [pace.think(rng) for _ in range(4000)]
+    assert 2.8 < statistics.median(thinks) < 3.2
+    assert min(thinks) >= MOTOR_FLOOR
+    assert statistics.median(pace.think(rng, "obvious") for _ in range(2000)) < 2.0
+    pausing = Pace(median=3.0, sigma=0.7, pause_chance=0.5)
+    assert max(pausing.think(rng) for _ in range(200)) > 10
+
+
+@pytest.mark.parametrize("code", DEALS)
+def test_the_person_like_player_wins_by_a_path_of_its_own(code: str) -> None:
+    solution = [move.text() for move in solve(Game.from_code(code)).moves]
+    rng = random.Random(code)
+    for _ in range(5):
+        played = play_like_a_person(code, rng)
+        actions = [step.action for step in played.steps]
+        assert replayed(code, actions).is_won
+        assert played.own_moves > played.plan_moves
+        log = timed([(Pace.draw(rng).think(rng, step.kind), step.action) for step in played.steps])
+        found = evidence(log, started_ms=0, solution=solution, par=len(solution))
+        assert found.agreement < 0.6
+        assert held_reasons(found) == []
+
+
+def test_the_solvers_line_is_held_at_machine_speed_and_at_a_persons_pace() -> None:
+    code = DEALS[0]
+    solution = solve(Game.from_code(code))
+    assert solution.verdict is Verdict.WINNABLE
+    line = [move.text() for move in solution.moves]
+    rng = random.Random(1)
+    for plan in (machine(line, rng), paced(line, rng)):
+        assert replayed(code, [action for _, action in plan.trace]).is_won
+        found = evidence(timed(plan.trace), started_ms=0, solution=line, par=len(line))
+        assert "agreement" in {reason_kind(reason) for reason in held_reasons(found)}
+
+
+def test_reasons_are_sorted_by_kind() -> None:
+    assert reason_kind("replays 100% of the solver's line") == "agreement"
+    assert reason_kind("median think time 0.07 s") == "median think"
+    assert reason_kind("100% of think times under 0.5 s") == "fast share"
+    assert reason_kind("flat think times (variation 0.20)") == "flatness"
+    assert reason_kind("43 moves in 3.4 s") == "pace"
