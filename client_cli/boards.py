@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any, get_args
 
+from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
@@ -39,7 +40,7 @@ def parse_day(text: str) -> date:
         raise argparse.ArgumentTypeError(f"{text!r} is not a day: write YYYY-MM-DD") from None
 
 
-def _dump(model: Any) -> dict[str, Any]:
+def _dump(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(mode="json", exclude={"type", "id"})
 
 
@@ -198,9 +199,9 @@ async def _daily(args: argparse.Namespace) -> int:
         print("starts then.")
     if yesterday:
         print("Yesterday's deals:")
-        for deal in yesterday:
-            par = deal.par if deal.par is not None else "not known"
-            print(f"  {plural(deal.suits, 'suit'):7}  {deal.code}  par {par}")
+        for past in yesterday:
+            par = past.par if past.par is not None else "not known"
+            print(f"  {plural(past.suits, 'suit'):7}  {past.code}  par {par}")
     return 0
 
 

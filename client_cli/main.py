@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import accounts, boards, offline, play, solve
 from .connection import ClientError, NetworkError, ServerError
@@ -38,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="simon", description="Simple Simon Online: the terminal client.")
     add_server_argument(parser, shared=True)
     parser.add_argument("--json", action="store_true", help="print JSON (commands that can)")
-    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # Any: argparse's action is generic in the parser class, and ours is a subclass
+    subparsers: Any = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     offline.register(subparsers)
     solve.register(subparsers)
     play.register(subparsers)

@@ -227,11 +227,6 @@ ClientMessage = Annotated[
     Field(discriminator="type"),
 ]
 
-CLIENT_MESSAGE_TYPES = frozenset(
-    model.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
-    for model in ClientMessage.__origin__.__args__  # type: ignore[attr-defined]
-)
-
 _client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 # the adapter's core validator, called directly: every frame a client sends goes through it
 _validate_client_json = _client_adapter.validator.validate_json
@@ -557,7 +552,6 @@ def encode(message: BaseModel) -> str:
 
 
 __all__ = [
-    "CLIENT_MESSAGE_TYPES",
     "PROTOCOL_VERSION",
     "ClientMessage",
     "ErrorCode",

@@ -248,7 +248,7 @@ class RacePanel(Static):
             ]
             if narrow:
                 del cells[1]
-            grid.add_row(*cells)
+            grid.add_row(*cells)  # type: ignore[arg-type]  # mixed Text and str cells
         if not entries:
             grid.add_row(Text("nobody yet", "dim"))
         parts: list[RenderableType] = [grid]

@@ -49,7 +49,7 @@ def _millis(moment: datetime) -> int:
     return int(moment.timestamp() * 1000)
 
 
-def _in_batches(query: sa.Select[Any]) -> Iterator[list[sa.Row[Any]]]:
+def _in_batches(query: sa.Select[Any]) -> Iterator[list[Any]]:
     """Rows of ``query`` (ordered by game id, its first column) a batch at a time."""
     connection = op.get_bind()
     last: str | None = None

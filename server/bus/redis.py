@@ -123,7 +123,8 @@ class RedisBus(Bus):
 
     async def race_entries(self, day: date, suits: int) -> list[str]:
         values = await self._client.hvals(f"{self._channel(day, suits)}:players")
-        return [value.decode() for value in values]
+        # the client decodes nothing (no decode_responses): every value is bytes
+        return [value.decode() if isinstance(value, bytes) else value for value in values]
 
     async def _read_loop(self) -> None:
         backoff = _BACKOFF_FIRST
@@ -161,4 +162,4 @@ class RedisBus(Bus):
                 self._pubsub = None
                 self._ready.clear()
                 with contextlib.suppress(RedisError, OSError):
-                    await pubsub.aclose()
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py's own

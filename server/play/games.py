@@ -303,8 +303,8 @@ class PlayerGame:
         return GameView(
             game=self.id,
             code=self.code,
-            suits=engine.suits,  # type: ignore[arg-type]
-            mode=self.mode,  # type: ignore[arg-type]
+            suits=engine.suits,
+            mode=self.mode,
             day=self.day,
             board=engine.board_text().split("\n")[:10],
             moves=engine.moves,

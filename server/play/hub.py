@@ -287,7 +287,7 @@ class Hub:
         return Finished(
             game=game.id,
             code=game.code,
-            mode=game.mode,  # type: ignore[arg-type]
+            mode=game.mode,
             won=result.won,
             resigned=result.resigned,
             moves=result.moves,
@@ -351,11 +351,11 @@ class Hub:
     async def _today_deals(self, day: date, player: PlayerRecord | None) -> list[TodayDeal]:
         deals = await self.daily.deals(day, wait=DAILY_WAIT)
         if player is None:
-            return [TodayDeal(suits=deal.suits) for deal in deals]  # type: ignore[arg-type]
+            return [TodayDeal(suits=deal.suits) for deal in deals]
         finished = await self.store.daily_progress(player_id=player.id, day=day)
         return [
             TodayDeal(
-                suits=deal.suits,  # type: ignore[arg-type]
+                suits=deal.suits,
                 started=deal.suits in finished,
                 finished=finished.get(deal.suits, False),
             )
@@ -368,7 +368,7 @@ class Hub:
         for suits in SUIT_CHOICES:
             record = await self.store.get_daily_deal(day=day, suits=suits)
             if record is not None:
-                found.append(DailyCode(suits=suits, code=record.code, par=record.par))  # type: ignore[arg-type]
+                found.append(DailyCode(suits=suits, code=record.code, par=record.par))
         return found
 
     async def leaderboard(
@@ -383,7 +383,7 @@ class Hub:
             raise Refused(ErrorCode.BAD_CURSOR, "that cursor is not one this server gave") from None
         return LeaderboardPage(
             day=day,
-            suits=suits,  # type: ignore[arg-type]
+            suits=suits,
             board=board,
             rows=[leaderboard_row(row) for row in page.rows],
             next=page.next,
@@ -405,7 +405,7 @@ class Hub:
         )
         return RankInfo(
             day=day,
-            suits=suits,  # type: ignore[arg-type]
+            suits=suits,
             board=board,
             player=player.name,
             rank=ranked.rank,
@@ -441,8 +441,8 @@ class Hub:
                     day=record.day,
                     # today's deal stays secret until the day is over, even once played
                     code=None if record.day is not None and record.day >= today else record.code,
-                    suits=record.suits,  # type: ignore[arg-type]
-                    mode=record.mode,  # type: ignore[arg-type]
+                    suits=record.suits,
+                    mode=record.mode,
                     won=bool(record.won),
                     score=record.score or 0,
                     moves=record.moves or 0,
@@ -460,7 +460,7 @@ class Hub:
         await self.races.flush()  # this node's own events first: a player sees their start
         return RaceStandings(
             day=day,
-            suits=suits,  # type: ignore[arg-type]
+            suits=suits,
             players=await self.races.standings(day, suits),
         )
 

@@ -93,10 +93,10 @@ class RaceRooms:
 
     async def publish(self, day: date, suits: int, event: str, entry: RaceEntry) -> None:
         if event == WITHDRAWN:
-            frame = encode(RaceEvent(day=day, suits=suits, event="left", entry=entry))  # type: ignore[arg-type]
+            frame = encode(RaceEvent(day=day, suits=suits, event="left", entry=entry))
             await self._bus.drop_race_entry(day, suits, entry.player, frame)
             return
-        frame = encode(RaceEvent(day=day, suits=suits, event=event, entry=entry))  # type: ignore[arg-type]
+        frame = encode(RaceEvent(day=day, suits=suits, event=event, entry=entry))
         await self._bus.publish_race(day, suits, entry.player, entry.model_dump_json(), frame)
 
     async def standings(self, day: date, suits: int) -> list[RaceEntry]:

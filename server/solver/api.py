@@ -210,10 +210,11 @@ def shortcut(start: Columns, moves: list[RawMove], depth: int) -> list[RawMove]:
         new_keys: list[bytes] = []
         while index < len(keys):
             new_keys.append(keys[index])
-            best_jump, best_via = index + 1, []
-            frontier = [(states[index], [])]
+            best_jump = index + 1
+            best_via: list[bytes] = []
+            frontier: list[tuple[Columns, list[bytes]]] = [(states[index], [])]
             for level in range(1, depth + 1):
-                next_frontier = []
+                next_frontier: list[tuple[Columns, list[bytes]]] = []
                 for columns, via in frontier:
                     for _s, _t, _c, new, _ in children(columns):
                         key = canonical(new)

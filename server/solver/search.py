@@ -15,7 +15,7 @@ import heapq
 from collections.abc import Callable, Sequence
 from typing import Final
 
-Columns = tuple[bytes, ...]
+Columns = Sequence[bytes]  # a list where the search builds it, a tuple where it keeps it
 #: A move as (source, target, count), 0-based columns.
 RawMove = tuple[int, int, int]
 

@@ -130,4 +130,5 @@ async def check(target: str | AsyncEngine) -> list[str]:
             return [repr(diff) for diff in error.diffs]
         return []
 
-    return await _run(target, _check)
+    diffs: list[str] = await _run(target, _check)
+    return diffs

@@ -772,7 +772,7 @@ class Store:
             sa.select(
                 Game.suits,
                 sa.func.count(),
-                sa.func.sum(sa.case((Game.won, 1), else_=0)),
+                sa.func.sum(sa.case((Game.won.is_(True), 1), else_=0)),
                 sa.func.max(Game.score),
             )
             .where(finished)
@@ -780,7 +780,9 @@ class Store:
         )
         async with self._reads() as session:
             games = [_game(game, name) for game, name in await session.execute(games_query)]
-            figures: Sequence[sa.Row[Any]] = list(await session.execute(figures_query))
+            figures: list[tuple[Any, ...]] = [
+                tuple(row) for row in await session.execute(figures_query)
+            ]
         return PlayerHistory(
             games=games,
             games_total=sum(row[1] for row in figures),
