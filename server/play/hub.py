@@ -105,6 +105,7 @@ class Hub:
         self.listeners: set[Push] = set()
         self.current_day = utc_day(clock.now())
         self._ticker: asyncio.Task[None] | None = None
+        self._catching_up: asyncio.Task[None] | None = None
         #: Race "moved" events: when each game last sent one, and the pending trailing ones.
         self._race_interval = race_interval
         self._raced_at: dict[str, float] = {}
@@ -114,9 +115,12 @@ class Hub:
 
     def start(self) -> None:
         self.daily.prepare(self.current_day)
+        self._catching_up = asyncio.create_task(self._catch_up(), name="catch-up")
         self._ticker = asyncio.create_task(self._tick(), name="day-ticker")
 
     async def close(self) -> None:
+        if self._catching_up is not None:
+            await asyncio.gather(self._catching_up, return_exceptions=True)
         if self._ticker is not None:
             self._ticker.cancel()
             await asyncio.gather(self._ticker, return_exceptions=True)
@@ -519,11 +523,16 @@ class Hub:
                     continue
             await self.screen(game)
 
-    async def _tick(self) -> None:
-        try:  # screenings a stopped node left undone
+    async def _catch_up(self) -> None:
+        """Close the days that ended while no node ran, and do the screenings a stopped node
+        left undone (at start; never cancelled halfway, which would strand a connection)."""
+        try:
+            await self.close_unfinished_dailies(self.today())
             await self.screening.catch_up()
         except Exception:
-            log.exception("catching up on fair-play screenings failed")
+            log.exception("catching up on closing days and fair-play screenings failed")
+
+    async def _tick(self) -> None:
         while True:
             left = seconds_to_next_day(self.now())
             if left <= PREPARE_AHEAD.total_seconds():
