@@ -6,7 +6,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, time, timedelta
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
@@ -16,8 +16,9 @@ from server.play.clock import ManualClock
 from server.play.daily import Proof, candidate_codes
 from server.play.games import REPLAY_MEMORY, PlayerGame
 from server.play.hub import Hub
-from server.play.session import Session
+from server.play.session import _HANDLERS, Session
 from server.protocol import (
+    ClientMessage,
     ErrorCode,
     Moved,
     ValidationError,
@@ -603,3 +604,10 @@ async def test_an_unknown_board_is_an_invalid_message(hub: Hub, message: dict[st
     with pytest.raises(ValidationError) as refused:
         parse_client_message(json.dumps(message))
     assert refused.value.errors()[0]["loc"][1] == "board"
+
+
+def test_every_client_message_type_has_a_handler() -> None:
+    union = get_args(ClientMessage)[0]  # Annotated[Union[...], discriminator]
+    types = {get_args(model.model_fields["type"].annotation)[0] for model in get_args(union)}
+    # a move goes straight to Session._move, the hot path, without the table
+    assert set(_HANDLERS) | {"move"} == types and "move" not in _HANDLERS
