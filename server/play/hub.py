@@ -252,6 +252,8 @@ class Hub:
                     await self.screening.screen(record)
             except (SQLAlchemyError, OSError) as error:  # held until screened again
                 log.warning("screening of game %s failed: %s", game.id, error)
+            except Exception:  # the game is stored: its answer must still go out
+                log.exception("screening of game %s failed; it stays held until done", game.id)
         if await self.under_review(game):
             self.race_event(game, WITHDRAWN)
         else:
@@ -263,7 +265,10 @@ class Hub:
         screening has not been done)."""
         if game.day is None or game.bot:
             return False
-        screened = await self.store.screening(game.id)
+        try:
+            screened = await self.store.screening(game.id)
+        except (SQLAlchemyError, OSError):  # cannot tell just now: say held, as it may be
+            return True
         return screened is None or screened.status in OFF_THE_BOARD
 
     async def finished_message(self, game: PlayerGame) -> Finished:
