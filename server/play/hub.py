@@ -43,6 +43,7 @@ from server.protocol import (
 from server.store import (
     OFF_THE_BOARD,
     AttemptExists,
+    GameLog,
     LeaderboardEntry,
     NameTaken,
     PlayerRecord,
@@ -214,17 +215,7 @@ class Hub:
             day=None,
             started_at=self.now(),
         )
-        game = PlayerGame(
-            id=record.id,
-            player_id=record.player_id,
-            player_name=record.player_name,
-            mode=record.mode,
-            code=record.code,
-            day=record.day,
-            started_at=record.started_at,
-            bot=record.bot,
-        )
-        return self.live.hold(game)
+        return self.live.hold(PlayerGame.from_log(GameLog(record, [])))  # a log of nothing yet
 
     async def open_game(self, player: PlayerRecord, game_id: str) -> PlayerGame:
         """A game of ``player`` by id, as its action log has it, held for a session."""
@@ -247,9 +238,7 @@ class Hub:
             return
         if not game.bot:
             try:
-                record = await self.store.get_game(game.id)
-                if record is not None:
-                    await self.screening.screen(record)
+                await self.screening.screen(game.id)
             except (SQLAlchemyError, OSError) as error:  # held until screened again
                 log.warning("screening of game %s failed: %s", game.id, error)
             except Exception:  # the game is stored: its answer must still go out
@@ -514,16 +503,13 @@ class Hub:
                     continue
                 day_end = datetime.combine(game.day + timedelta(days=1), time(0), UTC)
                 before = game.seq
-                result = game.end(now=day_end)
-                entries = game.entries_since(before, at_ms=int(day_end.timestamp() * 1000))
+                game.end(now=day_end)
                 try:
-                    board = (game.day, game.suits, game.bot) if game.bot else None
-                    await self.store.append(entries, result, ranked_on=board)
+                    await self.live.commit(game, before, at=day_end)
                 except StaleGame:  # played on, or closed, elsewhere: the log has it
                     await self.live.refresh(game)
                     continue
                 except StoreUnavailable as error:  # tried again at the next new day
-                    game.rollback(before)
                     log.warning("could not close daily %s: %s", game_id, error)
                     continue
             await self.screen(game)

@@ -10,9 +10,12 @@ seq and reloads, and an append from a stale copy fails in the log (``StaleGame``
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlalchemy.exc import SQLAlchemyError
 
-from server.store import Store
+from server.protocol import MessageId
+from server.store import StaleGame, Store, StoreUnavailable
 
 from .games import PlayerGame
 
@@ -63,6 +66,29 @@ class LiveGames:
         if logged is None or logged.game.player_id != player_id:
             return None
         return self.hold(PlayerGame.from_log(logged))
+
+    async def commit(
+        self,
+        game: PlayerGame,
+        before: int,
+        *,
+        at: datetime,
+        message_id: MessageId | None = None,
+        request: str | None = None,
+    ) -> None:
+        """Make the game's actions after ``before`` durable (its result too, if one of them
+        ended it). On failure, :class:`StoreUnavailable` or :class:`StaleGame` (the log moved
+        on elsewhere), the game is put back as it was at ``before`` first."""
+        entries = game.entries_since(
+            before, at_ms=int(at.timestamp() * 1000), message_id=message_id, request=request
+        )
+        # a bot's daily is ranked at once; a human's once its fair-play screening passes it
+        board = (game.day, game.suits, game.bot) if game.day is not None and game.bot else None
+        try:
+            await self._store.append(entries, game.result, ranked_on=board)
+        except (StoreUnavailable, StaleGame):
+            game.rollback(before)
+            raise
 
     async def caught_up(self, game: PlayerGame) -> bool:
         """Whether the log had moved past this copy (then it is reloaded): asked when the

@@ -20,7 +20,7 @@ import logging
 from collections.abc import Sequence
 from datetime import date
 
-from server.store import OFF_THE_BOARD, FairPlayRecord, GameRecord, Store
+from server.store import OFF_THE_BOARD, FairPlayRecord, Store
 
 from .clock import Clock
 from .daily import DailySchedule, Prover
@@ -49,19 +49,22 @@ class Screening:
         #: The solver's line of each deal, found once (the search is shared by its waiters).
         self._solutions: dict[tuple[date, int], asyncio.Task[tuple[str, ...]]] = {}
 
-    async def screen(self, record: GameRecord) -> FairPlayRecord | None:
+    async def screen(self, game_id: str) -> FairPlayRecord | None:
         """Screen a finished daily of a human (once: a second call returns the first);
-        None for what is not screened (practice, bots, unfinished games)."""
-        if record.mode != "daily" or record.bot or record.day is None or record.finished_at is None:
-            return None
-        done = await self._store.screening(record.id)
+        None for what is not screened (practice, bots, unfinished or unknown games)."""
+        done = await self._store.screening(game_id)
         if done is not None:
             return done
-        logged = await self._store.load_game(record.id)
+        logged = await self._store.load_game(game_id)
+        if logged is None:
+            return None
+        record = logged.game
+        if record.mode != "daily" or record.bot or record.day is None or record.finished_at is None:
+            return None
         deal = await self._daily.deal(record.day, record.suits)
         solution = await self._solution(record.day, record.suits)
         player = await self._store.player_by_id(record.player_id)
-        if logged is None or player is None:
+        if player is None:
             return None
         found = evidence(
             [(entry.action, entry.at_ms) for entry in logged.entries],
@@ -90,8 +93,7 @@ class Screening:
         """Screen the finished human dailies a stopped node left unscreened; how many."""
         count = 0
         for game_id in await self._store.unscreened():
-            record = await self._store.get_game(game_id)
-            if record is not None and await self.screen(record) is not None:
+            if await self.screen(game_id) is not None:
                 count += 1
         return count
 

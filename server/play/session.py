@@ -176,23 +176,15 @@ class Session:
         """Make the game's actions after ``before`` durable; until this returns, nothing of
         them is answered. On failure the game is put back as it was at ``before``, and
         :class:`StaleGame` (the log moved on elsewhere) is raised for :meth:`_act`."""
-        now = self.hub.now()
-        entries = game.entries_since(
-            before, at_ms=int(now.timestamp() * 1000), message_id=message_id, request=what
-        )
-        # a bot's daily is ranked at once; a human's once its fair-play screening passes it
-        board = (game.day, game.suits, game.bot) if game.day is not None and game.bot else None
         try:
-            await self.hub.store.append(entries, game.result, ranked_on=board)
+            await self.hub.live.commit(
+                game, before, at=self.hub.now(), message_id=message_id, request=what
+            )
         except StoreUnavailable:
-            game.rollback(before)
             raise Refused(
                 ErrorCode.UNAVAILABLE,
                 "the game could not be saved just now, so this was not played: send it again",
             ) from None
-        except StaleGame:
-            game.rollback(before)
-            raise
 
     async def _again(
         self, message_id: MessageId | None, game: PlayerGame, again: Remembered

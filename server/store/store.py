@@ -226,6 +226,15 @@ def _board(day: date, suits: int, bots: bool) -> dict[str, Any]:
     return {"day": day, "suits": suits, "bots": bots}
 
 
+def _result_member(game_id: str, result: Result) -> str:
+    """A result's rank-cache member; refuses what cannot be ranked (a negative or infinite
+    elapsed, a score out of range)."""
+    elapsed = float(result.elapsed) + 0.0  # -0.0 would sort apart from 0.0 in the cache
+    return ResultKey(
+        result.won, result.removed, result.score, elapsed, result.finished_at, game_id
+    ).member()
+
+
 def _line(moves: Sequence[str] | None) -> str | None:
     return None if moves is None else " ".join(moves)
 
@@ -495,14 +504,7 @@ class Store:
             _require_aware("finished_at", result.finished_at)
             # made first: it refuses what cannot be ranked (a negative or infinite elapsed,
             # a score out of range) before anything is written
-            member = ResultKey(
-                result.won,
-                result.removed,
-                result.score,
-                float(result.elapsed) + 0.0,  # -0.0 would sort apart from 0.0 in the cache
-                result.finished_at,
-                game_id,
-            ).member()
+            member = _result_member(game_id, result)
         await self.log.append(entries, result)
         if member is None or ranked_on is None:
             return
@@ -744,10 +746,7 @@ class Store:
         result = record.result
         if result is None or record.day is None:
             return
-        member = ResultKey(
-            result.won, result.removed, result.score, result.elapsed, result.finished_at,
-            record.id,
-        ).member()  # fmt: skip
+        member = _result_member(record.id, result)
         try:
             await self.ranks.add((record.day, record.suits, record.bot), member)
         except (redis.RedisError, OSError) as error:

@@ -232,9 +232,7 @@ async def test_review_lists_clears_and_confirms_held_results(backend: Backend) -
         )
         hub = Hub(store=store, bus=InProcessBus(), clock=ManualClock(now), secret="s",
                   prover=quick_prover, thresholds=HOLD_NOTHING)  # fmt: skip
-        finished = await store.get_game(next_day.id)
-        assert finished is not None
-        screened = await hub.screening.screen(finished)
+        screened = await hub.screening.screen(next_day.id)
         assert screened is not None and screened.status == "held"
         assert screened.reasons == [FLAGGED_REASON]
         await hub.close()
