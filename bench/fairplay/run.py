@@ -271,7 +271,7 @@ async def run(options: Options) -> dict[str, Any]:
         async with run_server(settings, clock=clock, prover=prover) as running:
             for day in days:
                 clock.set(datetime.combine(day, day_time(0, 0, 30), UTC))
-                await running.hub.check_day()
+                await running.hub.days.check_day()
                 today = [player for player in players if player.day == day]
                 for player in today:
                     player.starts_at = max(player.starts_at, clock.now())

@@ -104,7 +104,7 @@ async def _healthz(hub: Hub, query: Query) -> Response:
         {
             "ok": True,
             "protocol": PROTOCOL_VERSION,
-            "connections": len(hub.listeners),
+            "connections": hub.days.listener_count,
             "games": len(hub.live),
             "race_followers": hub.races.follower_count,
         },
@@ -112,11 +112,11 @@ async def _healthz(hub: Hub, query: Query) -> Response:
 
 
 async def _daily(hub: Hub, query: Query) -> Response:
-    return _model(await hub.daily_info())
+    return _model(await hub.queries.daily_info())
 
 
 async def _leaderboard(hub: Hub, query: Query) -> Response:
-    page = await hub.leaderboard(
+    page = await hub.queries.leaderboard(
         day=_day(query),
         suits=_int(query, "suits", 1, (1, 2, 4)),
         limit=_int(query, "limit", 20, range(1, 101)),
@@ -133,15 +133,17 @@ async def _rank(hub: Hub, query: Query) -> Response:
     around = _int(query, "around", 5, range(0, 26))
     board = _board(query)
     assert name is not None
-    player = await hub.player(name)
-    return _model(await hub.rank(day=day, suits=suits, player=player, around=around, board=board))
+    player = await hub.accounts.named(name)
+    return _model(
+        await hub.queries.rank(day=day, suits=suits, player=player, around=around, board=board)
+    )
 
 
 async def _history(hub: Hub, query: Query) -> Response:
     name = _text(query, "player", required=True, longest=64)
     limit = _int(query, "limit", 20, range(1, 101))
     assert name is not None
-    return _model(await hub.history(await hub.player(name), limit))
+    return _model(await hub.queries.history(await hub.accounts.named(name), limit))
 
 
 _ROUTES: dict[str, tuple[Callable[[Hub, Query], Awaitable[Response]], frozenset[str]]] = {

@@ -13,6 +13,12 @@ import re
 import secrets
 from typing import Final
 
+from server.protocol import ErrorCode
+from server.store import NameTaken, PlayerRecord, Store
+
+from .clock import Clock
+from .errors import Refused
+
 NAME_MIN: Final = 2
 NAME_MAX: Final = 24
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -39,3 +45,38 @@ def new_token() -> str:
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Accounts:
+    """Registering players and knowing them again by token or by name."""
+
+    def __init__(self, store: Store, clock: Clock) -> None:
+        self._store = store
+        self._clock = clock
+
+    async def register(self, name: str, *, bot: bool = False) -> tuple[PlayerRecord, str]:
+        """A new account and its token (shown this once)."""
+        try:
+            name = check_name(name)
+        except BadName as error:
+            raise Refused(ErrorCode.BAD_NAME, str(error)) from None
+        token = new_token()
+        try:
+            player = await self._store.create_player(
+                name=name, token_hash=hash_token(token), now=self._clock.now(), bot=bot
+            )
+        except NameTaken:
+            raise Refused(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken") from None
+        return player, token
+
+    async def authenticate(self, token: str) -> PlayerRecord:
+        player = await self._store.player_by_token_hash(hash_token(token))
+        if player is None:
+            raise Refused(ErrorCode.BAD_TOKEN, "no account has that token")
+        return player
+
+    async def named(self, name: str) -> PlayerRecord:
+        player = await self._store.player_by_name(name)
+        if player is None:
+            raise Refused(ErrorCode.NOT_FOUND, f"no player is called {name!r}")
+        return player

@@ -1,9 +1,22 @@
-"""The server's clock, injectable so tests can move days without sleeping."""
+"""The server's clock, injectable so tests can move time without sleeping.
+
+A clock tells the wall time (days, timestamps), a monotonic time (intervals, throttles)
+and runs callbacks later; :class:`ManualClock` does all three only when told to move.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import heapq
+import itertools
+import time
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Protocol
+
+
+class Timer(Protocol):
+    def cancel(self) -> None: ...
 
 
 class Clock(Protocol):
@@ -11,26 +24,70 @@ class Clock(Protocol):
         """The current time, timezone-aware UTC."""
         ...
 
+    def monotonic(self) -> float:
+        """Seconds on a clock that never goes back, for intervals."""
+        ...
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> Timer:
+        """Run ``callback`` once, ``delay`` seconds from now (on the event loop)."""
+        ...
+
 
 class SystemClock:
     def now(self) -> datetime:
         return datetime.now(UTC)
 
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> Timer:
+        return asyncio.get_running_loop().call_later(delay, callback)
+
+
+class _ManualTimer:
+    __slots__ = ("callback", "cancelled")
+
+    def __init__(self, callback: Callable[[], None]) -> None:
+        self.callback = callback
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
 
 class ManualClock:
-    """A clock that moves only when told: ``clock.advance(hours=25)``."""
+    """A clock that moves only when told: ``clock.advance(hours=25)`` moves the wall and
+    the monotonic time together and runs the timers that fall due on the way."""
 
     def __init__(self, start: datetime | None = None) -> None:
         self._now = start or datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+        self._monotonic = 0.0
+        self._timers: list[tuple[float, int, _ManualTimer]] = []
+        self._order = itertools.count()
 
     def now(self) -> datetime:
         return self._now
 
+    def monotonic(self) -> float:
+        return self._monotonic
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> Timer:
+        timer = _ManualTimer(callback)
+        heapq.heappush(self._timers, (self._monotonic + delay, next(self._order), timer))
+        return timer
+
     def set(self, moment: datetime) -> None:
+        """Set the wall time (the monotonic time and timers stay where they are)."""
         self._now = moment
 
     def advance(self, **delta: float) -> None:
-        self._now += timedelta(**delta)
+        step = timedelta(**delta)
+        self._now += step
+        self._monotonic += step.total_seconds()
+        while self._timers and self._timers[0][0] <= self._monotonic:
+            _, _, timer = heapq.heappop(self._timers)
+            if not timer.cancelled:
+                timer.callback()
 
 
 def utc_day(moment: datetime) -> date:

@@ -79,7 +79,7 @@ class Session:
         self.player: PlayerRecord | None = None
         self.game: PlayerGame | None = None
         self._rooms: set[tuple[date, int]] = set()
-        hub.listeners.add(push)
+        hub.days.listen(push)
 
     async def handle(self, message: ClientMessage) -> list[str]:
         """Answer one message with encoded frames; refusals become ``error`` replies."""
@@ -93,13 +93,13 @@ class Session:
 
     async def close(self) -> None:
         """The connection is gone: let go of the game and the races."""
-        self.hub.listeners.discard(self.push)
+        self.hub.days.stop_listening(self.push)
         for day, suits in self._rooms:
             await self.hub.races.unfollow(day, suits, self.push)
         self._rooms.clear()
         if self.game is not None:
             game, self.game = self.game, None
-            self.hub.release(game)
+            self.hub.games.release(game)
 
     # -- helpers -------------------------------------------------------------------
 
@@ -129,7 +129,7 @@ class Session:
         """Make ``game`` this session's game, letting go of the previous one."""
         previous, self.game = self.game, game
         if previous is not None:  # the same game again: this drops the extra hold
-            self.hub.release(previous)
+            self.hub.games.release(previous)
         if game.day is not None:
             await self._follow(game.day, game.suits)
 
@@ -139,7 +139,9 @@ class Session:
             await self.hub.races.follow(day, suits, self.push)
 
     async def _state(self, message_id: MessageId | None, game: PlayerGame) -> State:
-        return State(id=message_id, state=game.view(self.hub.now(), await self.hub.par(game)))
+        return State(
+            id=message_id, state=game.view(self.hub.now(), await self.hub.endings.par(game))
+        )
 
     async def _act(self, message_id: MessageId | None, what: str, play: Play) -> list[str]:
         """Run one action on the session's game, one action of a game at a time.
@@ -195,9 +197,9 @@ class Session:
         if not replies:
             replies.append(encode(await self._state(message_id, game)))
             if game.finished:
-                replies.append(encode(await self.hub.finished_message(game)))
+                replies.append(encode(await self.hub.endings.finished_message(game)))
         elif again.add_finished:
-            replies.append(encode(await self.hub.finished_message(game)))
+            replies.append(encode(await self.hub.endings.finished_message(game)))
         return replies
 
     # -- connection and accounts -------------------------------------------------------
@@ -219,12 +221,12 @@ class Session:
     async def _register(self, message: Register) -> Replies:
         if self.player is not None:
             raise Refused(ErrorCode.ALREADY_AUTHENTICATED, "this connection has an account")
-        player, token = await self.hub.register(message.name, bot=message.bot)
+        player, token = await self.hub.accounts.register(message.name, bot=message.bot)
         self.player = player
         return [Registered(id=message.id, player=self._info(), token=token)]
 
     async def _auth(self, message: Auth) -> Replies:
-        player = await self.hub.authenticate(message.token)
+        player = await self.hub.accounts.authenticate(message.token)
         if self.player is not None and self.player.id != player.id:
             raise Refused(
                 ErrorCode.ALREADY_AUTHENTICATED, f"already signed in as {self.player.name}"
@@ -239,25 +241,25 @@ class Session:
         if message.mode == "daily":
             if message.code is not None:
                 raise Refused(ErrorCode.INVALID_MESSAGE, "a daily game takes no code")
-            game = await self.hub.start_daily(player, message.suits)
+            game = await self.hub.games.daily(player, message.suits)
         else:
-            game = await self.hub.start_practice(player, message.code, message.suits)
+            game = await self.hub.games.practice(player, message.code, message.suits)
         await self._take(game)
         # a start is a client beginning afresh (its ids may count from 1 again): only
         # actions sent after a resume are resends
         game.replies.clear()
-        self.hub.race_event(game, "joined")
+        self.hub.feed.tell(game, "joined")
         return [await self._state(message.id, game)]
 
     async def _resume(self, message: Resume) -> Replies:
         player = self._who()
-        game = await self.hub.open_game(player, message.game)
+        game = await self.hub.games.resume(player, message.game)
         await self._take(game)
         replies: Replies = [await self._state(message.id, game)]
         if game.finished:
-            replies.append(await self.hub.finished_message(game))
+            replies.append(await self.hub.endings.finished_message(game))
         else:
-            self.hub.race_event(game, "joined")
+            self.hub.feed.tell(game, "joined")
         return replies
 
     async def _move(self, message: MoveRequest) -> list[str]:
@@ -315,10 +317,10 @@ class Session:
             game.end(resigned=False, now=self.hub.now())
         await self._commit(game, before, message_id, what)
         if game.finished:
-            await self.hub.screen(game)
-            frames.append(encode(await self.hub.finished_message(game)))
+            await self.hub.endings.screen(game)
+            frames.append(encode(await self.hub.endings.finished_message(game)))
         else:
-            self.hub.race_event(game, "removed" if removed_run else "moved")
+            self.hub.feed.tell(game, "removed" if removed_run else "moved")
         game.remember(message_id, what, frames)
         return frames
 
@@ -345,7 +347,7 @@ class Session:
         await self._commit(game, before, message_id, what)
         replies = [encode(await self._state(message_id, game))]
         game.remember(message_id, what, replies)
-        self.hub.race_event(game, "moved")
+        self.hub.feed.tell(game, "moved")
         return replies
 
     async def _resign(self, message: Resign) -> Replies:
@@ -353,10 +355,10 @@ class Session:
             before = game.seq
             game.end(resigned=True, now=self.hub.now())
             await self._commit(game, before, message.id, "resign")
-            await self.hub.screen(game)
+            await self.hub.endings.screen(game)
             replies = [
                 encode(await self._state(message.id, game)),
-                encode(await self.hub.finished_message(game)),
+                encode(await self.hub.endings.finished_message(game)),
             ]
             game.remember(message.id, "resign", replies)
             return replies
@@ -381,17 +383,17 @@ class Session:
     # -- the daily, races and leaderboards -----------------------------------------------
 
     async def _daily(self, message: DailyRequest) -> Replies:
-        info = await self.hub.daily_info(self.player)
+        info = await self.hub.queries.daily_info(self.player)
         return [info.model_copy(update={"id": message.id})]
 
     async def _race(self, message: RaceRequest) -> Replies:
         day = self.hub.today()
         await self._follow(day, message.suits)
-        standings = await self.hub.race_standings(message.suits, day)
+        standings = await self.hub.queries.race_standings(message.suits, day)
         return [standings.model_copy(update={"id": message.id})]
 
     async def _leaderboard(self, message: LeaderboardRequest) -> Replies:
-        page = await self.hub.leaderboard(
+        page = await self.hub.queries.leaderboard(
             day=message.day,
             suits=message.suits,
             limit=message.limit,
@@ -404,8 +406,8 @@ class Session:
         if message.player is None:
             player = self._who()
         else:
-            player = await self.hub.player(message.player)
-        info = await self.hub.rank(
+            player = await self.hub.accounts.named(message.player)
+        info = await self.hub.queries.rank(
             day=message.day,
             suits=message.suits,
             player=player,
@@ -415,9 +417,11 @@ class Session:
         return [info.model_copy(update={"id": message.id})]
 
     async def _history(self, message: HistoryRequest) -> Replies:
-        player = self._who() if message.player is None else await self.hub.player(message.player)
+        player = (
+            self._who() if message.player is None else await self.hub.accounts.named(message.player)
+        )
         own = self.player is not None and self.player.id == player.id
-        found = await self.hub.history(player, message.limit, own=own)
+        found = await self.hub.queries.history(player, message.limit, own=own)
         return [found.model_copy(update={"id": message.id})]
 
     async def _ping(self, message: Ping) -> Replies:

@@ -10,14 +10,6 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import Backend
-from tests.server.support import (
-    HOLD_NOTHING,
-    Client,
-    fresh_clock,
-    server_settings,
-    serving,
-    unique_name,
-)
 from tests.support.players import (
     SolvingProver,
     finished_of,
@@ -27,6 +19,14 @@ from tests.support.players import (
     started,
 )
 from tests.support.proxy import TcpProxy, proxied_database_url, target_of
+from tests.support.servers import (
+    HOLD_NOTHING,
+    Client,
+    fresh_clock,
+    server_settings,
+    serving,
+    unique_name,
+)
 
 #: How long a reply may take while the database is down (the server may try again a
 #: little before it gives up).

@@ -9,9 +9,9 @@ import random
 from typing import Any
 
 from tests.conftest import Backend
-from tests.server.support import Client, fresh_clock, server_settings, serving, unique_name
 from tests.support.ledger import RESIGN, Ledger
 from tests.support.players import act, registered, resume, signed_in, started, step
+from tests.support.servers import Client, fresh_clock, server_settings, serving, unique_name
 from tests.support.services import delete_redis_prefix
 
 #: How long ranks may take to be right again after the flush.

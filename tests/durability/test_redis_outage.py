@@ -13,10 +13,10 @@ import random
 from typing import Any
 
 from tests.conftest import Backend
-from tests.server.support import Client, fresh_clock, server_settings, serving, unique_name
 from tests.support.ledger import RESTART, UNDO, Ledger
 from tests.support.players import registered, resume, started, step
 from tests.support.proxy import TcpProxy, proxied_redis_url, target_of
+from tests.support.servers import Client, fresh_clock, server_settings, serving, unique_name
 
 #: A racer's moves reach the race at most twice a second, the last one always following
 #: (docs/protocol.md, Races): after this long the trailing event of the moves before the

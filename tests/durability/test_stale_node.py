@@ -11,9 +11,9 @@ import random
 from typing import Any
 
 from tests.conftest import Backend
-from tests.server.support import Client, server_settings, serving, unique_name
 from tests.support.ledger import Ledger
 from tests.support.players import registered, resume, signed_in, started, step
+from tests.support.servers import Client, server_settings, serving, unique_name
 
 CODE = "SS1-S2-AAAAABD"
 

@@ -20,8 +20,8 @@ from server.store import LeaderboardEntry, Result, Store
 from server.store.models import ON_LEADERBOARD, Game
 from server.store.order import ResultKey
 from server.store.ranks import RedisRankCache
-from tests.server.fakes import fixed_prover
 from tests.store.helpers import T0, entries, finished_daily, new_player, start, unique_day
+from tests.support.fakes import fixed_prover
 
 
 def _table(rows: list[LeaderboardEntry]) -> list[tuple[int, str, int, float]]:
@@ -141,7 +141,7 @@ async def test_unfinished_dailies_are_closed_as_they_stand(store: Store) -> None
     assert await store.unfinished_dailies(before=next_day) == [open_game.id]
     clock = ManualClock(datetime.combine(next_day, time(0, 5), UTC))
     hub = Hub(store=store, bus=InProcessBus(), clock=clock, secret="s", prover=fixed_prover())
-    await hub.close_unfinished_dailies(next_day)
+    await hub.days.close_unfinished_dailies(next_day)
     record = await store.get_game(open_game.id)
     day_end = datetime.combine(next_day, time(0), UTC)
     assert record is not None and record.result == Result(

@@ -1,5 +1,5 @@
 """Playing through the websocket protocol with a :class:`~tests.support.ledger.Ledger`, for
-the fault tests that run servers in the test process (``tests.server.support.serving``)."""
+the fault tests that run servers in the test process (``tests.support.servers.serving``)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 from server.engine import Game, GameCode
 from server.play.daily import Proof
 from server.solver import Verdict, solve
-from tests.server.support import Client, quick_prover
 from tests.support.ledger import Ledger
+from tests.support.servers import Client, quick_prover
 
 
 async def act(
@@ -87,7 +87,7 @@ def solution_of(code: str) -> list[str]:
 class SolvingProver:
     """A daily prover for tests that win the daily: 1-suit deals are solved for real (a
     first solution, in milliseconds) and the solution kept; other suit counts are taken
-    as proven, as :func:`~tests.server.support.quick_prover` does."""
+    as proven, as :func:`~tests.support.servers.quick_prover` does."""
 
     def __init__(self) -> None:
         self.solutions: dict[str, list[str]] = {}

@@ -6,14 +6,14 @@ import asyncio
 
 from server.engine import Game, Move
 from tests.conftest import Backend
-from tests.server.support import (
+from tests.support.servers import (
     Client,
+    first_legal,
     fresh_clock,
     server_settings,
     serving,
     unique_name,
 )
-from tests.server.test_e2e import first_legal
 
 
 async def test_race_events_and_resume_cross_nodes(

@@ -13,8 +13,9 @@ from websockets.exceptions import ConnectionClosed
 from server.engine import Game, GameCode
 from server.play.daily import Proof, SolverProver
 from tests.conftest import Backend
-from tests.server.support import (
+from tests.support.servers import (
     Client,
+    first_legal,
     fresh_clock,
     get_json,
     quick_prover,
@@ -23,13 +24,6 @@ from tests.server.support import (
     serving,
     unique_name,
 )
-
-
-def first_legal(code: str, actions: list[str] | None = None) -> str:
-    game = Game.from_code(code)
-    for action in actions or []:
-        game.play(action)
-    return next(game.legal_moves()).text()
 
 
 async def register(client: Client, name: str | None = None) -> dict[str, Any]:
@@ -207,7 +201,7 @@ async def test_a_new_day_is_announced_to_connected_players(backend: Backend) -> 
     ):
         before = await client.request({"type": "daily"})
         clock.advance(days=1)
-        assert await server.hub.check_day()
+        assert await server.hub.days.check_day()
         changed = await client.pushed_event(lambda f: f["type"] == "daily_changed")
         assert changed["day"] > before["day"]
         assert changed["deals"] == [{"suits": 1}, {"suits": 2}, {"suits": 4}]  # no codes

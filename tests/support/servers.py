@@ -2,7 +2,7 @@
 
 Use it from any test (the client's end-to-end tests too)::
 
-    from tests.server.support import Client, running_server, server_settings
+    from tests.support.servers import Client, running_server, server_settings
 
     async def test_something(backend):
         async with running_server(server_settings(backend)) as url:   # ws://127.0.0.1:PORT
@@ -13,7 +13,7 @@ Use it from any test (the client's end-to-end tests too)::
 (``settings.host`` and ``settings.port`` are ignored), yields the websocket URL and stops
 everything on exit. ``serving(...)`` is the same but yields the
 :class:`~server.net.app.RunningServer` (``.url``, ``.http_url`` for the HTTP pages,
-``.hub`` to call ``check_day()`` after moving a ``ManualClock``).
+``.hub`` to call ``hub.days.check_day()`` after moving a ``ManualClock``).
 
 ``prover`` defaults to :func:`quick_prover` (no solver run: every candidate deal counts as
 proven, par unknown); pass ``clock=fresh_clock()`` (a ManualClock on a day of its own) to
@@ -31,7 +31,7 @@ import random
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
@@ -179,3 +179,11 @@ __all__ = [
     "serving",
     "unique_name",
 ]
+
+
+def first_legal(code: str, actions: Sequence[str] = ()) -> str:
+    """The first legal move (engine order) of the game ``code`` after ``actions``."""
+    game = Game.from_code(code)
+    for action in actions:
+        game.play(action)
+    return next(game.legal_moves()).text()

@@ -27,7 +27,8 @@ from server.protocol import (
     parse_client_message,
 )
 from server.solver import solve
-from tests.server.fakes import FakeStore, fixed_prover
+from tests.support.fakes import FakeStore, fixed_prover
+from tests.support.servers import first_legal
 
 SECRET = "unit-test-secret"
 
@@ -81,13 +82,6 @@ def solved_line(code: str) -> list[str]:
     solution = solve(Game.from_code(code), shorten=False)
     assert solution.moves, f"no solution found for {code}"
     return [move.text() for move in solution.moves]
-
-
-def first_legal(code: str, actions: list[str] = ()) -> str:  # type: ignore[assignment]
-    game = Game.from_code(code)
-    for action in actions:
-        game.play(action)
-    return next(game.legal_moves()).text()
 
 
 async def test_register_then_authenticate_on_another_session(hub: Hub) -> None:
@@ -248,10 +242,11 @@ async def test_race_events_reach_other_players(hub: Hub) -> None:
 
 
 async def test_race_moves_are_thinned_out_with_a_trailing_event() -> None:
+    clock = ManualClock()
     hub = Hub(
         store=FakeStore(),  # type: ignore[arg-type]
         bus=InProcessBus(),
-        clock=ManualClock(),
+        clock=clock,
         secret=SECRET,
         prover=fixed_prover(),
         race_interval=0.2,
@@ -266,7 +261,11 @@ async def test_race_moves_are_thinned_out_with_a_trailing_event() -> None:
     await hub.races.flush()
     moved = [e["entry"]["moves"] for e in bob.pushed if e["event"] == "moved"]
     assert moved == [1]  # the first move at once, the next five held back
-    await asyncio.sleep(0.3)
+    clock.advance(seconds=0.19)
+    await hub.races.flush()
+    assert [e["entry"]["moves"] for e in bob.pushed if e["event"] == "moved"] == [1]
+    clock.advance(seconds=0.02)
+    await hub.races.flush()
     moved = [e["entry"]["moves"] for e in bob.pushed if e["event"] == "moved"]
     assert moved == [1, 0]  # one trailing event with the latest figures
     await hub.close()
@@ -276,9 +275,9 @@ async def test_a_new_day_is_announced(hub: Hub) -> None:
     talk = await signed_in(hub, "ivy")
     clock = hub.clock
     assert isinstance(clock, ManualClock)
-    assert not await hub.check_day()
+    assert not await hub.days.check_day()
     clock.advance(days=1)
-    assert await hub.check_day()
+    assert await hub.days.check_day()
     (changed,) = [e for e in talk.pushed if e["type"] == "daily_changed"]
     assert changed["day"] == "2026-03-02" and len(changed["deals"]) == 3
     assert all(set(deal) == {"suits"} for deal in changed["deals"])  # no codes for today
@@ -448,7 +447,7 @@ def test_a_game_remembers_the_replies_to_its_last_eight_ids() -> None:
 async def test_daily_leaves_out_a_deal_still_being_proven(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("server.play.hub.DAILY_WAIT", 0.05)
+    monkeypatch.setattr("server.play.queries.DAILY_WAIT", 0.05)
     hard = asyncio.Event()
 
     async def prover(code: str) -> Proof:
@@ -551,7 +550,7 @@ async def test_an_unfinished_daily_is_closed_when_its_day_ends(hub: Hub) -> None
     await watcher.one(type="race", suits=1)
     day_end = datetime.combine(hub.today() + timedelta(days=1), time(0), UTC)
     clock.advance(days=1)
-    assert await hub.check_day()
+    assert await hub.days.check_day()
     store = fake_store(hub)
     for game_id, moves in ((here.session.game.id, 1), (away, 0)):  # type: ignore[union-attr]
         record = await store.get_game(game_id)

@@ -1,0 +1,151 @@
+"""The day ticker: prepares tomorrow's deals ahead, and when a UTC day ends closes the
+day's unfinished attempts, finishes fair-play screenings and tells every connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Final
+
+from server.bus import Bus
+from server.protocol import DailyChanged, encode
+from server.store import StaleGame, Store, StoreUnavailable
+
+from .clock import Clock, seconds_to_next_day, utc_day
+from .daily import DailySchedule
+from .endings import GameEndings
+from .games import PlayerGame
+from .live import LiveGames
+from .queries import Queries
+from .race import Push
+from .screening import Screening
+
+log = logging.getLogger(__name__)
+
+#: Tomorrow's deals are prepared this long before midnight.
+PREPARE_AHEAD: Final = timedelta(minutes=15)
+#: The day ticker looks at the clock at least this often.
+TICK_SECONDS: Final = 30.0
+
+
+class DayTicker:
+    def __init__(
+        self,
+        *,
+        store: Store,
+        bus: Bus,
+        clock: Clock,
+        daily: DailySchedule,
+        screening: Screening,
+        queries: Queries,
+        live: LiveGames,
+        endings: GameEndings,
+    ) -> None:
+        self._store = store
+        self._bus = bus
+        self._clock = clock
+        self._daily = daily
+        self._screening = screening
+        self._queries = queries
+        self._live = live
+        self._endings = endings
+        #: Every connection, for the new day's announcement.
+        self._listeners: set[Push] = set()
+        self.current_day = utc_day(clock.now())
+        self._ticker: asyncio.Task[None] | None = None
+        self._catching_up: asyncio.Task[None] | None = None
+
+    def listen(self, push: Push) -> None:
+        self._listeners.add(push)
+
+    def stop_listening(self, push: Push) -> None:
+        self._listeners.discard(push)
+
+    @property
+    def listener_count(self) -> int:
+        return len(self._listeners)
+
+    def start(self) -> None:
+        self._daily.prepare(self.current_day)
+        self._catching_up = asyncio.create_task(self._catch_up(), name="catch-up")
+        self._ticker = asyncio.create_task(self._tick(), name="day-ticker")
+
+    async def close(self) -> None:
+        if self._catching_up is not None:
+            await asyncio.gather(self._catching_up, return_exceptions=True)
+        if self._ticker is not None:
+            self._ticker.cancel()
+            await asyncio.gather(self._ticker, return_exceptions=True)
+
+    async def check_day(self) -> bool:
+        """Announce a new UTC day if one started (the ticker calls this; tests may too)."""
+        today = utc_day(self._clock.now())
+        if today <= self.current_day:
+            return False
+        self.current_day = today
+        await self.close_unfinished_dailies(today)
+        await self._screening.catch_up()
+        frame = encode(
+            DailyChanged(
+                day=today,
+                deals=await self._queries.today_deals(today, None),
+                yesterday=await self._queries.past_deals(today - timedelta(days=1)),
+            )
+        )
+        for push in tuple(self._listeners):
+            push(frame)
+        self._daily.forget_before(today - timedelta(days=1))
+        self._screening.forget_before(today - timedelta(days=1))
+        self._bus.forget_races_before(today - timedelta(days=1))
+        log.info("a new day: %s", today)
+        return True
+
+    async def close_unfinished_dailies(self, today: date) -> None:
+        """Close the daily attempts of days before ``today`` still unfinished, as they stand
+        at their day's end (a non-win: its runs removed and score rank it). Those held on
+        this node are closed in place, so their sessions and race see it."""
+        for game_id in await self._store.unfinished_dailies(before=today):
+            game = self._live.get(game_id)
+            if game is None:
+                logged = await self._store.load_game(game_id)
+                if logged is None:
+                    continue
+                game = PlayerGame.from_log(logged)
+            async with game.lock:
+                if game.finished or game.day is None:
+                    continue
+                day_end = datetime.combine(game.day + timedelta(days=1), time(0), UTC)
+                before = game.seq
+                game.end(now=day_end)
+                try:
+                    await self._live.commit(game, before, at=day_end)
+                except StaleGame:  # played on, or closed, elsewhere: the log has it
+                    await self._live.refresh(game)
+                    continue
+                except StoreUnavailable as error:  # tried again at the next new day
+                    log.warning("could not close daily %s: %s", game_id, error)
+                    continue
+            await self._endings.screen(game)
+
+    async def _catch_up(self) -> None:
+        """Close the days that ended while no node ran, and do the screenings a stopped node
+        left undone (at start; never cancelled halfway, which would strand a connection)."""
+        try:
+            await self.close_unfinished_dailies(utc_day(self._clock.now()))
+            await self._screening.catch_up()
+        except Exception:
+            log.exception("catching up on closing days and fair-play screenings failed")
+
+    async def _tick(self) -> None:
+        while True:
+            now = self._clock.now()
+            left = seconds_to_next_day(now)
+            if left <= PREPARE_AHEAD.total_seconds():
+                self._daily.prepare(utc_day(now) + timedelta(days=1))
+            await asyncio.sleep(min(left + 0.05, TICK_SECONDS))
+            try:
+                await self.check_day()
+            except Exception:
+                log.exception("announcing the new day failed")

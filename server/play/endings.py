@@ -1,0 +1,110 @@
+"""A game's end: its fair-play screening, whether it is held off the board, and the
+``finished`` answer with its rank and par.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from server.protocol import Finished
+from server.store import OFF_THE_BOARD, Store
+
+from .clock import Clock, utc_day
+from .daily import DailySchedule
+from .games import PlayerGame
+from .race import WITHDRAWN
+from .race_feed import RaceFeed
+from .screening import Screening
+
+log = logging.getLogger(__name__)
+
+
+class GameEndings:
+    def __init__(
+        self,
+        *,
+        store: Store,
+        clock: Clock,
+        daily: DailySchedule,
+        screening: Screening,
+        feed: RaceFeed,
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._daily = daily
+        self._screening = screening
+        self._feed = feed
+
+    async def screen(self, game: PlayerGame) -> None:
+        """Screen a human's finished daily for fair play (off the move path: once a game);
+        tell the race how it ended, or take a held result out of others' standings."""
+        if game.day is None:
+            return
+        if not game.bot:
+            try:
+                await self._screening.screen(game.id)
+            except (SQLAlchemyError, OSError) as error:  # held until screened again
+                log.warning("screening of game %s failed: %s", game.id, error)
+            except Exception:  # the game is stored: its answer must still go out
+                log.exception("screening of game %s failed; it stays held until done", game.id)
+        if await self.under_review(game):
+            self._feed.tell(game, WITHDRAWN)
+        else:
+            assert game.result is not None
+            self._feed.tell(game, "resigned" if game.result.resigned else "finished")
+
+    async def under_review(self, game: PlayerGame) -> bool:
+        """Whether a finished daily is off the public board for fair-play review (or its
+        screening has not been done)."""
+        if game.day is None or game.bot:
+            return False
+        try:
+            screened = await self._store.screening(game.id)
+        except (SQLAlchemyError, OSError):  # cannot tell just now: say held, as it may be
+            return True
+        return screened is None or screened.status in OFF_THE_BOARD
+
+    async def finished_message(self, game: PlayerGame) -> Finished:
+        result = game.result
+        assert result is not None
+        rank = par = None
+        review = None
+        if game.day is not None and await self.under_review(game):
+            review = "held"
+            par = await self.par(game)
+        elif game.day is not None:
+            try:
+                ranked = await self._store.rank_of(
+                    day=game.day,
+                    suits=game.suits,
+                    player_id=game.player_id,
+                    around=0,
+                    bots=game.bot,
+                )
+                rank = ranked.rank
+            except (SQLAlchemyError, OSError) as error:
+                # The result is stored; only its rank could not be read just now.
+                log.warning("no rank for finished game %s: %s", game.id, error)
+            par = await self.par(game)
+        return Finished(
+            game=game.id,
+            code=game.code,
+            mode=game.mode,
+            won=result.won,
+            resigned=result.resigned,
+            moves=result.moves,
+            score=result.score,
+            removed=result.removed,
+            elapsed=round(result.elapsed, 3),
+            rank=rank,
+            par=par,
+            review=review,
+        )
+
+    async def par(self, game: PlayerGame) -> int | None:
+        """The daily's par, published once its day is over."""
+        if game.day is None or game.day >= utc_day(self._clock.now()):
+            return None
+        return (await self._daily.deal(game.day, game.suits)).par

@@ -1,0 +1,179 @@
+"""Read-only questions (today's deals, leaderboards, ranks, a player's history, a race's
+standings) answered from the store's records as protocol replies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date, timedelta
+from typing import Final
+
+from server.protocol import (
+    Board,
+    DailyCode,
+    DailyInfo,
+    ErrorCode,
+    History,
+    HistoryGame,
+    LeaderboardPage,
+    LeaderboardRow,
+    PlayerStats,
+    RaceStandings,
+    RankInfo,
+    TodayDeal,
+)
+from server.store import LeaderboardEntry, PlayerRecord, Store
+
+from .clock import Clock, seconds_to_next_day, utc_day
+from .daily import SUIT_CHOICES, DailySchedule
+from .errors import Refused
+from .race import RaceRooms
+
+#: How long a ``daily`` request (or the new day's announcement) waits for deals still
+#: being searched for; those not found by then are left out.
+DAILY_WAIT: Final = 5.0
+
+
+class Queries:
+    def __init__(
+        self, *, store: Store, clock: Clock, daily: DailySchedule, races: RaceRooms
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._daily = daily
+        self._races = races
+
+    def _today(self) -> date:
+        return utc_day(self._clock.now())
+
+    async def daily_info(self, player: PlayerRecord | None = None) -> DailyInfo:
+        """Today's deals without their codes (``start`` reveals a deal), with ``player``'s
+        progress on each; yesterday's codes and par."""
+        now = self._clock.now()
+        day = utc_day(now)
+        return DailyInfo(
+            day=day,
+            deals=await self.today_deals(day, player),
+            yesterday=await self.past_deals(day - timedelta(days=1)),
+            seconds_left=round(seconds_to_next_day(now), 3),
+        )
+
+    async def today_deals(self, day: date, player: PlayerRecord | None) -> list[TodayDeal]:
+        deals = await self._daily.deals(day, wait=DAILY_WAIT)
+        if player is None:
+            return [TodayDeal(suits=deal.suits) for deal in deals]
+        finished = await self._store.daily_progress(player_id=player.id, day=day)
+        return [
+            TodayDeal(
+                suits=deal.suits,
+                started=deal.suits in finished,
+                finished=finished.get(deal.suits, False),
+            )
+            for deal in deals
+        ]
+
+    async def past_deals(self, day: date) -> list[DailyCode]:
+        """A day's deals with their codes and par: public once the day is over."""
+        found = []
+        for suits in SUIT_CHOICES:
+            record = await self._store.get_daily_deal(day=day, suits=suits)
+            if record is not None:
+                found.append(DailyCode(suits=suits, code=record.code, par=record.par))
+        return found
+
+    async def leaderboard(
+        self, *, day: date | None, suits: int, limit: int, after: str | None, board: Board
+    ) -> LeaderboardPage:
+        day = day or self._today()
+        try:
+            page = await self._store.leaderboard_page(
+                day=day, suits=suits, limit=limit, after=after, bots=board == "bots"
+            )
+        except ValueError:
+            raise Refused(ErrorCode.BAD_CURSOR, "that cursor is not one this server gave") from None
+        return LeaderboardPage(
+            day=day,
+            suits=suits,
+            board=board,
+            rows=[leaderboard_row(row) for row in page.rows],
+            next=page.next,
+            total=page.total,
+        )
+
+    async def rank(
+        self, *, day: date | None, suits: int, player: PlayerRecord, around: int, board: Board
+    ) -> RankInfo:
+        day = day or self._today()
+        ranked = await self._store.rank_of(
+            day=day, suits=suits, player_id=player.id, around=around, bots=board == "bots"
+        )
+        return RankInfo(
+            day=day,
+            suits=suits,
+            board=board,
+            player=player.name,
+            rank=ranked.rank,
+            total=ranked.total,
+            around=[leaderboard_row(row) for row in ranked.around],
+        )
+
+    async def history(self, player: PlayerRecord, limit: int, *, own: bool = False) -> History:
+        """A player's finished games; ``own``: asked by the player (who alone is told which
+        results are held for review)."""
+        found = await self._store.history(player_id=player.id, limit=limit)
+        dailies = [record for record in found.games if record.day is not None]
+        ranks = await asyncio.gather(
+            *(
+                self._store.rank_of(
+                    day=game.day, suits=game.suits, player_id=player.id, around=0, bots=game.bot
+                )
+                for game in dailies
+                if game.day is not None  # for the type checker: dailies all have a day
+            )
+        )
+        rank_by_game = {game.id: ranked.rank for game, ranked in zip(dailies, ranks, strict=True)}
+        today = self._today()
+        return History(
+            player=player.name,
+            stats=PlayerStats(
+                games=found.games_total,
+                won=found.won,
+                best_score={str(suits): score for suits, score in found.best_score.items()},
+            ),
+            games=[
+                HistoryGame(
+                    day=record.day,
+                    # today's deal stays secret until the day is over, even once played
+                    code=None if record.day is not None and record.day >= today else record.code,
+                    suits=record.suits,
+                    mode=record.mode,
+                    won=bool(record.won),
+                    score=record.score or 0,
+                    moves=record.moves or 0,
+                    elapsed=round(record.elapsed or 0.0, 3),
+                    finished_at=record.finished_at.isoformat() if record.finished_at else "",
+                    rank=rank_by_game.get(record.id),
+                    review="held" if own and record.held else None,
+                )
+                for record in found.games
+            ],
+        )
+
+    async def race_standings(self, suits: int, day: date | None = None) -> RaceStandings:
+        day = day or self._today()
+        await self._races.flush()  # this node's own events first: a player sees their start
+        return RaceStandings(day=day, suits=suits, players=await self._races.standings(day, suits))
+
+
+def leaderboard_row(entry: LeaderboardEntry) -> LeaderboardRow:
+    return LeaderboardRow(
+        rank=entry.rank,
+        player=entry.player,
+        score=entry.score,
+        moves=entry.moves,
+        elapsed=round(entry.elapsed, 3),
+        finished_at=entry.finished_at.isoformat(),
+        won=entry.won,
+        removed=entry.removed,
+        bot=entry.bot,
+    )

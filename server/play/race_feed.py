@@ -1,0 +1,87 @@
+"""What a daily game tells its race: each event as an entry of the standings, with a
+racer's moves thinned out so that a race of a thousand players does not send each of
+them a thousand events for every round of moves.
+"""
+
+from __future__ import annotations
+
+from math import inf
+from typing import Final
+
+from server.protocol import RaceEntry
+
+from .clock import Clock, Timer
+from .games import PlayerGame
+from .live import LiveGames
+from .race import RaceRooms
+
+#: A racer's moves reach the others at most this often (seconds).
+RACE_MOVE_INTERVAL: Final = 0.5
+
+
+class RaceFeed:
+    """Sends a daily game's events to its race room: "moved" at most once per interval per
+    game (a trailing one carries the latest figures), every other event at once."""
+
+    def __init__(
+        self,
+        rooms: RaceRooms,
+        live: LiveGames,
+        clock: Clock,
+        interval: float = RACE_MOVE_INTERVAL,
+    ) -> None:
+        self._rooms = rooms
+        self._live = live
+        self._clock = clock
+        self._interval = interval
+        self._told_at: dict[str, float] = {}
+        self._trailing: dict[str, Timer] = {}
+
+    def tell(self, game: PlayerGame, event: str) -> None:
+        """Tell the race of a daily game, without waiting (practice games have no race)."""
+        if game.day is None:
+            return
+        now = self._clock.monotonic()
+        if event == "moved":
+            wait = self._told_at.get(game.id, -inf) + self._interval - now
+            if wait > 0:
+                if game.id not in self._trailing:
+                    self._trailing[game.id] = self._clock.call_later(
+                        wait, lambda: self._tell_trailing(game)
+                    )
+                return
+        timer = self._trailing.pop(game.id, None)
+        if timer is not None:
+            timer.cancel()
+        if event == "moved":
+            self._told_at[game.id] = now
+        elif event != "removed" and event != "joined":  # the game ended or left this node
+            self._told_at.pop(game.id, None)
+        self._rooms.announce(game.day, game.suits, event, race_entry(game))
+
+    def _tell_trailing(self, game: PlayerGame) -> None:
+        self._trailing.pop(game.id, None)
+        if game.finished or game.id not in self._live:
+            return
+        self.tell(game, "moved")
+
+    def close(self) -> None:
+        for timer in self._trailing.values():
+            timer.cancel()
+        self._trailing.clear()
+
+
+def race_entry(game: PlayerGame) -> RaceEntry:
+    """A game's line in its race's standings, as it stands."""
+    engine = game.engine
+    result = game.result
+    return RaceEntry(
+        player=game.player_name,
+        moves=engine.moves,
+        score=engine.score,
+        removed=engine.removed_count,
+        finished=result is not None,
+        won=engine.is_won,
+        resigned=result is not None and result.resigned,
+        bot=game.bot,
+    )

@@ -1,0 +1,107 @@
+"""Starting, resuming and letting go of player games: a daily attempt (one a day), a
+practice game, or a game of the player's own by id; each held in :class:`LiveGames`.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+
+from server.engine import GameCode, InvalidCodeError
+from server.engine.codes import DEALS_PER_SUIT_COUNT
+from server.protocol import ErrorCode
+from server.store import AttemptExists, GameLog, PlayerRecord, Store
+
+from .clock import Clock, utc_day
+from .daily import DailySchedule, NoDailyDeal
+from .errors import Refused
+from .games import PlayerGame
+from .live import LiveGames
+from .race_feed import RaceFeed
+
+
+class GameStarts:
+    def __init__(
+        self,
+        *,
+        store: Store,
+        clock: Clock,
+        daily: DailySchedule,
+        live: LiveGames,
+        feed: RaceFeed,
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._daily = daily
+        self._live = live
+        self._feed = feed
+
+    async def daily(self, player: PlayerRecord, suits: int) -> PlayerGame:
+        """Today's ranked attempt: a new one, or the one already under way."""
+        now = self._clock.now()
+        day = utc_day(now)
+        try:
+            deal = await self._daily.deal(day, suits)
+        except NoDailyDeal:
+            raise Refused(ErrorCode.NO_DAILY, "today's deal is not available") from None
+        record = await self._store.daily_attempt(player_id=player.id, day=day, suits=suits)
+        if record is None:
+            try:
+                record = await self._store.start_game(
+                    game_id=uuid.uuid4().hex,
+                    player_id=player.id,
+                    mode="daily",
+                    code=deal.code,
+                    suits=suits,
+                    day=day,
+                    started_at=now,
+                )
+            except AttemptExists as exists:  # another connection started it just now
+                record = exists.game
+        if record.finished_at is not None:
+            raise Refused(
+                ErrorCode.ALREADY_PLAYED,
+                f"you have played today's {suits}-suit deal: one ranked attempt a day",
+            )
+        return await self.resume(player, record.id)
+
+    async def practice(self, player: PlayerRecord, code: str | None, suits: int) -> PlayerGame:
+        """A practice game of ``code``, or of a random deal of ``suits`` suits."""
+        now = self._clock.now()
+        if code is None:
+            parsed = GameCode(suits, secrets.randbelow(DEALS_PER_SUIT_COUNT))
+        else:
+            try:
+                parsed = GameCode.parse(code)
+            except InvalidCodeError as error:
+                raise Refused(ErrorCode.BAD_CODE, str(error)) from None
+            # Practising today's daily first would make its one ranked attempt a second try.
+            today = await self._store.get_daily_deal(day=utc_day(now), suits=parsed.suits)
+            if today is not None and today.code == str(parsed):
+                raise Refused(
+                    ErrorCode.DAILY_NOT_OVER,
+                    "that is today's daily deal: play it ranked (mode daily); "
+                    "it opens for practice when the day is over",
+                )
+        record = await self._store.start_game(
+            game_id=uuid.uuid4().hex,
+            player_id=player.id,
+            mode="practice",
+            code=str(parsed),
+            suits=parsed.suits,
+            day=None,
+            started_at=now,
+        )
+        return self._live.hold(PlayerGame.from_log(GameLog(record, [])))  # a log of nothing yet
+
+    async def resume(self, player: PlayerRecord, game_id: str) -> PlayerGame:
+        """A game of ``player`` by id, as its action log has it, held for a session."""
+        game = await self._live.open(game_id, player_id=player.id)
+        if game is None:
+            raise Refused(ErrorCode.NOT_FOUND, "you have no game with that id")
+        return game
+
+    def release(self, game: PlayerGame) -> None:
+        """A session lets go of a game (a new game, or the connection closed)."""
+        if self._live.release(game) and game.day is not None and not game.finished:
+            self._feed.tell(game, "left")

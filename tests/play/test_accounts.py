@@ -1,0 +1,42 @@
+"""Accounts: names checked, taken names refused, tokens known again, never stored."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.play.accounts import hash_token
+from server.play.errors import Refused
+from server.play.hub import Hub
+from server.protocol import ErrorCode
+
+
+async def test_register_then_authenticate_and_find_by_name(hub: Hub) -> None:
+    player, token = await hub.accounts.register("  Alice ")
+    assert player.name == "Alice" and not player.bot
+    assert (await hub.accounts.authenticate(token)).id == player.id
+    assert (await hub.accounts.named("alice")).id == player.id  # names ignore case
+    assert await hub.store.player_by_token_hash(token) is None  # only the hash is kept
+    assert await hub.store.player_by_token_hash(hash_token(token)) is not None
+
+
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [("a", ErrorCode.BAD_NAME), ("no spaces", ErrorCode.BAD_NAME), ("x" * 25, ErrorCode.BAD_NAME)],
+)
+async def test_bad_names_are_refused(hub: Hub, name: str, code: ErrorCode) -> None:
+    with pytest.raises(Refused) as refused:
+        await hub.accounts.register(name)
+    assert refused.value.code is code
+
+
+async def test_a_taken_name_an_unknown_token_and_an_unknown_name(hub: Hub) -> None:
+    await hub.accounts.register("bob", bot=True)
+    with pytest.raises(Refused) as taken:
+        await hub.accounts.register("BOB")
+    assert taken.value.code is ErrorCode.NAME_TAKEN
+    with pytest.raises(Refused) as token:
+        await hub.accounts.authenticate("not-a-token")
+    assert token.value.code is ErrorCode.BAD_TOKEN
+    with pytest.raises(Refused) as nobody:
+        await hub.accounts.named("carol")
+    assert nobody.value.code is ErrorCode.NOT_FOUND
