@@ -21,6 +21,8 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
+from server.engine import SUIT_COUNTS
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from server.engine import UNDO_LIMIT, Game, GameCode, Move
@@ -101,7 +103,7 @@ def main() -> None:
 
     rng = random.Random(args.seed)
     games = [
-        random_game(GameCode((1, 2, 4)[i % 3], rng.randrange(26**7)), rng)
+        random_game(GameCode(SUIT_COUNTS[i % 3], rng.randrange(26**7)), rng)
         for i in range(args.games)
     ]
     total_moves = sum(len(moves) for _, moves in games)

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
+from server.engine import SUIT_COUNTS
 from server.protocol import (
     Board,
     DailyInfo,
@@ -227,7 +228,7 @@ def _positive(text: str) -> int:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("leaderboard", help="a day's ranking of the daily deal")
     parser.add_argument("--day", type=parse_day, metavar="YYYY-MM-DD", help="default: today")
-    parser.add_argument("--suits", type=int, choices=(1, 2, 4), default=1)
+    parser.add_argument("--suits", type=int, choices=SUIT_COUNTS, default=1)
     parser.add_argument("--top", type=_positive, default=20, metavar="K", help="rows (20)")
     parser.add_argument("--around-me", action="store_true", help="your rank and the rows around it")
     parser.add_argument(
@@ -253,7 +254,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "daily", help="today's deals (revealed when started) and yesterday's codes and par"
     )
-    parser.add_argument("--suits", type=int, choices=(1, 2, 4))
+    parser.add_argument("--suits", type=int, choices=SUIT_COUNTS)
     add_server_argument(parser)
     add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_daily(args)))

@@ -19,6 +19,8 @@ from typing import Any
 
 from platformdirs import user_config_dir
 
+from server.engine import SUIT_COUNTS
+
 from .offline import UsageError
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
@@ -87,7 +89,7 @@ class Config:
     @property
     def last_suits(self) -> int | None:
         suits = self.data.get("last_suits")
-        return suits if suits in (1, 2, 4) else None
+        return suits if suits in SUIT_COUNTS else None
 
     @last_suits.setter
     def last_suits(self, suits: int) -> None:

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from server.engine import (
+    SUIT_COUNTS,
     Game,
     IllegalMoveError,
     InvalidBoardError,
@@ -69,7 +70,7 @@ def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--board", metavar="FILE", help="a board in Freecell Solver text (- reads stdin)"
     )
-    parser.add_argument("--suits", type=int, choices=(1, 2, 4), help="the board's suit count")
+    parser.add_argument("--suits", type=int, choices=SUIT_COUNTS, help="the board's suit count")
     add_json_argument(parser)
 
 

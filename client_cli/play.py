@@ -13,13 +13,21 @@ from __future__ import annotations
 import argparse
 import asyncio
 import secrets
-from typing import Any, Literal
+from typing import Any
 
-from server.engine import Game, GameCode, InvalidCodeError, InvalidMoveError, parse_moves
+from server.engine import (
+    SUIT_COUNTS,
+    Game,
+    GameCode,
+    InvalidCodeError,
+    InvalidMoveError,
+    parse_moves,
+)
 from server.engine.codes import DEALS_PER_SUIT_COUNT
 from server.protocol import (
     ErrorCode,
     Finished,
+    Mode,
     Moved,
     MoveRequest,
     ServerMessage,
@@ -116,7 +124,7 @@ def _play_screen(args: argparse.Namespace, code: GameCode | None) -> int:
 
     async def online() -> int:
         connection = await open_connection(args, account=True, reconnect=True)
-        mode: Literal["daily", "practice"] = "daily" if args.daily else "practice"
+        mode: Mode = "daily" if args.daily else "practice"
 
         async def open_online(chosen: int | None) -> Table:
             table = OnlineTable(connection)
@@ -187,7 +195,7 @@ async def _play_moves(
     moves: list[str] | None,
     finished: asyncio.Queue[Finished],
 ) -> dict[str, Any]:
-    mode: Literal["daily", "practice"] = "daily" if args.daily else "practice"
+    mode: Mode = "daily" if args.daily else "practice"
     suits = args.suits or (GameCode.parse(args.code).suits if args.code else 1)
     start = Start(type="start", mode=mode, suits=suits, code=args.code)  # type: ignore[arg-type]
     view = (await connection.request(start, State)).state
@@ -262,7 +270,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Play Simple Simon full screen; with --moves, play a move list (bot mode).",
     )
     parser.add_argument("--daily", action="store_true", help="today's ranked deal")
-    parser.add_argument("--suits", type=int, choices=(1, 2, 4), help="1 Easy, 2 Medium, 4 Hard")
+    parser.add_argument("--suits", type=int, choices=SUIT_COUNTS, help="1 Easy, 2 Medium, 4 Hard")
     parser.add_argument("--code", metavar="CODE", help="a deal by its code, like SS1-S4-AAAAABD")
     parser.add_argument("--offline", action="store_true", help="practice with no server")
     parser.add_argument("--moves", metavar="MOVES", help='bot mode: play "3-7 1-2x3 ..." and exit')

@@ -40,6 +40,7 @@ from server.protocol import (
     Error,
     Finished,
     GameView,
+    Mode,
     Moved,
     MoveRequest,
     RaceEntry,
@@ -139,7 +140,7 @@ class Table:
 
     def __init__(self) -> None:
         self.game: Game | None = None
-        self.mode: Literal["daily", "practice", "offline"] = "offline"
+        self.mode: Mode | Literal["offline"] = "offline"
         self.day: date | None = None
         self.par: int | None = None
         self.rank: int | None = None
@@ -314,9 +315,7 @@ class OnlineTable(Table):
 
     # -- starting and resuming ----------------------------------------------------
 
-    async def start(
-        self, mode: Literal["daily", "practice"], suits: int, code: str | None = None
-    ) -> None:
+    async def start(self, mode: Mode, suits: int, code: str | None = None) -> None:
         """Start (or, for today's daily, take up again) a game; raises ClientError."""
         request = Start(type="start", mode=mode, suits=suits, code=code)  # type: ignore[arg-type]
         reply = await self.connection.request(request, State)

@@ -19,6 +19,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
+from server import kinds
+from server.kinds import Board, Mode, RaceEventKind
+
 PROTOCOL_VERSION = 1
 
 MessageId = Annotated[str, Field(max_length=64)] | Annotated[int, Field(ge=0, lt=2**53)]
@@ -31,12 +34,11 @@ def _not_a_bool(value: object) -> object:
     return value
 
 
-SuitCount = Annotated[Literal[1, 2, 4], BeforeValidator(_not_a_bool)]
+#: A suit count on the wire: 1, 2 or 4, and never ``true``.
+SuitCount = Annotated[kinds.SuitCount, BeforeValidator(_not_a_bool)]
 Column = Annotated[int, Field(ge=1, le=10)]  # 1-based, as players number them
 CardCount = Annotated[int, Field(ge=1, le=52)]
 PlayerName = Annotated[str, Field(min_length=1, max_length=64)]  # checked fully by accounts
-#: The two leaderboards of each day and suit count: declared bot accounts play on their own.
-Board = Literal["humans", "bots"]
 
 
 class ErrorCode(StrEnum):
@@ -110,7 +112,7 @@ class Start(_Request):
     """
 
     type: Literal["start"]
-    mode: Literal["daily", "practice"] = "daily"
+    mode: Mode = "daily"
     suits: SuitCount = 1
     code: Annotated[str, Field(max_length=32)] | None = None  # practice only
 
@@ -252,7 +254,7 @@ class GameView(_Message):
     game: str  # the game's id, for ``resume``
     code: str
     suits: SuitCount
-    mode: Literal["daily", "practice"]
+    mode: Mode
     day: date | None = None  # the daily's day
     board: list[str]  # ten columns in board text, deepest card first
     moves: int
@@ -351,7 +353,7 @@ class Finished(_Message):
     id: MessageId | None = None
     game: str
     code: str
-    mode: Literal["daily", "practice"]
+    mode: Mode
     won: bool
     resigned: bool
     moves: int
@@ -437,7 +439,7 @@ class HistoryGame(_Message):
     day: date | None
     code: str | None = None  # None: a daily of today, secret until the day ends
     suits: SuitCount
-    mode: Literal["daily", "practice"]
+    mode: Mode
     won: bool
     score: int
     moves: int
@@ -472,6 +474,11 @@ class RaceEntry(_Message):
     resigned: bool = False
     bot: bool = False  # a declared bot account
 
+    def standing(self) -> tuple[bool, int, int, str]:
+        """The race standings order (docs/protocol.md, "Races"), for ``sorted(key=...)``:
+        those who won first, then the higher score, then fewer moves, then the name."""
+        return not self.won, -self.score, self.moves, self.player.lower()
+
 
 class RaceStandings(_Message):
     """The reply to ``race``: everyone on today's deal for that suit count."""
@@ -489,7 +496,7 @@ class RaceEvent(_Message):
     type: Literal["race_event"] = "race_event"
     day: date
     suits: SuitCount
-    event: Literal["joined", "moved", "removed", "finished", "resigned", "left"]
+    event: RaceEventKind
     entry: RaceEntry
 
 
@@ -553,8 +560,11 @@ def encode(message: BaseModel) -> str:
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "Board",
     "ClientMessage",
     "ErrorCode",
+    "Mode",
+    "RaceEventKind",
     "ServerMessage",
     "ValidationError",
     "encode",

@@ -29,7 +29,7 @@ from typing import Any, Final
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from server.engine import Game
+from server.engine import SUIT_COUNTS, Game
 from server.net import RunningServer, run_server
 from server.play.clock import ManualClock
 from server.play.daily import Proof, solve_code
@@ -461,7 +461,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--players", type=int, default=100, help="per population (100)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--suits", type=int, choices=(1, 2, 4), default=1)
+    parser.add_argument("--suits", type=int, choices=SUIT_COUNTS, default=1)
     parser.add_argument("--days", type=int, default=4, help="days, hence deals (4)")
     parser.add_argument(
         "--database",

@@ -31,7 +31,7 @@ import time
 from typing import Any
 
 from bench import fcsolve
-from server.engine import Game, GameCode
+from server.engine import SUIT_COUNTS, Game, GameCode
 from server.engine.codes import DEALS_PER_SUIT_COUNT
 from server.solver import Verdict, solve
 from tests.engine.reference_rules import play_to_end as play
@@ -119,7 +119,7 @@ def winnable_fraction(
 ) -> dict[str, Any]:
     """Part 2: verdicts for random codes of each suit count."""
     result: dict[str, Any] = {}
-    for suits in (1, 2, 4):
+    for suits in SUIT_COUNTS:
         verdicts: dict[str, int] = {"winnable": 0, "unwinnable": 0, "unknown": 0}
         lengths, seconds = [], []
         for index, code in enumerate(_codes(rng, suits, count)):

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from server.engine import Card, IllegalMoveError, InvalidMoveError, Move
+from server.engine import Card, IllegalMoveError, InvalidMoveError, Move, SuitCount
 
 from ..connection import ClientError
 from ..session import Notice, Table, won_text
@@ -29,7 +29,7 @@ OpenTable = Callable[[int | None], Awaitable[Table]]
 
 #: Fits an 80-column terminal; the help (?) tells the rest.
 PLACEHOLDER = "3-7 move · 3 best move · u undo · r restart · x resign · ? help · q quit"
-SUIT_CHOICES = ((1, "Easy"), (2, "Medium"), (4, "Hard"))
+SUIT_LABELS: dict[SuitCount, str] = {1: "Easy", 2: "Medium", 4: "Hard"}
 
 HELP = """\
 [b]Simple Simon[/b]: build runs of one suit from king down to ace; a full
@@ -73,7 +73,7 @@ class SuitScreen(ModalScreen[int]):
         with Vertical(id="suit-dialog"):
             yield Static("How many suits?", id="suit-question")
             with Horizontal(id="suit-buttons"):
-                for suits, label in SUIT_CHOICES:
+                for suits, label in SUIT_LABELS.items():
                     yield Button(f"{suits}  {label}", id=f"suits-{suits}")
             yield Static("1, 2 or 4, or Enter for the one lit", id="suit-hint")
 

@@ -170,17 +170,6 @@ class ScoreLine(Static):
         self.update(text)
 
 
-def race_order(entry: RaceEntry, left: bool) -> tuple[int, int, str]:
-    """Won first, best score first; then those playing by score; then the rest."""
-    if entry.won:
-        group = 0
-    elif not entry.finished and not left:
-        group = 1
-    else:
-        group = 2
-    return group, -entry.score, entry.player
-
-
 #: How a player stands, in full and for a narrow panel.
 STATUS_WORDS = {
     "won": ("won", "won", "bold green3"),
@@ -233,9 +222,7 @@ class RacePanel(Static):
         grid.add_column("Score", justify="right")
         grid.add_column("Runs", justify="right")
         grid.add_column("", no_wrap=True, min_width=4 if narrow else 7)
-        entries = sorted(
-            table.race.values(), key=lambda e: race_order(e, e.player in table.race_left)
-        )
+        entries = sorted(table.race.values(), key=RaceEntry.standing)  # the server's order
         for entry in entries:
             left = entry.player in table.race_left
             style = "bold cyan" if entry.player == table.player else ("dim" if left else "")

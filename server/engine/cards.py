@@ -13,7 +13,7 @@ simply equal ints.
 
 from __future__ import annotations
 
-from typing import Final, TypeAlias
+from typing import Final, Literal, TypeAlias, get_args
 
 from .errors import InvalidBoardError
 
@@ -33,7 +33,9 @@ PACK_SIZE: Final = 52
 
 SUIT_LETTERS: Final = "SHDC"
 RANK_LETTERS: Final = "A23456789TJQK"
-SUIT_COUNTS: Final = (1, 2, 4)
+#: How many suits a game is dealt with: 1 (Easy), 2 (Medium) or 4 (Hard).
+SuitCount = Literal[1, 2, 4]
+SUIT_COUNTS: Final[tuple[SuitCount, ...]] = get_args(SuitCount)
 
 #: Which suits make up the four 13-card runs of a pack, by suit count (docs/rules.md).
 PACK_RUNS: Final[dict[int, tuple[Suit, ...]]] = {

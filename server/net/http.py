@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from server.engine import SUIT_COUNTS
 from server.play.errors import Refused
 from server.play.hub import Hub
 from server.protocol import PROTOCOL_VERSION, Board, ErrorCode
@@ -118,7 +119,7 @@ async def _daily(hub: Hub, query: Query) -> Response:
 async def _leaderboard(hub: Hub, query: Query) -> Response:
     page = await hub.queries.leaderboard(
         day=_day(query),
-        suits=_int(query, "suits", 1, (1, 2, 4)),
+        suits=_int(query, "suits", 1, SUIT_COUNTS),
         limit=_int(query, "limit", 20, range(1, 101)),
         after=_text(query, "after", required=False, longest=256),
         board=_board(query),
@@ -129,7 +130,7 @@ async def _leaderboard(hub: Hub, query: Query) -> Response:
 async def _rank(hub: Hub, query: Query) -> Response:
     name = _text(query, "player", required=True, longest=64)
     day = _day(query)
-    suits = _int(query, "suits", 1, (1, 2, 4))
+    suits = _int(query, "suits", 1, SUIT_COUNTS)
     around = _int(query, "around", 5, range(0, 26))
     board = _board(query)
     assert name is not None

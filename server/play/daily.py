@@ -21,7 +21,7 @@ from multiprocessing import get_context
 from multiprocessing.pool import Pool
 from typing import Any, Final, TypeVar
 
-from server.engine import GameCode
+from server.engine import SUIT_COUNTS, GameCode
 from server.engine.codes import DEALS_PER_SUIT_COUNT
 from server.store import DailyDealRecord, Store
 
@@ -29,7 +29,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-SUIT_CHOICES: Final = (1, 2, 4)
 #: Give up on a day after this many unproven candidates (a server misconfiguration).
 MAX_CANDIDATES: Final = 64
 
@@ -151,7 +150,7 @@ class DailySchedule:
         """The day's deals; with ``wait``, only those found within that many seconds
         (a search goes on in the background: the first start of a fresh server can take
         minutes to prove a 4-suit deal)."""
-        tasks = [asyncio.ensure_future(self.deal(day, suits)) for suits in SUIT_CHOICES]
+        tasks = [asyncio.ensure_future(self.deal(day, suits)) for suits in SUIT_COUNTS]
         done, _ = await asyncio.wait(tasks, timeout=wait)
         found = []
         for task in tasks:
@@ -163,7 +162,7 @@ class DailySchedule:
 
     def prepare(self, day: date) -> None:
         """Start finding a day's deals in the background (at start-up, before midnight)."""
-        for suits in SUIT_CHOICES:
+        for suits in SUIT_COUNTS:
             if (day, suits) not in self._cache and (day, suits) not in self._pending:
                 task = asyncio.create_task(self.deal(day, suits))
                 self._background.add(task)

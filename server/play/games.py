@@ -23,6 +23,7 @@ from datetime import date, datetime
 from typing import Final, NamedTuple
 
 from server.engine import Game, GameCode, Move
+from server.kinds import Mode
 from server.protocol import GameView, MessageId, moved_frame
 from server.store import CLOSED, END_ACTIONS, RESIGN, WON, GameLog, LogEntry, Result
 
@@ -110,7 +111,7 @@ class PlayerGame:
         id: str,
         player_id: int,
         player_name: str,
-        mode: str,
+        mode: Mode,
         code: str,
         day: date | None,
         started_at: datetime,

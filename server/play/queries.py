@@ -8,6 +8,7 @@ import asyncio
 from datetime import date, timedelta
 from typing import Final
 
+from server.engine import SUIT_COUNTS
 from server.protocol import (
     Board,
     DailyCode,
@@ -25,7 +26,7 @@ from server.protocol import (
 from server.store import LeaderboardEntry, PlayerRecord, Store
 
 from .clock import Clock, seconds_to_next_day, utc_day
-from .daily import SUIT_CHOICES, DailySchedule
+from .daily import DailySchedule
 from .errors import Refused
 from .race import RaceRooms
 
@@ -75,7 +76,7 @@ class Queries:
     async def past_deals(self, day: date) -> list[DailyCode]:
         """A day's deals with their codes and par: public once the day is over."""
         found = []
-        for suits in SUIT_CHOICES:
+        for suits in SUIT_COUNTS:
             record = await self._store.get_daily_deal(day=day, suits=suits)
             if record is not None:
                 found.append(DailyCode(suits=suits, code=record.code, par=record.par))

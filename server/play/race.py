@@ -17,12 +17,13 @@ import time
 from collections import deque
 from collections.abc import Callable
 from datetime import date
+from typing import Final, Literal
 
 from pydantic import ValidationError
 from redis.exceptions import RedisError
 
 from server.bus import Bus
-from server.protocol import RaceEntry, RaceEvent, encode
+from server.protocol import RaceEntry, RaceEvent, RaceEventKind, encode
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,9 @@ FAILURE_LOG_INTERVAL = 10.0
 MOST_WAITING = 10_000
 #: Announced for a result held for fair-play review: the player leaves the standings (the
 #: others see "left").
-WITHDRAWN = "withdrawn"
+WITHDRAWN: Final = "withdrawn"
+#: What a game announces to its race: an event, or its result withdrawn for review.
+Announcement = RaceEventKind | Literal["withdrawn"]
 
 
 class RaceRooms:
@@ -43,7 +46,7 @@ class RaceRooms:
         self._bus = bus
         self._rooms: dict[Room, set[Push]] = {}
         bus.set_race_handler(self._deliver)
-        self._outgoing: deque[tuple[date, int, str, RaceEntry]] = deque()
+        self._outgoing: deque[tuple[date, int, Announcement, RaceEntry]] = deque()
         self._sender: asyncio.Task[None] | None = None
         #: Events the bus did not take (dropped), and when that was last logged.
         self.dropped = 0
@@ -65,7 +68,7 @@ class RaceRooms:
             del self._rooms[(day, suits)]
             await self._bus.leave_race(day, suits)
 
-    def announce(self, day: date, suits: int, event: str, entry: RaceEntry) -> None:
+    def announce(self, day: date, suits: int, event: Announcement, entry: RaceEntry) -> None:
         """Send an event to the room soon, after those announced before it; never blocks."""
         if len(self._outgoing) >= MOST_WAITING:
             self._outgoing.popleft()
@@ -91,7 +94,7 @@ class RaceRooms:
                     self._logged_at = now
                     log.warning("race events dropped (%d so far): %s", self.dropped, error)
 
-    async def publish(self, day: date, suits: int, event: str, entry: RaceEntry) -> None:
+    async def publish(self, day: date, suits: int, event: Announcement, entry: RaceEntry) -> None:
         if event == WITHDRAWN:
             frame = encode(RaceEvent(day=day, suits=suits, event="left", entry=entry))
             await self._bus.drop_race_entry(day, suits, entry.player, frame)
@@ -106,7 +109,7 @@ class RaceRooms:
                 entries.append(RaceEntry.model_validate_json(raw))
             except ValidationError:
                 log.warning("dropped a malformed race entry")
-        entries.sort(key=lambda e: (not e.won, -e.score, e.moves, e.player.lower()))
+        entries.sort(key=RaceEntry.standing)
         return entries
 
     def _deliver(self, day: date, suits: int, frame: str) -> None:

@@ -13,7 +13,7 @@ from server.protocol import RaceEntry
 from .clock import Clock, Timer
 from .games import PlayerGame
 from .live import LiveGames
-from .race import RaceRooms
+from .race import Announcement, RaceRooms
 
 #: A racer's moves reach the others at most this often (seconds).
 RACE_MOVE_INTERVAL: Final = 0.5
@@ -37,7 +37,7 @@ class RaceFeed:
         self._told_at: dict[str, float] = {}
         self._trailing: dict[str, Timer] = {}
 
-    def tell(self, game: PlayerGame, event: str) -> None:
+    def tell(self, game: PlayerGame, event: Announcement) -> None:
         """Tell the race of a daily game, without waiting (practice games have no race)."""
         if game.day is None:
             return

@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from server.kinds import Mode
 from server.store.order import ORDER
 
 NAMING_CONVENTION: dict[str, str] = {
@@ -99,7 +100,7 @@ class Game(Base):
 
     id: Mapped[str] = mapped_column(GameId, primary_key=True)
     player_id: Mapped[int] = mapped_column(sa.ForeignKey("players.id", ondelete="CASCADE"))
-    mode: Mapped[str] = mapped_column(sa.String(16))
+    mode: Mapped[Mode] = mapped_column(sa.String(16))
     code: Mapped[str] = mapped_column(sa.String(32))
     suits: Mapped[int] = mapped_column(sa.SmallInteger)
     day: Mapped[date | None] = mapped_column(sa.Date)

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, NamedTuple
 
+from server.kinds import Mode
+
 
 class StoreError(Exception):
     """A request the store refuses; nothing was changed."""
@@ -106,7 +108,7 @@ class GameRecord:
     id: str
     player_id: int
     player_name: str
-    mode: str  # "daily" or "practice"
+    mode: Mode
     code: str
     suits: int
     day: date | None

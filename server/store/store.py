@@ -24,6 +24,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
+from server.kinds import MODES, Mode
 from server.store.action_log import DEFAULT_COMMIT_TIMEOUT, DEFAULT_WINDOW, ActionLog, open_writer
 from server.store.models import (
     IS_DAILY,
@@ -70,7 +71,7 @@ from server.store.records import (
 
 log = logging.getLogger(__name__)
 
-MODES = ("daily", "practice")
+
 #: Columns of one leaderboard row, in this order.
 _ROW_COLUMNS = (
     Game.id,
@@ -383,7 +384,7 @@ class Store:
         *,
         game_id: str,
         player_id: int,
-        mode: str,
+        mode: Mode,
         code: str,
         suits: int,
         day: date | None,

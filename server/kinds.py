@@ -1,0 +1,23 @@
+"""The kinds of things every layer above the engine names: a game's mode, a day's two
+boards, what a race event says. Defined once here; the store, the protocol, the play
+layer and the client import them (the suit count is the engine's :data:`SuitCount`).
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal, get_args
+
+from server.engine import SUIT_COUNTS, SuitCount
+
+#: A daily game is the day's one ranked attempt; a practice game is for nothing but play.
+Mode = Literal["daily", "practice"]
+MODES: Final[tuple[Mode, ...]] = get_args(Mode)
+
+#: The two leaderboards of each day and suit count: declared bot accounts play on their own.
+Board = Literal["humans", "bots"]
+BOARDS: Final[tuple[Board, ...]] = get_args(Board)
+
+#: What a race event tells the others of one racer.
+RaceEventKind = Literal["joined", "moved", "removed", "finished", "resigned", "left"]
+
+__all__ = ["BOARDS", "MODES", "SUIT_COUNTS", "Board", "Mode", "RaceEventKind", "SuitCount"]
