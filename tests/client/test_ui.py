@@ -279,7 +279,7 @@ def entry(player: str, score: int, **flags: bool) -> RaceEntry:
 
 
 @pytest.mark.parametrize("size", [SIZE, (80, 24)])
-async def test_the_race_is_ordered_shows_who_left_and_the_latest_events(
+async def test_the_race_keeps_the_servers_order_shows_who_left_and_the_latest_events(
     size: tuple[int, int],
 ) -> None:
     players = [
@@ -319,7 +319,7 @@ async def test_the_race_is_ordered_shows_who_left_and_the_latest_events(
             if (match := re.match(r"\s*(\w+)\s.*\d/4\s+(.+)$", line))
         ]
         names = [name for name, _ in rows]
-        assert names == ["fay", "carol", "bob", "dan", "gus", "eve"]
+        assert names == ["fay", "carol", "bob", "gus", "dan", "eve"]  # the server's order
         status = dict(rows)
         narrow = size[0] < SIZE[0]
         assert status == {
