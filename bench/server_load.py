@@ -937,7 +937,7 @@ async def run(options: Options, json_path: Path | None) -> None:
                 "simon_refused": refused,
             },
         }
-        json_path.write_text(json.dumps(document, indent=2) + "\n")
+        await asyncio.to_thread(json_path.write_text, json.dumps(document, indent=2) + "\n")
         print(f"figures written to {json_path}")
 
 

@@ -11,7 +11,7 @@ from .config import Account, Config, server_address
 from .connection import Connection
 from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
-from .session import player_label
+from .table import player_label
 
 
 async def _register(args: argparse.Namespace) -> int:

@@ -28,7 +28,7 @@ from server.protocol import (
 
 from .offline import UsageError, add_json_argument
 from .online import add_server_argument, open_connection, print_json
-from .session import player_label, plural
+from .table import player_label, plural
 from .ui.widgets import format_clock
 
 PAGE = 100  # the most rows the server sends at once

@@ -39,8 +39,8 @@ from .config import Config
 from .connection import ClientError, Connection, ServerError
 from .offline import UsageError
 from .online import add_server_argument, open_connection, print_json
-from .session import LocalTable, OnlineTable, Table, plural, rule_sentence
 from .solve import winning_moves
+from .table import LocalTable, OnlineTable, Table, plural, rule_sentence
 
 FINISH_WAIT = 5.0  # seconds bot mode waits for the result after a winning move
 RATE_RETRIES = 30

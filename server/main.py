@@ -96,7 +96,7 @@ async def _opened(settings: Settings) -> Store:
 
     url = settings.effective_database_url
     sqlite_file = make_url(url).database if url.startswith("sqlite") else None
-    if sqlite_file and not Path(sqlite_file).exists():
+    if sqlite_file and not await asyncio.to_thread(Path(sqlite_file).exists):
         raise AdminError(f"no database at {sqlite_file}: no game has been stored there yet")
     revision, head = await current(url), head_revision()
     if revision != head:

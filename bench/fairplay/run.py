@@ -165,8 +165,8 @@ async def _connections(url: str, count: int) -> AsyncIterator[list[ClientConnect
     """A pool of open websockets, handed out one per player of the day."""
     sockets: list[ClientConnection] = []
     try:
-        for _ in range(count):
-            sockets.append(await connect(url, compression=None, ping_interval=None))
+        for _ in range(count):  # one at a time: a burst of handshakes is not the point
+            sockets.append(await connect(url, compression=None, ping_interval=None))  # noqa: PERF401
         yield sockets
     finally:
         await asyncio.gather(*(socket.close() for socket in sockets), return_exceptions=True)
@@ -418,9 +418,11 @@ def report(
 def _flags(options: Options) -> list[str]:
     flags = [f"--players {options.players}", f"--seed {options.seed}"]
     defaults = Options()
-    for name in ("suits", "days", "solver_seconds", "plan_seconds"):
-        if getattr(options, name) != getattr(defaults, name):
-            flags.append(f"--{name.replace('_', '-')} {getattr(options, name)}")
+    flags.extend(
+        f"--{name.replace('_', '-')} {getattr(options, name)}"
+        for name in ("suits", "days", "solver_seconds", "plan_seconds")
+        if getattr(options, name) != getattr(defaults, name)
+    )
     if options.database:
         flags.append("--database URL")
     return flags

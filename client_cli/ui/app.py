@@ -1,6 +1,6 @@
 """``simon play``: the game screen, the suit-count question and the help.
 
-The app plays against a :class:`~client_cli.session.Table`; it never knows
+The app plays against a :class:`~client_cli.table.Table`; it never knows
 whether the engine at the other end is local or the server's.
 """
 
@@ -21,7 +21,7 @@ from textual.widgets import Button, Input, Static
 from server.engine import Card, IllegalMoveError, InvalidMoveError, Move, SuitCount
 
 from ..connection import ClientError
-from ..session import Notice, Table, won_text
+from ..table import Notice, Table, won_text
 from .commands import CONFIRM, KEYS, Command, CommandKind, chosen_column, read_command
 from .widgets import BoardView, RacePanel, ScoreLine, card_label, describe_move
 

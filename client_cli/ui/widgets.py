@@ -14,7 +14,7 @@ from server.engine import COLUMNS, RUNS_PER_GAME, Card, Move, rank, suit
 from server.engine.cards import RANK_LETTERS, SUIT_LETTERS
 from server.protocol import RaceEntry
 
-from ..session import UNDER_REVIEW, Table, player_label, plural
+from ..table import UNDER_REVIEW, Table, player_label, plural
 
 SUIT_SYMBOLS = "♠♥♦♣"
 #: A four-colour pack that reads on dark and light terminals; the symbol carries the suit too.

@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -37,16 +38,19 @@ class RateLimit:
     """A token bucket: bursts of up to ``budget`` messages, refilled at ``budget`` per
     ``window`` seconds, so no stretch of ``window`` seconds passes much more than that."""
 
-    __slots__ = ("_capacity", "_last", "_per_second", "_tokens")
+    __slots__ = ("_capacity", "_last", "_monotonic", "_per_second", "_tokens")
 
-    def __init__(self, budget: int, window: float) -> None:
+    def __init__(
+        self, budget: int, window: float, monotonic: Callable[[], float] = time.monotonic
+    ) -> None:
         self._capacity = float(budget)
         self._per_second = budget / window
         self._tokens = float(budget)
-        self._last = time.monotonic()
+        self._monotonic = monotonic
+        self._last = monotonic()
 
     def allow(self) -> bool:
-        now = time.monotonic()
+        now = self._monotonic()
         self._tokens = min(self._capacity, self._tokens + (now - self._last) * self._per_second)
         self._last = now
         if self._tokens < 1.0:

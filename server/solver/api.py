@@ -27,8 +27,8 @@ from server.engine import Game, Move
 from .search import (
     Columns,
     Costs,
-    Outcome,
     RawMove,
+    SearchOutcome,
     beam,
     breaks,
     canonical,
@@ -138,9 +138,9 @@ def _solve(
             start, weight=weight, costs=costs, max_nodes=cap, out_of_time=out_of_time
         )
         nodes += used
-        if outcome == Outcome.EXHAUSTED:
+        if outcome == SearchOutcome.EXHAUSTED:
             return Solution(Verdict.UNWINNABLE, [], nodes, clock() - started)
-        if outcome == Outcome.WON:
+        if outcome == SearchOutcome.WON:
             best = moves
             break
     if best is None:
@@ -157,7 +157,7 @@ def _solve(
             bound=len(best),
         )
         nodes += used
-        if outcome == Outcome.WON and len(moves) < len(best):
+        if outcome == SearchOutcome.WON and len(moves) < len(best):
             best = moves
     if shorten:
         best = shortcut(start, best, _SHORTCUT_DEPTH)

@@ -166,7 +166,7 @@ def children(
     return result
 
 
-class Outcome:
+class SearchOutcome:
     """What :func:`search` ends with."""
 
     WON: Final = "won"
@@ -208,7 +208,7 @@ def search(
             continue  # reached again more cheaply since it was queued
         nodes += 1
         if nodes > max_nodes or (nodes & 255 == 0 and out_of_time()):
-            return Outcome.BUDGET, [], nodes
+            return SearchOutcome.BUDGET, [], nodes
         g1 = g + 1
         for _source, _target, _count, new, delta in children(columns, costs):
             child_key = join(sorted(new))  # canonical(new), inlined
@@ -218,14 +218,14 @@ def search(
             child_h = h + delta
             if not any(new):
                 parents[child_key] = key
-                return Outcome.WON, _path(parents, start, child_key), nodes
+                return SearchOutcome.WON, _path(parents, start, child_key), nodes
             if g1 + 1 >= bound:
                 continue  # not won yet, so it needs another move: cannot beat the bound
             best_g[child_key] = g1
             parents[child_key] = key
             counter += 1
             push(heap, (g1 + weight * child_h, child_h, counter, g1, new, child_key))
-    return Outcome.EXHAUSTED, [], nodes
+    return SearchOutcome.EXHAUSTED, [], nodes
 
 
 def beam(
@@ -258,14 +258,14 @@ def beam(
         for h, columns, key in layer:
             nodes += 1
             if nodes > max_nodes or (nodes & 255 == 0 and out_of_time()):
-                return Outcome.BUDGET, [], nodes
+                return SearchOutcome.BUDGET, [], nodes
             for _source, _target, _count, new, delta in children(columns, costs):
                 child_key = join(sorted(new))  # canonical(new), inlined
                 if child_key in parents:
                     continue
                 if not any(new):
                     parents[child_key] = key
-                    return Outcome.WON, _path(parents, start, child_key), nodes
+                    return SearchOutcome.WON, _path(parents, start, child_key), nodes
                 child_h = h + delta
                 old = found.get(child_key)
                 if old is None or old[0] > child_h:
@@ -276,7 +276,7 @@ def beam(
         for child_key, (child_h, _tie, new, key) in kept:
             parents[child_key] = key
             layer.append((child_h, new, child_key))
-    return Outcome.EXHAUSTED, [], nodes
+    return SearchOutcome.EXHAUSTED, [], nodes
 
 
 def _path(parents: dict[bytes, bytes | None], start: Columns, key: bytes) -> list[RawMove]:

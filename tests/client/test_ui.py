@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
-from client_cli.session import LocalTable, OnlineTable, Table
+from client_cli.table import LocalTable, OnlineTable, Table
 from client_cli.ui.app import HelpScreen, SimonApp, SuitScreen
 from client_cli.ui.widgets import BoardView
 from server.engine import Game, Rule
@@ -216,7 +216,7 @@ async def test_the_last_run_wins_the_game() -> None:
 
 
 async def test_online_the_race_shows_and_a_server_refusal_rolls_back() -> None:
-    from client_cli.session import OnlineTable
+    from client_cli.table import OnlineTable
     from server.protocol import Error, ErrorCode, RaceEntry, RaceEvent, RaceStandings, State
 
     from .fakes import ScriptedConnection, view_of

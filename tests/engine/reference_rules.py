@@ -161,13 +161,13 @@ class ReferenceGame:
 
     def legal_moves(self) -> list[tuple[int, int, int]]:
         """Every legal move with its count, from the rules alone."""
-        found = []
-        for source in range(COLUMNS):
-            for target in range(COLUMNS):
-                for count in range(1, len(self.columns[source]) + 1):
-                    if self.judge(source, target, count).legal:
-                        found.append((source, target, count))
-        return found
+        return [
+            (source, target, count)
+            for source in range(COLUMNS)
+            for target in range(COLUMNS)
+            for count in range(1, len(self.columns[source]) + 1)
+            if self.judge(source, target, count).legal
+        ]
 
     def play(self, source: int, target: int, count: int | None) -> Verdict:
         """Play a move if legal, then take away any one-suit K..A now at a column's end."""

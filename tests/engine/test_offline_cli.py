@@ -52,9 +52,7 @@ def test_deal_json_reports_the_fresh_game(capsys: pytest.CaptureFixture[str]) ->
 
 def legal_texts(code: str, count: int) -> tuple[list[str], Game]:
     game = Game.from_code(code)
-    texts = []
-    for _ in range(count):
-        texts.append(game.push(next(game.legal_moves())).text())
+    texts = [game.push(next(game.legal_moves())).text() for _ in range(count)]
     return texts, game
 
 

@@ -9,6 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from server.net.connection import PUSH_QUEUE, Outbox, RateLimit, refusal
+from server.play.clock import ManualClock
 from server.protocol import ErrorCode, parse_client_message
 
 
@@ -37,9 +38,16 @@ async def test_pushes_to_a_client_that_does_not_read_are_dropped_not_queued() ->
     outbox.close()
 
 
-def test_the_budget_allows_so_many_messages_per_window() -> None:
-    limit = RateLimit(3, 60.0)
+def test_the_budget_allows_so_many_messages_per_window_and_refills() -> None:
+    clock = ManualClock()
+    limit = RateLimit(3, 60.0, clock.monotonic)
     assert [limit.allow() for _ in range(5)] == [True, True, True, False, False]
+    clock.advance(seconds=19)  # a third of the window: not yet a whole message back
+    assert not limit.allow()
+    clock.advance(seconds=1)
+    assert [limit.allow() for _ in range(2)] == [True, False]
+    clock.advance(seconds=600)  # a long pause refills the burst, no more
+    assert [limit.allow() for _ in range(4)] == [True, True, True, False]
 
 
 @pytest.mark.parametrize(

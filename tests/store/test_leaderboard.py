@@ -123,11 +123,9 @@ async def test_bots_have_a_board_of_their_own(store: Store) -> None:
 async def test_unfinished_dailies_are_closed_as_they_stand(store: Store) -> None:
     day = unique_day()
     code = "SS1-S1-AAAAABD"
-    actions: list[str] = []
     game = EngineGame.from_code(code)
-    for _ in range(3):  # a few moves, one taken back
-        actions.append(game.push(next(game.legal_moves())).text())
-    actions.append("undo")
+    # a few moves, one taken back
+    actions = [game.push(next(game.legal_moves())).text() for _ in range(3)] + ["undo"]
     expected = replay(code, actions)
     players = [await new_player(store) for _ in range(3)]
     open_game = await store.start_game(

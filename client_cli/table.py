@@ -74,11 +74,6 @@ class Notice:
 Listener = Callable[[Notice | None], None]
 
 
-def refusal(error: IllegalMoveError, action: str | None = None) -> Notice:
-    prefix = f"{action}: " if action else ""
-    return Notice("refused", f"{prefix}{error.message}", error.code)
-
-
 def rule_sentence(rule: str | None, fallback: str) -> str:
     """The sentence of a rule code the server named (its own message for a code unknown here)."""
     try:

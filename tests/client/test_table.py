@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from client_cli.session import Notice, OnlineTable, game_from_view
+from client_cli.table import Notice, OnlineTable, game_from_view
 from server.engine import Game, IllegalMoveError, Move, Rule
 from server.protocol import (
     AutoMove,
