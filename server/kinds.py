@@ -20,4 +20,22 @@ BOARDS: Final[tuple[Board, ...]] = get_args(Board)
 #: What a race event tells the others of one racer.
 RaceEventKind = Literal["joined", "moved", "removed", "finished", "resigned", "left"]
 
-__all__ = ["BOARDS", "MODES", "SUIT_COUNTS", "Board", "Mode", "RaceEventKind", "SuitCount"]
+#: Where a race room stands: racers join while it is open; the countdown runs to the
+#: reveal of the deal; the race runs to its end (or the room expired unstarted).
+RoomState = Literal["open", "countdown", "racing", "over", "expired"]
+
+#: Why a room's whole view was pushed: a racer came in or went out before the start, the
+#: countdown began, the deal was revealed, the race ended, a rematch room was opened.
+RoomEventKind = Literal["joined", "left", "countdown", "started", "over", "rematch", "expired"]
+
+__all__ = [
+    "BOARDS",
+    "MODES",
+    "SUIT_COUNTS",
+    "Board",
+    "Mode",
+    "RaceEventKind",
+    "RoomEventKind",
+    "RoomState",
+    "SuitCount",
+]

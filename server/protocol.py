@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
 from server import kinds
-from server.kinds import Board, Mode, RaceEventKind
+from server.kinds import Board, Mode, RaceEventKind, RoomEventKind, RoomState
 
 PROTOCOL_VERSION = 1
 
@@ -64,6 +64,16 @@ class ErrorCode(StrEnum):
     NO_DAILY = "no-daily"
     NOT_FOUND = "not-found"
     BAD_CURSOR = "bad-cursor"
+    # race rooms
+    NO_SUCH_RACE = "no-such-race"  # no room has that code
+    RACE_FULL = "race-full"
+    RACE_STARTED = "race-started"  # too late: the countdown has begun
+    NOT_RACE_OWNER = "not-race-owner"
+    NOT_ENOUGH_RACERS = "not-enough-racers"
+    NOT_IN_RACE = "not-in-race"
+    RACE_NOT_OVER = "race-not-over"  # a rematch before the end
+    BOTS_NOT_ALLOWED = "bots-not-allowed"
+    NO_DEAL = "no-deal"  # no fresh deal could be proven winnable in time
     STALE_GAME = "stale-game"  # played on elsewhere since: a state follows the error
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
@@ -204,6 +214,64 @@ class RaceRequest(_Request):
     suits: SuitCount = 1
 
 
+#: A race room's code: 5 letters (any case on the way in).
+RoomCode = Annotated[str, Field(min_length=1, max_length=16)]
+
+
+class RaceNew(_Request):
+    """Open a race room: the sender owns it and is its first racer."""
+
+    type: Literal["race_new"]
+    suits: SuitCount = 1
+    code: Annotated[str, Field(max_length=32)] | None = None  # a practice code: the deal
+    public: bool = False  # public: it counts down by itself, like a quick race
+    capacity: Annotated[int, Field(ge=2, le=10)] = 10
+    allow_bots: bool = False  # bot accounts may join
+    time_limit: Annotated[int, Field(ge=60, le=3600)] | None = None  # seconds; server default
+
+
+class RaceJoin(_Request):
+    """Join a room by its code before its countdown (again: take up your place in it)."""
+
+    type: Literal["race_join"]
+    code: RoomCode
+
+
+class RaceQuick(_Request):
+    """Join the open public room of a suit count (a new one if there is none)."""
+
+    type: Literal["race_quick"]
+    suits: SuitCount = 1
+
+
+class RaceLeave(_Request):
+    """Leave a room before its countdown; later, stop following it (the game stays)."""
+
+    type: Literal["race_leave"]
+    code: RoomCode
+
+
+class RaceStart(_Request):
+    """The owner starts the countdown (at least 2 racers)."""
+
+    type: Literal["race_start"]
+    code: RoomCode
+
+
+class RaceRematch(_Request):
+    """After the end: open (or join) the room's rematch, a new deal for whoever joins."""
+
+    type: Literal["race_rematch"]
+    code: RoomCode
+
+
+class RaceWatch(_Request):
+    """Follow a room (as a spectator, or a racer coming back) and get its view."""
+
+    type: Literal["race_watch"]
+    code: RoomCode
+
+
 class Ping(_Request):
     type: Literal["ping"]
 
@@ -225,6 +293,13 @@ ClientMessage = Annotated[
     | RankRequest
     | HistoryRequest
     | RaceRequest
+    | RaceNew
+    | RaceJoin
+    | RaceQuick
+    | RaceLeave
+    | RaceStart
+    | RaceRematch
+    | RaceWatch
     | Ping,
     Field(discriminator="type"),
 ]
@@ -266,6 +341,7 @@ class GameView(_Message):
     seq: int  # bumps on every accepted action
     elapsed: float  # seconds by the server's clock since the first start
     par: int | None = None  # the daily's par, once the day is over
+    race: str | None = None  # a race game: its room's code
 
 
 class Welcome(_Message):
@@ -448,6 +524,8 @@ class HistoryGame(_Message):
     rank: int | None = None
     #: "held" (shown to its player only): held for fair-play review, off the public board.
     review: Literal["held"] | None = None
+    race: str | None = None  # a race game: its room's code
+    place: int | None = None  # ... and where it placed, once the race is over
 
 
 class PlayerStats(_Message):
@@ -500,6 +578,70 @@ class RaceEvent(_Message):
     entry: RaceEntry
 
 
+class RoomEntry(_Message):
+    """A racer in a room: how their game stands, and their place once the race is over."""
+
+    player: str
+    bot: bool = False
+    moves: int = 0
+    score: int = 500
+    removed: int = 0
+    won: bool = False
+    resigned: bool = False
+    finished: bool = False  # won, resigned, or stopped by the time limit
+    elapsed: float | None = None  # a winner's time from the start, in seconds
+    place: int | None = None  # once the race is over
+
+    def standing(self) -> tuple[bool, float, int, int, str]:
+        """A room's standings order (docs/protocol.md, "Race rooms"): those who cleared
+        the table first, by time from the start; then the rest by runs removed, then fewer
+        moves; then the name."""
+        time = (self.elapsed or 0.0) if self.won else 0.0
+        return not self.won, time, -self.removed, self.moves, self.player.lower()
+
+
+class RoomView(_Message):
+    """A race room as it stands: its options, its racers in standings order, its times."""
+
+    code: str
+    state: RoomState
+    owner: str
+    suits: SuitCount
+    public: bool
+    capacity: int
+    allow_bots: bool
+    countdown: float  # seconds from the countdown's start to the reveal
+    time_limit: float  # seconds from the reveal to the end at the latest
+    racers: list[RoomEntry]
+    starts_at: str | None = None  # ISO 8601: the reveal of the deal
+    starts_in: float | None = None  # seconds to the reveal when this view was made
+    ends_at: str | None = None  # the time limit
+    auto_start_at: str | None = None  # a public room's countdown begins by itself then
+    deal: str | None = None  # the deal's code, once revealed
+    next: str | None = None  # the rematch room's code
+    previous: str | None = None  # the room this one is the rematch of
+    revision: int  # bumps on every change of the room: a view with a lower one is older
+
+
+class RaceRoom(_Message):
+    """A room's whole view: the reply to the ``race_*`` requests, and pushed to everyone
+    in or following the room when it changes (``event`` says why)."""
+
+    type: Literal["race_room"] = "race_room"
+    id: MessageId | None = None
+    event: RoomEventKind | None = None
+    room: RoomView
+
+
+class RaceUpdate(_Message):
+    """Pushed to a room while it races: one racer's line changed (moves thinned out)."""
+
+    type: Literal["race_update"] = "race_update"
+    code: str
+    event: RaceEventKind
+    entry: RoomEntry
+
+
 class DailyChanged(_Message):
     """Pushed when a new UTC day starts: the new deals (no codes), and the codes and par of
     the day just over."""
@@ -539,6 +681,8 @@ ServerMessage = Annotated[
     | History
     | RaceStandings
     | RaceEvent
+    | RaceRoom
+    | RaceUpdate
     | DailyChanged
     | Pong
     | Error,
@@ -565,6 +709,8 @@ __all__ = [
     "ErrorCode",
     "Mode",
     "RaceEventKind",
+    "RoomEventKind",
+    "RoomState",
     "ServerMessage",
     "ValidationError",
     "encode",

@@ -43,6 +43,16 @@ class Settings(BaseSettings):
     commit_timeout_seconds: float = Field(5.0, gt=0)
     #: Solver budget per candidate daily deal; codes it cannot prove winnable are skipped.
     daily_solver_seconds: float = Field(20.0, gt=0)
+    #: Race rooms (docs/protocol.md, "Race rooms"): the countdown before the reveal, the
+    #: default time limit, a public room's wait with 2 racers before it counts down by
+    #: itself, how long an open room lasts unstarted, how often a node looks for rooms
+    #: whose time came, and the solver's budget for the verdict on one fresh deal.
+    race_countdown_seconds: float = Field(10.0, ge=0, le=600)
+    race_time_limit_seconds: float = Field(900.0, ge=10, le=86400)
+    race_quick_wait_seconds: float = Field(30.0, ge=0, le=3600)
+    race_open_seconds: float = Field(3600.0, gt=0)
+    race_sweep_seconds: float = Field(5.0, gt=0, le=300)
+    race_solver_seconds: float = Field(2.0, gt=0)
     log_level: str = "INFO"
     #: When a human's daily is held for review (docs/fair-play.md): e.g.
     #: ``SIMON_FAIRPLAY__MAX_AGREEMENT=0.95``; the defaults are in server/play/fairplay.py.

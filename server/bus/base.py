@@ -8,6 +8,9 @@ from datetime import date
 
 #: Called with (day, suits, encoded RaceEvent frame) for every race event on a joined room.
 RaceHandler = Callable[[date, int, str], None]
+#: Called with (room code, encoded frame) for every event of a joined race room (rooms of
+#: friends racing one fresh deal: server/play/rooms.py).
+RoomHandler = Callable[[str, str], None]
 
 #: Race standings outlive a day's race by this much, then expire.
 KEEP_SECONDS = 3 * 24 * 3600
@@ -19,10 +22,15 @@ class Bus(ABC):
 
     def __init__(self) -> None:
         self._race_handler: RaceHandler | None = None
+        self._room_handler: RoomHandler | None = None
 
     def set_race_handler(self, handler: RaceHandler) -> None:
         """The one receiver of race events on this node (the node's race rooms)."""
         self._race_handler = handler
+
+    def set_room_handler(self, handler: RoomHandler) -> None:
+        """The one receiver of race room events on this node."""
+        self._room_handler = handler
 
     async def start(self) -> None:  # noqa: B027  # optional hook
         """Connect; the in-process bus has nothing to do."""
@@ -55,6 +63,22 @@ class Bus(ABC):
     async def race_entries(self, day: date, suits: int) -> list[str]:
         """Every player's latest standing in a room, as encoded RaceEntry objects."""
 
+    @abstractmethod
+    async def join_room(self, code: str) -> None:
+        """Start receiving a race room's events (this node has someone in it)."""
+
+    @abstractmethod
+    async def leave_room(self, code: str) -> None:
+        """Stop receiving a race room's events."""
+
+    @abstractmethod
+    async def publish_room(self, code: str, frame: str) -> None:
+        """Send an encoded frame to every node in the room (this one too)."""
+
     def _deliver(self, day: date, suits: int, frame: str) -> None:
         if self._race_handler is not None:
             self._race_handler(day, suits, frame)
+
+    def _deliver_room(self, code: str, frame: str) -> None:
+        if self._room_handler is not None:
+            self._room_handler(code, frame)

@@ -12,6 +12,7 @@ class InProcessBus(Bus):
         super().__init__()
         self._joined: set[tuple[date, int]] = set()
         self._entries: dict[tuple[date, int], dict[str, str]] = {}
+        self._rooms: set[str] = set()
 
     async def join_race(self, day: date, suits: int) -> None:
         self._joined.add((day, suits))
@@ -33,6 +34,16 @@ class InProcessBus(Bus):
 
     async def race_entries(self, day: date, suits: int) -> list[str]:
         return list(self._entries.get((day, suits), {}).values())
+
+    async def join_room(self, code: str) -> None:
+        self._rooms.add(code)
+
+    async def leave_room(self, code: str) -> None:
+        self._rooms.discard(code)
+
+    async def publish_room(self, code: str, frame: str) -> None:
+        if code in self._rooms:
+            self._deliver_room(code, frame)
 
     def forget_races_before(self, day: date) -> None:
         for key in [key for key in self._entries if key[0] < day]:

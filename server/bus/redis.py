@@ -54,6 +54,9 @@ class RedisBus(Bus):
     def _channel(self, day: date, suits: int) -> str:
         return f"{self._prefix}:race:{day.isoformat()}:{suits}"
 
+    def _room_channel(self, code: str) -> str:
+        return f"{self._prefix}:room:{code}"
+
     def _parse_channel(self, channel: str) -> tuple[date, int]:
         day, suits = channel[len(self._prefix) + 6 :].split(":")
         return date.fromisoformat(day), int(suits)
@@ -72,7 +75,12 @@ class RedisBus(Bus):
         await self._pubsub_client.aclose()
 
     async def join_race(self, day: date, suits: int) -> None:
-        channel = self._channel(day, suits)
+        await self._subscribe(self._channel(day, suits))
+
+    async def join_room(self, code: str) -> None:
+        await self._subscribe(self._room_channel(code))
+
+    async def _subscribe(self, channel: str) -> None:
         if channel in self._joined:
             return
         self._joined.add(channel)
@@ -92,7 +100,15 @@ class RedisBus(Bus):
             log.warning("subscribe %s failed (the reader resubscribes): %s", channel, error)
 
     async def leave_race(self, day: date, suits: int) -> None:
-        channel = self._channel(day, suits)
+        await self._unsubscribe(self._channel(day, suits))
+
+    async def leave_room(self, code: str) -> None:
+        await self._unsubscribe(self._room_channel(code))
+
+    async def publish_room(self, code: str, frame: str) -> None:
+        await self._client.publish(self._room_channel(code), frame)
+
+    async def _unsubscribe(self, channel: str) -> None:
         if channel not in self._joined:
             return
         self._joined.discard(channel)
@@ -127,6 +143,7 @@ class RedisBus(Bus):
         return [value.decode() if isinstance(value, bytes) else value for value in values]
 
     async def _read_loop(self) -> None:
+        rooms = f"{self._prefix}:room:"
         backoff = _BACKOFF_FIRST
         while not self._closing:
             if not self._joined:
@@ -144,6 +161,9 @@ class RedisBus(Bus):
                     if message is None or message.get("type") != "message":
                         continue
                     channel = message["channel"].decode()
+                    if channel.startswith(rooms):
+                        self._deliver_room(channel[len(rooms) :], message["data"].decode())
+                        continue
                     try:
                         day, suits = self._parse_channel(channel)
                     except ValueError:

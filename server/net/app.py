@@ -21,6 +21,8 @@ from server.bus import Bus, open_bus, redis_client
 from server.play.clock import Clock, SystemClock
 from server.play.daily import Prover, SolverProver
 from server.play.hub import Hub
+from server.play.room_deals import verdict_of
+from server.play.rooms import RoomSettings
 from server.settings import Settings
 from server.store import Store
 
@@ -67,7 +69,8 @@ async def run_server(
     """Open the store and bus, listen, and on exit close everything in reverse order.
 
     ``clock`` and ``prover`` default to the system clock and the solver in a worker
-    process; tests pass their own. ``store`` and ``bus``, when given, are not closed here.
+    process; tests pass their own (a given ``prover`` proves race rooms' deals too).
+    ``store`` and ``bus``, when given, are not closed here.
     """
     clock = clock or SystemClock()
     async with AsyncExitStack() as stack:
@@ -89,10 +92,15 @@ async def run_server(
             bus = open_bus(settings.redis_url, prefix=settings.redis_prefix)
             await bus.start()
             stack.push_async_callback(bus.close)
+        deal_prover = prover
         if prover is None:
             solver = SolverProver(settings.daily_solver_seconds)
             stack.callback(solver.close)
             prover = solver
+            # race rooms' deals in a worker of their own: a verdict never waits for a daily
+            verdicts = SolverProver(settings.race_solver_seconds, prove=verdict_of)
+            stack.callback(verdicts.close)
+            deal_prover = verdicts
         hub = Hub(
             store=store,
             bus=bus,
@@ -100,6 +108,14 @@ async def run_server(
             secret=settings.secret,
             prover=prover,
             thresholds=settings.fairplay,
+            room_settings=RoomSettings(
+                countdown=settings.race_countdown_seconds,
+                time_limit=settings.race_time_limit_seconds,
+                quick_wait=settings.race_quick_wait_seconds,
+                open_for=settings.race_open_seconds,
+                sweep=settings.race_sweep_seconds,
+            ),
+            deal_prover=deal_prover,
         )
         hub.start()
         stack.push_async_callback(hub.close)

@@ -1,9 +1,9 @@
 """Read-only HTTP JSON on the websocket port (through websockets' ``process_request``).
 
 ``GET /healthz``, ``/daily``, ``/leaderboard?day=&suits=&board=&limit=&after=``,
-``/rank?day=&suits=&board=&player=``, ``/history?player=&limit=``. The bodies are the same
-objects the websocket sends, without ``id``. Bad parameters get ``400`` and
-``{"error": {"code": ..., "message": ...}}``.
+``/rank?day=&suits=&board=&player=``, ``/history?player=&limit=``, ``/race/CODE``. The
+bodies are the same objects the websocket sends, without ``id``. Bad parameters get ``400``
+and ``{"error": {"code": ..., "message": ...}}``.
 """
 
 from __future__ import annotations
@@ -156,9 +156,23 @@ _ROUTES: dict[str, tuple[Callable[[Hub, Query], Awaitable[Response]], frozenset[
 }
 
 
+async def _race(hub: Hub, code: str) -> Response:
+    """``/race/CODE``: a race room, its racers and (once over) its results."""
+    return _model(await hub.rooms.reply(None, await hub.rooms.record(code)))
+
+
 async def respond(hub: Hub, request: Request) -> Response:
     """Answer one plain HTTP GET."""
     url = urlsplit(request.path)
+    if url.path.startswith("/race/") and not url.query:
+        try:
+            return await _race(hub, url.path.removeprefix("/race/"))
+        except Refused as refused:
+            status = 404 if refused.code is ErrorCode.NO_SUCH_RACE else 400
+            return error_response(status, refused.code, refused.message)
+        except Exception:
+            log.exception("HTTP %s failed", url.path)
+            return error_response(503, ErrorCode.UNAVAILABLE, "the server cannot answer right now")
     route = _ROUTES.get(url.path)
     if route is None:
         return error_response(404, ErrorCode.NOT_FOUND, f"no such path {url.path!r}")

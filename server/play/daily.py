@@ -77,14 +77,23 @@ class SolverProver:
     for a search to end.
     """
 
-    def __init__(self, max_seconds: float, *, processes: bool = True) -> None:
+    def __init__(
+        self,
+        max_seconds: float,
+        *,
+        processes: bool = True,
+        prove: Callable[[str, float], Proof] = solve_code,
+    ) -> None:
+        """``prove`` runs in the worker: the daily's :func:`solve_code` (a short solution:
+        par), or a race room's bare verdict (server/play/room_deals.py)."""
         self.max_seconds = max_seconds
         self._processes = processes
+        self._prove = prove
         self._pool: Pool | None = None
 
     async def __call__(self, code: str) -> Proof:
         if not self._processes:
-            return await asyncio.to_thread(solve_code, code, self.max_seconds)
+            return await asyncio.to_thread(self._prove, code, self.max_seconds)
         if self._pool is None:
             # spawn: a forked child of a threaded asyncio process is unsafe
             self._pool = get_context("spawn").Pool(1)
@@ -100,7 +109,7 @@ class SolverProver:
                 future.set_result(outcome)
 
         self._pool.apply_async(
-            solve_code,
+            self._prove,
             (code, self.max_seconds),
             callback=lambda proof: loop.call_soon_threadsafe(settle, proof),
             error_callback=lambda error: loop.call_soon_threadsafe(settle, error),

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -36,11 +37,18 @@ class GameEndings:
         self._daily = daily
         self._screening = screening
         self._feed = feed
+        #: Told when a race room's game ends (set by the hub: server/play/rooms.py).
+        self.race_game_ended: Callable[[PlayerGame], Awaitable[None]] | None = None
 
     async def screen(self, game: PlayerGame) -> None:
         """Screen a human's finished daily for fair play (off the move path: once a game);
-        tell the race how it ended, or take a held result out of others' standings."""
+        tell the race how it ended, or take a held result out of others' standings. A race
+        room's game (unranked) is told to its room."""
         if game.day is None:
+            if game.race is not None and game.result is not None:
+                self._feed.tell(game, "resigned" if game.result.resigned else "finished")
+                if self.race_game_ended is not None:
+                    await self.race_game_ended(game)
             return
         if not game.bot:
             try:

@@ -100,6 +100,7 @@ class PlayerGame:
         "mode",
         "player_id",
         "player_name",
+        "race",
         "replies",
         "result",
         "started_at",
@@ -126,6 +127,8 @@ class PlayerGame:
         #: The player is a declared bot: the game is on the bots' board and marked in races.
         self.bot = bot
         self.started_at = started_at
+        #: A race game: its room's code (server/play/rooms.py sets it).
+        self.race: str | None = None
         #: Every accepted action, in log notation: ``seq`` is its length.
         self.actions: list[str] = []
         self.engine = Game.from_code(code)
@@ -317,4 +320,5 @@ class PlayerGame:
             seq=self.seq,
             elapsed=round(self.elapsed(now), 3),
             par=par,
+            race=self.race,
         )

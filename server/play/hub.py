@@ -9,7 +9,9 @@ Each part does one job; sessions and the HTTP routes call the parts by name:
 - ``feed`` and ``races``: race events out to the room, throttled (:mod:`.race_feed`,
   :mod:`.race`);
 - ``queries``: read-only replies from the store's records (:mod:`.queries`);
-- ``days``: the day ticker (:mod:`.days`).
+- ``days``: the day ticker (:mod:`.days`);
+- ``rooms``: race rooms, where friends race one fresh deal (:mod:`.rooms`), their games'
+  events thinned out by ``feed`` too.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 from datetime import date, datetime
 
 from server.bus import Bus
-from server.store import Store
+from server.store import RaceStore, Store
 
 from .accounts import Accounts
 from .clock import Clock, utc_day
@@ -29,6 +31,8 @@ from .live import LiveGames
 from .queries import Queries
 from .race import RaceRooms
 from .race_feed import RACE_MOVE_INTERVAL, RaceFeed
+from .room_deals import DealPicker
+from .rooms import Rooms, RoomSettings
 from .screening import Screening
 from .starts import GameStarts
 
@@ -44,7 +48,12 @@ class Hub:
         prover: Prover,
         race_interval: float = RACE_MOVE_INTERVAL,
         thresholds: Thresholds | None = None,
+        room_settings: RoomSettings | None = None,
+        deal_prover: Prover | None = None,
+        race_store: RaceStore | None = None,
     ) -> None:
+        """``deal_prover`` proves race rooms' fresh deals (by default ``prover``);
+        ``race_store`` defaults to the rooms' queries on ``store``'s database."""
         self.store = store
         self.clock = clock
         self.daily = DailySchedule(store, secret=secret, prover=prover)
@@ -65,7 +74,20 @@ class Hub:
         self.endings = GameEndings(
             store=store, clock=clock, daily=self.daily, screening=self.screening, feed=self.feed
         )
-        self.queries = Queries(store=store, clock=clock, daily=self.daily, races=self.races)
+        self.rooms = Rooms(
+            store=store,
+            races=race_store or RaceStore(store),
+            bus=bus,
+            clock=clock,
+            live=self.live,
+            deals=DealPicker(deal_prover or prover),
+            settings=room_settings,
+        )
+        self.feed.room_sink = self.rooms.announce
+        self.endings.race_game_ended = self.rooms.game_ended
+        self.queries = Queries(
+            store=store, clock=clock, daily=self.daily, races=self.races, rooms=self.rooms.races
+        )
         self.days = DayTicker(
             store=store,
             bus=bus,
@@ -79,8 +101,10 @@ class Hub:
 
     def start(self) -> None:
         self.days.start()
+        self.rooms.run()
 
     async def close(self) -> None:
+        await self.rooms.close()
         await self.days.close()
         self.feed.close()
         await self.races.flush()

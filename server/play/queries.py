@@ -23,7 +23,7 @@ from server.protocol import (
     RankInfo,
     TodayDeal,
 )
-from server.store import LeaderboardEntry, PlayerRecord, Store
+from server.store import LeaderboardEntry, PlayerRecord, RaceStore, Store
 
 from .clock import Clock, seconds_to_next_day, utc_day
 from .daily import DailySchedule
@@ -37,12 +37,19 @@ DAILY_WAIT: Final = 5.0
 
 class Queries:
     def __init__(
-        self, *, store: Store, clock: Clock, daily: DailySchedule, races: RaceRooms
+        self,
+        *,
+        store: Store,
+        clock: Clock,
+        daily: DailySchedule,
+        races: RaceRooms,
+        rooms: RaceStore | None = None,
     ) -> None:
         self._store = store
         self._clock = clock
         self._daily = daily
         self._races = races
+        self._rooms = rooms
 
     def _today(self) -> date:
         return utc_day(self._clock.now())
@@ -133,6 +140,9 @@ class Queries:
             )
         )
         rank_by_game = {game.id: ranked.rank for game, ranked in zip(dailies, ranks, strict=True)}
+        # race room games (unranked practice games): their room and place
+        raced = [record.id for record in found.games if record.day is None]
+        places = await self._rooms.places_of(raced) if self._rooms and raced else {}
         today = self._today()
         return History(
             player=player.name,
@@ -155,6 +165,8 @@ class Queries:
                     finished_at=record.finished_at.isoformat() if record.finished_at else "",
                     rank=rank_by_game.get(record.id),
                     review="held" if own and record.held else None,
+                    race=places[record.id][0] if record.id in places else None,
+                    place=places[record.id][1] if record.id in places else None,
                 )
                 for record in found.games
             ],

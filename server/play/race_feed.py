@@ -5,6 +5,7 @@ them a thousand events for every round of moves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import inf
 from typing import Final
 
@@ -17,6 +18,9 @@ from .race import Announcement, RaceRooms
 
 #: A racer's moves reach the others at most this often (seconds).
 RACE_MOVE_INTERVAL: Final = 0.5
+
+#: Where a race room's games' events go (server/play/rooms.py), thinned out the same way.
+RoomSink = Callable[[PlayerGame, Announcement], None]
 
 
 class RaceFeed:
@@ -36,10 +40,13 @@ class RaceFeed:
         self._interval = interval
         self._told_at: dict[str, float] = {}
         self._trailing: dict[str, Timer] = {}
+        #: Takes the events of race room games (set by the hub).
+        self.room_sink: RoomSink | None = None
 
     def tell(self, game: PlayerGame, event: Announcement) -> None:
-        """Tell the race of a daily game, without waiting (practice games have no race)."""
-        if game.day is None:
+        """Tell the race of a daily game, or the room of a race game, without waiting
+        (practice games have no race)."""
+        if game.day is None and game.race is None:
             return
         now = self._clock.monotonic()
         if event == "moved":
@@ -57,6 +64,10 @@ class RaceFeed:
             self._told_at[game.id] = now
         elif event != "removed" and event != "joined":  # the game ended or left this node
             self._told_at.pop(game.id, None)
+        if game.day is None:
+            if self.room_sink is not None:
+                self.room_sink(game, event)
+            return
         self._rooms.announce(game.day, game.suits, event, race_entry(game))
 
     def _tell_trailing(self, game: PlayerGame) -> None:

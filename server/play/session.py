@@ -59,6 +59,7 @@ from .errors import Refused
 from .games import PlayerGame, Remembered, parse_move
 from .hub import Hub
 from .race import Push
+from .room_handlers import ROOM_HANDLERS
 
 #: What a handler returns: messages, or frames already encoded (remembered replies).
 Replies = list[ServerMessage | str]
@@ -94,6 +95,7 @@ class Session:
     async def close(self) -> None:
         """The connection is gone: let go of the game and the races."""
         self.hub.days.stop_listening(self.push)
+        await self.hub.rooms.forget(self.push)
         for day, suits in self._rooms:
             await self.hub.races.unfollow(day, suits, self.push)
         self._rooms.clear()
@@ -132,6 +134,8 @@ class Session:
             self.hub.games.release(previous)
         if game.day is not None:
             await self._follow(game.day, game.suits)
+        if game.race is not None:
+            await self.hub.rooms.follow_game(game, self.push)
 
     async def _follow(self, day: date, suits: int) -> None:
         if (day, suits) not in self._rooms:
@@ -254,6 +258,11 @@ class Session:
     async def _resume(self, message: Resume) -> Replies:
         player = self._who()
         game = await self.hub.games.resume(player, message.game)
+        try:
+            await self.hub.rooms.attach(game)  # a race game: back in its room
+        except Refused:
+            self.hub.games.release(game)
+            raise
         await self._take(game)
         replies: Replies = [await self._state(message.id, game)]
         if game.finished:
@@ -451,4 +460,5 @@ _HANDLERS: dict[str, Callable[[Session, Any], Awaitable[Replies]]] = {
     "history": Session._history,
     "race": Session._race,
     "ping": Session._ping,
+    **ROOM_HANDLERS,
 }

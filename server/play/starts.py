@@ -103,5 +103,6 @@ class GameStarts:
 
     def release(self, game: PlayerGame) -> None:
         """A session lets go of a game (a new game, or the connection closed)."""
-        if self._live.release(game) and game.day is not None and not game.finished:
+        raced = game.day is not None or game.race is not None
+        if self._live.release(game) and raced and not game.finished:
             self._feed.tell(game, "left")

@@ -5,6 +5,17 @@ The schema is made by the alembic migrations in ``migrations/`` (see
 """
 
 from server.store.action_log import ActionLog, GameEnd
+from server.store.races import (
+    CodeTaken,
+    Due,
+    EntrantRecord,
+    EntrantResult,
+    RaceRecord,
+    RaceRefused,
+    RaceStore,
+    Refusal,
+    RoomOptions,
+)
 from server.store.records import (
     CLEARED,
     CLOSED,
@@ -46,7 +57,11 @@ __all__ = [
     "WON",
     "ActionLog",
     "AttemptExists",
+    "CodeTaken",
     "DailyDealRecord",
+    "Due",
+    "EntrantRecord",
+    "EntrantResult",
     "FairPlayRecord",
     "GameEnd",
     "GameLog",
@@ -57,8 +72,13 @@ __all__ = [
     "NameTaken",
     "PlayerHistory",
     "PlayerRecord",
+    "RaceRecord",
+    "RaceRefused",
+    "RaceStore",
     "RankResult",
+    "Refusal",
     "Result",
+    "RoomOptions",
     "StaleGame",
     "Store",
     "StoreError",

@@ -228,3 +228,82 @@ sa.Index(
 )
 # A player's history, newest first.
 sa.Index("ix_games_player_finished", Game.player_id, Game.finished_at)
+
+
+class Race(Base):
+    """A race room and its race: the record any node rebuilds the room from.
+
+    ``state`` goes ``open`` (racers join) -> ``started`` (the countdown began, the deal and
+    the racers' games are fixed; the race runs from ``starts_at`` to ``ends_at`` at the
+    latest) -> ``over``; an open room nobody started becomes ``expired``. Every change of
+    the room bumps ``revision``.
+    """
+
+    __tablename__ = "races"
+
+    code: Mapped[str] = mapped_column(sa.String(8), primary_key=True)
+    owner_id: Mapped[int] = mapped_column(sa.ForeignKey("players.id", ondelete="CASCADE"))
+    suits: Mapped[int] = mapped_column(sa.SmallInteger)
+    #: The practice code the owner chose as the deal, if any (else a fresh random one).
+    chosen_deal: Mapped[str | None] = mapped_column(sa.String(32))
+    #: The deal, fixed when the countdown begins and revealed at ``starts_at``.
+    deal: Mapped[str | None] = mapped_column(sa.String(32))
+    public: Mapped[bool] = mapped_column(sa.Boolean)
+    capacity: Mapped[int] = mapped_column(sa.SmallInteger)
+    allow_bots: Mapped[bool] = mapped_column(sa.Boolean)
+    countdown: Mapped[float] = mapped_column(sa.Float)
+    time_limit: Mapped[float] = mapped_column(sa.Float)
+    state: Mapped[str] = mapped_column(sa.String(16))
+    revision: Mapped[int] = mapped_column(sa.Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    #: A public room with enough racers counts down by itself from then.
+    auto_start_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    starts_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    ends_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    #: The rematch chain: the room this one continues, and the room that continues it.
+    previous: Mapped[str | None] = mapped_column(sa.String(8))
+    next: Mapped[str | None] = mapped_column(sa.String(8))
+
+    __table_args__ = (
+        sa.CheckConstraint("state IN ('open', 'started', 'over', 'expired')", name="state"),
+        sa.Index("ix_races_state", "state"),
+    )
+
+
+class RaceEntrant(Base):
+    """A racer of a room: their game once the countdown began, their result once it ended."""
+
+    __tablename__ = "race_entries"
+
+    race_code: Mapped[str] = mapped_column(
+        sa.ForeignKey("races.code", ondelete="CASCADE"), primary_key=True
+    )
+    player_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    joined_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    game_id: Mapped[str | None] = mapped_column(
+        GameId, sa.ForeignKey("games.id", ondelete="SET NULL")
+    )
+    place: Mapped[int | None] = mapped_column(sa.SmallInteger)
+    won: Mapped[bool | None] = mapped_column(sa.Boolean)
+    resigned: Mapped[bool | None] = mapped_column(sa.Boolean)
+    moves: Mapped[int | None] = mapped_column(sa.Integer)
+    score: Mapped[int | None] = mapped_column(sa.Integer)
+    removed: Mapped[int | None] = mapped_column(sa.SmallInteger)
+    elapsed: Mapped[float | None] = mapped_column(sa.Float)
+
+    __table_args__ = (
+        sa.Index("ix_race_entries_game_id", "game_id", unique=True),
+        sa.Index("ix_race_entries_player_id", "player_id"),
+    )
+
+
+class RaceLobby(Base):
+    """The open public room of each suit count, which quick races fill."""
+
+    __tablename__ = "race_lobbies"
+
+    suits: Mapped[int] = mapped_column(sa.SmallInteger, primary_key=True, autoincrement=False)
+    code: Mapped[str | None] = mapped_column(sa.String(8))

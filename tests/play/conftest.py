@@ -11,7 +11,7 @@ import pytest
 from server.bus import InProcessBus
 from server.play.clock import ManualClock
 from server.play.hub import Hub
-from tests.support.fakes import FakeStore, fixed_prover
+from tests.support.fakes import FakeStore, NoRaceRooms, fixed_prover
 
 SECRET = "unit-test-secret"
 
@@ -31,6 +31,7 @@ async def hub(clock: ManualClock) -> AsyncIterator[Hub]:
         secret=SECRET,
         prover=fixed_prover(par=42),
         race_interval=0.5,
+        race_store=NoRaceRooms(),  # type: ignore[arg-type]
     )
     yield hub
     await hub.close()

@@ -27,7 +27,7 @@ from server.protocol import (
     parse_client_message,
 )
 from server.solver import solve
-from tests.support.fakes import FakeStore, fixed_prover
+from tests.support.fakes import FakeStore, NoRaceRooms, fixed_prover
 from tests.support.servers import first_legal
 
 SECRET = "unit-test-secret"
@@ -42,6 +42,7 @@ async def hub() -> AsyncIterator[Hub]:
         clock=ManualClock(datetime(2026, 3, 1, 10, 0, tzinfo=UTC)),
         secret=SECRET,
         prover=fixed_prover(par=42),
+        race_store=NoRaceRooms(),  # type: ignore[arg-type]
     )
     yield hub
     await hub.close()
@@ -250,6 +251,7 @@ async def test_race_moves_are_thinned_out_with_a_trailing_event() -> None:
         secret=SECRET,
         prover=fixed_prover(),
         race_interval=0.2,
+        race_store=NoRaceRooms(),  # type: ignore[arg-type]
     )
     alice, bob = await signed_in(hub, "alice"), await signed_in(hub, "bob")
     code = (await alice.one(type="start", suits=1))["state"]["code"]
@@ -461,6 +463,7 @@ async def test_daily_leaves_out_a_deal_still_being_proven(
         clock=ManualClock(),
         secret=SECRET,
         prover=prover,
+        race_store=NoRaceRooms(),  # type: ignore[arg-type]
     )
     talk = Talk(hub)
     info = await talk.one(type="daily")
@@ -476,7 +479,14 @@ async def test_a_copy_left_behind_on_another_node_plays_against_the_true_game() 
     store = FakeStore()  # one database, two nodes
     clock = ManualClock(datetime(2026, 3, 1, 10, 0, tzinfo=UTC))
     node_a, node_b = (
-        Hub(store=store, bus=InProcessBus(), clock=clock, secret=SECRET, prover=fixed_prover())  # type: ignore[arg-type]
+        Hub(
+            store=store,  # type: ignore[arg-type]
+            bus=InProcessBus(),
+            clock=clock,
+            secret=SECRET,
+            prover=fixed_prover(),
+            race_store=NoRaceRooms(),  # type: ignore[arg-type]
+        )
         for _ in range(2)
     )
     code = "SS1-S1-AAAAAAB"

@@ -16,7 +16,17 @@ from server.store.store import create_engine
 from tests.conftest import Backend
 from tests.store.conftest import fresh_database
 
-TABLES = {"players", "daily_deals", "games", "game_actions", "fair_play", "review_audit"}
+TABLES = {
+    "players",
+    "daily_deals",
+    "games",
+    "game_actions",
+    "fair_play",
+    "review_audit",
+    "races",
+    "race_entries",
+    "race_lobbies",
+}
 HEAD = migrate.head_revision()
 
 

@@ -303,3 +303,21 @@ def fixed_prover(par: int | None = 10):
         return Proof(True, par)
 
     return prove
+
+
+class NoRaceRooms:
+    """The race rooms' queries of a store that has none (unit tests on :class:`FakeStore`
+    that play no race room): no game is a race game, no room is due. Race rooms are tested
+    on the real store (tests/net/test_rooms.py)."""
+
+    async def race_of_game(self, game_id: str) -> None:
+        return None
+
+    async def places_of(self, game_ids: Sequence[str]) -> dict[str, tuple[str, int | None]]:
+        return {}
+
+    async def due(self, *, now: datetime, open_for: float) -> list[Any]:
+        return []
+
+    async def get_many(self, codes: Any) -> dict[str, Any]:
+        return {}
