@@ -64,7 +64,7 @@ from server.store import (
     Store,
     StoreUnavailable,
 )
-from server.store.races import EXPIRED, OPEN, STARTED
+from server.store.races import EXPIRED, OPEN, OVER, STARTED
 
 from .clock import Clock, Timer, utc_day
 from .errors import Refused
@@ -174,13 +174,54 @@ class Follower:
     reveal: Reveal | None = None
 
 
+_DATABASE_STATES: dict[RoomState, str] = {
+    "open": OPEN,
+    "countdown": STARTED,
+    "racing": STARTED,
+    "over": OVER,
+    "expired": EXPIRED,
+}
+
+
+@dataclass(frozen=True)
+class _Times:
+    """A room's state and next instants, as this node last learnt them (from the database,
+    or from a view another node sent): what its timers follow."""
+
+    revision: int
+    state: str  # as the database has it
+    auto_start_at: datetime | None
+    starts_at: datetime | None
+    ends_at: datetime | None
+
+    @classmethod
+    def of(cls, record: RaceRecord) -> _Times:
+        return cls(
+            record.revision, record.state, record.auto_start_at, record.starts_at, record.ends_at
+        )
+
+    @classmethod
+    def of_view(cls, view: RoomView) -> _Times:
+        return cls(
+            view.revision,
+            _DATABASE_STATES[view.state],
+            _moment(view.auto_start_at),
+            _moment(view.starts_at),
+            _moment(view.ends_at),
+        )
+
+
+def _moment(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)
+
+
 @dataclass(eq=False)
 class _Room:
     """What this node knows of a room it has followers of."""
 
     code: str
     followers: dict[Push, Follower] = field(default_factory=dict)
-    record: RaceRecord | None = None
+    times: _Times | None = None
     timers: dict[str, tuple[datetime, Timer]] = field(default_factory=dict)
     revealed: bool = False
 
@@ -494,16 +535,14 @@ class Rooms:
         if room is None:
             room = self._rooms[code] = _Room(code)
             await self._bus.join_room(code)
-            room.record = record or await self.races.get(code)
-            starts_at = None if room.record is None else room.record.starts_at
+            record = record or await self.races.get(code)
+            starts_at = None if record is None else record.starts_at
             # revealed before this node followed it: its racers take their games up by asking
             room.revealed = starts_at is not None and starts_at <= self._clock.now()
-        elif record is not None and (room.record is None or record.revision > room.record.revision):
-            room.record = record
         room.followers[follower.push] = follower
         self._by_push.setdefault(follower.push, set()).add(code)
-        if room.record is not None:
-            self._schedule(room)
+        if record is not None:
+            self._learn(room, _Times.of(record))
 
     async def follow_game(self, game: PlayerGame, push: Push) -> None:
         """A connection took up a race game: it follows the game's room, as its racer."""
@@ -632,7 +671,7 @@ class Rooms:
         record = await self.races.get(code)
         if record is None:
             return
-        room.record = record
+        self._learn(room, _Times.of(record))
         for follower in list(room.followers.values()):
             if follower.player_id is None or follower.reveal is None:
                 continue
@@ -644,7 +683,6 @@ class Rooms:
             except Exception:  # one racer's trouble must not keep the others waiting
                 log.exception("revealing room %s to player %s failed", code, follower.player_id)
         self._push_local(room, encode(await self.reply(None, record, "started", fresh=True)))
-        self._schedule(room)
 
     async def end(self, code: str) -> None:
         """End a race that is due (every racer done, or its time limit passed): games still
@@ -713,19 +751,28 @@ class Rooms:
 
     # -- timers and the sweep --------------------------------------------------------------
 
+    def _learn(self, room: _Room, times: _Times) -> bool:
+        """Take the room's newest state and instants, and set the timers by them; whether
+        they were news."""
+        known = room.times
+        if known is not None and times.revision < known.revision:
+            return False
+        room.times = times
+        self._schedule(room)
+        return known is None or times.revision > known.revision
+
     def _schedule(self, room: _Room) -> None:
         """Set this node's timers for the room's next instants (as every follower node does)."""
-        record = room.record
-        if record is None or self._closed:
+        times = room.times
+        if times is None or self._closed:
             return
         wanted: dict[str, datetime] = {}
-        if record.state == OPEN and record.auto_start_at is not None:
-            wanted["start"] = record.auto_start_at
-        elif record.state == STARTED:
-            assert record.starts_at is not None and record.ends_at is not None
+        if times.state == OPEN and times.auto_start_at is not None:
+            wanted["start"] = times.auto_start_at
+        elif times.state == STARTED and times.starts_at is not None and times.ends_at is not None:
             if not room.revealed:
-                wanted["reveal"] = record.starts_at
-            wanted["end"] = record.ends_at
+                wanted["reveal"] = times.starts_at
+            wanted["end"] = times.ends_at
         for name in list(room.timers):
             if wanted.get(name) != room.timers[name][0]:
                 room.timers.pop(name)[1].cancel()
@@ -779,14 +826,9 @@ class Rooms:
         records = await self.races.get_many(list(self._rooms))
         for code, record in records.items():
             room = self._rooms.get(code)
-            if room is None:
-                continue
-            known = room.record
-            if known is not None and record.revision <= known.revision:
-                continue
-            room.record = record
-            self._schedule(room)
-            self._push_local(room, encode(await self.reply(None, record)))
+            if room is not None and self._learn(room, _Times.of(record)):
+                # events were lost on the way (Redis down): the room as it stands now
+                self._push_local(room, encode(await self.reply(None, record)))
 
     # -- events in and out ---------------------------------------------------------------
 
@@ -795,8 +837,7 @@ class Rooms:
         follow it at once."""
         room = self._rooms.get(record.code)
         if room is not None:
-            room.record = record
-            self._schedule(room)
+            self._learn(room, _Times.of(record))
         await self._publish_view(record, event)
 
     async def _publish_view(self, record: RaceRecord, event: RoomEventKind) -> None:
@@ -839,16 +880,8 @@ class Rooms:
             except ValidationError:
                 log.warning("dropped a malformed race room frame")
                 return
-            known = room.record
-            if known is None or view.revision > known.revision:
-                self._spawn(self._refresh(room))
+            self._learn(room, _Times.of_view(view))  # before the racers hear of it
         self._push_local(room, frame)
-
-    async def _refresh(self, room: _Room) -> None:
-        record = await self.races.get(room.code)
-        if record is not None and (room.record is None or record.revision >= room.record.revision):
-            room.record = record
-            self._schedule(room)
 
     def _push_local(self, room: _Room, frame: str) -> None:
         for push in tuple(room.followers):
