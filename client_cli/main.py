@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from . import accounts, boards, offline, play, solve
+from . import accounts, boards, offline, play, race, solve
 from .connection import ClientError, NetworkError, ServerError
 from .offline import UsageError
 from .online import NoAccountError, add_server_argument, print_json
@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     offline.register(subparsers)
     solve.register(subparsers)
     play.register(subparsers)
+    race.register(subparsers)
     accounts.register(subparsers)
     boards.register(subparsers)
     return parser

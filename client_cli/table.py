@@ -146,6 +146,7 @@ class Table:
         self.race: dict[str, RaceEntry] = {}
         self.race_left: set[str] = set()  # in the race, not finished, and gone from the server
         self.race_log: deque[str] = deque(maxlen=RACE_LOG)
+        self.race_room: str | None = None  # a race room's code (client_cli/race_table.py)
         self.player: str | None = None
         self.listener: Listener | None = None
         self._clock_base = 0.0

@@ -141,6 +141,8 @@ class ScoreLine(Static):
         mode = {"daily": f"daily {table.day or ''}".strip(), "practice": "practice"}.get(
             table.mode, "offline practice"
         )
+        if table.race_room is not None:
+            mode = f"race {table.race_room}"
         symbols = SUIT_LETTERS if letters else SUIT_SYMBOLS
         runs = "".join(symbols[s] for s in game.removed) + "·" * (RUNS_PER_GAME - len(game.removed))
         text = Text(no_wrap=True)

@@ -1,0 +1,240 @@
+"""A race room at the table: its racers and countdown, then the racer's game with the
+room's live standings, then the results (docs/client.md, "Race your friends").
+
+:class:`RaceTable` is an :class:`~client_cli.table.OnlineTable` whose game arrives at the
+reveal (a ``state`` the server pushes when the countdown ends); until then, and after a
+rematch, it has a room and no game. The room's views (``race_room``) replace what it knew
+unless older (a lower ``revision``); ``race_update`` events change one racer's line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from typing import Literal
+
+from server.protocol import (
+    RaceJoin,
+    RaceLeave,
+    RaceNew,
+    RaceQuick,
+    RaceRematch,
+    RaceRoom,
+    RaceStart,
+    RaceUpdate,
+    RaceWatch,
+    RoomEntry,
+    RoomView,
+    ServerMessage,
+)
+
+from .connection import ClientError, Connection
+from .table import Notice, OnlineTable, player_label
+
+Phase = Literal["room", "racing", "over"]
+#: What opens the table: a new room, a room by its code, or a quick race.
+Opening = RaceNew | RaceJoin | RaceQuick
+
+
+def ordinal(place: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``11th``, ``22nd``.
+
+    >>> [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '101st']
+    """
+    if 10 <= place % 100 <= 20:
+        return f"{place}th"
+    return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place % 10, 'th') }"
+
+
+def race_time(seconds: float) -> str:
+    """A racer's time: ``1:05.2``."""
+    minutes, rest = divmod(seconds, 60)
+    return f"{int(minutes)}:{rest:04.1f}"
+
+
+class RaceTable(OnlineTable):
+    """A race room, and the racer's game in it once revealed."""
+
+    def __init__(self, connection: Connection, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(connection)
+        self.room: RoomView | None = None
+        self.standings: dict[str, RoomEntry] = {}
+        self.room_left: set[str] = set()  # racers gone from the server mid-race
+        self._clock = clock
+        self._room_seen_at = 0.0  # when the room's view arrived, on ``clock``
+
+    # -- the room ---------------------------------------------------------------------
+
+    @property
+    def phase(self) -> Phase:
+        room = self.room
+        if room is not None and room.state in ("over", "expired"):
+            return "over"
+        if self.view is not None and self.view.race == (room.code if room else None):
+            return "racing"
+        return "room"
+
+    @property
+    def owner(self) -> bool:
+        return self.room is not None and self.room.owner == self.player
+
+    def countdown_left(self) -> float | None:
+        """Seconds until the reveal, while the countdown runs."""
+        room = self.room
+        if room is None or room.state != "countdown" or room.starts_in is None:
+            return None
+        return max(0.0, room.starts_in - (self._clock() - self._room_seen_at))
+
+    def ordered(self) -> list[RoomEntry]:
+        """The racers in the server's standings order."""
+        return sorted(self.standings.values(), key=RoomEntry.standing)
+
+    async def open(self, opening: Opening) -> RoomView:
+        """Open, join or quick-join a room (raises ClientError when refused)."""
+        reply = await self.connection.request(opening, RaceRoom)
+        self._take_room(reply.room, None)
+        return reply.room
+
+    async def start_race(self) -> None:
+        """The owner begins the countdown."""
+        assert self.room is not None
+        reply = await self.connection.request(
+            RaceStart(type="race_start", code=self.room.code), RaceRoom
+        )
+        self._take_room(reply.room, None)
+
+    async def rematch(self) -> RoomView:
+        """After the race: into its rematch room (opened now, or joined)."""
+        assert self.room is not None
+        reply = await self.connection.request(
+            RaceRematch(type="race_rematch", code=self.room.code), RaceRoom
+        )
+        self._new_room()
+        self._take_room(reply.room, None)
+        return reply.room
+
+    async def leave(self) -> None:
+        """Out of the room before its countdown (or stop following it once it is over)."""
+        if self.room is None or self.phase == "racing" or self.room.state == "countdown":
+            return
+        with contextlib.suppress(ClientError):  # leaving anyway
+            await self.connection.request(
+                RaceLeave(type="race_leave", code=self.room.code), RaceRoom
+            )
+
+    async def resume(self) -> None:
+        """After a reconnect: follow the room again, and take the game up if there is one."""
+        if self.room is not None:
+            reply = await self.connection.request(
+                RaceWatch(type="race_watch", code=self.room.code), RaceRoom
+            )
+            self._take_room(reply.room, None)
+        if self.view is not None:
+            await super().resume()
+        else:
+            self._held = False
+            self._tell(Notice("status", "Reconnected."))
+
+    def _new_room(self) -> None:
+        """A rematch: a new room, and no game until its reveal."""
+        self.room = None
+        self.view = None
+        self.game = None
+        self.confirmed = None
+        self.finished = False
+        self.pending.clear()
+        self.standings.clear()
+        self.room_left.clear()
+        self.race_log.clear()
+
+    # -- the server's messages ----------------------------------------------------------
+
+    def receive(self, message: ServerMessage) -> None:
+        if isinstance(message, RaceRoom):
+            self._take_room(message.room, message.event)
+            return
+        if isinstance(message, RaceUpdate):
+            self._update(message)
+            return
+        super().receive(message)
+
+    def _take_room(self, room: RoomView, event: str | None) -> None:
+        known = self.room
+        if known is not None and known.code == room.code and room.revision < known.revision:
+            return  # an older view, overtaken on the way
+        if known is not None and known.code != room.code:
+            return  # a view of another room (the one left for a rematch)
+        self.room = room
+        self.race_room = room.code
+        self._room_seen_at = self._clock()
+        self.standings = {entry.player: entry for entry in room.racers}
+        self.room_left &= {entry.player for entry in room.racers if not entry.finished}
+        line = self._room_line(room, event)
+        if line is not None:
+            self.race_log.append(line)
+        notice = None
+        if room.state in ("over", "expired") and not self.finished and self.view is not None:
+            self.finished = True  # stopped by the time limit
+            self._set_clock(self.elapsed(), running=False)
+        if event == "over":
+            notice = Notice("won" if self._won() else "info", self.results_line())
+        elif event == "rematch" and room.next is not None:
+            notice = Notice("info", "A rematch is open: press m to join it.")
+        elif event == "countdown":
+            notice = Notice("status", "The countdown has begun.")
+        self._tell(notice)
+
+    def _room_line(self, room: RoomView, event: str | None) -> str | None:
+        return {
+            "joined": f"{len(room.racers)} in the room",
+            "left": f"{len(room.racers)} in the room",
+            "countdown": "the countdown began",
+            "started": "go!",
+            "over": "the race is over",
+            "rematch": "a rematch is open (m)",
+            "expired": "the room closed unstarted",
+        }.get(event or "")
+
+    def _update(self, message: RaceUpdate) -> None:
+        if self.room is None or message.code != self.room.code:
+            return
+        entry = message.entry
+        self.standings[entry.player] = entry
+        if message.event == "left":
+            self.room_left.add(entry.player)
+        else:
+            self.room_left.discard(entry.player)
+        who = "you" if entry.player == self.player else player_label(entry.player, entry.bot)
+        line = {
+            "joined": f"{who} came back",
+            "moved": None,
+            "removed": f"{who} removed a run ({entry.removed}/4)",
+            "finished": f"{who} cleared the table in {race_time(entry.elapsed or 0.0)}",
+            "resigned": f"{who} resigned",
+            "left": f"{who} left",
+        }[message.event]
+        if line is not None:
+            self.race_log.append(line)
+        self._tell()
+
+    def _won(self) -> bool:
+        mine = self.standings.get(self.player or "")
+        return mine is not None and mine.place == 1
+
+    def results_line(self) -> str:
+        """The end of the race in one line: the winner, and where you placed."""
+        ordered = [entry for entry in self.ordered() if entry.place is not None]
+        if not ordered:
+            return "The race is over."
+        first = ordered[0]
+        winner = "you" if first.player == self.player else player_label(first.player, first.bot)
+        if first.won:
+            head = f"Race over: {winner} won in {race_time(first.elapsed or 0.0)}"
+        else:
+            head = f"Race over, nobody cleared the table: {winner} placed 1st"
+        mine = self.standings.get(self.player or "")
+        if mine is not None and mine.place is not None and mine.place > 1:
+            head += f"; you placed {ordinal(mine.place)} of {len(ordered)}"
+        return head + ". m rematch · q quit"

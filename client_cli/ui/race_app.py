@@ -1,0 +1,223 @@
+"""``simon race``: the room screen (racers, countdown), then the game screen with the room's
+live standings, then the results with a rematch key.
+
+:class:`RaceApp` is the game screen of :class:`~client_cli.ui.app.SimonApp` with a room
+panel: until the reveal it shows the room where the board will be; the standings panel
+takes the daily race panel's place. Keys of its own: ``s`` starts the race (its owner),
+``m`` asks for a rematch once it is over; ``q`` leaves the room (before the countdown) and
+quits.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table as RichTable
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Input, Static
+
+from ..connection import ClientError
+from ..race_table import RaceTable, ordinal, race_time
+from ..table import Notice, player_label, plural
+from .app import SimonApp
+from .commands import Command
+from .widgets import BoardView, ScoreLine
+
+#: The prompt's hint in the room, before the reveal.
+ROOM_PLACEHOLDER = "s start (the owner) · q leave · ? help"
+RACE_PLACEHOLDER = "3-7 move · 3 best move · u undo · x resign · q quit (you stay in the race)"
+
+
+def room_text(table: RaceTable) -> RenderableType:
+    """The room before the reveal: its code, options, racers and how it will start."""
+    room = table.room
+    if room is None:
+        return Text("Opening the room…")
+    text = Text()
+    text.append("Race room ", "bold")
+    text.append(room.code, "bold yellow")
+    kind = "public" if room.public else "private"
+    text.append(
+        f"   {plural(room.suits, 'suit')} · {kind} · up to {room.capacity} racers"
+        f" · {int(room.time_limit // 60)} min\n\n"
+    )
+    text.append(f"Racers ({len(room.racers)})\n", "bold")
+    for entry in room.racers:
+        style = "bold cyan" if entry.player == table.player else ""
+        text.append(f"  {player_label(entry.player, entry.bot)}", style)
+        if entry.player == room.owner:
+            text.append("  owner", "dim")
+        text.append("\n")
+    text.append("\n")
+    left = table.countdown_left()
+    if room.state == "countdown" and left is not None:
+        text.append(f"The deal is revealed in {left:.0f} s", "bold green3")
+    elif room.state == "expired":
+        text.append("The room closed before anyone started it.", "bold red")
+    elif room.state == "open" and room.public:
+        text.append("It counts down by itself at 3 racers, or 30 s after the second came.")
+    elif room.state == "open" and table.owner:
+        text.append("Press s to start the countdown once someone has joined.", "bold")
+    elif room.state == "open":
+        text.append(f"Waiting for {room.owner} to start the race.")
+    text.append("\n\n")
+    text.append("Others join with ", "dim")
+    text.append(f"simon race join {room.code}", "bold")
+    if room.allow_bots:
+        text.append("   (bot accounts welcome)", "dim")
+    return text
+
+
+class StandingsPanel(Static):
+    """The room's racers in standings order: runs, moves and how each stands."""
+
+    def update_from(self, table: RaceTable) -> None:
+        room = table.room
+        grid = RichTable(
+            title=f"Race {room.code}" if room else "Race",
+            title_justify="left",
+            title_style="bold",
+            expand=True,
+            box=None,
+            padding=(0, 0, 0, 1),
+            pad_edge=False,
+            show_edge=False,
+        )
+        grid.add_column("#", justify="right")
+        grid.add_column("Player", overflow="ellipsis", no_wrap=True, ratio=1, min_width=4)
+        grid.add_column("Runs", justify="right")
+        grid.add_column("Mv", justify="right")
+        grid.add_column("", no_wrap=True, min_width=7)
+        for index, entry in enumerate(table.ordered(), start=1):
+            left = entry.player in table.room_left
+            style = "bold cyan" if entry.player == table.player else ("dim" if left else "")
+            if entry.won:
+                status = Text(race_time(entry.elapsed or 0.0), "bold green3")
+            elif entry.resigned:
+                status = Text("gave up", "red")
+            elif entry.finished:
+                status = Text("time up", "dim")
+            else:
+                status = Text("left" if left else "racing", "dim" if left else "")
+            place = ordinal(entry.place) if entry.place is not None else str(index)
+            grid.add_row(
+                place,
+                Text(player_label(entry.player, entry.bot), style),
+                f"{entry.removed}/4",
+                str(entry.moves),
+                status,
+            )
+        parts: list[RenderableType] = [grid]
+        if table.race_log:
+            log = Text("\n".join(table.race_log), "dim", overflow="ellipsis", no_wrap=True)
+            parts += [Text(""), Text("Latest", "bold"), log]
+        self.update(Group(*parts))
+
+
+class RaceApp(SimonApp):
+    """The room, the race and its results, on one screen."""
+
+    TITLE = "Simple Simon: race"
+    CSS = """
+    #room { width: 1fr; height: 100%; padding: 1 2; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield ScoreLine(id="score")
+        with Horizontal(id="main"):
+            yield Static("", id="room")
+            with VerticalScroll(id="board-box"):
+                yield BoardView(letters=self.letters, id="board")
+            yield StandingsPanel(id="race")
+        yield Static("", id="notice")
+        yield Input(placeholder=ROOM_PLACEHOLDER, id="prompt")
+        yield Static("", id="connection")
+
+    @property
+    def race_table(self) -> RaceTable | None:
+        return self.table if isinstance(self.table, RaceTable) else None
+
+    async def _open(self, suits: int | None) -> None:
+        self.notify_line(Notice("status", "Opening the room…"))
+        try:
+            table = await self.open_table(suits)
+        except ClientError as error:
+            self.error = str(error)
+            self.exit(1)
+            return
+        self.table = table
+        table.listener = self.table_changed
+        prompt = self.query_one("#prompt", Input)
+        prompt.disabled = False
+        prompt.focus()
+        self.notify_line(Notice("info", "Waiting in the room. ? shows the rules and keys."))
+        self.table_changed(None)
+        self.set_interval(0.25, self._tick)
+
+    def table_changed(self, notice: Notice | None) -> None:
+        table = self.race_table
+        if table is None:
+            return
+        phase = table.phase
+        playing = phase != "room" and table.game is not None
+        self.query_one("#room").display = not playing
+        self.query_one("#board-box").display = playing
+        self.query_one("#race").display = playing
+        self.query_one("#prompt", Input).placeholder = (
+            RACE_PLACEHOLDER if phase == "racing" else ROOM_PLACEHOLDER
+        )
+        if playing:
+            super().table_changed(None)
+            self.query_one(StandingsPanel).update_from(table)
+        else:
+            self.query_one("#room", Static).update(room_text(table))
+            self.query_one(ScoreLine).update("")
+            connection = self.query_one("#connection", Static)
+            connection.update(Text(table.status, "bold yellow") if table.status else "")
+        if notice is not None:
+            self.notify_line(notice)
+
+    def _tick(self) -> None:
+        table = self.race_table
+        if table is None:
+            return
+        if table.phase == "room" or table.game is None:
+            self.query_one("#room", Static).update(room_text(table))
+        else:
+            super()._tick()
+
+    @on(Input.Changed, "#prompt")
+    async def room_key(self, event: Input.Changed) -> None:
+        """``s`` and ``m``: the room's own keys, acted on at once."""
+        table = self.race_table
+        value = event.value.strip()
+        if table is None or value not in ("s", "m"):
+            return
+        if value == "s" and table.phase != "room":
+            return
+        event.input.value = ""
+        try:
+            if value == "s":
+                if not table.owner:
+                    self.notify_line(Notice("info", "Only the room's owner starts the race."))
+                    return
+                await table.start_race()
+            elif table.phase != "over":
+                self.notify_line(Notice("info", "A rematch comes once the race is over."))
+            else:
+                room = await table.rematch()
+                self.notify_line(Notice("info", f"Rematch: room {room.code}."))
+        except ClientError as error:
+            self.notify_line(Notice("refused", str(error)))
+        self.table_changed(None)
+
+    async def run_command(self, command: Command) -> None:
+        table = self.race_table
+        if command.kind == "quit" and table is not None:
+            await table.leave()
+        elif table is not None and table.game is None and command.kind not in ("quit", "help"):
+            self.notify_line(Notice("info", "The race has not started: the board comes then."))
+            return
+        await super().run_command(command)

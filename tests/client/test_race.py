@@ -1,0 +1,362 @@
+"""``simon race``: the room at the table, its screen, and bot mode against a real server."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Static
+
+from client_cli.main import main
+from client_cli.race_table import RaceTable
+from client_cli.table import Table
+from client_cli.ui.race_app import RaceApp
+from server.engine import Game
+from server.protocol import (
+    MoveRequest,
+    PlayerInfo,
+    RaceNew,
+    RaceRematch,
+    RaceRoom,
+    RaceStart,
+    RaceUpdate,
+    RoomEntry,
+    RoomView,
+    State,
+)
+
+from .fakes import CODE, ScriptedConnection, view_of
+
+ROOT = Path(__file__).resolve().parents[2]
+SIZE = (110, 36)
+
+
+def room(
+    state: str = "open", revision: int = 1, racers: tuple[str, ...] = ("ann",), **extra: Any
+) -> RoomView:
+    return RoomView(
+        code="QWERT",
+        state=state,  # type: ignore[arg-type]
+        owner="ann",
+        suits=4,
+        public=False,
+        capacity=10,
+        allow_bots=False,
+        countdown=10.0,
+        time_limit=900.0,
+        racers=[RoomEntry(player=name) for name in racers],
+        revision=revision,
+        **extra,
+    )
+
+
+def race_state(seq: int = 0) -> State:
+    view = view_of(Game.from_code(CODE), seq).model_copy(update={"race": "QWERT"})
+    return State(state=view)
+
+
+class Ticks:
+    """A monotonic clock the test moves."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_the_table_follows_the_room_to_the_race_and_its_results() -> None:
+    connection = ScriptedConnection([RaceRoom(id=1, room=room())])
+    ticks = Ticks()
+    table = RaceTable(connection, clock=ticks)  # type: ignore[arg-type]
+    notices: list[Any] = []
+    table.listener = notices.append
+    await table.open(RaceNew(type="race_new", suits=4))
+    assert table.phase == "room" and table.owner and table.game is None
+    table.receive(RaceRoom(event="joined", room=room(revision=2, racers=("ann", "bob"))))
+    assert set(table.standings) == {"ann", "bob"}
+    table.receive(
+        RaceRoom(event="countdown", room=room("countdown", 3, ("ann", "bob"), starts_in=10.0))
+    )
+    ticks.now += 4
+    assert table.countdown_left() == pytest.approx(6.0)
+    table.receive(RaceRoom(room=room("open", 2, ("ann",))))  # an older view: ignored
+    assert table.room is not None and table.room.revision == 3
+
+    table.receive(race_state())  # the reveal
+    assert table.phase == "racing" and table.game is not None and table.race_room == "QWERT"
+    bob = RoomEntry(player="bob", moves=7, score=493, removed=1)
+    table.receive(RaceUpdate(code="QWERT", event="removed", entry=bob))
+    assert table.standings["bob"] == bob and table.race_log[-1] == "bob removed a run (1/4)"
+    assert [entry.player for entry in table.ordered()] == ["bob", "ann"]
+
+    winner = RoomEntry(player="bob", won=True, finished=True, elapsed=65.0, place=1)
+    second = RoomEntry(player="ann", moves=3, finished=True, resigned=True, place=2)
+    table.receive(
+        RaceRoom(
+            event="over",
+            room=room("over", 4, deal=CODE).model_copy(update={"racers": [winner, second]}),
+        )
+    )
+    assert table.phase == "over" and table.finished
+    assert notices[-1].text == (
+        "Race over: bob won in 1:05.0; you placed 2nd of 2. m rematch · q quit"
+    )
+
+    connection.replies.append(
+        RaceRoom(id=2, room=room(revision=1).model_copy(update={"code": "ASDFG"}))
+    )
+    again = await table.rematch()
+    assert isinstance(connection.requests[-1], RaceRematch)
+    assert again.code == "ASDFG" and table.phase == "room" and table.game is None
+    assert table.view is None and not table.finished
+
+
+async def test_the_screen_shows_the_room_then_the_race_then_the_results() -> None:
+    connection = ScriptedConnection([RaceRoom(id=1, room=room(racers=("ann", "bob")))])
+    connection.player = PlayerInfo(name="ann")
+
+    async def open_room(suits: int | None) -> Table:
+        table = RaceTable(connection)  # type: ignore[arg-type]
+        await table.open(RaceNew(type="race_new", suits=4))
+        return table
+
+    app = RaceApp(open_room)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = str(app.query_one("#room", Static).content)
+        assert "QWERT" in text and "Press s to start" in text and "simon race join QWERT" in text
+        assert not app.query_one("#board-box").display
+        await pilot.press(*"3-4", "enter")  # no board yet: nothing is sent
+        await pilot.pause()
+        assert not connection.sent
+        connection.replies.append(
+            RaceRoom(id=2, room=room("countdown", 2, ("ann", "bob"), starts_in=10.0))
+        )
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(connection.requests[-1], RaceStart)
+        assert "revealed in" in str(app.query_one("#room", Static).content)
+
+        table = app.table
+        assert isinstance(table, RaceTable)
+        table.receive(race_state())
+        await pilot.pause()
+        assert app.query_one("#board-box").display and app.query_one("#race").display
+        await pilot.press(*"3-4", "enter")
+        await pilot.pause()
+        assert isinstance(connection.sent[-1], MoveRequest)
+        assert connection.sent[-1].move == "3-4x1"
+
+        winner = RoomEntry(player="ann", won=True, finished=True, elapsed=42.0, place=1)
+        second = RoomEntry(player="bob", finished=True, resigned=True, place=2)
+        over = room("over", 3, deal=CODE).model_copy(update={"racers": [winner, second]})
+        table.receive(RaceRoom(event="over", room=over))
+        await pilot.pause()
+        notice = str(app.query_one("#notice", Static).content)
+        assert "Race over: you won in 0:42.0" in notice
+        connection.replies.append(
+            RaceRoom(
+                id=3,
+                room=room(racers=("bob", "ann")).model_copy(
+                    update={"code": "ASDFG", "owner": "bob"}
+                ),
+            )
+        )
+        await pilot.press("m")
+        await pilot.pause()
+        assert isinstance(connection.requests[-1], RaceRematch)
+        assert "ASDFG" in str(app.query_one("#room", Static).content)
+        assert not app.query_one("#board-box").display
+
+
+# -- bot mode against a real server ------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def race_server(backend: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server process whose countdown is short (the bots wait it out for real)."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "SIMON_DATA_DIR": str(tmp_path_factory.mktemp(f"race-server-{backend.name}")),
+        "SIMON_DATABASE_URL": backend.database_url,
+        "SIMON_REDIS_PREFIX": f"{backend.redis_prefix}-race-cli",
+        "SIMON_DAILY_SOLVER_SECONDS": "5",
+        "SIMON_RACE_COUNTDOWN_SECONDS": "1",
+        "SIMON_RATE_LIMIT_MESSAGES": "100000",
+    }
+    if backend.redis_url:
+        env["SIMON_REDIS_URL"] = backend.redis_url
+    else:
+        env.pop("SIMON_REDIS_URL", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "server.main", "--port", str(port)], cwd=ROOT, env=env
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"the server did not start (status {process.poll()})")
+            time.sleep(0.2)
+    yield f"ws://127.0.0.1:{port}"
+    process.terminate()
+    process.wait(timeout=15)
+
+
+def account(
+    server: str, folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, *, bot: bool
+) -> dict[str, str]:
+    """Register an account in a config folder of its own; the environment to use it."""
+    env = {**os.environ, "SIMON_CONFIG_DIR": str(folder), "SIMON_SERVER": server}
+    monkeypatch.setenv("SIMON_CONFIG_DIR", str(folder))
+    monkeypatch.setenv("SIMON_SERVER", server)
+    name = f"bot-{uuid.uuid4().hex[:8]}"
+    assert main(["register", name, *(["--bot"] if bot else [])]) == 0
+    capsys.readouterr()
+    return {**env, "PYTHONPATH": str(ROOT)}
+
+
+def simon_process(env: dict[str, str], *argv: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "client_cli.main", *argv],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_two_bots_race_a_fresh_deal_in_a_room_that_allows_bots(
+    race_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    owner_env = account(race_server, tmp_path / "owner", monkeypatch, capsys, bot=True)
+    other_env = account(race_server, tmp_path / "other", monkeypatch, capsys, bot=True)
+    owner = simon_process(
+        owner_env, "race", "new", "--suits", "1", "--allow-bots", "--start-at", "2", "--solve",
+        "--json",
+    )  # fmt: skip
+    assert owner.stdout is not None
+    first = json.loads(owner.stdout.readline())  # at once, before the race
+    assert first["state"] == "open" and len(first["room"]) == 5
+    other = simon_process(
+        other_env, "race", "join", first["room"], "--solve", "--pace", "0.01", "--json"
+    )
+    try:
+        other_out, other_err = other.communicate(timeout=120)
+        owner_rest, owner_err = owner.communicate(timeout=120)
+    finally:
+        for process in (owner, other):
+            if process.poll() is None:
+                process.kill()
+    assert owner.returncode == 0 and other.returncode == 0, (owner_err, other_err)
+    owner_last = json.loads(owner_rest.strip().splitlines()[-1])
+    other_lines = [json.loads(line) for line in other_out.strip().splitlines()]
+    assert other_lines[0]["room"] == first["room"]
+    other_last = other_lines[-1]
+    assert owner_last["state"] == other_last["state"] == "over"
+    assert owner_last["standings"] == other_last["standings"]
+    standings = owner_last["standings"]
+    assert [line["place"] for line in standings] == [1, 2]
+    assert all(line["won"] and line["bot"] for line in standings)  # both cleared the table
+    assert standings[0]["elapsed"] <= standings[1]["elapsed"]
+    assert owner_last["you"]["player"] != other_last["you"]["player"]
+    assert Game.from_code(owner_last["deal"]).suits == 1
+
+
+def test_race_bot_mode_needs_a_bot_account(
+    race_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    account(race_server, tmp_path / "human", monkeypatch, capsys, bot=False)
+    assert main(["race", "new", "--solve", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["error"]["code"] == "bot-account-needed"
+    assert main(["race", "new", "--start-at", "2", "--json"]) == 2
+    assert json.loads(capsys.readouterr().out)["error"]["code"] == "usage"
+
+
+# -- the screen against a real server ------------------------------------------------------
+
+
+async def until(pilot: Any, condition: Any, timeout: float = 10.0) -> None:
+    """Let the app run until ``condition()`` holds (what the server sends takes a moment)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the screen did not get there"
+        await pilot.pause(0.02)
+
+
+async def test_a_race_on_the_screen_against_a_real_server(backend: Any) -> None:
+    from client_cli.connection import Connection
+    from server.protocol import Register, Registered
+    from tests.support.rooms import DEAL, room_event, room_reply, signed_up, solution
+    from tests.support.servers import Client, fresh_clock, server_settings, serving
+
+    clock = fresh_clock()
+    async with (
+        serving(server_settings(backend), clock=clock) as server,
+        Client.connect(server.url) as bob,
+    ):
+        connection = await Connection(server.url).open()
+        name = f"ann-{uuid.uuid4().hex[:8]}"
+        registered = await connection.request(Register(type="register", name=name), Registered)
+        connection.player = registered.player
+        await signed_up(bob, "bob")
+
+        async def open_room(suits: int | None) -> Table:
+            table = RaceTable(connection)
+            await table.open(RaceNew(type="race_new", code=DEAL))
+            return table
+
+        app = RaceApp(open_room)
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: isinstance(app.table, RaceTable) and app.table.room)
+                table = app.table
+                assert isinstance(table, RaceTable) and table.room is not None
+                code = table.room.code
+                await room_reply(bob, {"type": "race_join", "code": code})
+                await until(pilot, lambda: len(table.standings) == 2)
+                await pilot.press("s")
+                await until(pilot, lambda: table.countdown_left() is not None)
+                await room_event(bob, "countdown", code)
+                clock.advance(seconds=10)
+                await until(pilot, lambda: table.phase == "racing")
+                assert app.query_one("#board-box").display
+                move = solution(DEAL)[0]
+                await pilot.press(*move, "enter")
+                await until(pilot, lambda: table.standings[name].moves == 1)
+                await bob.request({"type": "resign"})
+                await pilot.press("x", "x")  # resign, confirmed
+                await until(pilot, lambda: table.phase == "over")
+                assert table.standings[name].place == 2  # as many runs, one move more
+                notice = str(app.query_one("#notice", Static).content)
+                assert notice.startswith("Race over, nobody cleared the table: ")
+                assert "you placed 2nd of 2" in notice
+                await pilot.press("m")
+                await until(pilot, lambda: table.room is not None and table.room.code != code)
+                assert table.phase == "room" and table.owner
+                assert table.room is not None
+                assert table.room.code in str(app.query_one("#room", Static).content)
+        finally:
+            await connection.close()
