@@ -1,5 +1,8 @@
-"""Race rooms: ``races`` (a room, its deal and times), ``race_entries`` (its racers, their
-games and results) and ``race_lobbies`` (the open public room of each suit count).
+"""Race rooms: the rooms, their racers and results, and the quick races' open rooms.
+
+``races`` (a room, its options, state, deal and times, its rematch), ``race_entries`` (its
+racers, their games and results) and ``race_lobbies`` (the open public room of each suit
+count).
 
 Racers' games are ordinary ``games`` rows (mode ``practice``), linked from their entry.
 

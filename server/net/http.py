@@ -108,6 +108,7 @@ async def _healthz(hub: Hub, query: Query) -> Response:
             "connections": hub.days.listener_count,
             "games": len(hub.live),
             "race_followers": hub.races.follower_count,
+            "room_followers": hub.rooms.follower_count,
         },
     )
 
