@@ -700,14 +700,29 @@ class Rooms:
         for entrant in record.entrants:
             if entrant.game_id is None:
                 continue
-            game = await self._game(entrant.game_id)
-            if game is None:
-                continue
-            # not done after all: tried again at the next sweep
-            if not game.finished and (not timed_out or not await self._stop(game, record.ends_at)):
+            # the results as the database has them (a copy held here may be behind)
+            stored = await self._store.get_game(entrant.game_id)
+            if stored is not None and stored.result is None:
+                game = await self._game(entrant.game_id)
+                # not done after all: tried again at the next sweep
+                if game is None or not timed_out or not await self._stop(game, record.ends_at):
+                    return
+                stored = await self._store.get_game(entrant.game_id)
+            if stored is None or stored.result is None:
                 return
-            assert game.result is not None
-            results.append((entrant, room_entry(game), game.result.elapsed))
+            result = stored.result
+            line = RoomEntry(
+                player=entrant.name,
+                bot=entrant.bot,
+                moves=result.moves,
+                score=result.score,
+                removed=result.removed,
+                won=result.won,
+                resigned=result.resigned,
+                finished=True,
+                elapsed=round(result.elapsed, 3) if result.won else None,
+            )
+            results.append((entrant, line, result.elapsed))
         results.sort(key=lambda pair: pair[1].standing())
         finished = await self.races.finish(
             code,
@@ -732,16 +747,18 @@ class Rooms:
     async def _stop(self, game: PlayerGame, at: datetime) -> bool:
         """Stop a racer's game at the time limit, as it stands; whether it is over now."""
         async with game.lock:
-            if game.finished:
-                return True
-            before = game.seq
-            game.end(now=at)
-            try:
-                await self._live.commit(game, before, at=at)
-            except StaleGame:  # played on, or stopped, elsewhere: the log has it
-                await self._live.refresh(game)
-            except StoreUnavailable as error:
-                log.warning("could not stop game %s at its time limit: %s", game.id, error)
+            for _ in range(2):
+                if game.finished:
+                    return True
+                before = game.seq
+                game.end(now=at)
+                try:
+                    await self._live.commit(game, before, at=at)
+                except StaleGame:  # played on, or stopped, elsewhere: the log has it
+                    await self._live.refresh(game)
+                except StoreUnavailable as error:
+                    log.warning("could not stop game %s at its time limit: %s", game.id, error)
+                    return False
             return game.finished
 
     async def _expire(self, code: str) -> None:

@@ -7,6 +7,7 @@ wait pass when the test moves it.
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 from server.engine import Game
@@ -266,3 +267,36 @@ async def test_bad_room_requests_are_refused_with_stable_codes(backend: Backend)
         assert await refused(alice, {"type": "resume", "game": game_id}) == "not-found"
         clock.advance(seconds=10)
         assert (await revealed(alice))["game"] == game_id
+
+
+async def test_rooms_nobody_follows_still_end_and_expire(backend: Backend) -> None:
+    clock = fresh_clock()
+    async with serving(server_settings(backend), clock=clock) as server:
+        async with Client.connect(server.url) as alice, Client.connect(server.url) as bob:
+            await signed_up(alice, "ann")
+            await signed_up(bob, "ben")
+            code = (await room_reply(alice, {"type": "race_new", "code": DEAL}))["code"]
+            idle = (await room_reply(bob, {"type": "race_new"}))["code"]
+            await room_reply(bob, {"type": "race_join", "code": code})
+            await room_reply(alice, {"type": "race_start", "code": code})
+            clock.advance(seconds=10)
+            await revealed(alice)
+            await revealed(bob)
+            await alice.request({"type": "move", "move": solution(DEAL)[0]})
+        # every racer is gone: no node follows either room, and no timer runs for them
+        async with asyncio.timeout(5):
+            # the server lets go when it sees the closes, in its own time
+            while server.hub.rooms.follower_count:  # noqa: ASYNC110
+                await asyncio.sleep(0.01)
+        clock.advance(minutes=15)
+        await server.hub.rooms.sweep()
+        status, page = await get_json(f"{server.http_url}/race/{code}")
+        assert status == 200 and page["room"]["state"] == "over"
+        assert [(r["place"], r["moves"], r["finished"]) for r in page["room"]["racers"]] == [
+            (1, 0, True),
+            (2, 1, True),
+        ]
+        assert (await get_json(f"{server.http_url}/race/{idle}"))[1]["room"]["state"] == "open"
+        clock.advance(minutes=46)  # an hour since it opened, and nobody started it
+        await server.hub.rooms.sweep()
+        assert (await get_json(f"{server.http_url}/race/{idle}"))[1]["room"]["state"] == "expired"
