@@ -18,6 +18,7 @@ from server.protocol import (
     DailyInfo,
     DailyRequest,
     History,
+    HistoryGame,
     HistoryRequest,
     LeaderboardPage,
     LeaderboardRequest,
@@ -28,6 +29,7 @@ from server.protocol import (
 
 from .offline import UsageError, add_json_argument
 from .online import add_server_argument, open_connection, print_json
+from .race_table import ordinal
 from .table import player_label, plural
 from .ui.widgets import format_clock
 
@@ -166,15 +168,26 @@ async def _history(args: argparse.Namespace) -> int:
         table.add_row(
             str(game.day or game.finished_at[:10]),
             game.code or "(today's)",  # a daily's code stays secret until its day is over
-            game.mode,
+            f"race {game.race}" if game.race else game.mode,
             "✓" if game.won else "",
             str(game.score),
             str(game.moves),
             format_clock(game.elapsed),
-            "under review" if game.review else str(game.rank) if game.rank is not None else "",
+            _standing(game),
         )
     Console().print(table)
     return 0
+
+
+def _standing(game: HistoryGame) -> str:
+    """A finished game's rank column: its daily rank (or under review), or its race place."""
+    if game.review:
+        return "under review"
+    if game.rank is not None:
+        return str(game.rank)
+    if game.place is not None:
+        return f"{ordinal(game.place)} in race"
+    return ""
 
 
 async def _daily(args: argparse.Namespace) -> int:

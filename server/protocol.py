@@ -512,7 +512,7 @@ class RankInfo(_Message):
 
 
 class HistoryGame(_Message):
-    day: date | None
+    day: date | None = None  # None: a practice (or race) game
     code: str | None = None  # None: a daily of today, secret until the day ends
     suits: SuitCount
     mode: Mode

@@ -3,7 +3,8 @@ anything (games live in the database's action log).
 
 :class:`Bus` is the interface; :class:`InProcessBus` serves one node with no Redis and
 :class:`RedisBus` shares race rooms between nodes through Redis (pub/sub channels
-``<prefix>:race:<day>:<suits>``, standings in a hash). Race events travel as encoded
+``<prefix>:race:<day>:<suits>``, standings in a hash; race rooms of friends on
+``<prefix>:room:<code>``, their state in the database). Race events travel as encoded
 :class:`~server.protocol.RaceEvent` frames, so a node forwards them to its followers
 without decoding them again.
 """

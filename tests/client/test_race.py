@@ -283,6 +283,15 @@ def test_two_bots_race_a_fresh_deal_in_a_room_that_allows_bots(
     assert standings[0]["elapsed"] <= standings[1]["elapsed"]
     assert owner_last["you"]["player"] != other_last["you"]["player"]
     assert Game.from_code(owner_last["deal"]).suits == 1
+    # the race is in the owner's history, with its room and place
+    monkeypatch.setenv("SIMON_CONFIG_DIR", owner_env["SIMON_CONFIG_DIR"])
+    assert main(["history", "--json"]) == 0
+    [game] = json.loads(capsys.readouterr().out)["games"]
+    assert (game["race"], game["place"]) == (first["room"], owner_last["you"]["place"])
+    monkeypatch.setenv("COLUMNS", "200")  # one line a game
+    assert main(["history"]) == 0
+    shown = capsys.readouterr().out
+    assert f"race {first['room']}" in shown and "in race" in shown
 
 
 def test_race_bot_mode_needs_a_bot_account(
