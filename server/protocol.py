@@ -62,6 +62,7 @@ class ErrorCode(StrEnum):
     ALREADY_PLAYED = "already-played"
     DAILY_NOT_OVER = "daily-not-over"  # practice of today's daily deal
     NO_DAILY = "no-daily"
+    PROVING = "proving"  # today's deals are still being proven: ask again in a few seconds
     NOT_FOUND = "not-found"
     BAD_CURSOR = "bad-cursor"
     STALE_GAME = "stale-game"  # played on elsewhere since: a state follows the error

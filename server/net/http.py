@@ -100,10 +100,13 @@ def _text(query: Query, name: str, *, required: bool, longest: int) -> str | Non
 
 
 async def _healthz(hub: Hub, query: Query) -> Response:
+    # Not ready to take players until today's deals are proven (a fresh server's first start).
+    daily_ready = hub.daily.ready(hub.today())
     return json_response(
-        200,
+        200 if daily_ready else 503,
         {
-            "ok": True,
+            "ok": daily_ready,
+            "daily": "ready" if daily_ready else "proving",
             "protocol": PROTOCOL_VERSION,
             "connections": hub.days.listener_count,
             "games": len(hub.live),
@@ -147,6 +150,9 @@ async def _history(hub: Hub, query: Query) -> Response:
     return _model(await hub.queries.history(await hub.accounts.named(name), limit))
 
 
+#: The HTTP status of a refusal, where it is not 400.
+_REFUSAL_STATUS: dict[ErrorCode, int] = {ErrorCode.NOT_FOUND: 404, ErrorCode.PROVING: 503}
+
 _ROUTES: dict[str, tuple[Callable[[Hub, Query], Awaitable[Response]], frozenset[str]]] = {
     "/healthz": (_healthz, frozenset()),
     "/daily": (_daily, frozenset()),
@@ -175,8 +181,12 @@ async def respond(hub: Hub, request: Request) -> Response:
     except BadQuery as error:
         return error_response(400, ErrorCode.INVALID_MESSAGE, str(error))
     except Refused as refused:
-        status = 404 if refused.code is ErrorCode.NOT_FOUND else 400
-        return error_response(status, refused.code, refused.message)
+        response = error_response(
+            _REFUSAL_STATUS.get(refused.code, 400), refused.code, refused.message
+        )
+        if refused.code is ErrorCode.PROVING:
+            response.headers["Retry-After"] = "5"
+        return response
     except Exception:
         log.exception("HTTP %s failed", url.path)
         return error_response(503, ErrorCode.UNAVAILABLE, "the server cannot answer right now")

@@ -26,12 +26,12 @@ from server.protocol import (
 from server.store import LeaderboardEntry, PlayerRecord, Store
 
 from .clock import Clock, seconds_to_next_day, utc_day
-from .daily import DailySchedule
+from .daily import DailySchedule, DealsNotReady
 from .errors import Refused
 from .race import RaceRooms
 
-#: How long a ``daily`` request (or the new day's announcement) waits for deals still
-#: being searched for; those not found by then are left out.
+#: How long a ``daily`` request waits for deals still being proven before it is refused
+#: ``proving`` (never answered with some of them).
 DAILY_WAIT: Final = 5.0
 
 
@@ -54,13 +54,22 @@ class Queries:
         day = utc_day(now)
         return DailyInfo(
             day=day,
-            deals=await self.today_deals(day, player),
+            deals=await self.today_deals(day, player, wait=DAILY_WAIT),
             yesterday=await self.past_deals(day - timedelta(days=1)),
             seconds_left=round(seconds_to_next_day(now), 3),
         )
 
-    async def today_deals(self, day: date, player: PlayerRecord | None) -> list[TodayDeal]:
-        deals = await self._daily.deals(day, wait=DAILY_WAIT)
+    async def today_deals(
+        self, day: date, player: PlayerRecord | None, *, wait: float | None
+    ) -> list[TodayDeal]:
+        """All three of the day's deals (``wait`` None: however long proving them takes)."""
+        try:
+            deals = await self._daily.deals(day, wait=wait)
+        except DealsNotReady:
+            raise Refused(
+                ErrorCode.PROVING,
+                "today's deals are still being proven: ask again in a few seconds",
+            ) from None
         if player is None:
             return [TodayDeal(suits=deal.suits) for deal in deals]
         finished = await self._store.daily_progress(player_id=player.id, day=day)

@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 
 from server.kinds import MODES, Mode
 from server.store.action_log import DEFAULT_COMMIT_TIMEOUT, DEFAULT_WINDOW, ActionLog, open_writer
+from server.store.lease import leases_for
 from server.store.models import (
     IS_DAILY,
     LEADERBOARD_KEY,
@@ -258,6 +259,8 @@ class Store:
         self._read_engine = engine.execution_options(isolation_level="AUTOCOMMIT")
         self._reads = async_sessionmaker(self._read_engine, expire_on_commit=False)
         self._insert = postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
+        #: Work one node does at a time, for all that share this database.
+        self.leases = leases_for(engine)
         #: A Redis client to close with the store (``open(..., owns_redis=True)``).
         self._redis: redis.Redis | None = None
 

@@ -224,8 +224,8 @@ async def test_par_is_shown_once_the_day_is_over(hub: Hub) -> None:
     state = (await talk.one(type="resume", game=game_id))["state"]
     assert state["par"] == 42
     info = await talk.one(type="daily")
-    # only the 4-suit deal was made yesterday (no background preparation in this hub)
-    assert {d["suits"]: d.get("par") for d in info["yesterday"]} == {4: 42}
+    # a day's three deals are made together, when the first is asked for
+    assert {d["suits"]: d.get("par") for d in info["yesterday"]} == {1: 42, 2: 42, 4: 42}
     assert all("par" not in d for d in info["deals"])
 
 
@@ -444,7 +444,7 @@ def test_a_game_remembers_the_replies_to_its_last_eight_ids() -> None:
     assert len(game.replies) == REPLAY_MEMORY == 8
 
 
-async def test_daily_leaves_out_a_deal_still_being_proven(
+async def test_daily_is_refused_proving_until_all_three_deals_are_known(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr("server.play.queries.DAILY_WAIT", 0.05)
@@ -463,10 +463,10 @@ async def test_daily_leaves_out_a_deal_still_being_proven(
         prover=prover,
     )
     talk = Talk(hub)
-    info = await talk.one(type="daily")
-    assert [deal["suits"] for deal in info["deals"]] == [1, 2]
+    refused = await talk.one(type="daily", id=1)
+    assert refused["type"] == "error" and refused["code"] == "proving"  # never a part
     hard.set()
-    await asyncio.sleep(0.01)
+    await hub.daily.deals(hub.today())
     info = await talk.one(type="daily")
     assert [deal["suits"] for deal in info["deals"]] == [1, 2, 4]
     await hub.close()

@@ -32,6 +32,7 @@ from server.store import (
     StaleGame,
     StoreUnavailable,
 )
+from server.store.lease import ProcessLeases
 from server.store.order import ResultKey
 
 
@@ -78,6 +79,8 @@ class FakeStore:
         self.log = ActionLog(self.writer, window=0)
         self.ranked: list[tuple[str, Result]] = []
         self.screenings: dict[str, FairPlayRecord] = {}
+        #: Nodes on one fake store share it, and its leases with it.
+        self.leases = ProcessLeases()
 
     async def close(self) -> None:
         await self.log.close()
