@@ -28,8 +28,9 @@ from server.protocol import (
     RankRequest,
 )
 
-from .connection import Connection, ServerError
-from .offline import UsageError, add_json_argument
+from .connection import Connection
+from .errors import ServerError, UsageError
+from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
 from .table import player_label, plural
 from .ui.widgets import format_clock

@@ -56,7 +56,8 @@ from server.protocol import (
     Undo,
 )
 
-from .connection import ClientError, Connection
+from .connection import Connection
+from .errors import ClientError
 
 NoticeKind = Literal["info", "refused", "won", "status"]
 RACE_LOG = 5  # the latest race events kept for the screen

@@ -1,11 +1,15 @@
 """The kinds of things every layer above the engine names: a game's mode, a day's two
-boards, what a race event says. Defined once here; the store, the protocol, the play
-layer and the client import them (the suit count is the engine's :data:`SuitCount`).
+boards, what a race event says, and how a game ended (:class:`Result`). Defined once here;
+the store, the protocol, the play layer and the client import them (the suit count is the
+engine's :data:`SuitCount`).
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Final, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict
 
 from server.engine import SUIT_COUNTS, SuitCount
 
@@ -20,4 +24,30 @@ BOARDS: Final[tuple[Board, ...]] = get_args(Board)
 #: What a race event tells the others of one racer.
 RaceEventKind = Literal["joined", "moved", "removed", "finished", "resigned", "left"]
 
-__all__ = ["BOARDS", "MODES", "SUIT_COUNTS", "Board", "Mode", "RaceEventKind", "SuitCount"]
+
+class Result(BaseModel):
+    """How a game ended: one value from the game that ended (``PlayerGame.end``) to the
+    store (written with the game's last log entry), the protocol (``finished`` is one) and
+    the client."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    won: bool
+    resigned: bool
+    moves: int
+    score: int
+    removed: int  # runs removed
+    elapsed: float  # seconds from the start, to the millisecond
+    finished_at: datetime
+
+
+__all__ = [
+    "BOARDS",
+    "MODES",
+    "SUIT_COUNTS",
+    "Board",
+    "Mode",
+    "RaceEventKind",
+    "Result",
+    "SuitCount",
+]

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
-from redis.exceptions import RedisError
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import SQLAlchemyError
 
+from server.bus import BusError
 from server.settings import Settings
+from server.store import StoreError
 
 if TYPE_CHECKING:
     from server.store import Store
@@ -208,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AdminError as error:
         print(f"simon-server: {error}", file=sys.stderr)
         return 1
-    except (OSError, SQLAlchemyError, RedisError) as error:
+    except (OSError, StoreError, BusError) as error:
         # Unreachable or misconfigured services at start-up: say which, without a traceback.
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         print(f"simon-server: cannot use the database or Redis: {reason}", file=sys.stderr)

@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
 from server import kinds
-from server.kinds import Board, Mode, RaceEventKind
+from server.kinds import Board, Mode, RaceEventKind, Result
 
 PROTOCOL_VERSION = 1
 
@@ -347,20 +347,15 @@ def moved_frame(
 _JSON_BOOL = {True: "true", False: "false"}
 
 
-class Finished(_Message):
-    """A game ended (won or resigned); for the daily, the stored result."""
+class Finished(_Message, Result):
+    """A game ended (won, resigned, or closed at its day's end): its :class:`Result` (the
+    stored one: won, resigned, moves, score, removed, elapsed, finished_at), and more."""
 
     type: Literal["finished"] = "finished"
     id: MessageId | None = None
     game: str
     code: str
     mode: Mode
-    won: bool
-    resigned: bool
-    moves: int
-    score: int
-    removed: int
-    elapsed: float
     rank: int | None = None  # daily: the rank now
     par: int | None = None  # daily: once the day is over
     #: "held": the result is held for fair-play review, off the public board for now.

@@ -8,7 +8,7 @@ anything (games live in the database's action log).
 without decoding them again.
 """
 
-from .base import Bus, RaceHandler
+from .base import Bus, BusError, BusUnavailable, RaceHandler
 from .memory import InProcessBus
 from .redis import RedisBus, redis_client
 
@@ -20,4 +20,13 @@ def open_bus(redis_url: str | None, *, prefix: str = "simon") -> Bus:
     return InProcessBus()
 
 
-__all__ = ["Bus", "InProcessBus", "RaceHandler", "RedisBus", "open_bus", "redis_client"]
+__all__ = [
+    "Bus",
+    "BusError",
+    "BusUnavailable",
+    "InProcessBus",
+    "RaceHandler",
+    "RedisBus",
+    "open_bus",
+    "redis_client",
+]

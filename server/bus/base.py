@@ -9,6 +9,15 @@ from datetime import date
 #: Called with (day, suits, encoded RaceEvent frame) for every race event on a joined room.
 RaceHandler = Callable[[date, int, str], None]
 
+
+class BusError(Exception):
+    """The root of what the bus raises."""
+
+
+class BusUnavailable(BusError):
+    """Redis did not answer or failed (raised from its own exception): nothing was sent."""
+
+
 #: Race standings outlive a day's race by this much, then expire.
 KEEP_SECONDS = 3 * 24 * 3600
 

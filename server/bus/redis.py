@@ -11,11 +11,14 @@ import asyncio
 import contextlib
 import logging
 from datetime import date
+from typing import Final
 
 import redis.asyncio as redis
 from redis.exceptions import RedisError
 
-from .base import KEEP_SECONDS, Bus
+from server.boundary import boundary
+
+from .base import KEEP_SECONDS, Bus, BusUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +38,11 @@ def redis_client(url: str) -> redis.Redis:
     return redis.Redis.from_pool(pool)
 
 
+#: What a Redis that fails raises (OSError includes timeouts and refused connections).
+REDIS_FAILURES: Final = (RedisError, OSError)
+
+
+@boundary(REDIS_FAILURES, BusUnavailable)
 class RedisBus(Bus):
     def __init__(self, url: str, *, prefix: str = "simon") -> None:
         super().__init__()

@@ -16,8 +16,6 @@ from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
-from redis.exceptions import RedisError
-from sqlalchemy.exc import SQLAlchemyError
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
@@ -207,10 +205,7 @@ async def serve_connection(
                 continue
             try:
                 replies = await session.handle(message)
-            except (OSError, SQLAlchemyError, RedisError):
-                log.exception("handling %s failed: a service did not answer", message.type)
-                replies = [failure(message.id, ErrorCode.UNAVAILABLE)]
-            except Exception:
+            except Exception:  # what no table knows: a bug
                 log.exception("handling %s failed", message.type)
                 replies = [failure(message.id, ErrorCode.INTERNAL)]
             for reply in replies:

@@ -22,7 +22,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from server.engine import SUIT_COUNTS
-from server.play.errors import Refused
+from server.play.errors import refusal_of
 from server.play.hub import Hub
 from server.protocol import PROTOCOL_VERSION, Board, ErrorCode
 
@@ -151,7 +151,11 @@ async def _history(hub: Hub, query: Query) -> Response:
 
 
 #: The HTTP status of a refusal, where it is not 400.
-_REFUSAL_STATUS: dict[ErrorCode, int] = {ErrorCode.NOT_FOUND: 404, ErrorCode.PROVING: 503}
+_REFUSAL_STATUS: dict[ErrorCode, int] = {
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.PROVING: 503,
+    ErrorCode.UNAVAILABLE: 503,
+}
 
 _ROUTES: dict[str, tuple[Callable[[Hub, Query], Awaitable[Response]], frozenset[str]]] = {
     "/healthz": (_healthz, frozenset()),
@@ -180,13 +184,14 @@ async def respond(hub: Hub, request: Request) -> Response:
         return await handler(hub, {name: values[0] for name, values in raw.items()})
     except BadQuery as error:
         return error_response(400, ErrorCode.INVALID_MESSAGE, str(error))
-    except Refused as refused:
+    except Exception as error:
+        refused = refusal_of(error)
+        if refused is None:  # what no table knows: a bug
+            log.exception("HTTP %s failed", url.path)
+            return error_response(500, ErrorCode.INTERNAL, "the server failed to answer")
         response = error_response(
             _REFUSAL_STATUS.get(refused.code, 400), refused.code, refused.message
         )
-        if refused.code is ErrorCode.PROVING:
+        if refused.code in (ErrorCode.PROVING, ErrorCode.UNAVAILABLE):
             response.headers["Retry-After"] = "5"
         return response
-    except Exception:
-        log.exception("HTTP %s failed", url.path)
-        return error_response(503, ErrorCode.UNAVAILABLE, "the server cannot answer right now")

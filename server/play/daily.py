@@ -24,7 +24,9 @@ from typing import Any, Final, TypeVar
 
 from server.engine import SUIT_COUNTS, GameCode
 from server.engine.codes import DEALS_PER_SUIT_COUNT
-from server.store import DailyDealRecord, Store
+from server.store import DailyDealRecord, PlayStore
+
+from .errors import DealsNotReady, NoDailyDeal
 
 log = logging.getLogger(__name__)
 
@@ -114,14 +116,6 @@ class SolverProver:
             self._pool = None
 
 
-class NoDailyDeal(RuntimeError):
-    """No candidate of the day could be proven winnable (a misconfigured solver budget)."""
-
-
-class DealsNotReady(RuntimeError):
-    """The day's deals are still being proven (by this node or another)."""
-
-
 #: How often a node that is not proving looks for the deals another node stores (seconds).
 LEASE_POLL: Final = 0.5
 #: The lease under which one node of all proves deals.
@@ -136,7 +130,7 @@ class DailySchedule:
     lease goes with it and another node takes over.
     """
 
-    def __init__(self, store: Store, *, secret: str, prover: Prover) -> None:
+    def __init__(self, store: PlayStore, *, secret: str, prover: Prover) -> None:
         self._store = store
         self._secret = secret
         self._prover = prover

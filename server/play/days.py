@@ -11,7 +11,7 @@ from typing import Final
 
 from server.bus import Bus
 from server.protocol import DailyChanged, encode
-from server.store import StaleGame, Store, StoreUnavailable
+from server.store import PlayStore, StaleGame, StoreUnavailable
 
 from .clock import Clock, seconds_to_next_day, utc_day
 from .daily import DailySchedule
@@ -35,7 +35,7 @@ class DayTicker:
     def __init__(
         self,
         *,
-        store: Store,
+        store: PlayStore,
         bus: Bus,
         clock: Clock,
         daily: DailySchedule,

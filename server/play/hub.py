@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import date, datetime
 
 from server.bus import Bus
-from server.store import Store
+from server.store import PlayStore
 
 from .accounts import Accounts
 from .clock import Clock, utc_day
@@ -37,7 +37,7 @@ class Hub:
     def __init__(
         self,
         *,
-        store: Store,
+        store: PlayStore,
         bus: Bus,
         clock: Clock,
         secret: str,

@@ -13,7 +13,6 @@ from server.protocol import (
     Board,
     DailyCode,
     DailyInfo,
-    ErrorCode,
     History,
     HistoryGame,
     LeaderboardPage,
@@ -23,11 +22,10 @@ from server.protocol import (
     RankInfo,
     TodayDeal,
 )
-from server.store import LeaderboardEntry, PlayerRecord, Store
+from server.store import LeaderboardEntry, PlayerRecord, PlayStore
 
 from .clock import Clock, seconds_to_next_day, utc_day
-from .daily import DailySchedule, DealsNotReady
-from .errors import Refused
+from .daily import DailySchedule
 from .race import RaceRooms
 
 #: How long a ``daily`` request waits for deals still being proven before it is refused
@@ -37,7 +35,7 @@ DAILY_WAIT: Final = 5.0
 
 class Queries:
     def __init__(
-        self, *, store: Store, clock: Clock, daily: DailySchedule, races: RaceRooms
+        self, *, store: PlayStore, clock: Clock, daily: DailySchedule, races: RaceRooms
     ) -> None:
         self._store = store
         self._clock = clock
@@ -63,13 +61,7 @@ class Queries:
         self, day: date, player: PlayerRecord | None, *, wait: float | None
     ) -> list[TodayDeal]:
         """All three of the day's deals (``wait`` None: however long proving them takes)."""
-        try:
-            deals = await self._daily.deals(day, wait=wait)
-        except DealsNotReady:
-            raise Refused(
-                ErrorCode.PROVING,
-                "today's deals are still being proven: ask again in a few seconds",
-            ) from None
+        deals = await self._daily.deals(day, wait=wait)  # DealsNotReady: refused "proving"
         if player is None:
             return [TodayDeal(suits=deal.suits) for deal in deals]
         finished = await self._store.daily_progress(player_id=player.id, day=day)
@@ -95,12 +87,9 @@ class Queries:
         self, *, day: date | None, suits: int, limit: int, after: str | None, board: Board
     ) -> LeaderboardPage:
         day = day or self._today()
-        try:
-            page = await self._store.leaderboard_page(
-                day=day, suits=suits, limit=limit, after=after, bots=board == "bots"
-            )
-        except ValueError:
-            raise Refused(ErrorCode.BAD_CURSOR, "that cursor is not one this server gave") from None
+        page = await self._store.leaderboard_page(
+            day=day, suits=suits, limit=limit, after=after, bots=board == "bots"
+        )
         return LeaderboardPage(
             day=day,
             suits=suits,

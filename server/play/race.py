@@ -20,9 +20,8 @@ from datetime import date
 from typing import Final, Literal
 
 from pydantic import ValidationError
-from redis.exceptions import RedisError
 
-from server.bus import Bus
+from server.bus import Bus, BusError
 from server.protocol import RaceEntry, RaceEvent, RaceEventKind, encode
 
 log = logging.getLogger(__name__)
@@ -87,7 +86,7 @@ class RaceRooms:
             day, suits, event, entry = self._outgoing.popleft()
             try:
                 await self.publish(day, suits, event, entry)
-            except (RedisError, OSError) as error:
+            except BusError as error:
                 self.dropped += 1
                 now = time.monotonic()
                 if now - self._logged_at >= FAILURE_LOG_INTERVAL:

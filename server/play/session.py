@@ -15,11 +15,12 @@ should another node have moved the game on, it is reloaded and the player told.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any
 
-from server.engine import IllegalMoveError, InvalidMoveError
+from server.engine import IllegalMoveError
 from server.protocol import (
     PROTOCOL_VERSION,
     Auth,
@@ -55,10 +56,12 @@ from server.protocol import (
 )
 from server.store import PlayerRecord, StaleGame, StoreUnavailable
 
-from .errors import Refused
+from .errors import Refused, refusal_of
 from .games import PlayerGame, Remembered, parse_move
 from .hub import Hub
 from .race import Push
+
+log = logging.getLogger(__name__)
 
 #: What a handler returns: messages, or frames already encoded (remembered replies).
 Replies = list[ServerMessage | str]
@@ -87,7 +90,12 @@ class Session:
             if type(message) is MoveRequest:  # most messages: straight to the move
                 return await self._move(message)
             replies = await _HANDLERS[message.type](self, message)
-        except Refused as refused:
+        except Exception as error:
+            refused = refusal_of(error)
+            if refused is None:
+                raise  # a bug: the network layer logs it and answers "internal"
+            if refused.code is ErrorCode.UNAVAILABLE:
+                log.warning("%s refused: %s", message.type, error)
             return [encode(refused.reply(message.id))]
         return [reply if isinstance(reply, str) else encode(reply) for reply in replies]
 
@@ -264,10 +272,7 @@ class Session:
 
     async def _move(self, message: MoveRequest) -> list[str]:
         self._current()
-        try:
-            move = parse_move(message.move)
-        except InvalidMoveError as error:
-            raise Refused(ErrorCode.BAD_MOVE, str(error)) from None
+        move = parse_move(message.move)  # InvalidMoveError: refused "bad-move"
 
         def push(game: PlayerGame) -> str:
             return game.move(move)

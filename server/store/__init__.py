@@ -1,10 +1,29 @@
 """Storage: players, daily deals, games, their action log and daily leaderboards.
 
 The schema is made by the alembic migrations in ``migrations/`` (see
-:mod:`server.store.migrate`); ranks come from :mod:`server.store.ranks`.
+:mod:`server.store.migrate`); ranks come from :mod:`server.store.ranks`. Every error is a
+:class:`StoreError` (the tree is in :mod:`server.store.errors`).
+
+Modules: ``store`` (the :class:`Store` facade; players and deals), ``games`` (games and
+their logs, read back), ``leaderboard`` (pages, ranks, cursors), ``fairplay`` (screenings,
+reviews), ``action_log`` (the group committer), ``database`` (engine and sessions),
+``order`` (the leaderboard order), ``ranks`` (the rank cache), ``models`` (tables),
+``records`` (what the store hands out), ``errors`` (the tree), ``boundary`` (driver failures
+become :class:`StoreUnavailable`), ``api`` (:class:`PlayStore`), ``migrate``.
 """
 
+from server.kinds import Result
 from server.store.action_log import ActionLog, GameEnd
+from server.store.api import PlayStore
+from server.store.errors import (
+    AttemptExists,
+    BadCursor,
+    InvalidRequest,
+    NameTaken,
+    StaleGame,
+    StoreError,
+    StoreUnavailable,
+)
 from server.store.records import (
     CLEARED,
     CLOSED,
@@ -15,7 +34,6 @@ from server.store.records import (
     PASSED,
     RESIGN,
     WON,
-    AttemptExists,
     DailyDealRecord,
     FairPlayRecord,
     GameLog,
@@ -23,14 +41,9 @@ from server.store.records import (
     LeaderboardEntry,
     LeaderboardSlice,
     LogEntry,
-    NameTaken,
     PlayerHistory,
     PlayerRecord,
     RankResult,
-    Result,
-    StaleGame,
-    StoreError,
-    StoreUnavailable,
 )
 from server.store.store import Store, name_key
 
@@ -46,15 +59,18 @@ __all__ = [
     "WON",
     "ActionLog",
     "AttemptExists",
+    "BadCursor",
     "DailyDealRecord",
     "FairPlayRecord",
     "GameEnd",
     "GameLog",
     "GameRecord",
+    "InvalidRequest",
     "LeaderboardEntry",
     "LeaderboardSlice",
     "LogEntry",
     "NameTaken",
+    "PlayStore",
     "PlayerHistory",
     "PlayerRecord",
     "RankResult",

@@ -32,9 +32,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+import asyncpg
 import sqlalchemy as sa
 
-from server.store.records import LogEntry, Result, StaleGame, StoreUnavailable
+from server.kinds import Result
+from server.store.errors import InvalidRequest, StaleGame, StoreUnavailable
+from server.store.records import LogEntry
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +94,7 @@ class ActionLog:
         Raises :class:`StaleGame` or :class:`StoreUnavailable`; then nothing was written.
         """
         if not entries:
-            raise ValueError("nothing to append")
+            raise InvalidRequest("nothing to append")
         if self._closed:
             raise StoreUnavailable("the action log is closed")
         loop = asyncio.get_running_loop()
@@ -234,8 +237,6 @@ class PostgresLogWriter:
         self._connection: Any = None
 
     async def _connect(self) -> Any:
-        import asyncpg
-
         if self._connection is None or self._connection.is_closed():
             self._connection = await asyncpg.connect(
                 self._dsn, timeout=self._timeout, command_timeout=self._timeout
@@ -243,8 +244,6 @@ class PostgresLogWriter:
         return self._connection
 
     async def write(self, entries: Sequence[LogEntry], results: Sequence[GameEnd]) -> None:
-        import asyncpg
-
         try:
             connection = await self._connect()
             if not results:  # one statement: atomic without a transaction of its own
@@ -419,6 +418,6 @@ def open_writer(url: str, *, timeout: float = DEFAULT_COMMIT_TIMEOUT) -> LogWrit
     parsed = sa.make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if not parsed.database or parsed.database == ":memory:":
-            raise ValueError("the action log needs an SQLite file, not an in-memory database")
+            raise InvalidRequest("the action log needs an SQLite file, not an in-memory database")
         return SqliteLogWriter(parsed.database, timeout=timeout)
     return PostgresLogWriter(url, timeout=timeout)

@@ -95,7 +95,10 @@ class DailyDeal(Base):
     solution: Mapped[str | None] = mapped_column(sa.Text)
 
 
-class Game(Base):
+class GameRow(Base):
+    """A game: who plays which deal, and its result once finished (its moves are its
+    :class:`GameAction` rows). Not the engine's ``Game``, the game in play: its stored row."""
+
     __tablename__ = "games"
 
     id: Mapped[str] = mapped_column(GameId, primary_key=True)
@@ -183,14 +186,14 @@ class GameAction(Base):
 
 #: A daily game: the literal (not a bound parameter) lets PostgreSQL match the partial
 #: indexes' predicates in prepared statements too.
-IS_DAILY = Game.mode == sa.literal_column("'daily'")
+IS_DAILY = GameRow.mode == sa.literal_column("'daily'")
 #: Rows of a daily leaderboard: finished daily games not held for review.
-ON_LEADERBOARD = sa.and_(IS_DAILY, Game.finished_at.is_not(None), Game.held == sa.false())
+ON_LEADERBOARD = sa.and_(IS_DAILY, GameRow.finished_at.is_not(None), GameRow.held == sa.false())
 
 
 def _ascending(name: str, descending: bool) -> sa.ColumnElement[Any]:
     """One term of :data:`~server.store.order.ORDER` as an ascending SQL expression."""
-    column: sa.ColumnElement[Any] = getattr(Game, name)
+    column: sa.ColumnElement[Any] = getattr(GameRow, name)
     if not descending:
         return column
     if isinstance(column.type, sa.Boolean):  # -CAST(...) reads the same on both backends
@@ -207,9 +210,9 @@ LEADERBOARD_KEY: tuple[sa.ColumnElement[Any], ...] = tuple(
 # One daily attempt per player, day and suit count; practice games are not limited.
 sa.Index(
     "uq_games_daily_attempt",
-    Game.player_id,
-    Game.day,
-    Game.suits,
+    GameRow.player_id,
+    GameRow.day,
+    GameRow.suits,
     unique=True,
     sqlite_where=IS_DAILY,
     postgresql_where=IS_DAILY,
@@ -218,13 +221,13 @@ sa.Index(
 # range per board (humans, bots).
 sa.Index(
     "ix_games_leaderboard",
-    Game.day,
-    Game.suits,
-    Game.bot,
+    GameRow.day,
+    GameRow.suits,
+    GameRow.bot,
     *LEADERBOARD_KEY,
     postgresql_include=["score", "player_id", "moves", "won", "removed"],
     sqlite_where=ON_LEADERBOARD,
     postgresql_where=ON_LEADERBOARD,
 )
 # A player's history, newest first.
-sa.Index("ix_games_player_finished", Game.player_id, Game.finished_at)
+sa.Index("ix_games_player_finished", GameRow.player_id, GameRow.finished_at)

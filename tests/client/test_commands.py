@@ -187,7 +187,7 @@ async def test_daily_waits_with_a_line_while_the_server_proves_the_deals(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from client_cli import boards
-    from client_cli.connection import ServerError
+    from client_cli.errors import ServerError
     from server.protocol import DailyInfo, Error, ErrorCode, TodayDeal
 
     monkeypatch.setattr(boards, "PROVING_RETRY", 0.0)

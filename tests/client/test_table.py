@@ -178,6 +178,7 @@ async def test_a_finished_daily_shows_the_rank() -> None:
             score=840,
             removed=4,
             elapsed=100.0,
+            finished_at="2026-01-02T10:00:00Z",
             rank=3,
         )
     )

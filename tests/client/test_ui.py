@@ -395,6 +395,7 @@ async def test_resign_online_tells_the_server_and_shows_its_result() -> None:
                 score=500,
                 removed=0,
                 elapsed=4.0,
+                finished_at="2026-01-02T10:00:00Z",
             )
         )
         await pilot.pause()

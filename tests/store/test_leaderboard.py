@@ -17,7 +17,7 @@ from server.play.clock import ManualClock
 from server.play.games import replay
 from server.play.hub import Hub
 from server.store import LeaderboardEntry, Result, Store
-from server.store.models import ON_LEADERBOARD, Game
+from server.store.models import ON_LEADERBOARD, GameRow
 from server.store.order import ResultKey
 from server.store.ranks import RedisRankCache
 from tests.store.helpers import T0, entries, finished_daily, new_player, start, unique_day
@@ -251,7 +251,7 @@ async def test_rank_cache_agrees_with_counting_rows(
 ) -> None:
     """Random results, some read before (warming the cache) and some after: every rank the
     store gives equals the number of better rows counted in the database, plus one."""
-    caplog.set_level(logging.INFO, logger="server.store.store")
+    caplog.set_level(logging.INFO, logger="server.store.leaderboard")
     day = unique_day()
     rng = random.Random(2026)
     players = [await new_player(store) for _ in range(40)]
@@ -271,9 +271,9 @@ async def test_rank_cache_agrees_with_counting_rows(
         rows = (
             await connection.execute(
                 sa.select(
-                    Game.player_id, Game.won, Game.removed, Game.score, Game.elapsed,
-                    Game.finished_at, Game.id,
-                ).where(ON_LEADERBOARD, Game.day == day, Game.suits == 1)
+                    GameRow.player_id, GameRow.won, GameRow.removed, GameRow.score,
+                    GameRow.elapsed, GameRow.finished_at, GameRow.id,
+                ).where(ON_LEADERBOARD, GameRow.day == day, GameRow.suits == 1)
             )
         ).all()  # fmt: skip
     expected = {
