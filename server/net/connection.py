@@ -22,7 +22,14 @@ from websockets.exceptions import ConnectionClosed
 
 from server.play.hub import Hub
 from server.play.session import Session
-from server.protocol import Error, ErrorCode, MessageId, encode, parse_client_message
+from server.protocol import (
+    Error,
+    ErrorCode,
+    MessageId,
+    encode,
+    has_control,
+    parse_client_message,
+)
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +110,7 @@ def message_id_of(frame: str | bytes, raw: dict[str, Any] | None = None) -> Mess
     if raw is None:
         raw = _json_object(frame)
     candidate = raw.get("id") if raw is not None else None
-    if (isinstance(candidate, str) and len(candidate) <= 64) or (
+    if (isinstance(candidate, str) and len(candidate) <= 64 and not has_control(candidate)) or (
         isinstance(candidate, int) and not isinstance(candidate, bool) and 0 <= candidate < 2**53
     ):
         return candidate
@@ -133,7 +140,9 @@ def refusal(frame: str | bytes, error: ValidationError) -> Error:
     # Messages are flat: the field is the second part of the location (after the type);
     # what follows names pydantic's inner schemas, which mean nothing to a client.
     field = str(first["loc"][1]) if len(first["loc"]) > 1 else "message"
-    if field == "id":
+    if first["type"] == "string_pattern_mismatch":  # the only pattern: no control characters
+        first = {**first, "msg": "control characters are not allowed"}
+    elif field == "id":
         first = {**first, "msg": "a string of up to 64 characters or a whole number from 0"}
     return Error(
         id=message_id,

@@ -23,7 +23,7 @@ from websockets.http11 import Request, Response
 
 from server.play.errors import Refused
 from server.play.hub import Hub
-from server.protocol import PROTOCOL_VERSION, Board, ErrorCode
+from server.protocol import PROTOCOL_VERSION, Board, ErrorCode, has_control
 
 log = logging.getLogger(__name__)
 
@@ -70,10 +70,10 @@ def _int(query: Query, name: str, default: int, choices: range | tuple[int, ...]
     text = query.get(name)
     if text is None:
         return default
-    try:
-        value = int(text)
-    except ValueError:
-        raise BadQuery(f"{name} is a whole number") from None
+    # ASCII digits only: int() would also take " 1", "+1", "1_0" and other scripts' digits
+    if not (text.isascii() and text.isdigit()) or len(text) > 6:
+        raise BadQuery(f"{name} is a whole number")
+    value = int(text)
     if value not in choices:
         raise BadQuery(f"{name} must be one of {list(choices)}" if isinstance(choices, tuple)
                        else f"{name} is {choices.start} to {choices.stop - 1}")  # fmt: skip
@@ -168,6 +168,9 @@ async def respond(hub: Hub, request: Request) -> Response:
         repeated = [name for name, values in raw.items() if len(values) > 1]
         if repeated:
             raise BadQuery(f"{repeated[0]} is given twice")
+        dirty = [name for name, values in raw.items() if has_control(values[0])]
+        if dirty:  # no parameter has a use for them, and PostgreSQL refuses a NUL
+            raise BadQuery(f"{dirty[0]}: control characters are not allowed")
         return await handler(hub, {name: values[0] for name, values in raw.items()})
     except BadQuery as error:
         return error_response(400, ErrorCode.INVALID_MESSAGE, str(error))
