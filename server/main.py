@@ -64,6 +64,10 @@ def tune_gc() -> None:
 
 async def serve(settings: Settings) -> None:
     from server.net import run_server
+    from server.net.listen import raise_descriptor_limit
+
+    before, now = raise_descriptor_limit()
+    log.info("descriptor limit %d (raised from %d)", now, before)
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

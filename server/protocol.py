@@ -74,6 +74,7 @@ class ErrorCode(StrEnum):
     INVALID_MESSAGE = "invalid-message"
     UNSUPPORTED_VERSION = "unsupported-version"
     RATE_LIMITED = "rate-limited"
+    TOO_MANY_CONNECTIONS = "too-many-connections"  # refused at the handshake (HTTP 429/503)
     NOT_AUTHENTICATED = "not-authenticated"
     ALREADY_AUTHENTICATED = "already-authenticated"
     BAD_NAME = "bad-name"

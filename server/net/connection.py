@@ -23,6 +23,7 @@ from websockets.exceptions import ConnectionClosed
 from server.play.hub import Hub
 from server.play.session import Session
 from server.protocol import (
+    ClientMessage,
     Error,
     ErrorCode,
     MessageId,
@@ -31,6 +32,8 @@ from server.protocol import (
     parse_client_message,
 )
 
+from .limits import Gate
+
 log = logging.getLogger(__name__)
 
 #: Pushed frames waiting for one client; more are dropped.
@@ -38,6 +41,8 @@ PUSH_QUEUE: int = 64
 CLOSE_POLICY = 1008
 #: Messages refused in a row for the budget before the connection is closed.
 OVERDRAFT = 10
+#: The messages that sign a connection in (limited per client address).
+_SIGN_IN = frozenset({"register", "auth"})
 
 
 class RateLimit:
@@ -175,14 +180,38 @@ async def close_draining(websocket: ServerConnection, code: int, reason: str) ->
     await closing
 
 
+async def _signing_in(
+    gate: Gate, address: str, websocket: ServerConnection, session: Session, message: ClientMessage
+) -> list[str]:
+    """``register`` and ``auth`` under the per-address limits: so many new accounts per
+    window, and a growing back-off after failed sign-ins (the token is not even checked
+    while the address is locked out)."""
+    refused = gate.registration(address) if message.type == "register" else gate.sign_in(address)
+    if refused is not None:
+        return [encode(refused.error(message.id))]
+    replies = await session.handle(message)
+    if session.player is not None:
+        gate.authenticated(websocket)
+    elif message.type == "auth" and f'"code":"{ErrorCode.BAD_TOKEN.value}"' in replies[0]:
+        gate.sign_in_failed(address)
+    return replies
+
+
 async def serve_connection(
-    hub: Hub, websocket: ServerConnection, budget: int, window: float
+    hub: Hub,
+    websocket: ServerConnection,
+    budget: int,
+    window: float,
+    gate: Gate | None = None,
 ) -> None:
     """Run one connection until it closes."""
     outbox = Outbox(websocket)
     session = Session(hub, outbox.push)
     limit = RateLimit(budget, window)
     refused_in_a_row = 0
+    address = getattr(websocket, "client_address", None) or "unknown"
+    if gate is not None:
+        gate.unauthenticated(websocket)
     try:
         async for frame in websocket:
             if not limit.allow():
@@ -211,7 +240,10 @@ async def serve_connection(
                 await websocket.send(encode(refusal(frame, error)))
                 continue
             try:
-                replies = await session.handle(message)
+                if gate is not None and message.type in _SIGN_IN:
+                    replies = await _signing_in(gate, address, websocket, session, message)
+                else:
+                    replies = await session.handle(message)
             except (OSError, SQLAlchemyError, RedisError):
                 log.exception("handling %s failed: a service did not answer", message.type)
                 replies = [failure(message.id, ErrorCode.UNAVAILABLE)]
@@ -223,6 +255,8 @@ async def serve_connection(
     except ConnectionClosed:
         pass
     finally:
+        if gate is not None:
+            gate.forget(websocket)
         outbox.close()
         try:
             await session.close()
