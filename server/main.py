@@ -108,7 +108,9 @@ async def _opened(settings: Settings) -> Store:
             f"the database schema is at revision {revision}, the server needs {head}: "
             "run simon-server migrate first"
         )
-    redis = redis_client(settings.redis_url) if settings.redis_url else None
+    redis = (
+        redis_client(settings.redis_url, **settings.redis_timeouts) if settings.redis_url else None
+    )
     return await Store.open(
         url, redis=redis, redis_prefix=settings.redis_prefix, migrate=False, owns_redis=True
     )

@@ -41,6 +41,15 @@ class Settings(BaseSettings):
     #: others (milliseconds); a commit that takes longer than the timeout is refused.
     commit_window_ms: float = Field(5.0, ge=0, le=1000)
     commit_timeout_seconds: float = Field(5.0, gt=0)
+    # -- timeouts of the services (docs/operations.md) ------------------------------------
+    database_connect_timeout_seconds: float = Field(5.0, gt=0)
+    #: Every statement, both in asyncpg and as PostgreSQL's own ``statement_timeout``.
+    database_statement_timeout_seconds: float = Field(5.0, gt=0)
+    sqlite_busy_timeout_seconds: float = Field(10.0, ge=0)
+    redis_connect_timeout_seconds: float = Field(2.0, gt=0)
+    redis_socket_timeout_seconds: float = Field(5.0, gt=0)
+    #: ``/healthz`` waits this long for each service before it calls it down.
+    health_timeout_seconds: float = Field(2.0, gt=0)
     #: Solver budget per candidate daily deal; codes it cannot prove winnable are skipped.
     daily_solver_seconds: float = Field(20.0, gt=0)
     # -- limits per client address, and on the whole server (docs/operations.md) ----------
@@ -107,6 +116,23 @@ class Settings(BaseSettings):
         if self.production and self.secret == DEFAULT_SECRET:
             raise ValueError("SIMON_SECRET must be set to a secret of your own in production")
         return self
+
+    @property
+    def database_timeouts(self) -> dict[str, float]:
+        """The timeouts for ``create_engine`` (and ``Store.open``)."""
+        return {
+            "connect_timeout": self.database_connect_timeout_seconds,
+            "statement_timeout": self.database_statement_timeout_seconds,
+            "busy_timeout": self.sqlite_busy_timeout_seconds,
+        }
+
+    @property
+    def redis_timeouts(self) -> dict[str, float]:
+        """The timeouts for ``redis_client`` and ``open_bus``."""
+        return {
+            "connect_timeout": self.redis_connect_timeout_seconds,
+            "timeout": self.redis_socket_timeout_seconds,
+        }
 
     @property
     def effective_database_url(self) -> str:

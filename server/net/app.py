@@ -30,6 +30,7 @@ from server.store import Store
 
 from . import http
 from .connection import serve_connection
+from .health import Health
 from .limits import Gate, Limits, Monotonic, Refusal
 from .listen import AcceptErrors, connection_cap, listen
 
@@ -94,7 +95,7 @@ def _limited(refusal: Refusal) -> Response:
 
 
 async def _process_request(
-    hub: Hub, gate: Gate, connection: ServerConnection, request: Request
+    hub: Hub, gate: Gate, health: Health, connection: ServerConnection, request: Request
 ) -> Response | None:
     peer = connection.remote_address[0] if connection.remote_address else None
     address = gate.client_address(peer, request.headers.get_all("X-Forwarded-For"))
@@ -108,7 +109,7 @@ async def _process_request(
     refused = gate.http_request(address)
     if refused is not None:
         return _limited(refused)
-    return await http.respond(hub, request)
+    return await http.respond(hub, request, health)
 
 
 @asynccontextmanager
@@ -145,10 +146,10 @@ async def run_server(
     )
     async with AsyncExitStack() as stack:
         stack.callback(loop.set_exception_handler, previous_handler)
+        rank_redis = None
         if store is None:
-            rank_redis = None
             if settings.redis_url:
-                rank_redis = redis_client(settings.redis_url)
+                rank_redis = redis_client(settings.redis_url, **settings.redis_timeouts)
                 stack.push_async_callback(rank_redis.aclose)
             store = await Store.open(
                 settings.effective_database_url,
@@ -157,10 +158,13 @@ async def run_server(
                 migrate=True,
                 commit_window=settings.commit_window_ms / 1000,
                 commit_timeout=settings.commit_timeout_seconds,
+                timeouts=settings.database_timeouts,
             )
             stack.push_async_callback(store.close)
         if bus is None:
-            bus = open_bus(settings.redis_url, prefix=settings.redis_prefix)
+            bus = open_bus(
+                settings.redis_url, prefix=settings.redis_prefix, **settings.redis_timeouts
+            )
             await bus.start()
             stack.push_async_callback(bus.close)
         if prover is None:
@@ -179,6 +183,8 @@ async def run_server(
         stack.push_async_callback(hub.close)
         gate.start()
         stack.push_async_callback(gate.close)
+        health = Health(store, redis=rank_redis, timeout=settings.health_timeout_seconds)
+        stack.push_async_callback(health.close)
         listener = listen(settings.host, settings.port)
         stack.callback(listener.close)  # the server closes it too; twice does no harm
         server = await stack.enter_async_context(
@@ -196,7 +202,7 @@ async def run_server(
                 ping_interval=settings.ping_interval_seconds,
                 ping_timeout=settings.ping_timeout_seconds,
                 open_timeout=settings.handshake_timeout_seconds,
-                process_request=partial(_process_request, hub, gate),
+                process_request=partial(_process_request, hub, gate, health),
                 server_header=None,
                 create_connection=_connection_class(gate),
             )

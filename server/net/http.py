@@ -25,6 +25,8 @@ from server.play.errors import Refused
 from server.play.hub import Hub
 from server.protocol import PROTOCOL_VERSION, Board, ErrorCode, has_control
 
+from .health import Health
+
 log = logging.getLogger(__name__)
 
 Query = dict[str, str]
@@ -98,15 +100,20 @@ def _text(query: Query, name: str, *, required: bool, longest: int) -> str | Non
     return text
 
 
-async def _healthz(hub: Hub, query: Query) -> Response:
+async def _healthz(hub: Hub, query: Query, health: Health | None = None) -> Response:
+    """This node's figures and, with ``health``, each service's state and latency:
+    ``503`` when the database does not answer (Redis down is a warning: play goes on)."""
+    services = await health.check() if health is not None else {}
+    ok = services.get("database", {"ok": True})["ok"]
     return json_response(
-        200,
+        200 if ok else 503,
         {
-            "ok": True,
+            "ok": ok,
             "protocol": PROTOCOL_VERSION,
             "connections": len(hub.listeners),
             "games": len(hub.live),
             "race_followers": hub.races.follower_count,
+            **services,
         },
     )
 
@@ -153,9 +160,11 @@ _ROUTES: dict[str, tuple[Callable[[Hub, Query], Awaitable[Response]], frozenset[
 }
 
 
-async def respond(hub: Hub, request: Request) -> Response:
-    """Answer one plain HTTP GET."""
+async def respond(hub: Hub, request: Request, health: Health | None = None) -> Response:
+    """Answer one plain HTTP GET (``health`` probes the services for ``/healthz``)."""
     url = urlsplit(request.path)
+    if url.path == "/healthz" and health is not None:
+        return await _healthz(hub, {}, health)
     route = _ROUTES.get(url.path)
     if route is None:
         return error_response(404, ErrorCode.NOT_FOUND, f"no such path {url.path!r}")

@@ -238,7 +238,10 @@ class PostgresLogWriter:
 
         if self._connection is None or self._connection.is_closed():
             self._connection = await asyncpg.connect(
-                self._dsn, timeout=self._timeout, command_timeout=self._timeout
+                self._dsn,
+                timeout=self._timeout,
+                command_timeout=self._timeout,
+                server_settings={"statement_timeout": str(max(1, round(self._timeout * 1000)))},
             )
         return self._connection
 
