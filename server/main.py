@@ -196,11 +196,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValidationError as error:
         print(f"simon-server: bad settings: {error}", file=sys.stderr)
         return 2
-    logging.basicConfig(
-        level=settings.log_level.upper(),
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    from server.logs import configure
+
+    configure(settings.log_level, settings.log_format)
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # start-up noise
     try:
         if args.command == "migrate":

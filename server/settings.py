@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from platformdirs import user_data_dir
 from pydantic import Field, field_validator, model_validator
@@ -81,6 +82,8 @@ class Settings(BaseSettings):
     #: At the descriptor limit, one log line per this many seconds, however many accepts fail.
     accept_error_log_seconds: float = Field(60.0, gt=0)
     log_level: str = "INFO"
+    #: ``text``: one plain line a record; ``json``: one JSON object a line.
+    log_format: Literal["text", "json"] = "text"
     #: When a human's daily is held for review (docs/fair-play.md): e.g.
     #: ``SIMON_FAIRPLAY__MAX_AGREEMENT=0.95``; the defaults are in server/play/fairplay.py.
     fairplay: Thresholds = Field(default_factory=Thresholds)

@@ -33,6 +33,7 @@ from .connection import serve_connection
 from .health import Health
 from .limits import Gate, Limits, Monotonic, Refusal
 from .listen import AcceptErrors, connection_cap, listen
+from .metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +96,12 @@ def _limited(refusal: Refusal) -> Response:
 
 
 async def _process_request(
-    hub: Hub, gate: Gate, health: Health, connection: ServerConnection, request: Request
+    hub: Hub,
+    gate: Gate,
+    health: Health,
+    metrics: Metrics,
+    connection: ServerConnection,
+    request: Request,
 ) -> Response | None:
     peer = connection.remote_address[0] if connection.remote_address else None
     address = gate.client_address(peer, request.headers.get_all("X-Forwarded-For"))
@@ -109,7 +115,10 @@ async def _process_request(
     refused = gate.http_request(address)
     if refused is not None:
         return _limited(refused)
-    return await http.respond(hub, request, health)
+    response = await http.respond(hub, request, health, metrics)
+    if response.status_code >= 400:
+        metrics.error(response.body.decode(errors="replace"))
+    return response
 
 
 @asynccontextmanager
@@ -185,6 +194,9 @@ async def run_server(
         stack.push_async_callback(gate.close)
         health = Health(store, redis=rank_redis, timeout=settings.health_timeout_seconds)
         stack.push_async_callback(health.close)
+        metrics = Metrics(hub, gate, health)
+        metrics.watch_commits(store)
+        gate.on_refuse = metrics.refused
         listener = listen(settings.host, settings.port)
         stack.callback(listener.close)  # the server closes it too; twice does no harm
         server = await stack.enter_async_context(
@@ -193,6 +205,7 @@ async def run_server(
                     _connection,
                     hub,
                     gate,
+                    metrics,
                     settings.rate_limit_messages,
                     settings.rate_limit_window_seconds,
                 ),
@@ -202,7 +215,7 @@ async def run_server(
                 ping_interval=settings.ping_interval_seconds,
                 ping_timeout=settings.ping_timeout_seconds,
                 open_timeout=settings.handshake_timeout_seconds,
-                process_request=partial(_process_request, hub, gate, health),
+                process_request=partial(_process_request, hub, gate, health, metrics),
                 server_header=None,
                 create_connection=_connection_class(gate),
             )
@@ -217,6 +230,11 @@ async def run_server(
 
 
 async def _connection(
-    hub: Hub, gate: Gate, budget: int, window: float, websocket: ServerConnection
+    hub: Hub,
+    gate: Gate,
+    metrics: Metrics,
+    budget: int,
+    window: float,
+    websocket: ServerConnection,
 ) -> None:
-    await serve_connection(hub, websocket, budget, window, gate)
+    await serve_connection(hub, websocket, budget, window, gate, metrics)

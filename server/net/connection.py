@@ -33,6 +33,7 @@ from server.protocol import (
 )
 
 from .limits import Gate
+from .metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -203,6 +204,7 @@ async def serve_connection(
     budget: int,
     window: float,
     gate: Gate | None = None,
+    metrics: Metrics | None = None,
 ) -> None:
     """Run one connection until it closes."""
     outbox = Outbox(websocket)
@@ -218,6 +220,8 @@ async def serve_connection(
                 # Over budget: refused unread, with the id so a client can slow down and
                 # resend; a client that keeps on regardless is closed.
                 refused_in_a_row += 1
+                if metrics is not None:
+                    metrics.refused(ErrorCode.RATE_LIMITED.value)
                 closing = refused_in_a_row > OVERDRAFT
                 await websocket.send(
                     encode(
@@ -234,10 +238,14 @@ async def serve_connection(
                     break
                 continue
             refused_in_a_row = 0
+            started = time.perf_counter()
             try:
                 message = parse_client_message(frame)
             except ValidationError as error:
-                await websocket.send(encode(refusal(frame, error)))
+                refused = encode(refusal(frame, error))
+                if metrics is not None:
+                    metrics.error(refused)
+                await websocket.send(refused)
                 continue
             try:
                 if gate is not None and message.type in _SIGN_IN:
@@ -252,6 +260,8 @@ async def serve_connection(
                 replies = [failure(message.id, ErrorCode.INTERNAL)]
             for reply in replies:
                 await websocket.send(reply)
+            if metrics is not None:
+                metrics.handled(message.type, time.perf_counter() - started, replies)
     except ConnectionClosed:
         pass
     finally:

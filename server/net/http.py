@@ -26,6 +26,7 @@ from server.play.hub import Hub
 from server.protocol import PROTOCOL_VERSION, Board, ErrorCode, has_control
 
 from .health import Health
+from .metrics import CONTENT_TYPE, Metrics
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,18 @@ def json_response(status: int, payload: Any) -> Response:
         ]
     )
     return Response(status_.value, status_.phrase, headers, body)
+
+
+def _text_response(body: bytes, content_type: str) -> Response:
+    headers = Headers(
+        [
+            ("Date", email.utils.formatdate(usegmt=True)),
+            ("Content-Type", content_type),
+            ("Content-Length", str(len(body))),
+            ("Cache-Control", "no-store"),
+        ]
+    )
+    return Response(200, "OK", headers, body)
 
 
 def error_response(status: int, code: ErrorCode, message: str) -> Response:
@@ -160,11 +173,16 @@ _ROUTES: dict[str, tuple[Callable[[Hub, Query], Awaitable[Response]], frozenset[
 }
 
 
-async def respond(hub: Hub, request: Request, health: Health | None = None) -> Response:
-    """Answer one plain HTTP GET (``health`` probes the services for ``/healthz``)."""
+async def respond(
+    hub: Hub, request: Request, health: Health | None = None, metrics: Metrics | None = None
+) -> Response:
+    """Answer one plain HTTP GET (``health`` probes the services for ``/healthz``;
+    ``metrics`` serves ``/metrics``)."""
     url = urlsplit(request.path)
     if url.path == "/healthz" and health is not None:
         return await _healthz(hub, {}, health)
+    if url.path == "/metrics" and metrics is not None:
+        return _text_response(await metrics.render(), CONTENT_TYPE)
     route = _ROUTES.get(url.path)
     if route is None:
         return error_response(404, ErrorCode.NOT_FOUND, f"no such path {url.path!r}")

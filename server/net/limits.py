@@ -248,6 +248,8 @@ class Gate:
         #: Refusals so far, by code, and connections closed for want of signing in.
         self.refused: dict[str, int] = {}
         self.expired = 0
+        #: Called with the code of each refusal (metrics).
+        self.on_refuse: Callable[[str], None] | None = None
 
     # -- addresses -----------------------------------------------------------------------
 
@@ -288,6 +290,8 @@ class Gate:
 
     def _refuse(self, refusal: Refusal) -> Refusal:
         self.refused[refusal.code.value] = self.refused.get(refusal.code.value, 0) + 1
+        if self.on_refuse is not None:
+            self.on_refuse(refusal.code.value)
         return refusal
 
     # -- connections ---------------------------------------------------------------------

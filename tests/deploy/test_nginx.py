@@ -170,6 +170,13 @@ async def test_a_player_resumes_through_nginx_after_their_node_is_killed(
                 f"nginx answers:\n{balancer.tail()}",
             )
             assert dns.questions.get(NODE_NAME, 0) >= 1  # resolved at run time, by nginx
+            with urllib.request.urlopen(f"http://{NODES[0]}:{node_port}/metrics") as direct:
+                assert direct.status == 200 and b"simon_connections" in direct.read()
+            try:
+                urllib.request.urlopen(f"{through}/metrics", timeout=5)
+                raise AssertionError("/metrics is served through the balancer")
+            except urllib.error.HTTPError as error:
+                assert error.code == 404
 
             url = f"ws://127.0.0.1:{listen}"
             rng = random.Random(12)
