@@ -64,6 +64,10 @@ def tune_gc() -> None:
 
 async def serve(settings: Settings) -> None:
     from server.net import run_server
+    from server.net.listen import raise_descriptor_limit
+
+    before, now = raise_descriptor_limit()
+    log.info("descriptor limit %d (raised from %d)", now, before)
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -104,7 +108,9 @@ async def _opened(settings: Settings) -> Store:
             f"the database schema is at revision {revision}, the server needs {head}: "
             "run simon-server migrate first"
         )
-    redis = redis_client(settings.redis_url) if settings.redis_url else None
+    redis = (
+        redis_client(settings.redis_url, **settings.redis_timeouts) if settings.redis_url else None
+    )
     return await Store.open(
         url, redis=redis, redis_prefix=settings.redis_prefix, migrate=False, owns_redis=True
     )
@@ -190,11 +196,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValidationError as error:
         print(f"simon-server: bad settings: {error}", file=sys.stderr)
         return 2
-    logging.basicConfig(
-        level=settings.log_level.upper(),
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    from server.logs import configure
+
+    configure(settings.log_level, settings.log_format)
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # start-up noise
     try:
         if args.command == "migrate":

@@ -13,32 +13,59 @@ Messages the server sends on its own (race events, a new daily deal) have no ``i
 from __future__ import annotations
 
 import json
+import re
 from datetime import date
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+)
 
 from server import kinds
 from server.kinds import Board, Mode, RaceEventKind, Result
 
 PROTOCOL_VERSION = 1
 
+#: Control characters (C0, DEL, C1): no text of the protocol has a use for them, and some
+#: drivers refuse them (asyncpg cannot send a NUL to PostgreSQL), so they stop at the edge.
+CONTROL_CHARACTERS = r"\x00-\x1f\x7f-\x9f"
+_NO_CONTROL = f"^[^{CONTROL_CHARACTERS}]*$"
+_CONTROL = re.compile(f"[{CONTROL_CHARACTERS}]")
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character (refused in every text of the protocol)."""
+    return _CONTROL.search(text) is not None
+
+
+#: Metadata for every text field a client sends: ``Annotated[str, Field(...), CLEAN]``.
+CLEAN = StringConstraints(pattern=_NO_CONTROL)
+
 MessageId = Annotated[str, Field(max_length=64)] | Annotated[int, Field(ge=0, lt=2**53)]
+#: The ``id`` of a client message: a :data:`MessageId` with no control character (it is
+#: stored with the action it names).
+RequestId = Annotated[str, Field(max_length=64), CLEAN] | Annotated[int, Field(ge=0, lt=2**53)]
 
 
-def _not_a_bool(value: object) -> object:
-    # JSON `true` equals 1 to Python, and a Literal lookup would take it as one suit.
-    if isinstance(value, bool):
-        raise ValueError("expected a number, not true or false")
+def _exactly_an_int(value: object) -> object:
+    # A Literal lookup compares by equality: JSON `true` and `1.0` both equal 1 to Python.
+    if type(value) is not int:
+        raise ValueError("expected a whole number: 1, 2 or 4")
     return value
 
 
-#: A suit count on the wire: 1, 2 or 4, and never ``true``.
-SuitCount = Annotated[kinds.SuitCount, BeforeValidator(_not_a_bool)]
+#: A suit count on the wire: exactly the integer 1, 2 or 4 (not ``true``, ``1.0`` or ``"1"``).
+SuitCount = Annotated[kinds.SuitCount, BeforeValidator(_exactly_an_int)]
 Column = Annotated[int, Field(ge=1, le=10)]  # 1-based, as players number them
 CardCount = Annotated[int, Field(ge=1, le=52)]
-PlayerName = Annotated[str, Field(min_length=1, max_length=64)]  # checked fully by accounts
+PlayerName = Annotated[str, Field(min_length=1, max_length=64), CLEAN]  # checked fully by accounts
 
 
 class ErrorCode(StrEnum):
@@ -49,6 +76,7 @@ class ErrorCode(StrEnum):
     INVALID_MESSAGE = "invalid-message"
     UNSUPPORTED_VERSION = "unsupported-version"
     RATE_LIMITED = "rate-limited"
+    TOO_MANY_CONNECTIONS = "too-many-connections"  # refused at the handshake (HTTP 429/503)
     NOT_AUTHENTICATED = "not-authenticated"
     ALREADY_AUTHENTICATED = "already-authenticated"
     BAD_NAME = "bad-name"
@@ -79,7 +107,7 @@ class _Request(_Message):
     # still read as dates.
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    id: MessageId | None = None
+    id: RequestId | None = None
 
 
 # -- client to server ----------------------------------------------------------------
@@ -90,7 +118,7 @@ class Hello(_Request):
 
     type: Literal["hello"]
     version: int = PROTOCOL_VERSION
-    client: Annotated[str, Field(max_length=64)] | None = None
+    client: Annotated[str, Field(max_length=64), CLEAN] | None = None
 
 
 class Register(_Request):
@@ -103,7 +131,7 @@ class Register(_Request):
 
 class Auth(_Request):
     type: Literal["auth"]
-    token: Annotated[str, Field(min_length=1, max_length=128)]
+    token: Annotated[str, Field(min_length=1, max_length=128), CLEAN]
 
 
 class Start(_Request):
@@ -115,14 +143,14 @@ class Start(_Request):
     type: Literal["start"]
     mode: Mode = "daily"
     suits: SuitCount = 1
-    code: Annotated[str, Field(max_length=32)] | None = None  # practice only
+    code: Annotated[str, Field(max_length=32), CLEAN] | None = None  # practice only
 
 
 class MoveRequest(_Request):
     """Play a move in notation ``FROM-TO`` or ``FROM-TOxN``."""
 
     type: Literal["move"]
-    move: Annotated[str, Field(max_length=16)]
+    move: Annotated[str, Field(max_length=16), CLEAN]
 
 
 class AutoMove(_Request):
@@ -157,7 +185,7 @@ class Resume(_Request):
     """After a reconnect: take up game ``game`` again; ``seq`` is the last one the client saw."""
 
     type: Literal["resume"]
-    game: Annotated[str, Field(max_length=64)]
+    game: Annotated[str, Field(max_length=64), CLEAN]
     seq: Annotated[int, Field(ge=0)] = 0
 
 
@@ -176,7 +204,7 @@ class LeaderboardRequest(_Request):
     suits: SuitCount = 1
     board: Board = "humans"
     limit: Annotated[int, Field(ge=1, le=100)] = 20
-    after: Annotated[str, Field(max_length=256)] | None = None
+    after: Annotated[str, Field(max_length=256), CLEAN] | None = None
 
 
 class RankRequest(_Request):
@@ -564,6 +592,7 @@ __all__ = [
     "ServerMessage",
     "ValidationError",
     "encode",
+    "has_control",
     "moved_frame",
     "parse_client_message",
     "parse_server_message",

@@ -13,10 +13,11 @@ from .memory import InProcessBus
 from .redis import RedisBus, redis_client
 
 
-def open_bus(redis_url: str | None, *, prefix: str = "simon") -> Bus:
-    """The Redis bus when a URL is given, else the in-process one."""
+def open_bus(redis_url: str | None, *, prefix: str = "simon", **timeouts: float) -> Bus:
+    """The Redis bus when a URL is given (``timeouts``: see :class:`RedisBus`), else the
+    in-process one."""
     if redis_url:
-        return RedisBus(redis_url, prefix=prefix)
+        return RedisBus(redis_url, prefix=prefix, **timeouts)
     return InProcessBus()
 
 

@@ -24,7 +24,10 @@ from websockets.http11 import Request, Response
 from server.engine import SUIT_COUNTS
 from server.play.errors import refusal_of
 from server.play.hub import Hub
-from server.protocol import PROTOCOL_VERSION, Board, ErrorCode
+from server.protocol import PROTOCOL_VERSION, Board, ErrorCode, has_control
+
+from .health import Health
+from .metrics import CONTENT_TYPE, Metrics
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +52,18 @@ def json_response(status: int, payload: Any) -> Response:
     return Response(status_.value, status_.phrase, headers, body)
 
 
+def _text_response(body: bytes, content_type: str) -> Response:
+    headers = Headers(
+        [
+            ("Date", email.utils.formatdate(usegmt=True)),
+            ("Content-Type", content_type),
+            ("Content-Length", str(len(body))),
+            ("Cache-Control", "no-store"),
+        ]
+    )
+    return Response(200, "OK", headers, body)
+
+
 def error_response(status: int, code: ErrorCode, message: str) -> Response:
     return json_response(status, {"error": {"code": code.value, "message": message}})
 
@@ -71,10 +86,10 @@ def _int(query: Query, name: str, default: int, choices: range | tuple[int, ...]
     text = query.get(name)
     if text is None:
         return default
-    try:
-        value = int(text)
-    except ValueError:
-        raise BadQuery(f"{name} is a whole number") from None
+    # ASCII digits only: int() would also take " 1", "+1", "1_0" and other scripts' digits
+    if not (text.isascii() and text.isdigit()) or len(text) > 6:
+        raise BadQuery(f"{name} is a whole number")
+    value = int(text)
     if value not in choices:
         raise BadQuery(f"{name} must be one of {list(choices)}" if isinstance(choices, tuple)
                        else f"{name} is {choices.start} to {choices.stop - 1}")  # fmt: skip
@@ -99,18 +114,23 @@ def _text(query: Query, name: str, *, required: bool, longest: int) -> str | Non
     return text
 
 
-async def _healthz(hub: Hub, query: Query) -> Response:
-    # Not ready to take players until today's deals are proven (a fresh server's first start).
+async def _healthz(hub: Hub, query: Query, health: Health | None = None) -> Response:
+    """This node's figures and, with ``health``, each service's state and latency:
+    ``503`` when the database does not answer (Redis down is a warning: play goes on), or
+    while today's deals are being proven (a fresh server's first start)."""
+    services = await health.check() if health is not None else {}
     daily_ready = hub.daily.ready(hub.today())
+    ok = services.get("database", {"ok": True})["ok"] and daily_ready
     return json_response(
-        200 if daily_ready else 503,
+        200 if ok else 503,
         {
-            "ok": daily_ready,
+            "ok": ok,
             "daily": "ready" if daily_ready else "proving",
             "protocol": PROTOCOL_VERSION,
             "connections": hub.days.listener_count,
             "games": len(hub.live),
             "race_followers": hub.races.follower_count,
+            **services,
         },
     )
 
@@ -166,9 +186,16 @@ _ROUTES: dict[str, tuple[Callable[[Hub, Query], Awaitable[Response]], frozenset[
 }
 
 
-async def respond(hub: Hub, request: Request) -> Response:
-    """Answer one plain HTTP GET."""
+async def respond(
+    hub: Hub, request: Request, health: Health | None = None, metrics: Metrics | None = None
+) -> Response:
+    """Answer one plain HTTP GET (``health`` probes the services for ``/healthz``;
+    ``metrics`` serves ``/metrics``)."""
     url = urlsplit(request.path)
+    if url.path == "/healthz" and health is not None:
+        return await _healthz(hub, {}, health)
+    if url.path == "/metrics" and metrics is not None:
+        return _text_response(await metrics.render(), CONTENT_TYPE)
     route = _ROUTES.get(url.path)
     if route is None:
         return error_response(404, ErrorCode.NOT_FOUND, f"no such path {url.path!r}")
@@ -181,6 +208,9 @@ async def respond(hub: Hub, request: Request) -> Response:
         repeated = [name for name, values in raw.items() if len(values) > 1]
         if repeated:
             raise BadQuery(f"{repeated[0]} is given twice")
+        dirty = [name for name, values in raw.items() if has_control(values[0])]
+        if dirty:  # no parameter has a use for them, and PostgreSQL refuses a NUL
+            raise BadQuery(f"{dirty[0]}: control characters are not allowed")
         return await handler(hub, {name: values[0] for name, values in raw.items()})
     except BadQuery as error:
         return error_response(400, ErrorCode.INVALID_MESSAGE, str(error))

@@ -25,7 +25,8 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -87,6 +88,8 @@ class ActionLog:
         #: Batches committed and actions in them, for the benchmark and metrics.
         self.batches = 0
         self.appended = 0
+        #: Called after each commit with its seconds and whether it succeeded (metrics).
+        self.on_commit: Callable[[float, bool], None] | None = None
 
     async def append(self, entries: Sequence[LogEntry], result: Result | None = None) -> None:
         """Write the actions of one game (and its result, if it ended); return once committed.
@@ -138,9 +141,12 @@ class ActionLog:
                 _fail(batch, StoreUnavailable(f"the action log failed: {error}"))
 
     async def _commit(self, batch: list[_Append]) -> None:
+        started = time.perf_counter()
         try:
             await self._writer.write(_entries(batch), _ends(batch))
         except StoreUnavailable as error:
+            if self.on_commit is not None:
+                self.on_commit(time.perf_counter() - started, False)
             _fail(batch, error)
             return
         except StaleGame:
@@ -150,6 +156,8 @@ class ActionLog:
             return
         self.batches += 1
         self.appended += len(batch)
+        if self.on_commit is not None:
+            self.on_commit(time.perf_counter() - started, True)
         _succeed(batch)
 
     async def _commit_each(self, batch: list[_Append]) -> None:
@@ -239,7 +247,10 @@ class PostgresLogWriter:
     async def _connect(self) -> Any:
         if self._connection is None or self._connection.is_closed():
             self._connection = await asyncpg.connect(
-                self._dsn, timeout=self._timeout, command_timeout=self._timeout
+                self._dsn,
+                timeout=self._timeout,
+                command_timeout=self._timeout,
+                server_settings={"statement_timeout": str(max(1, round(self._timeout * 1000)))},
             )
         return self._connection
 

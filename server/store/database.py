@@ -19,14 +19,35 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 
-def create_engine(url: str, **options: Any) -> AsyncEngine:
+def create_engine(
+    url: str,
+    *,
+    connect_timeout: float | None = None,
+    statement_timeout: float | None = None,
+    busy_timeout: float = 10.0,
+    **options: Any,
+) -> AsyncEngine:
     """An async engine for ``url``; on SQLite, the file's folder is made and every connection
-    enforces foreign keys and waits for a busy database instead of failing. On PostgreSQL a
-    pooled connection is checked before use, so one closed by an outage is replaced rather
-    than failing the first request after it."""
+    enforces foreign keys and waits up to ``busy_timeout`` seconds for a busy database
+    instead of failing. On PostgreSQL a pooled connection is checked before use, so one
+    closed by an outage is replaced rather than failing the first request after it;
+    ``connect_timeout`` bounds a connection's opening (and the wait for a pooled one) and
+    ``statement_timeout`` every statement, on both sides (asyncpg's ``command_timeout``, the
+    server's ``statement_timeout``): a database that hangs fails requests, not holds them."""
     parsed = sa.make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_async_engine(url, **{"pool_pre_ping": True, **options})
+        timed: dict[str, Any] = {"pool_pre_ping": True}
+        connect_args: dict[str, Any] = {}
+        if connect_timeout is not None:
+            connect_args["timeout"] = connect_timeout
+            timed["pool_timeout"] = connect_timeout
+        if statement_timeout is not None:
+            connect_args["command_timeout"] = statement_timeout
+            milliseconds = str(max(1, round(statement_timeout * 1000)))
+            connect_args["server_settings"] = {"statement_timeout": milliseconds}
+        if connect_args:
+            timed["connect_args"] = connect_args
+        return create_async_engine(url, **{**timed, **options})
     database = parsed.database or ""
     if database and database != ":memory:" and not database.startswith("file:"):
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
@@ -36,7 +57,7 @@ def create_engine(url: str, **options: Any) -> AsyncEngine:
     def _pragmas(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=10000")
+        cursor.execute(f"PRAGMA busy_timeout={max(0, round(busy_timeout * 1000))}")
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()

@@ -53,9 +53,12 @@ def decode_cursor(cursor: str) -> ResultKey:
     for anything else."""
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
-        return ResultKey.from_member(base64.urlsafe_b64decode(padded.encode("ascii")).decode())
+        key = ResultKey.from_member(base64.urlsafe_b64decode(padded.encode("ascii")).decode())
     except (ValueError, UnicodeError, binascii.Error, OverflowError) as error:
         raise BadCursor(f"malformed leaderboard cursor: {cursor!r}") from error
+    if not key.id.isprintable():  # never a game id; and PostgreSQL refuses a NUL
+        raise BadCursor(f"malformed leaderboard cursor: {cursor!r}")
+    return key
 
 
 def leaderboard_entry(rank: int, result: Any) -> LeaderboardEntry:

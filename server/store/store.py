@@ -98,15 +98,18 @@ class Store:
         commit_window: float = DEFAULT_WINDOW,
         commit_timeout: float = DEFAULT_COMMIT_TIMEOUT,
         owns_redis: bool = False,
+        timeouts: dict[str, float] | None = None,
     ) -> Store:
         """Connect to the database at ``url`` (``postgresql+asyncpg://`` or
         ``sqlite+aiosqlite:///``), bring its schema to the newest migration when ``migrate``,
         and keep ranks in Redis sorted sets when ``redis`` is given, else in this process.
-        Actions are group-committed every ``commit_window`` seconds (see action_log)."""
-        engine = create_engine(url)
+        Actions are group-committed every ``commit_window`` seconds (see action_log).
+        ``timeouts`` go to :func:`create_engine` (``connect_timeout``, ...); migrations run
+        on a connection of their own without them (building an index may take long)."""
+        engine = create_engine(url, **(timeouts or {}))
         try:
             if migrate:
-                await upgrade(engine)
+                await upgrade(url if timeouts else engine)
         except BaseException:
             await engine.dispose()
             raise

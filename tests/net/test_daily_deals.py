@@ -43,8 +43,8 @@ async def test_two_nodes_prove_each_day_once_ahead_of_midnight(
         return await quick_prover(code)
 
     async with (
-        serving(settings, clock=clock, prover=prover) as node_a,
-        serving(settings, clock=clock, prover=prover) as node_b,
+        serving(settings, clock=clock, prover=prover, ready=False) as node_a,
+        serving(settings, clock=clock, prover=prover, ready=False) as node_b,
     ):
         status, health = await get_json(node_b.http_url + "/healthz")
         assert status == 503 and health["daily"] == "proving"  # not ready before the deals

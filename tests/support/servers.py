@@ -81,6 +81,8 @@ def server_settings(backend: Backend, **overrides: Any) -> Settings:
         "secret": f"test-secret-{uuid.uuid4().hex}",
         "ping_interval_seconds": None,
         "log_level": "WARNING",
+        # tests sign up many players from one address: tests of the limits set their own
+        "limits_exempt": "127.0.0.0/8",
     }
     values.update(overrides)
     return Settings(**values)
@@ -88,11 +90,19 @@ def server_settings(backend: Backend, **overrides: Any) -> Settings:
 
 @asynccontextmanager
 async def serving(
-    settings: Settings, *, clock: Clock | None = None, prover: Prover | None = quick_prover
+    settings: Settings,
+    *,
+    clock: Clock | None = None,
+    prover: Prover | None = quick_prover,
+    ready: bool = True,
 ) -> AsyncIterator[RunningServer]:
-    """A real server on a free port for the duration of the block."""
+    """A real server on a free port for the duration of the block; ``ready``: once today's
+    deals are proven, as a balancer waits for ``/healthz`` to say (a fresh server's first
+    start; the quick prover takes milliseconds)."""
     settings = settings.model_copy(update={"port": 0, "host": "127.0.0.1"})
     async with run_server(settings, clock=clock, prover=prover) as server:
+        if ready:
+            await server.hub.daily.deals(server.hub.today())
         yield server
 
 
