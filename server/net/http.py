@@ -3,7 +3,9 @@
 ``GET /healthz``, ``/daily``, ``/leaderboard?day=&suits=&board=&limit=&after=``,
 ``/rank?day=&suits=&board=&player=``, ``/history?player=&limit=``. The bodies are the same
 objects the websocket sends, without ``id``. Bad parameters get ``400`` and
-``{"error": {"code": ..., "message": ...}}``.
+``{"error": {"code": ..., "message": ...}}``. Every other path goes to the web pages
+(:mod:`server.web`), which answer unknown paths with the same JSON 404 unless a browser
+asks for HTML.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pydantic import BaseModel
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from server import web
 from server.play.errors import Refused
 from server.play.hub import Hub
 from server.protocol import PROTOCOL_VERSION, Board, ErrorCode
@@ -158,7 +161,7 @@ async def respond(hub: Hub, request: Request) -> Response:
     url = urlsplit(request.path)
     route = _ROUTES.get(url.path)
     if route is None:
-        return error_response(404, ErrorCode.NOT_FOUND, f"no such path {url.path!r}")
+        return await web.respond(hub, request)
     handler, allowed = route
     try:
         raw = parse_qs(url.query, keep_blank_values=True, strict_parsing=False)
