@@ -111,10 +111,13 @@ class Page:
     cache_control: str = REVALIDATE
     #: The path of the page's live part (``/live/...``), if it has one.
     live: str | None = None
-    status: int = 200
 
 
 Handler = Callable[[Source, Query, str], Awaitable[Page]]
+
+
+def _ranks(first: int, last: int, total: int) -> str:
+    return f"Rank {first} of {total}" if first == last else f"Ranks {first} to {last} of {total}"
 
 
 def _board_param(board: Board) -> str | None:
@@ -168,13 +171,13 @@ async def day_board(source: Source, query: Query, text: str) -> Page:
         if ranked.rank is not None:
             found = ranked
             rows, total = ranked.around, ranked.total
-            caption = f"Ranks {rows[0].rank} to {rows[-1].rank} of {total}"
+            caption = _ranks(rows[0].rank, rows[-1].rank, total)
         else:
             notice = f"{ranked.player} has no result on this board that day."
     if found is None:
         page = await source.board(day=day, suits=suits, board=board, limit=limit, after=after)
         rows, total, next_cursor = page.rows, page.total, page.next
-        caption = f"Ranks {rows[0].rank} to {rows[-1].rank} of {total}" if rows else "No results"
+        caption = _ranks(rows[0].rank, rows[-1].rank, total) if rows else "No results"
     live = None
     if day == today and after is None and name is None:
         live = render.url(
@@ -319,7 +322,7 @@ async def respond(source: Source, request: Request) -> Response:
         handler, allowed, argument = route
         query = Query(url.query, allowed)
 
-        async def make() -> tuple[bytes, str, int]:
+        async def make() -> tuple[bytes, str]:
             page = await handler(source, query, argument)
             context = {**page.context, "today": source.today(), "poll": POLL_SECONDS}
             if live:
@@ -328,10 +331,10 @@ async def respond(source: Source, request: Request) -> Response:
                 text = render.block(page.template, "live", context)
             else:
                 text = render.page(page.template, context)
-            return text.encode(), page.cache_control, page.status
+            return text.encode(), page.cache_control
 
-        body, cache_control, status = await source.remember(request.path, make)
-        return content(request, body, content_type=HTML, cache_control=cache_control, status=status)
+        body, cache_control = await source.remember(request.path, make)
+        return content(request, body, content_type=HTML, cache_control=cache_control)
     except PageError as error:
         return _error_page(source, request, error, json_by_default=not is_page)
     except Exception:

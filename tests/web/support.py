@@ -117,8 +117,8 @@ def embedded_backend(tmp_path: Path) -> Backend:
 
 
 def _program(variable: str, name: str) -> str:
-    found = os.environ.get(variable) or shutil.which(name) or f"/usr/bin/{name}"
-    if not Path(found).is_file():
+    found = os.environ.get(variable) or shutil.which(name)
+    if found is None or not Path(found).is_file():
         pytest.fail(
             f"{name} is not installed: the browser tests need Debian's chromium and "
             "chromium-driver (apt-get install chromium chromium-driver; .ci/run does it)",
