@@ -98,6 +98,16 @@ class ErrorCode(StrEnum):
     INTERNAL = "internal"
 
 
+#: The HTTP status of a refusal over HTTP (JSON routes and pages), where it is not 400.
+HTTP_STATUS: dict[ErrorCode, int] = {
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.PROVING: 503,
+    ErrorCode.UNAVAILABLE: 503,
+    ErrorCode.INTERNAL: 500,
+}
+
+
 class _Message(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -3,7 +3,9 @@
 ``GET /healthz``, ``/daily``, ``/leaderboard?day=&suits=&board=&limit=&after=``,
 ``/rank?day=&suits=&board=&player=``, ``/history?player=&limit=``. The bodies are the same
 objects the websocket sends, without ``id``. Bad parameters get ``400`` and
-``{"error": {"code": ..., "message": ...}}``.
+``{"error": {"code": ..., "message": ...}}``. Every other path goes to the web pages
+(:mod:`server.web`), which answer unknown paths with the same JSON 404 unless a browser
+asks for HTML.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from pydantic import BaseModel
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from server import web
 from server.engine import SUIT_COUNTS
 from server.play.errors import refusal_of
 from server.play.hub import Hub
-from server.protocol import PROTOCOL_VERSION, Board, ErrorCode, has_control
+from server.protocol import HTTP_STATUS, PROTOCOL_VERSION, Board, ErrorCode, has_control
 
 from .health import Health
 from .metrics import CONTENT_TYPE, Metrics
@@ -170,13 +173,6 @@ async def _history(hub: Hub, query: Query) -> Response:
     return _model(await hub.queries.history(await hub.accounts.named(name), limit))
 
 
-#: The HTTP status of a refusal, where it is not 400.
-_REFUSAL_STATUS: dict[ErrorCode, int] = {
-    ErrorCode.NOT_FOUND: 404,
-    ErrorCode.PROVING: 503,
-    ErrorCode.UNAVAILABLE: 503,
-}
-
 _ROUTES: dict[str, tuple[Callable[[Hub, Query], Awaitable[Response]], frozenset[str]]] = {
     "/healthz": (_healthz, frozenset()),
     "/daily": (_daily, frozenset()),
@@ -198,7 +194,7 @@ async def respond(
         return _text_response(await metrics.render(), CONTENT_TYPE)
     route = _ROUTES.get(url.path)
     if route is None:
-        return error_response(404, ErrorCode.NOT_FOUND, f"no such path {url.path!r}")
+        return await web.respond(hub, request)
     handler, allowed = route
     try:
         raw = parse_qs(url.query, keep_blank_values=True, strict_parsing=False)
@@ -219,9 +215,7 @@ async def respond(
         if refused is None:  # what no table knows: a bug
             log.exception("HTTP %s failed", url.path)
             return error_response(500, ErrorCode.INTERNAL, "the server failed to answer")
-        response = error_response(
-            _REFUSAL_STATUS.get(refused.code, 400), refused.code, refused.message
-        )
+        response = error_response(HTTP_STATUS.get(refused.code, 400), refused.code, refused.message)
         if refused.code in (ErrorCode.PROVING, ErrorCode.UNAVAILABLE):
             response.headers["Retry-After"] = "5"
         return response
