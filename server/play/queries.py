@@ -4,7 +4,6 @@ standings) answered from the store's records as protocol replies.
 
 from __future__ import annotations
 
-import asyncio
 from datetime import date, timedelta
 from typing import Final
 
@@ -120,17 +119,9 @@ class Queries:
         """A player's finished games; ``own``: asked by the player (who alone is told which
         results are held for review)."""
         found = await self._store.history(player_id=player.id, limit=limit)
-        dailies = [record for record in found.games if record.day is not None]
-        ranks = await asyncio.gather(
-            *(
-                self._store.rank_of(
-                    day=game.day, suits=game.suits, player_id=player.id, around=0, bots=game.bot
-                )
-                for game in dailies
-                if game.day is not None  # for the type checker: dailies all have a day
-            )
+        rank_by_game = await self._store.ranks_of(
+            [record.id for record in found.games if record.day is not None]
         )
-        rank_by_game = {game.id: ranked.rank for game, ranked in zip(dailies, ranks, strict=True)}
         today = self._today()
         return History(
             player=player.name,

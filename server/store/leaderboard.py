@@ -26,7 +26,14 @@ import sqlalchemy as sa
 from server.kinds import Result
 from server.store.database import Database
 from server.store.errors import BadCursor, CacheNotReady, InvalidRequest
-from server.store.models import LEADERBOARD_KEY, ON_LEADERBOARD, GameRow, Player
+from server.store.models import (
+    LEADERBOARD_KEY,
+    ON_LEADERBOARD,
+    GameRow,
+    Player,
+    leaderboard_key,
+    on_leaderboard,
+)
 from server.store.order import ResultKey
 from server.store.ranks import BoardKey, Loader, RankCache
 from server.store.records import (
@@ -130,6 +137,23 @@ _AROUND = sa.union_all(
 _COUNT = sa.select(sa.func.count()).select_from(GameRow).where(*_ON_BOARD)
 _COUNT_BEFORE = _COUNT.where(_ROW < _KEY)
 _COUNT_UP_TO = _COUNT.where(_ROW <= _KEY)
+# The ranks of given games on their own boards, in one statement: each one's count of the
+# rows before it on its board (a range of the leaderboard index), plus one.
+_AHEAD = sa.orm.aliased(GameRow)
+_RANKS = sa.select(
+    GameRow.id,
+    sa.select(sa.func.count())
+    .select_from(_AHEAD)
+    .where(
+        on_leaderboard(_AHEAD),
+        _AHEAD.day == GameRow.day,
+        _AHEAD.suits == GameRow.suits,
+        _AHEAD.bot == GameRow.bot,
+        sa.tuple_(*leaderboard_key(_AHEAD)) < _ROW,
+    )
+    .scalar_subquery()
+    + 1,
+).where(ON_LEADERBOARD, GameRow.id.in_(sa.bindparam("ids", expanding=True)))
 #: A result's key as ``games`` columns (the rank cache's loader reads them).
 _KEY_COLUMNS = tuple(getattr(GameRow, field.name) for field in dataclasses.fields(ResultKey))
 
@@ -197,6 +221,14 @@ class Leaderboard:
             total=total,
             around=[leaderboard_entry(start + i + 1, row) for i, row in enumerate(rows)],
         )
+
+    async def ranks_of(self, game_ids: list[str]) -> dict[str, int]:
+        """The rank of each of these games on its own board, in one query; games not on a
+        board (practice, unfinished, held for review) are left out."""
+        if not game_ids:
+            return {}
+        rows = await self._database.rows(_RANKS, {"ids": list(game_ids)})
+        return {str(row[0]): int(row[-1]) for row in rows}
 
     async def add(self, board: BoardKey, key: ResultKey) -> None:
         """Put a result the database holds in the rank cache. The cache is rebuilt from the

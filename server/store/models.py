@@ -187,13 +187,24 @@ class GameAction(Base):
 #: A daily game: the literal (not a bound parameter) lets PostgreSQL match the partial
 #: indexes' predicates in prepared statements too.
 IS_DAILY = GameRow.mode == sa.literal_column("'daily'")
-#: Rows of a daily leaderboard: finished daily games not held for review.
-ON_LEADERBOARD = sa.and_(IS_DAILY, GameRow.finished_at.is_not(None), GameRow.held == sa.false())
 
 
-def _ascending(name: str, descending: bool) -> sa.ColumnElement[Any]:
+def on_leaderboard(games: Any = GameRow) -> sa.ColumnElement[bool]:
+    """Rows of a daily leaderboard: finished daily games not held for review (of ``games``:
+    the table, or an alias of it)."""
+    return sa.and_(
+        games.mode == sa.literal_column("'daily'"),
+        games.finished_at.is_not(None),
+        games.held == sa.false(),
+    )
+
+
+ON_LEADERBOARD = on_leaderboard()
+
+
+def _ascending(name: str, descending: bool, games: Any = GameRow) -> sa.ColumnElement[Any]:
     """One term of :data:`~server.store.order.ORDER` as an ascending SQL expression."""
-    column: sa.ColumnElement[Any] = getattr(GameRow, name)
+    column: sa.ColumnElement[Any] = getattr(games, name)
     if not descending:
         return column
     if isinstance(column.type, sa.Boolean):  # -CAST(...) reads the same on both backends
@@ -203,9 +214,12 @@ def _ascending(name: str, descending: bool) -> sa.ColumnElement[Any]:
 
 #: The leaderboard's order (``ORDER``) as SQL, all ascending so one row comparison pages
 #: through it.
-LEADERBOARD_KEY: tuple[sa.ColumnElement[Any], ...] = tuple(
-    _ascending(name, descending) for name, descending in ORDER
-)
+def leaderboard_key(games: Any = GameRow) -> tuple[sa.ColumnElement[Any], ...]:
+    """The leaderboard's order as SQL terms over ``games`` (the table, or an alias of it)."""
+    return tuple(_ascending(name, descending, games) for name, descending in ORDER)
+
+
+LEADERBOARD_KEY = leaderboard_key()
 
 # One daily attempt per player, day and suit count; practice games are not limited.
 sa.Index(

@@ -299,6 +299,11 @@ class Store:
             day=day, suits=suits, player_id=player_id, around=around, bots=bots
         )
 
+    async def ranks_of(self, game_ids: list[str]) -> dict[str, int]:
+        """The rank of each of these games on its own day's board, in one query (those on
+        no board left out): a player's history."""
+        return await self._leaderboard.ranks_of(game_ids)
+
     async def rank_again(self, record: GameRecord) -> None:
         """Put a finished daily back in the rank cache (after a review cleared it)."""
         result = record.result

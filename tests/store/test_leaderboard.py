@@ -308,3 +308,20 @@ async def test_ranks_are_counted_in_the_database_when_redis_is_down(store: Store
             assert counted_rank == cached_rank
     finally:
         await down.aclose()
+
+
+async def test_ranks_of_many_games_in_one_query_match_rank_of(store: Store) -> None:
+    day = unique_day()
+    players = [await new_player(store) for _ in range(4)]
+    games = [
+        await finished_daily(store, player, day, score=400 + 37 * n, elapsed=60.0, finished_at=T0)
+        for n, player in enumerate(players)
+    ]
+    practice = await start(store, players[0], day=None)
+    ranks = await store.ranks_of([game.id for game in games] + [practice.id, "no-such-game"])
+    for game, player in zip(games, players, strict=True):
+        single = await store.rank_of(day=day, suits=1, player_id=player.id, around=0)
+        assert ranks[game.id] == single.rank
+    assert [ranks[game.id] for game in games] == [4, 3, 2, 1]  # the best score first
+    assert practice.id not in ranks and "no-such-game" not in ranks
+    assert await store.ranks_of([]) == {}

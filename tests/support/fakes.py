@@ -279,6 +279,17 @@ class FakeStore:
                 return RankResult(i + 1, len(board), rows)
         return RankResult(None, len(board), [])
 
+    async def ranks_of(self, game_ids: list[str]) -> dict[str, int]:
+        ranks = {}
+        for game_id in game_ids:
+            g = self.games.get(game_id)
+            if g is None or g.day is None:
+                continue
+            board = [h.id for h in self._board(g.day, g.suits, g.bot)]
+            if game_id in board:
+                ranks[game_id] = board.index(game_id) + 1
+        return ranks
+
     async def history(self, *, player_id: int, limit: int = 20) -> PlayerHistory:
         done = [g for g in self.games.values() if g.player_id == player_id and g.finished_at]
         done.sort(key=lambda g: g.finished_at, reverse=True)  # type: ignore[arg-type, return-value]
