@@ -76,6 +76,7 @@ class ErrorCode(StrEnum):
     INVALID_MESSAGE = "invalid-message"
     UNSUPPORTED_VERSION = "unsupported-version"
     RATE_LIMITED = "rate-limited"
+    TOO_MANY_FOLLOWS = "too-many-follows"  # an account follows races on too many connections
     TOO_MANY_CONNECTIONS = "too-many-connections"  # refused at the handshake (HTTP 429/503)
     NOT_AUTHENTICATED = "not-authenticated"
     ALREADY_AUTHENTICATED = "already-authenticated"
@@ -507,6 +508,8 @@ class RaceEntry(_Message):
     won: bool
     resigned: bool = False
     bot: bool = False  # a declared bot account
+    left: bool = False  # gone from the server mid-game (may come back)
+    rank: int | None = None  # in a digest or the standings: the place in the race
 
     def standing(self) -> tuple[bool, int, int, str]:
         """The race standings order (docs/protocol.md, "Races"), for ``sorted(key=...)``:
@@ -514,14 +517,31 @@ class RaceEntry(_Message):
         return not self.won, -self.score, self.moves, self.player.lower()
 
 
-class RaceStandings(_Message):
-    """The reply to ``race``: everyone on today's deal for that suit count."""
+class _RaceBoard(_Message):
+    """A daily race at a glance: the leaders, the rows around the follower's own, counts."""
+
+    day: date
+    suits: SuitCount
+    #: The first rows of the race (ranked), then the rows around the follower's own if it
+    #: is racing and not among them; in the race's order (docs/protocol.md, "Races").
+    players: list[RaceEntry]
+    total: int = 0  # everyone in the race
+    playing: int = 0  # not finished yet
+    finished: int = 0
+
+
+class RaceStandings(_RaceBoard):
+    """The reply to ``race``: the race as it stands."""
 
     type: Literal["race"] = "race"
     id: MessageId | None = None
-    day: date
-    suits: SuitCount
-    players: list[RaceEntry]
+
+
+class RaceDigest(_RaceBoard):
+    """Pushed to a race's followers at most once a second while it changes (never one
+    event per player's move: a race of thousands would send each follower thousands)."""
+
+    type: Literal["race_digest"] = "race_digest"
 
 
 class RaceEvent(_Message):
@@ -572,6 +592,7 @@ ServerMessage = Annotated[
     | RankInfo
     | History
     | RaceStandings
+    | RaceDigest
     | RaceEvent
     | DailyChanged
     | Pong

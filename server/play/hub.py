@@ -56,7 +56,7 @@ class Hub:
             thresholds=thresholds or Thresholds(),
         )
         self.accounts = Accounts(store, clock)
-        self.races = RaceRooms(bus)
+        self.races = RaceRooms(bus, clock)
         self.live = LiveGames(store)
         self.feed = RaceFeed(self.races, self.live, clock, race_interval)
         self.games = GameStarts(
@@ -83,6 +83,7 @@ class Hub:
     async def close(self) -> None:
         await self.days.close()
         self.feed.close()
+        self.races.close()
         await self.races.flush()
         await self.daily.close()
 

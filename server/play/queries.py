@@ -149,10 +149,21 @@ class Queries:
             ],
         )
 
-    async def race_standings(self, suits: int, day: date | None = None) -> RaceStandings:
+    async def race_standings(
+        self, suits: int, day: date | None = None, player: str | None = None
+    ) -> RaceStandings:
+        """The race's leaders, the rows around ``player``'s own, and its counts."""
         day = day or self._today()
         await self._races.flush()  # this node's own events first: a player sees their start
-        return RaceStandings(day=day, suits=suits, players=await self._races.standings(day, suits))
+        rows, counts = await self._races.standings(day, suits, player)
+        return RaceStandings(
+            day=day,
+            suits=suits,
+            players=rows,
+            total=counts.total,
+            playing=counts.playing,
+            finished=counts.finished,
+        )
 
 
 def leaderboard_row(entry: LeaderboardEntry) -> LeaderboardRow:

@@ -57,7 +57,7 @@ class RaceFeed:
             self._told_at[game.id] = now
         elif event != "removed" and event != "joined":  # the game ended or left this node
             self._told_at.pop(game.id, None)
-        self._rooms.announce(game.day, game.suits, event, race_entry(game))
+        self._rooms.announce(game.day, game.suits, event, race_entry(game, left=event == "left"))
 
     def _tell_trailing(self, game: PlayerGame) -> None:
         self._trailing.pop(game.id, None)
@@ -71,8 +71,9 @@ class RaceFeed:
         self._trailing.clear()
 
 
-def race_entry(game: PlayerGame) -> RaceEntry:
-    """A game's line in its race's standings, as it stands."""
+def race_entry(game: PlayerGame, *, left: bool = False) -> RaceEntry:
+    """A game's line in its race's standings, as it stands (``left``: its player went away
+    mid-game)."""
     engine = game.engine
     result = game.result
     return RaceEntry(
@@ -84,4 +85,5 @@ def race_entry(game: PlayerGame) -> RaceEntry:
         won=engine.is_won,
         resigned=result is not None and result.resigned,
         bot=game.bot,
+        left=left,
     )

@@ -142,9 +142,10 @@ class Session:
             await self._follow(game.day, game.suits)
 
     async def _follow(self, day: date, suits: int) -> None:
+        """Follow a daily race (an account's, so that followers can be capped)."""
         if (day, suits) not in self._rooms:
+            await self.hub.races.follow(day, suits, self.push, self._who().name)
             self._rooms.add((day, suits))
-            await self.hub.races.follow(day, suits, self.push)
 
     async def _state(self, message_id: MessageId | None, game: PlayerGame) -> State:
         return State(
@@ -193,7 +194,8 @@ class Session:
         except StoreUnavailable:
             raise Refused(
                 ErrorCode.UNAVAILABLE,
-                "the game could not be saved just now, so this was not played: send it again",
+                "the game could not be saved just now: send it again with the same id (an "
+                "action that was saved after all is answered again, never played twice)",
             ) from None
 
     async def _again(
@@ -393,8 +395,8 @@ class Session:
 
     async def _race(self, message: RaceRequest) -> Replies:
         day = self.hub.today()
-        await self._follow(day, message.suits)
-        standings = await self.hub.queries.race_standings(message.suits, day)
+        await self._follow(day, message.suits)  # following needs an account
+        standings = await self.hub.queries.race_standings(message.suits, day, self._who().name)
         return [standings.model_copy(update={"id": message.id})]
 
     async def _leaderboard(self, message: LeaderboardRequest) -> Replies:

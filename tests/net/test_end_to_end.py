@@ -102,15 +102,16 @@ async def test_race_events_reach_a_second_player(backend: Backend) -> None:
         standings = await bob.request({"type": "race", "suits": 2})
         assert [p["player"] for p in standings["players"]] == [alice_name]
         await alice.request({"type": "move", "move": first_legal(state["code"])})
-        event = await bob.pushed_event(
-            lambda f: f["type"] == "race_event" and f["event"] == "moved"
+        digest = await bob.pushed_event(
+            lambda f: f["type"] == "race_digest" and f["players"][0]["moves"] == 1
         )
-        assert event["entry"]["player"] == alice_name and event["entry"]["moves"] == 1
+        assert digest["players"][0]["player"] == alice_name and digest["playing"] == 1
         await alice.request({"type": "resign"})
         ended = await bob.pushed_event(
-            lambda f: f["type"] == "race_event" and f["event"] == "resigned"
-        )
-        assert ended["entry"]["finished"] and ended["entry"]["resigned"]
+            lambda f: f["type"] == "race_digest" and f["finished"] + f["total"] != 1
+        )  # finished (1 of 1), or, held for fair-play review, out of the race (0 of 0)
+        assert ended["playing"] == 0
+        assert [p["resigned"] for p in ended["players"]] in ([], [True])
         again = await alice.request({"type": "start", "suits": 2})
         assert again["type"] == "error" and again["code"] == "already-played"
 
@@ -344,8 +345,8 @@ async def test_bot_accounts_have_their_own_board_over_the_socket_and_http(
             name = (await register(human))["player"]["name"]
             await human.request({"type": "race", "suits": 2})
             await bot.request({"type": "start", "suits": 2})
-            joined = await human.pushed_event(lambda f: f.get("event") == "joined")
-            assert joined["entry"]["bot"] is True and "code" not in json.dumps(joined)
+            joined = await human.pushed_event(lambda f: f.get("type") == "race_digest")
+            assert joined["players"][0]["bot"] is True and "code" not in json.dumps(joined)
             await bot.request({"type": "resign"})
             state = (await human.request({"type": "start", "suits": 2}))["state"]
             await human.request({"type": "move", "move": first_legal(state["code"])})

@@ -91,7 +91,17 @@ async def test_a_frozen_postgresql_answers_unavailable_within_the_timeouts(
             finally:
                 database.restore()
             resumed = await client.request({"type": "resume", "game": game}, timeout=30)
-            assert resumed["type"] == "state" and resumed["state"]["seq"] == 0, resumed
+            # A commit cut off by the timeout may still land once the database answers again
+            # (its bytes were on their way): the resend with the same id tells which.
+            assert resumed["type"] == "state" and resumed["state"]["seq"] in (0, 1), resumed
+            if moved["code"] == "unavailable":
+                again = await client.request({"type": "auto", "column": 1, "id": "a1"})
+                landed = resumed["state"]["seq"] == 1
+                assert again["type"] in ("moved", "error"), again
+                if again["type"] == "moved":
+                    assert again["seq"] == 1, again  # played once, whether it landed or not
+                after = await client.request({"type": "resume", "game": game}, timeout=30)
+                assert after["state"]["seq"] == (1 if again["type"] == "moved" or landed else 0)
             # A probe still hung from the outage runs out its timeouts before the next one
             # starts: health is back within them.
             back = time.monotonic()
