@@ -211,7 +211,7 @@ async def serve_connection(
     """Run one connection until it closes."""
     outbox = Outbox(websocket)
     session = Session(hub, outbox.push)
-    limit = RateLimit(budget, window)
+    limit = RateLimit(budget, window, hub.clock.monotonic)  # the hub's clock: injectable
     refused_in_a_row = 0
     address = getattr(websocket, "client_address", None) or "unknown"
     if gate is not None:

@@ -247,7 +247,7 @@ async def race(source: Source, query: Query, _: str) -> Page:
         {
             "day": standings.day,
             "suits": suits,
-            "count": len(standings.players),
+            "count": standings.total,  # the race's leaders are shown, its size counted
             "players": standings.players[:RACE_ROWS],
         },
         live=render.url("/live/race", suits=suits),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from datetime import timedelta
 from typing import Any
@@ -11,6 +10,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from server.engine import Game, GameCode
+from server.play.clock import ManualClock
 from server.play.daily import Proof, SolverProver
 from tests.conftest import Backend
 from tests.support.servers import (
@@ -171,14 +171,15 @@ async def test_over_budget_messages_are_refused_and_a_flood_is_closed_with_1008(
     backend: Backend,
 ) -> None:
     settings = server_settings(backend, rate_limit_messages=20, rate_limit_window_seconds=2)
-    async with serving(settings) as server, Client.connect(server.url) as client:
+    clock = ManualClock()  # the budget refills on this clock, not the system's
+    async with serving(settings, clock=clock) as server, Client.connect(server.url) as client:
         for number in range(25):
             await client.send(json.dumps({"type": "ping", "id": number}))
         replies = [await client.receive() for _ in range(25)]
         assert [reply["type"] for reply in replies] == ["pong"] * 20 + ["error"] * 5
         assert {reply["code"] for reply in replies[20:]} == {"rate-limited"}
         assert [reply["id"] for reply in replies[20:]] == [20, 21, 22, 23, 24]
-        await asyncio.sleep(0.5)  # the budget refills at 10 a second: a patient client goes on
+        clock.advance(seconds=0.5)  # the budget refills at 10 a second: a patient client goes on
         assert (await client.request({"type": "ping"}))["type"] == "pong"
 
         for number in range(60):  # one that keeps on regardless is closed
