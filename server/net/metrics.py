@@ -51,6 +51,9 @@ class Metrics:
         Gauge("simon_games", "games held in memory", registry=self.registry).set_function(
             lambda: len(hub.live)
         )
+        Gauge(
+            "simon_race_followers", "connections following a daily race", registry=self.registry
+        ).set_function(lambda: hub.races.follower_count)
         self.messages = Counter(
             "simon_messages", "client messages handled, by type", ["type"], registry=self.registry
         )
