@@ -22,8 +22,8 @@ from server.play.hub import Hub
 from server.play.screening import FLAGGED_REASON
 from server.store import GameRecord, Result, Store
 from tests.conftest import Backend
-from tests.store.helpers import entries, finish
 from tests.support.servers import HOLD_NOTHING, get_json, quick_prover, unique_name
+from tests.support.store import entries, finish
 
 ROOT = Path(__file__).resolve().parents[2]
 

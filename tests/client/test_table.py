@@ -27,8 +27,7 @@ from server.protocol import (
     TodayDeal,
     Undo,
 )
-
-from .fakes import CODE, ScriptedConnection, moved, view_of
+from tests.support.client import CODE, ScriptedConnection, moved, view_of
 
 
 async def started(mode: str = "practice") -> tuple[OnlineTable, ScriptedConnection, list[Any]]:

@@ -17,8 +17,8 @@ from server.store.leaderboard import (
     result_key,
 )
 from server.store.order import ResultKey
-from tests.store.helpers import T0, finished_daily, new_player, unique_day
 from tests.support.fakes import FakeStore
+from tests.support.store import T0, finished_daily, new_player, unique_day
 
 RESULT = Result(
     won=True, resigned=False, moves=88, score=812, removed=4, elapsed=301.5, finished_at=T0

@@ -24,7 +24,7 @@ from server.store.action_log import open_writer
 from server.store.boundary import store_boundary, unavailable_on_driver_failure
 from server.store.database import create_engine
 from server.store.ranks import LocalRankCache
-from tests.store.helpers import unique_day
+from tests.support.store import unique_day
 
 UNREACHABLE = "postgresql+asyncpg://postgres@127.0.0.1:1/nowhere"
 

@@ -20,8 +20,8 @@ from server.store import LeaderboardEntry, Result, Store
 from server.store.models import ON_LEADERBOARD, GameRow
 from server.store.order import ResultKey
 from server.store.ranks import RedisRankCache
-from tests.store.helpers import T0, entries, finished_daily, new_player, start, unique_day
 from tests.support.fakes import fixed_prover
+from tests.support.store import T0, entries, finished_daily, new_player, start, unique_day
 
 
 def _table(rows: list[LeaderboardEntry]) -> list[tuple[int, str, int, float]]:

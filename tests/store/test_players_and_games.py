@@ -17,7 +17,7 @@ from server.store import (
     Store,
     StoreError,
 )
-from tests.store.helpers import (
+from tests.support.store import (
     T0,
     entries,
     finish,
