@@ -36,7 +36,8 @@ import sqlalchemy as sa
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from server.store import Store
-from server.store.models import LEADERBOARD_KEY, ON_LEADERBOARD, Game
+from server.store.leaderboard import encode_cursor
+from server.store.models import LEADERBOARD_KEY, ON_LEADERBOARD, GameRow
 from server.store.order import ResultKey
 from server.store.ranks import (
     BoardKey,
@@ -46,7 +47,6 @@ from server.store.ranks import (
     Position,
     RankCache,
 )
-from server.store.store import encode_cursor
 
 BIG_DAY = date(2026, 11, 1)
 # A page as the store asks for it, for EXPLAIN and for the bare-driver baseline.
@@ -199,7 +199,7 @@ async def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
     args = parser.parse_args()
     # The counting store's "cache unavailable, counting" notices are the point, not news.
-    logging.getLogger("server.store.store").setLevel(logging.ERROR)
+    logging.getLogger("server.store.leaderboard").setLevel(logging.ERROR)
 
     run = uuid.uuid4().hex[:10]
     name = f"simon_bench_{run}"
@@ -232,15 +232,15 @@ async def main() -> None:
             for offset in offsets[:: max(1, len(offsets) // 50)]:
                 query = (
                     sa.select(
-                        Game.player_id,
-                        Game.won,
-                        Game.removed,
-                        Game.score,
-                        Game.elapsed,
-                        Game.finished_at,
-                        Game.id,
+                        GameRow.player_id,
+                        GameRow.won,
+                        GameRow.removed,
+                        GameRow.score,
+                        GameRow.elapsed,
+                        GameRow.finished_at,
+                        GameRow.id,
                     )
-                    .where(ON_LEADERBOARD, Game.day == day, Game.suits == 1)
+                    .where(ON_LEADERBOARD, GameRow.day == day, GameRow.suits == 1)
                     .order_by(*LEADERBOARD_KEY)
                     .offset(offset)
                     .limit(1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 from collections.abc import Sequence
 from datetime import date
 from typing import Any, get_args
@@ -17,6 +18,7 @@ from server.protocol import (
     Board,
     DailyInfo,
     DailyRequest,
+    ErrorCode,
     History,
     HistoryGame,
     HistoryRequest,
@@ -27,7 +29,9 @@ from server.protocol import (
     RankRequest,
 )
 
-from .offline import UsageError, add_json_argument
+from .connection import Connection
+from .errors import ServerError, UsageError
+from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
 from .race_table import ordinal
 from .table import player_label, plural
@@ -190,10 +194,29 @@ def _standing(game: HistoryGame) -> str:
     return ""
 
 
+#: How often ``simon daily`` asks again while the server proves the day's deals (seconds).
+PROVING_RETRY = 2.0
+
+
+async def today_deals(connection: Connection) -> DailyInfo:
+    """Today's deals, waiting (with a line on stderr) while the server still proves them."""
+    told = False
+    while True:
+        try:
+            return await connection.request(DailyRequest(type="daily"), DailyInfo)
+        except ServerError as error:
+            if error.code != ErrorCode.PROVING:
+                raise
+            if not told:
+                print("proving today's deals: a moment…", file=sys.stderr, flush=True)
+                told = True
+            await asyncio.sleep(PROVING_RETRY)
+
+
 async def _daily(args: argparse.Namespace) -> int:
     connection = await open_connection(args)
     try:
-        info = await connection.request(DailyRequest(type="daily"), DailyInfo)
+        info = await today_deals(connection)
     finally:
         await connection.close()
     deals = [deal for deal in info.deals if args.suits in (None, deal.suits)]

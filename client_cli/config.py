@@ -21,7 +21,7 @@ from platformdirs import user_config_dir
 
 from server.engine import SUIT_COUNTS
 
-from .offline import UsageError
+from .errors import UsageError
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
 APP_NAME = "simple-simon-online"

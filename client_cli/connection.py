@@ -7,11 +7,8 @@ else (replies to :meth:`Connection.send`, race events, a new daily) goes to the
 again with growing delays, authenticated again, and ``on_reconnect`` runs so the
 game can be resumed.
 
-Errors::
-
-    ClientError              one line for the player, exit status 1
-    ├── NetworkError         the server cannot be reached or the connection dropped
-    └── ServerError          the server refused a request: its code, message and rule
+Its failures are :class:`~client_cli.errors.NetworkError` and
+:class:`~client_cli.errors.ServerError` (the tree is in :mod:`client_cli.errors`).
 """
 
 from __future__ import annotations
@@ -39,6 +36,8 @@ from server.protocol import (
     parse_server_message,
 )
 
+from .errors import ClientError, NetworkError, ServerError
+
 log = logging.getLogger(__name__)
 
 REQUEST_TIMEOUT = 15.0
@@ -50,26 +49,6 @@ Reply = TypeVar("Reply", bound=BaseModel)
 MessageHandler = Callable[[ServerMessage], None]
 ReconnectHandler = Callable[[], Awaitable[None]]
 StatusHandler = Callable[[str], None]
-
-
-class ClientError(Exception):
-    """A failure to report to the player in one line."""
-
-
-class NetworkError(ClientError):
-    """The server cannot be reached, or the connection dropped."""
-
-
-class ServerError(ClientError):
-    """The server answered a request with an ``error``."""
-
-    def __init__(self, error: Error) -> None:
-        self.error = error
-        super().__init__(error.message)
-
-    @property
-    def code(self) -> str:
-        return str(self.error.code)
 
 
 def describe_failure(url: str, error: BaseException) -> str:

@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from . import accounts, boards, offline, play, race, solve
-from .connection import ClientError, NetworkError, ServerError
-from .offline import UsageError
+from .errors import ClientError, NetworkError, ServerError, UsageError
 from .online import NoAccountError, add_server_argument, print_json
 from .play import BotAccountNeeded
 
@@ -72,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         json_wanted = bool(getattr(args, "json", False))
         return int(args.handler(args))
-    except (UsageError, ClientError) as error:
+    except ClientError as error:
         status = 2 if isinstance(error, UsageError) else 1
         if json_wanted:
             print_json({"error": {"code": error_code(error), "message": str(error)}})

@@ -18,9 +18,7 @@ from server.engine import (
     parse_moves,
 )
 
-
-class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit status 2."""
+from .errors import UsageError
 
 
 def load_game(code: str | None, board_file: str | None, suits: int | None = None) -> Game:

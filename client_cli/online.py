@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 from .config import Config, server_address
-from .connection import ClientError, Connection
+from .connection import Connection
+from .errors import ClientError
 
 
 class NoAccountError(ClientError):

@@ -36,8 +36,8 @@ from server.protocol import (
 )
 
 from .config import Config
-from .connection import ClientError, Connection, ServerError
-from .offline import UsageError
+from .connection import Connection
+from .errors import ClientError, ServerError, UsageError
 from .online import add_server_argument, open_connection, print_json
 from .solve import winning_moves
 from .table import LocalTable, OnlineTable, Table, plural, rule_sentence

@@ -35,8 +35,8 @@ from server.protocol import (
 )
 
 from .config import Config
-from .connection import Connection, NetworkError, ServerError
-from .offline import UsageError
+from .connection import Connection
+from .errors import NetworkError, ServerError, UsageError
 from .online import add_server_argument, open_connection, print_json
 from .play import REFUSALS, BotAccountNeeded, _after, _move_paced, _pace
 from .race_table import Opening, RaceTable, ordinal, race_time

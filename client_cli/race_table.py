@@ -29,7 +29,8 @@ from server.protocol import (
     ServerMessage,
 )
 
-from .connection import ClientError, Connection
+from .connection import Connection
+from .errors import ClientError
 from .table import Notice, OnlineTable, player_label
 
 Phase = Literal["room", "racing", "over"]

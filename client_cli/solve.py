@@ -8,8 +8,8 @@ import json
 from server.engine import Game
 from server.solver import DEFAULT_MAX_NODES, DEFAULT_MAX_SECONDS, Verdict, solve
 
-from .connection import ClientError
-from .offline import UsageError, add_game_arguments, load_game
+from .errors import ClientError, UsageError
+from .offline import add_game_arguments, load_game
 
 
 def winning_moves(code: str) -> list[str]:

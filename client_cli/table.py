@@ -43,8 +43,10 @@ from server.protocol import (
     Mode,
     Moved,
     MoveRequest,
+    RaceDigest,
     RaceEntry,
     RaceEvent,
+    RaceEventKind,
     RaceRequest,
     RaceStandings,
     Resign,
@@ -56,7 +58,8 @@ from server.protocol import (
     Undo,
 )
 
-from .connection import ClientError, Connection
+from .connection import Connection
+from .errors import ClientError
 
 NoticeKind = Literal["info", "refused", "won", "status"]
 RACE_LOG = 5  # the latest race events kept for the screen
@@ -145,6 +148,7 @@ class Table:
         self.status = ""  # the connection, for online tables
         self.race: dict[str, RaceEntry] = {}
         self.race_left: set[str] = set()  # in the race, not finished, and gone from the server
+        self.race_total = 0  # everyone in the race (the panel shows the leaders and you)
         self.race_log: deque[str] = deque(maxlen=RACE_LOG)
         self.race_room: str | None = None  # a race room's code (client_cli/race_table.py)
         self.player: str | None = None
@@ -415,6 +419,8 @@ class OnlineTable(Table):
             self._finished(message)
         elif isinstance(message, RaceEvent):
             self._race_event(message)
+        elif isinstance(message, RaceDigest):
+            self._digest(message)
         elif isinstance(message, RaceStandings):
             self._standings(message)
         elif isinstance(message, DailyChanged):
@@ -528,11 +534,22 @@ class OnlineTable(Table):
         else:
             self._tell(Notice("info", f"Game over: score {message.score}."))
 
-    def _standings(self, standings: RaceStandings) -> None:
+    def _standings(self, standings: RaceStandings | RaceDigest) -> None:
         self.race = {entry.player: entry for entry in standings.players}
-        playing = {entry.player for entry in standings.players if not entry.finished}
-        self.race_left &= playing  # who left is known from events only: keep what still holds
+        self.race_left = {entry.player for entry in standings.players if entry.left}
+        self.race_total = standings.total
         self._tell()
+
+    def _digest(self, digest: RaceDigest) -> None:
+        """The race as it stands now: what changed since the last one shown goes to the log
+        (the server sends digests, not every racer's moves)."""
+        if self.view is None or digest.suits != self.view.suits:
+            return
+        for entry in digest.players:
+            event = _change(self.race.get(entry.player), entry)
+            if event is not None:
+                self._log_race(event, entry)
+        self._standings(digest)
 
     def _race_event(self, message: RaceEvent) -> None:
         if self.view is None or message.suits != self.view.suits:
@@ -543,6 +560,10 @@ class OnlineTable(Table):
             self.race_left.add(entry.player)
         else:
             self.race_left.discard(entry.player)
+        self._log_race(message.event, entry)
+        self._tell()  # the race panel shows the event: the notice line stays the player's
+
+    def _log_race(self, event: RaceEventKind, entry: RaceEntry) -> None:
         who = "you" if entry.player == self.player else player_label(entry.player, entry.bot)
         line = {
             "joined": f"{who} joined",
@@ -551,7 +572,19 @@ class OnlineTable(Table):
             "finished": f"{who} {'won' if entry.won else 'finished'}: {entry.score}",
             "resigned": f"{who} resigned: {entry.score}",
             "left": f"{who} left",
-        }[message.event]
+        }[event]
         if line is not None:
             self.race_log.append(line)
-        self._tell()  # the race panel shows the event: the notice line stays the player's
+
+
+def _change(before: RaceEntry | None, now: RaceEntry) -> RaceEventKind | None:
+    """What a racer did between two digests, as the event that says it (None: only moves)."""
+    if before is None:  # new to this follower's rows: not told apart from a newcomer
+        return None
+    if now.finished and not before.finished:
+        return "resigned" if now.resigned else "finished"
+    if now.left and not before.left:
+        return "left"
+    if now.removed > before.removed:
+        return "removed"
+    return None

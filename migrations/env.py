@@ -12,6 +12,8 @@ from alembic import context
 from sqlalchemy.engine import Connection
 from sqlalchemy.pool import NullPool
 
+from server.settings import Settings
+from server.store.database import create_engine
 from server.store.migrate import context_options
 from server.store.models import Base
 
@@ -20,8 +22,6 @@ target_metadata = Base.metadata
 
 
 def _url() -> str:
-    from server.settings import Settings
-
     return config.get_main_option("sqlalchemy.url") or Settings().effective_database_url
 
 
@@ -50,8 +50,6 @@ def do_run_migrations(connection: Connection) -> None:
 
 
 async def run_async_migrations() -> None:
-    from server.store.store import create_engine
-
     engine = create_engine(_url(), poolclass=NullPool)
     try:
         async with engine.begin() as connection:

@@ -1,11 +1,15 @@
 """The kinds of things every layer above the engine names: a game's mode, a day's two
-boards, what a race event says. Defined once here; the store, the protocol, the play
-layer and the client import them (the suit count is the engine's :data:`SuitCount`).
+boards, what a race event says, and how a game ended (:class:`Result`). Defined once here;
+the store, the protocol, the play layer and the client import them (the suit count is the
+engine's :data:`SuitCount`).
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Final, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict
 
 from server.engine import SUIT_COUNTS, SuitCount
 
@@ -28,6 +32,23 @@ RoomState = Literal["open", "countdown", "racing", "over", "expired"]
 #: countdown began, the deal was revealed, the race ended, a rematch room was opened.
 RoomEventKind = Literal["joined", "left", "countdown", "started", "over", "rematch", "expired"]
 
+
+class Result(BaseModel):
+    """How a game ended: one value from the game that ended (``PlayerGame.end``) to the
+    store (written with the game's last log entry), the protocol (``finished`` is one) and
+    the client."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    won: bool
+    resigned: bool
+    moves: int
+    score: int
+    removed: int  # runs removed
+    elapsed: float  # seconds from the start, to the millisecond
+    finished_at: datetime
+
+
 __all__ = [
     "BOARDS",
     "MODES",
@@ -35,6 +56,7 @@ __all__ = [
     "Board",
     "Mode",
     "RaceEventKind",
+    "Result",
     "RoomEventKind",
     "RoomState",
     "SuitCount",

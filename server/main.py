@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
-from redis.exceptions import RedisError
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import SQLAlchemyError
 
+from server.bus import BusError
 from server.settings import Settings
+from server.store import StoreError
 
 if TYPE_CHECKING:
     from server.store import Store
@@ -64,6 +64,10 @@ def tune_gc() -> None:
 
 async def serve(settings: Settings) -> None:
     from server.net import run_server
+    from server.net.listen import raise_descriptor_limit
+
+    before, now = raise_descriptor_limit()
+    log.info("descriptor limit %d (raised from %d)", now, before)
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -104,7 +108,9 @@ async def _opened(settings: Settings) -> Store:
             f"the database schema is at revision {revision}, the server needs {head}: "
             "run simon-server migrate first"
         )
-    redis = redis_client(settings.redis_url) if settings.redis_url else None
+    redis = (
+        redis_client(settings.redis_url, **settings.redis_timeouts) if settings.redis_url else None
+    )
     return await Store.open(
         url, redis=redis, redis_prefix=settings.redis_prefix, migrate=False, owns_redis=True
     )
@@ -190,11 +196,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValidationError as error:
         print(f"simon-server: bad settings: {error}", file=sys.stderr)
         return 2
-    logging.basicConfig(
-        level=settings.log_level.upper(),
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    from server.logs import configure
+
+    configure(settings.log_level, settings.log_format)
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # start-up noise
     try:
         if args.command == "migrate":
@@ -208,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AdminError as error:
         print(f"simon-server: {error}", file=sys.stderr)
         return 1
-    except (OSError, SQLAlchemyError, RedisError) as error:
+    except (OSError, StoreError, BusError) as error:
         # Unreachable or misconfigured services at start-up: say which, without a traceback.
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         print(f"simon-server: cannot use the database or Redis: {reason}", file=sys.stderr)

@@ -13,32 +13,59 @@ Messages the server sends on its own (race events, a new daily deal) have no ``i
 from __future__ import annotations
 
 import json
+import re
 from datetime import date
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+)
 
 from server import kinds
-from server.kinds import Board, Mode, RaceEventKind, RoomEventKind, RoomState
+from server.kinds import Board, Mode, RaceEventKind, Result, RoomEventKind, RoomState
 
 PROTOCOL_VERSION = 1
 
+#: Control characters (C0, DEL, C1): no text of the protocol has a use for them, and some
+#: drivers refuse them (asyncpg cannot send a NUL to PostgreSQL), so they stop at the edge.
+CONTROL_CHARACTERS = r"\x00-\x1f\x7f-\x9f"
+_NO_CONTROL = f"^[^{CONTROL_CHARACTERS}]*$"
+_CONTROL = re.compile(f"[{CONTROL_CHARACTERS}]")
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character (refused in every text of the protocol)."""
+    return _CONTROL.search(text) is not None
+
+
+#: Metadata for every text field a client sends: ``Annotated[str, Field(...), CLEAN]``.
+CLEAN = StringConstraints(pattern=_NO_CONTROL)
+
 MessageId = Annotated[str, Field(max_length=64)] | Annotated[int, Field(ge=0, lt=2**53)]
+#: The ``id`` of a client message: a :data:`MessageId` with no control character (it is
+#: stored with the action it names).
+RequestId = Annotated[str, Field(max_length=64), CLEAN] | Annotated[int, Field(ge=0, lt=2**53)]
 
 
-def _not_a_bool(value: object) -> object:
-    # JSON `true` equals 1 to Python, and a Literal lookup would take it as one suit.
-    if isinstance(value, bool):
-        raise ValueError("expected a number, not true or false")
+def _exactly_an_int(value: object) -> object:
+    # A Literal lookup compares by equality: JSON `true` and `1.0` both equal 1 to Python.
+    if type(value) is not int:
+        raise ValueError("expected a whole number: 1, 2 or 4")
     return value
 
 
-#: A suit count on the wire: 1, 2 or 4, and never ``true``.
-SuitCount = Annotated[kinds.SuitCount, BeforeValidator(_not_a_bool)]
+#: A suit count on the wire: exactly the integer 1, 2 or 4 (not ``true``, ``1.0`` or ``"1"``).
+SuitCount = Annotated[kinds.SuitCount, BeforeValidator(_exactly_an_int)]
 Column = Annotated[int, Field(ge=1, le=10)]  # 1-based, as players number them
 CardCount = Annotated[int, Field(ge=1, le=52)]
-PlayerName = Annotated[str, Field(min_length=1, max_length=64)]  # checked fully by accounts
+PlayerName = Annotated[str, Field(min_length=1, max_length=64), CLEAN]  # checked fully by accounts
 
 
 class ErrorCode(StrEnum):
@@ -49,6 +76,8 @@ class ErrorCode(StrEnum):
     INVALID_MESSAGE = "invalid-message"
     UNSUPPORTED_VERSION = "unsupported-version"
     RATE_LIMITED = "rate-limited"
+    TOO_MANY_FOLLOWS = "too-many-follows"  # an account follows races on too many connections
+    TOO_MANY_CONNECTIONS = "too-many-connections"  # refused at the handshake (HTTP 429/503)
     NOT_AUTHENTICATED = "not-authenticated"
     ALREADY_AUTHENTICATED = "already-authenticated"
     BAD_NAME = "bad-name"
@@ -62,6 +91,7 @@ class ErrorCode(StrEnum):
     ALREADY_PLAYED = "already-played"
     DAILY_NOT_OVER = "daily-not-over"  # practice of today's daily deal
     NO_DAILY = "no-daily"
+    PROVING = "proving"  # today's deals are still being proven: ask again in a few seconds
     NOT_FOUND = "not-found"
     BAD_CURSOR = "bad-cursor"
     # race rooms
@@ -79,6 +109,17 @@ class ErrorCode(StrEnum):
     INTERNAL = "internal"
 
 
+#: The HTTP status of a refusal over HTTP (JSON routes and pages), where it is not 400.
+HTTP_STATUS: dict[ErrorCode, int] = {
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.NO_SUCH_RACE: 404,
+    ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.PROVING: 503,
+    ErrorCode.UNAVAILABLE: 503,
+    ErrorCode.INTERNAL: 500,
+}
+
+
 class _Message(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -88,7 +129,7 @@ class _Request(_Message):
     # still read as dates.
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    id: MessageId | None = None
+    id: RequestId | None = None
 
 
 # -- client to server ----------------------------------------------------------------
@@ -99,7 +140,7 @@ class Hello(_Request):
 
     type: Literal["hello"]
     version: int = PROTOCOL_VERSION
-    client: Annotated[str, Field(max_length=64)] | None = None
+    client: Annotated[str, Field(max_length=64), CLEAN] | None = None
 
 
 class Register(_Request):
@@ -112,7 +153,7 @@ class Register(_Request):
 
 class Auth(_Request):
     type: Literal["auth"]
-    token: Annotated[str, Field(min_length=1, max_length=128)]
+    token: Annotated[str, Field(min_length=1, max_length=128), CLEAN]
 
 
 class Start(_Request):
@@ -124,14 +165,14 @@ class Start(_Request):
     type: Literal["start"]
     mode: Mode = "daily"
     suits: SuitCount = 1
-    code: Annotated[str, Field(max_length=32)] | None = None  # practice only
+    code: Annotated[str, Field(max_length=32), CLEAN] | None = None  # practice only
 
 
 class MoveRequest(_Request):
     """Play a move in notation ``FROM-TO`` or ``FROM-TOxN``."""
 
     type: Literal["move"]
-    move: Annotated[str, Field(max_length=16)]
+    move: Annotated[str, Field(max_length=16), CLEAN]
 
 
 class AutoMove(_Request):
@@ -166,7 +207,7 @@ class Resume(_Request):
     """After a reconnect: take up game ``game`` again; ``seq`` is the last one the client saw."""
 
     type: Literal["resume"]
-    game: Annotated[str, Field(max_length=64)]
+    game: Annotated[str, Field(max_length=64), CLEAN]
     seq: Annotated[int, Field(ge=0)] = 0
 
 
@@ -185,7 +226,7 @@ class LeaderboardRequest(_Request):
     suits: SuitCount = 1
     board: Board = "humans"
     limit: Annotated[int, Field(ge=1, le=100)] = 20
-    after: Annotated[str, Field(max_length=256)] | None = None
+    after: Annotated[str, Field(max_length=256), CLEAN] | None = None
 
 
 class RankRequest(_Request):
@@ -215,7 +256,7 @@ class RaceRequest(_Request):
 
 
 #: A race room's code: 5 letters (any case on the way in).
-RoomCode = Annotated[str, Field(min_length=1, max_length=16)]
+RoomCode = Annotated[str, Field(min_length=1, max_length=16), CLEAN]
 
 
 class RaceNew(_Request):
@@ -223,7 +264,7 @@ class RaceNew(_Request):
 
     type: Literal["race_new"]
     suits: SuitCount = 1
-    code: Annotated[str, Field(max_length=32)] | None = None  # a practice code: the deal
+    code: Annotated[str, Field(max_length=32), CLEAN] | None = None  # a practice code: the deal
     public: bool = False  # public: it counts down by itself, like a quick race
     capacity: Annotated[int, Field(ge=2, le=10)] = 10
     allow_bots: bool = False  # bot accounts may join
@@ -422,20 +463,15 @@ def moved_frame(
 _JSON_BOOL = {True: "true", False: "false"}
 
 
-class Finished(_Message):
-    """A game ended (won or resigned); for the daily, the stored result."""
+class Finished(_Message, Result):
+    """A game ended (won, resigned, or closed at its day's end): its :class:`Result` (the
+    stored one: won, resigned, moves, score, removed, elapsed, finished_at), and more."""
 
     type: Literal["finished"] = "finished"
     id: MessageId | None = None
     game: str
     code: str
     mode: Mode
-    won: bool
-    resigned: bool
-    moves: int
-    score: int
-    removed: int
-    elapsed: float
     rank: int | None = None  # daily: the rank now
     par: int | None = None  # daily: once the day is over
     #: "held": the result is held for fair-play review, off the public board for now.
@@ -551,6 +587,8 @@ class RaceEntry(_Message):
     won: bool
     resigned: bool = False
     bot: bool = False  # a declared bot account
+    left: bool = False  # gone from the server mid-game (may come back)
+    rank: int | None = None  # in a digest or the standings: the place in the race
 
     def standing(self) -> tuple[bool, int, int, str]:
         """The race standings order (docs/protocol.md, "Races"), for ``sorted(key=...)``:
@@ -558,14 +596,31 @@ class RaceEntry(_Message):
         return not self.won, -self.score, self.moves, self.player.lower()
 
 
-class RaceStandings(_Message):
-    """The reply to ``race``: everyone on today's deal for that suit count."""
+class _RaceBoard(_Message):
+    """A daily race at a glance: the leaders, the rows around the follower's own, counts."""
+
+    day: date
+    suits: SuitCount
+    #: The first rows of the race (ranked), then the rows around the follower's own if it
+    #: is racing and not among them; in the race's order (docs/protocol.md, "Races").
+    players: list[RaceEntry]
+    total: int = 0  # everyone in the race
+    playing: int = 0  # not finished yet
+    finished: int = 0
+
+
+class RaceStandings(_RaceBoard):
+    """The reply to ``race``: the race as it stands."""
 
     type: Literal["race"] = "race"
     id: MessageId | None = None
-    day: date
-    suits: SuitCount
-    players: list[RaceEntry]
+
+
+class RaceDigest(_RaceBoard):
+    """Pushed to a race's followers at most once a second while it changes (never one
+    event per player's move: a race of thousands would send each follower thousands)."""
+
+    type: Literal["race_digest"] = "race_digest"
 
 
 class RaceEvent(_Message):
@@ -680,6 +735,7 @@ ServerMessage = Annotated[
     | RankInfo
     | History
     | RaceStandings
+    | RaceDigest
     | RaceEvent
     | RaceRoom
     | RaceUpdate
@@ -714,6 +770,7 @@ __all__ = [
     "ServerMessage",
     "ValidationError",
     "encode",
+    "has_control",
     "moved_frame",
     "parse_client_message",
     "parse_server_message",

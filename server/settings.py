@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from platformdirs import user_data_dir
 from pydantic import Field, field_validator, model_validator
@@ -41,6 +42,15 @@ class Settings(BaseSettings):
     #: others (milliseconds); a commit that takes longer than the timeout is refused.
     commit_window_ms: float = Field(5.0, ge=0, le=1000)
     commit_timeout_seconds: float = Field(5.0, gt=0)
+    # -- timeouts of the services (docs/operations.md) ------------------------------------
+    database_connect_timeout_seconds: float = Field(5.0, gt=0)
+    #: Every statement, both in asyncpg and as PostgreSQL's own ``statement_timeout``.
+    database_statement_timeout_seconds: float = Field(5.0, gt=0)
+    sqlite_busy_timeout_seconds: float = Field(10.0, ge=0)
+    redis_connect_timeout_seconds: float = Field(2.0, gt=0)
+    redis_socket_timeout_seconds: float = Field(5.0, gt=0)
+    #: ``/healthz`` waits this long for each service before it calls it down.
+    health_timeout_seconds: float = Field(2.0, gt=0)
     #: Solver budget per candidate daily deal; codes it cannot prove winnable are skipped.
     daily_solver_seconds: float = Field(20.0, gt=0)
     #: Race rooms (docs/protocol.md, "Race rooms"): the countdown before the reveal, the
@@ -53,7 +63,37 @@ class Settings(BaseSettings):
     race_open_seconds: float = Field(3600.0, gt=0)
     race_sweep_seconds: float = Field(5.0, gt=0, le=300)
     race_solver_seconds: float = Field(2.0, gt=0)
+    # -- limits per client address, and on the whole server (docs/operations.md) ----------
+    #: Comma-separated addresses or networks of proxies whose ``X-Forwarded-For`` is believed.
+    trusted_proxies: str = ""
+    #: Comma-separated addresses or networks no per-address limit applies to (monitoring,
+    #: load tests); the overall connection cap still does.
+    limits_exempt: str = ""
+    registrations_per_address: int = Field(5, ge=1)
+    registration_window_seconds: float = Field(3600.0, gt=0)
+    #: Failed sign-ins from one address that cost nothing; each further one locks the
+    #: address out, for ``auth_backoff_seconds`` doubling up to the maximum.
+    auth_failures_free: int = Field(5, ge=0)
+    auth_backoff_seconds: float = Field(1.0, gt=0)
+    auth_backoff_max_seconds: float = Field(300.0, gt=0)
+    #: Failures are forgotten after this long without one.
+    auth_failure_memory_seconds: float = Field(900.0, gt=0)
+    max_connections_per_address: int = Field(64, ge=1)
+    #: Open connections in all; also kept below the descriptor limit less the reserve.
+    max_connections: int = Field(10_000, ge=1)
+    descriptor_reserve: int = Field(256, ge=0)
+    #: A connection that has not signed in (auth or register) this long is closed (1008);
+    #: 0: never.
+    unauthenticated_grace_seconds: float = Field(30.0, ge=0)
+    #: The websocket opening handshake (or an HTTP request) must arrive within this.
+    handshake_timeout_seconds: float = Field(10.0, gt=0)
+    http_requests_per_address: int = Field(120, ge=1)
+    http_window_seconds: float = Field(60.0, gt=0)
+    #: At the descriptor limit, one log line per this many seconds, however many accepts fail.
+    accept_error_log_seconds: float = Field(60.0, gt=0)
     log_level: str = "INFO"
+    #: ``text``: one plain line a record; ``json``: one JSON object a line.
+    log_format: Literal["text", "json"] = "text"
     #: When a human's daily is held for review (docs/fair-play.md): e.g.
     #: ``SIMON_FAIRPLAY__MAX_AGREEMENT=0.95``; the defaults are in server/play/fairplay.py.
     fairplay: Thresholds = Field(default_factory=Thresholds)
@@ -73,11 +113,39 @@ class Settings(BaseSettings):
                 return driver + url[len(plain) :]
         return url
 
+    @field_validator("trusted_proxies", "limits_exempt")
+    @classmethod
+    def _networks(cls, text: str) -> str:
+        """Comma-separated IP addresses or networks (``10.0.0.0/8``); refused at start if not."""
+        import ipaddress
+
+        for part in text.split(","):
+            if part.strip():
+                ipaddress.ip_network(part.strip(), strict=False)  # ValueError: bad settings
+        return text
+
     @model_validator(mode="after")
     def _no_default_secret_in_production(self) -> Settings:
         if self.production and self.secret == DEFAULT_SECRET:
             raise ValueError("SIMON_SECRET must be set to a secret of your own in production")
         return self
+
+    @property
+    def database_timeouts(self) -> dict[str, float]:
+        """The timeouts for ``create_engine`` (and ``Store.open``)."""
+        return {
+            "connect_timeout": self.database_connect_timeout_seconds,
+            "statement_timeout": self.database_statement_timeout_seconds,
+            "busy_timeout": self.sqlite_busy_timeout_seconds,
+        }
+
+    @property
+    def redis_timeouts(self) -> dict[str, float]:
+        """The timeouts for ``redis_client`` and ``open_bus``."""
+        return {
+            "connect_timeout": self.redis_connect_timeout_seconds,
+            "timeout": self.redis_socket_timeout_seconds,
+        }
 
     @property
     def effective_database_url(self) -> str:

@@ -22,8 +22,8 @@ from server.play.hub import Hub
 from server.play.screening import FLAGGED_REASON
 from server.store import GameRecord, Result, Store
 from tests.conftest import Backend
-from tests.store.helpers import entries, finish
 from tests.support.servers import HOLD_NOTHING, get_json, quick_prover, unique_name
+from tests.support.store import entries, finish
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,7 +66,12 @@ async def test_simon_server_runs_on_a_fresh_data_folder_and_stops_on_sigterm(
         while True:
             try:
                 status, body = await get_json(f"http://127.0.0.1:{port}/healthz")
-                break
+                if status == 200:
+                    break
+                # 503 until today's deals are proven: a fresh server's first start
+                assert status == 503 and body == {**body, "ok": False, "daily": "proving"}
+                assert time.monotonic() < deadline, "today's deals were not proven in time"
+                await asyncio.sleep(0.2)
             except OSError:
                 assert process.poll() is None, process.communicate()[1]
                 assert time.monotonic() < deadline, "the server did not start"
@@ -99,7 +104,20 @@ async def test_verify_reports_a_tampered_result(backend: Backend) -> None:
                 game_id=game_id, player_id=player.id, mode="practice", code=code, suits=2,
                 day=None, started_at=now,
             )  # fmt: skip
-            await finish(store, record, moves, Result(False, True, 1, score, 0, 1.0, now))
+            await finish(
+                store,
+                record,
+                moves,
+                Result(
+                    won=False,
+                    resigned=True,
+                    moves=1,
+                    score=score,
+                    removed=0,
+                    elapsed=1.0,
+                    finished_at=now,
+                ),
+            )
     finally:
         await store.close()
     result = await asyncio.to_thread(run_admin, "verify", SIMON_DATABASE_URL=backend.database_url)
@@ -124,7 +142,20 @@ async def test_verify_reports_a_daily_played_on_another_deal(backend: Backend) -
             game_id=game_id, player_id=player.id, mode="daily", code=str(game.code), suits=1,
             day=day, started_at=now,
         )  # fmt: skip
-        await finish(store, record, moves, Result(False, True, 1, game.score, 0, 1.0, now))
+        await finish(
+            store,
+            record,
+            moves,
+            Result(
+                won=False,
+                resigned=True,
+                moves=1,
+                score=game.score,
+                removed=0,
+                elapsed=1.0,
+                finished_at=now,
+            ),
+        )
     finally:
         await store.close()
     result = await asyncio.to_thread(run_admin, "verify", SIMON_DATABASE_URL=backend.database_url)
@@ -174,7 +205,15 @@ async def test_review_lists_clears_and_confirms_held_results(backend: Backend) -
                 game_id=uuid.uuid4().hex, player_id=player.id, mode="daily",
                 code="SS1-S1-AAAAABD", suits=1, day=day, started_at=now,
             )  # fmt: skip
-            result = Result(False, True, 1, 499, 0, 2.0, now)
+            result = Result(
+                won=False,
+                resigned=True,
+                moves=1,
+                score=499,
+                removed=0,
+                elapsed=2.0,
+                finished_at=now,
+            )
             await store.append(entries(game, ["1-2", "resign"], at=now), result)
             await store.record_screening(
                 game_id=game.id, held=True, reasons=["flat think times"],
@@ -225,7 +264,16 @@ async def test_review_lists_clears_and_confirms_held_results(backend: Backend) -
             code="SS1-S1-AAAAABD", suits=1, day=day + timedelta(days=1), started_at=now,
         )  # fmt: skip
         await store.append(
-            entries(next_day, ["1-2", "resign"], at=now), Result(False, True, 1, 499, 0, 2.0, now)
+            entries(next_day, ["1-2", "resign"], at=now),
+            Result(
+                won=False,
+                resigned=True,
+                moves=1,
+                score=499,
+                removed=0,
+                elapsed=2.0,
+                finished_at=now,
+            ),
         )
         await store.put_daily_deal(
             day=next_day.day, suits=1, code="SS1-S1-AAAAABD", par=None, solution=["1-2"]

@@ -20,7 +20,7 @@ from textual.widgets import Button, Input, Static
 
 from server.engine import Card, IllegalMoveError, InvalidMoveError, Move, SuitCount
 
-from ..connection import ClientError
+from ..errors import ClientError
 from ..table import Notice, Table, won_text
 from .commands import CONFIRM, KEYS, Command, CommandKind, chosen_column, read_command
 from .widgets import BoardView, RacePanel, ScoreLine, card_label, describe_move

@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Static
 
-from ..connection import ClientError
+from ..errors import ClientError
 from ..race_table import RaceTable, ordinal, race_time
 from ..table import Notice, player_label, plural
 from .app import SimonApp

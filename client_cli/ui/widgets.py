@@ -208,8 +208,10 @@ class RacePanel(Static):
     def update_from(self, table: Table) -> None:
         self.table = table
         narrow = 0 < self.size.width < NARROW
+        shown = len(table.race)
         grid = RichTable(
-            title="Race",
+            # the server sends the leaders and the rows around you: say how many race
+            title=f"Race: {shown} of {table.race_total}" if table.race_total > shown else "Race",
             title_justify="left",
             title_style="bold",
             expand=True,

@@ -9,16 +9,26 @@ anything (games live in the database's action log).
 without decoding them again.
 """
 
-from .base import Bus, RaceHandler
+from .base import Bus, BusError, BusUnavailable, RaceHandler
 from .memory import InProcessBus
 from .redis import RedisBus, redis_client
 
 
-def open_bus(redis_url: str | None, *, prefix: str = "simon") -> Bus:
-    """The Redis bus when a URL is given, else the in-process one."""
+def open_bus(redis_url: str | None, *, prefix: str = "simon", **timeouts: float) -> Bus:
+    """The Redis bus when a URL is given (``timeouts``: see :class:`RedisBus`), else the
+    in-process one."""
     if redis_url:
-        return RedisBus(redis_url, prefix=prefix)
+        return RedisBus(redis_url, prefix=prefix, **timeouts)
     return InProcessBus()
 
 
-__all__ = ["Bus", "InProcessBus", "RaceHandler", "RedisBus", "open_bus", "redis_client"]
+__all__ = [
+    "Bus",
+    "BusError",
+    "BusUnavailable",
+    "InProcessBus",
+    "RaceHandler",
+    "RedisBus",
+    "open_bus",
+    "redis_client",
+]

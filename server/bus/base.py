@@ -12,6 +12,15 @@ RaceHandler = Callable[[date, int, str], None]
 #: friends racing one fresh deal: server/play/rooms.py).
 RoomHandler = Callable[[str, str], None]
 
+
+class BusError(Exception):
+    """The root of what the bus raises."""
+
+
+class BusUnavailable(BusError):
+    """Redis did not answer or failed (raised from its own exception): nothing was sent."""
+
+
 #: Race standings outlive a day's race by this much, then expire.
 KEEP_SECONDS = 3 * 24 * 3600
 

@@ -11,11 +11,14 @@ import asyncio
 import contextlib
 import logging
 from datetime import date
+from typing import Final
 
 import redis.asyncio as redis
 from redis.exceptions import RedisError
 
-from .base import KEEP_SECONDS, Bus
+from server.boundary import boundary
+
+from .base import KEEP_SECONDS, Bus, BusUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -28,21 +31,52 @@ _JOIN_WAIT = 5.0
 REDIS_CONNECTIONS = 32
 
 
-def redis_client(url: str) -> redis.Redis:
+#: Seconds to open a connection to Redis, and to wait for any answer from it.
+CONNECT_TIMEOUT = 2.0
+SOCKET_TIMEOUT = 5.0
+
+
+def redis_client(
+    url: str, *, connect_timeout: float = CONNECT_TIMEOUT, timeout: float = SOCKET_TIMEOUT
+) -> redis.Redis:
     """A Redis client whose pool waits for a free connection when all are busy (the
-    default pool refuses with "Too many connections" when a thousand players move)."""
-    pool = redis.BlockingConnectionPool.from_url(url, max_connections=REDIS_CONNECTIONS, timeout=10)
+    default pool refuses with "Too many connections" when a thousand players move). A
+    Redis that does not answer within ``timeout`` seconds fails the call (RedisError)."""
+    pool = redis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=REDIS_CONNECTIONS,
+        timeout=timeout,
+        socket_connect_timeout=connect_timeout,
+        socket_timeout=timeout,
+    )
     return redis.Redis.from_pool(pool)
 
 
+#: What a Redis that fails raises (OSError includes timeouts and refused connections).
+REDIS_FAILURES: Final = (RedisError, OSError)
+
+
+@boundary(REDIS_FAILURES, BusUnavailable)
 class RedisBus(Bus):
-    def __init__(self, url: str, *, prefix: str = "simon") -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "simon",
+        connect_timeout: float = CONNECT_TIMEOUT,
+        timeout: float = SOCKET_TIMEOUT,
+    ) -> None:
         super().__init__()
         self._url = url
         self._prefix = prefix
-        self._client = redis_client(url)
+        self._client = redis_client(url, connect_timeout=connect_timeout, timeout=timeout)
+        # the reader waits for messages with no timeout of the socket's (it polls)
         self._pubsub_client = redis.Redis.from_url(
-            url, socket_timeout=None, health_check_interval=30, client_name=f"{prefix}:races"
+            url,
+            socket_timeout=None,
+            socket_connect_timeout=connect_timeout,
+            health_check_interval=30,
+            client_name=f"{prefix}:races",
         )
         self._pubsub: redis.client.PubSub | None = None
         self._joined: set[str] = set()

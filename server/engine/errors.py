@@ -1,8 +1,8 @@
-"""The engine's errors, all ``ValueError``s.
+"""The engine's errors, under one root (a ``ValueError``: the caller's input is wrong).
 
 ::
 
-    ValueError
+    EngineError
     ├── InvalidCodeError     a game code that does not parse
     ├── InvalidBoardError    board text that is not a valid layout
     ├── InvalidSnapshotError bytes that are not a saved game
@@ -21,23 +21,27 @@ if TYPE_CHECKING:
     from .rules import Rule
 
 
-class InvalidCodeError(ValueError):
+class EngineError(ValueError):
+    """The root of what the engine raises."""
+
+
+class InvalidCodeError(EngineError):
     """A game code that does not parse."""
 
 
-class InvalidBoardError(ValueError):
+class InvalidBoardError(EngineError):
     """Board text that is not a valid layout for a pack of 1, 2 or 4 suits."""
 
 
-class InvalidSnapshotError(ValueError):
+class InvalidSnapshotError(EngineError):
     """Bytes that are not a game saved by :meth:`Game.snapshot`."""
 
 
-class InvalidMoveError(ValueError):
+class InvalidMoveError(EngineError):
     """Move notation that does not parse."""
 
 
-class IllegalMoveError(ValueError):
+class IllegalMoveError(EngineError):
     """An action the rules refuse; ``rule`` says which rule, ``message`` says it to a player."""
 
     def __init__(self, rule: Rule, detail: str | None = None) -> None:

@@ -16,14 +16,23 @@ from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
-from redis.exceptions import RedisError
-from sqlalchemy.exc import SQLAlchemyError
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from server.play.hub import Hub
 from server.play.session import Session
-from server.protocol import Error, ErrorCode, MessageId, encode, parse_client_message
+from server.protocol import (
+    ClientMessage,
+    Error,
+    ErrorCode,
+    MessageId,
+    encode,
+    has_control,
+    parse_client_message,
+)
+
+from .limits import Gate
+from .metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +41,8 @@ PUSH_QUEUE: int = 64
 CLOSE_POLICY = 1008
 #: Messages refused in a row for the budget before the connection is closed.
 OVERDRAFT = 10
+#: The messages that sign a connection in (limited per client address).
+_SIGN_IN = frozenset({"register", "auth"})
 
 
 class RateLimit:
@@ -107,7 +118,7 @@ def message_id_of(frame: str | bytes, raw: dict[str, Any] | None = None) -> Mess
     if raw is None:
         raw = _json_object(frame)
     candidate = raw.get("id") if raw is not None else None
-    if (isinstance(candidate, str) and len(candidate) <= 64) or (
+    if (isinstance(candidate, str) and len(candidate) <= 64 and not has_control(candidate)) or (
         isinstance(candidate, int) and not isinstance(candidate, bool) and 0 <= candidate < 2**53
     ):
         return candidate
@@ -137,7 +148,9 @@ def refusal(frame: str | bytes, error: ValidationError) -> Error:
     # Messages are flat: the field is the second part of the location (after the type);
     # what follows names pydantic's inner schemas, which mean nothing to a client.
     field = str(first["loc"][1]) if len(first["loc"]) > 1 else "message"
-    if field == "id":
+    if first["type"] == "string_pattern_mismatch":  # the only pattern: no control characters
+        first = {**first, "msg": "control characters are not allowed"}
+    elif field == "id":
         first = {**first, "msg": "a string of up to 64 characters or a whole number from 0"}
     return Error(
         id=message_id,
@@ -170,20 +183,47 @@ async def close_draining(websocket: ServerConnection, code: int, reason: str) ->
     await closing
 
 
+async def _signing_in(
+    gate: Gate, address: str, websocket: ServerConnection, session: Session, message: ClientMessage
+) -> list[str]:
+    """``register`` and ``auth`` under the per-address limits: so many new accounts per
+    window, and a growing back-off after failed sign-ins (the token is not even checked
+    while the address is locked out)."""
+    refused = gate.registration(address) if message.type == "register" else gate.sign_in(address)
+    if refused is not None:
+        return [encode(refused.error(message.id))]
+    replies = await session.handle(message)
+    if session.player is not None:
+        gate.authenticated(websocket)
+    elif message.type == "auth" and f'"code":"{ErrorCode.BAD_TOKEN.value}"' in replies[0]:
+        gate.sign_in_failed(address)
+    return replies
+
+
 async def serve_connection(
-    hub: Hub, websocket: ServerConnection, budget: int, window: float
+    hub: Hub,
+    websocket: ServerConnection,
+    budget: int,
+    window: float,
+    gate: Gate | None = None,
+    metrics: Metrics | None = None,
 ) -> None:
     """Run one connection until it closes."""
     outbox = Outbox(websocket)
     session = Session(hub, outbox.push)
-    limit = RateLimit(budget, window)
+    limit = RateLimit(budget, window, hub.clock.monotonic)  # the hub's clock: injectable
     refused_in_a_row = 0
+    address = getattr(websocket, "client_address", None) or "unknown"
+    if gate is not None:
+        gate.unauthenticated(websocket)
     try:
         async for frame in websocket:
             if not limit.allow():
                 # Over budget: refused unread, with the id so a client can slow down and
                 # resend; a client that keeps on regardless is closed.
                 refused_in_a_row += 1
+                if metrics is not None:
+                    metrics.refused(ErrorCode.RATE_LIMITED.value)
                 closing = refused_in_a_row > OVERDRAFT
                 await websocket.send(
                     encode(
@@ -200,24 +240,32 @@ async def serve_connection(
                     break
                 continue
             refused_in_a_row = 0
+            started = time.perf_counter()
             try:
                 message = parse_client_message(frame)
             except ValidationError as error:
-                await websocket.send(encode(refusal(frame, error)))
+                refused = encode(refusal(frame, error))
+                if metrics is not None:
+                    metrics.error(refused)
+                await websocket.send(refused)
                 continue
             try:
-                replies = await session.handle(message)
-            except (OSError, SQLAlchemyError, RedisError):
-                log.exception("handling %s failed: a service did not answer", message.type)
-                replies = [failure(message.id, ErrorCode.UNAVAILABLE)]
-            except Exception:
+                if gate is not None and message.type in _SIGN_IN:
+                    replies = await _signing_in(gate, address, websocket, session, message)
+                else:
+                    replies = await session.handle(message)
+            except Exception:  # what no table knows: a bug
                 log.exception("handling %s failed", message.type)
                 replies = [failure(message.id, ErrorCode.INTERNAL)]
             for reply in replies:
                 await websocket.send(reply)
+            if metrics is not None:
+                metrics.handled(message.type, time.perf_counter() - started, replies)
     except ConnectionClosed:
         pass
     finally:
+        if gate is not None:
+            gate.forget(websocket)
         outbox.close()
         try:
             await session.close()

@@ -1,9 +1,11 @@
 """Read-only HTTP JSON on the websocket port (through websockets' ``process_request``).
 
 ``GET /healthz``, ``/daily``, ``/leaderboard?day=&suits=&board=&limit=&after=``,
-``/rank?day=&suits=&board=&player=``, ``/history?player=&limit=``, ``/race/CODE``. The
-bodies are the same objects the websocket sends, without ``id``. Bad parameters get ``400``
-and ``{"error": {"code": ..., "message": ...}}``.
+``/rank?day=&suits=&board=&player=``, ``/history?player=&limit=``, ``/race/CODE`` (a race
+room). The bodies are the same objects the websocket sends, without ``id``. Bad parameters
+get ``400`` and ``{"error": {"code": ..., "message": ...}}``. Every other path goes to the
+web pages (:mod:`server.web`), which answer unknown paths with the same JSON 404 unless a
+browser asks for HTML.
 """
 
 from __future__ import annotations
@@ -21,10 +23,14 @@ from pydantic import BaseModel
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from server import web
 from server.engine import SUIT_COUNTS
-from server.play.errors import Refused
+from server.play.errors import refusal_of
 from server.play.hub import Hub
-from server.protocol import PROTOCOL_VERSION, Board, ErrorCode
+from server.protocol import HTTP_STATUS, PROTOCOL_VERSION, Board, ErrorCode, has_control
+
+from .health import Health
+from .metrics import CONTENT_TYPE, Metrics
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +55,18 @@ def json_response(status: int, payload: Any) -> Response:
     return Response(status_.value, status_.phrase, headers, body)
 
 
+def _text_response(body: bytes, content_type: str) -> Response:
+    headers = Headers(
+        [
+            ("Date", email.utils.formatdate(usegmt=True)),
+            ("Content-Type", content_type),
+            ("Content-Length", str(len(body))),
+            ("Cache-Control", "no-store"),
+        ]
+    )
+    return Response(200, "OK", headers, body)
+
+
 def error_response(status: int, code: ErrorCode, message: str) -> Response:
     return json_response(status, {"error": {"code": code.value, "message": message}})
 
@@ -71,10 +89,10 @@ def _int(query: Query, name: str, default: int, choices: range | tuple[int, ...]
     text = query.get(name)
     if text is None:
         return default
-    try:
-        value = int(text)
-    except ValueError:
-        raise BadQuery(f"{name} is a whole number") from None
+    # ASCII digits only: int() would also take " 1", "+1", "1_0" and other scripts' digits
+    if not (text.isascii() and text.isdigit()) or len(text) > 6:
+        raise BadQuery(f"{name} is a whole number")
+    value = int(text)
     if value not in choices:
         raise BadQuery(f"{name} must be one of {list(choices)}" if isinstance(choices, tuple)
                        else f"{name} is {choices.start} to {choices.stop - 1}")  # fmt: skip
@@ -99,16 +117,24 @@ def _text(query: Query, name: str, *, required: bool, longest: int) -> str | Non
     return text
 
 
-async def _healthz(hub: Hub, query: Query) -> Response:
+async def _healthz(hub: Hub, query: Query, health: Health | None = None) -> Response:
+    """This node's figures and, with ``health``, each service's state and latency:
+    ``503`` when the database does not answer (Redis down is a warning: play goes on), or
+    while today's deals are being proven (a fresh server's first start)."""
+    services = await health.check() if health is not None else {}
+    daily_ready = hub.daily.ready(hub.today())
+    ok = services.get("database", {"ok": True})["ok"] and daily_ready
     return json_response(
-        200,
+        200 if ok else 503,
         {
-            "ok": True,
+            "ok": ok,
+            "daily": "ready" if daily_ready else "proving",
             "protocol": PROTOCOL_VERSION,
             "connections": hub.days.listener_count,
             "games": len(hub.live),
             "race_followers": hub.races.follower_count,
             "room_followers": hub.rooms.follower_count,
+            **services,
         },
     )
 
@@ -162,23 +188,27 @@ async def _race(hub: Hub, code: str) -> Response:
     return _model(await hub.rooms.reply(None, await hub.rooms.record(code)))
 
 
-async def respond(hub: Hub, request: Request) -> Response:
-    """Answer one plain HTTP GET."""
+async def respond(
+    hub: Hub, request: Request, health: Health | None = None, metrics: Metrics | None = None
+) -> Response:
+    """Answer one plain HTTP GET (``health`` probes the services for ``/healthz``;
+    ``metrics`` serves ``/metrics``)."""
     url = urlsplit(request.path)
-    if url.path.startswith("/race/") and not url.query:
-        try:
-            return await _race(hub, url.path.removeprefix("/race/"))
-        except Refused as refused:
-            status = 404 if refused.code is ErrorCode.NO_SUCH_RACE else 400
-            return error_response(status, refused.code, refused.message)
-        except Exception:
-            log.exception("HTTP %s failed", url.path)
-            return error_response(503, ErrorCode.UNAVAILABLE, "the server cannot answer right now")
+    if url.path == "/healthz" and health is not None:
+        return await _healthz(hub, {}, health)
+    if url.path == "/metrics" and metrics is not None:
+        return _text_response(await metrics.render(), CONTENT_TYPE)
     route = _ROUTES.get(url.path)
-    if route is None:
-        return error_response(404, ErrorCode.NOT_FOUND, f"no such path {url.path!r}")
-    handler, allowed = route
+    room = url.path.removeprefix("/race/") if url.path.startswith("/race/") else None
+    if route is None and room is None:
+        return await web.respond(hub, request)
     try:
+        if room is not None:
+            if url.query:
+                raise BadQuery("a race room's path takes no parameters")
+            return await _race(hub, room)  # the code is checked as a room code
+        assert route is not None
+        handler, allowed = route
         raw = parse_qs(url.query, keep_blank_values=True, strict_parsing=False)
         unknown = set(raw) - allowed
         if unknown:
@@ -186,12 +216,18 @@ async def respond(hub: Hub, request: Request) -> Response:
         repeated = [name for name, values in raw.items() if len(values) > 1]
         if repeated:
             raise BadQuery(f"{repeated[0]} is given twice")
+        dirty = [name for name, values in raw.items() if has_control(values[0])]
+        if dirty:  # no parameter has a use for them, and PostgreSQL refuses a NUL
+            raise BadQuery(f"{dirty[0]}: control characters are not allowed")
         return await handler(hub, {name: values[0] for name, values in raw.items()})
     except BadQuery as error:
         return error_response(400, ErrorCode.INVALID_MESSAGE, str(error))
-    except Refused as refused:
-        status = 404 if refused.code is ErrorCode.NOT_FOUND else 400
-        return error_response(status, refused.code, refused.message)
-    except Exception:
-        log.exception("HTTP %s failed", url.path)
-        return error_response(503, ErrorCode.UNAVAILABLE, "the server cannot answer right now")
+    except Exception as error:
+        refused = refusal_of(error)
+        if refused is None:  # what no table knows: a bug
+            log.exception("HTTP %s failed", url.path)
+            return error_response(500, ErrorCode.INTERNAL, "the server failed to answer")
+        response = error_response(HTTP_STATUS.get(refused.code, 400), refused.code, refused.message)
+        if refused.code in (ErrorCode.PROVING, ErrorCode.UNAVAILABLE):
+            response.headers["Retry-After"] = "5"
+        return response

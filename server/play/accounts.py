@@ -14,18 +14,14 @@ import secrets
 from typing import Final
 
 from server.protocol import ErrorCode
-from server.store import NameTaken, PlayerRecord, Store
+from server.store import NameTaken, PlayerRecord, PlayStore
 
 from .clock import Clock
-from .errors import Refused
+from .errors import BadName, Refused
 
 NAME_MIN: Final = 2
 NAME_MAX: Final = 24
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
-
-
-class BadName(ValueError):
-    """A name that breaks the naming rule; the message says which part."""
 
 
 def check_name(name: str) -> str:
@@ -50,16 +46,13 @@ def hash_token(token: str) -> str:
 class Accounts:
     """Registering players and knowing them again by token or by name."""
 
-    def __init__(self, store: Store, clock: Clock) -> None:
+    def __init__(self, store: PlayStore, clock: Clock) -> None:
         self._store = store
         self._clock = clock
 
     async def register(self, name: str, *, bot: bool = False) -> tuple[PlayerRecord, str]:
         """A new account and its token (shown this once)."""
-        try:
-            name = check_name(name)
-        except BadName as error:
-            raise Refused(ErrorCode.BAD_NAME, str(error)) from None
+        name = check_name(name)
         token = new_token()
         try:
             player = await self._store.create_player(

@@ -57,21 +57,31 @@ class _ManualTimer:
 
 class ManualClock:
     """A clock that moves only when told: ``clock.advance(hours=25)`` moves the wall and
-    the monotonic time together and runs the timers that fall due on the way."""
+    the monotonic time together and runs the timers that fall due on the way.
 
-    def __init__(self, start: datetime | None = None) -> None:
+    With ``real_intervals`` only the wall time is the test's: intervals and timers run on
+    the system's clock (a real server in a test that moves days, whose throttles and
+    digests must still go out by themselves).
+    """
+
+    def __init__(self, start: datetime | None = None, *, real_intervals: bool = False) -> None:
         self._now = start or datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
         self._monotonic = 0.0
         self._timers: list[tuple[float, int, _ManualTimer]] = []
         self._order = itertools.count()
+        self._system = SystemClock() if real_intervals else None
 
     def now(self) -> datetime:
         return self._now
 
     def monotonic(self) -> float:
+        if self._system is not None:
+            return self._system.monotonic()
         return self._monotonic
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> Timer:
+        if self._system is not None:
+            return self._system.call_later(delay, callback)
         timer = _ManualTimer(callback)
         heapq.heappush(self._timers, (self._monotonic + delay, next(self._order), timer))
         return timer

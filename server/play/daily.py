@@ -4,8 +4,9 @@ Candidates come from HMAC-SHA256(server secret, day, suits, n) for n = 0, 1, 2, 
 nobody without the secret can compute a day's deal before it starts. The first
 candidate the solver proves winnable becomes the deal, with the length of the solver's
 solution as its par; candidates it cannot prove (unwinnable, or out of budget) are
-skipped. The store keeps the first deal written for a day (first writer wins), so every
-node serves the same one even if their solvers disagreed.
+skipped. One node proves a day's deals (the holder of the store's lease, well before the
+day starts); the others wait for what it stores, and the store keeps the first deal written
+for a day (first writer wins), so every node serves the same ones.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from typing import Any, Final, TypeVar
 
 from server.engine import SUIT_COUNTS, GameCode
 from server.engine.codes import DEALS_PER_SUIT_COUNT
-from server.store import DailyDealRecord, Store
+from server.store import DailyDealRecord, PlayStore
+
+from .errors import DealsNotReady, NoDailyDeal
 
 log = logging.getLogger(__name__)
 
@@ -122,69 +125,85 @@ class SolverProver:
             self._pool = None
 
 
-class NoDailyDeal(RuntimeError):
-    """No candidate of the day could be proven winnable."""
+#: How often a node that is not proving looks for the deals another node stores (seconds).
+LEASE_POLL: Final = 0.5
+#: The lease under which one node of all proves deals.
+PROVING_LEASE: Final = "daily-deals"
 
 
 class DailySchedule:
-    """Finds, stores and hands out the daily deals."""
+    """Finds, stores and hands out the daily deals: all three of a day, or none.
 
-    def __init__(self, store: Store, *, secret: str, prover: Prover) -> None:
+    One node of those sharing the database proves a day's deals (whoever holds the
+    store's lease); the others wait for the rows it stores. Should the holder die, its
+    lease goes with it and another node takes over.
+    """
+
+    def __init__(self, store: PlayStore, *, secret: str, prover: Prover) -> None:
         self._store = store
         self._secret = secret
         self._prover = prover
-        self._cache: dict[tuple[date, int], DailyDealRecord] = {}
-        self._pending: dict[tuple[date, int], asyncio.Task[DailyDealRecord]] = {}
-        self._background: set[asyncio.Task[DailyDealRecord]] = set()
+        self._cache: dict[date, dict[int, DailyDealRecord]] = {}
+        self._pending: dict[date, asyncio.Task[dict[int, DailyDealRecord]]] = {}
         #: Store calls in flight: never cancelled halfway (that would strand a connection).
         self._writes: set[asyncio.Future[Any]] = set()
 
     async def deal(self, day: date, suits: int) -> DailyDealRecord:
-        """The deal of ``day`` for ``suits``: stored, or found now (once per node)."""
-        key = (day, suits)
-        cached = self._cache.get(key)
-        if cached is not None:
-            return cached
-        task = self._pending.get(key)
-        if task is None:
-            task = asyncio.create_task(self._find(day, suits), name=f"daily-{day}-{suits}")
-            self._pending[key] = task
-            task.add_done_callback(lambda _: self._pending.pop(key, None))
-        # shield: one waiter giving up must not cancel the search for the others
-        record = await asyncio.shield(task)
-        self._cache[key] = record
-        return record
+        """The deal of ``day`` for ``suits``, waiting for the day's deals if need be."""
+        return (await self._day(day))[suits]
 
     async def deals(self, day: date, *, wait: float | None = None) -> list[DailyDealRecord]:
-        """The day's deals; with ``wait``, only those found within that many seconds
-        (a search goes on in the background: the first start of a fresh server can take
-        minutes to prove a 4-suit deal)."""
-        tasks = [asyncio.ensure_future(self.deal(day, suits)) for suits in SUIT_COUNTS]
-        done, _ = await asyncio.wait(tasks, timeout=wait)
-        found = []
-        for task in tasks:
-            if task in done:
-                found.append(task.result())  # raises what the search raised
-            else:
-                task.add_done_callback(_log_failure)
-        return found
+        """The day's three deals; with ``wait``, :class:`DealsNotReady` if they are not all
+        known within that many seconds (the proving goes on: a fresh server's first 4-suit
+        deal can take minutes)."""
+        try:
+            found = await asyncio.wait_for(asyncio.shield(self._task(day)), wait)
+        except TimeoutError:
+            raise DealsNotReady(f"the deals of {day} are still being proven") from None
+        return [found[suits] for suits in SUIT_COUNTS]
+
+    def ready(self, day: date) -> bool:
+        """Whether the day's deals are all known here, without waiting."""
+        return day in self._cache
 
     def prepare(self, day: date) -> None:
-        """Start finding a day's deals in the background (at start-up, before midnight)."""
-        for suits in SUIT_COUNTS:
-            if (day, suits) not in self._cache and (day, suits) not in self._pending:
-                task = asyncio.create_task(self.deal(day, suits))
-                self._background.add(task)
-                task.add_done_callback(self._background.discard)
-                task.add_done_callback(_log_failure)
+        """Start finding a day's deals in the background (at start-up, ahead of midnight)."""
+        if day not in self._cache:
+            self._task(day).add_done_callback(_log_failure)
 
     async def close(self) -> None:
         """Stop searching (at shutdown); store calls under way are let finish."""
-        tasks = list(self._pending.values()) + list(self._background)
+        tasks = list(self._pending.values())
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await asyncio.gather(*self._writes, return_exceptions=True)
+
+    def forget_before(self, day: date) -> None:
+        for known in [known for known in self._cache if known < day]:
+            del self._cache[known]
+
+    async def _day(self, day: date) -> dict[int, DailyDealRecord]:
+        cached = self._cache.get(day)
+        if cached is not None:
+            return cached
+        # shield: one waiter giving up must not cancel the search for the others
+        return await asyncio.shield(self._task(day))
+
+    def _task(self, day: date) -> asyncio.Future[dict[int, DailyDealRecord]]:
+        cached = self._cache.get(day)
+        if cached is not None:
+            done: asyncio.Future[dict[int, DailyDealRecord]] = (
+                asyncio.get_running_loop().create_future()
+            )
+            done.set_result(cached)
+            return done
+        task = self._pending.get(day)
+        if task is None:
+            task = asyncio.create_task(self._find_day(day), name=f"daily-{day}")
+            self._pending[day] = task
+            task.add_done_callback(lambda _: self._pending.pop(day, None))
+        return task
 
     async def _stored(self, call: Awaitable[T]) -> T:
         """Await a store call that a cancellation of the search does not interrupt."""
@@ -193,14 +212,33 @@ class DailySchedule:
         future.add_done_callback(self._writes.discard)
         return await asyncio.shield(future)
 
-    def forget_before(self, day: date) -> None:
-        for key in [key for key in self._cache if key[0] < day]:
-            del self._cache[key]
+    async def _find_day(self, day: date) -> dict[int, DailyDealRecord]:
+        """The day's deals from the store; proven here if this node gets the lease, else
+        waited for until the node that has it stores them."""
+        while True:
+            found = await self._stored_deals(day)
+            if len(found) == len(SUIT_COUNTS):
+                break
+            async with self._store.leases.hold(PROVING_LEASE) as held:
+                if held:
+                    found = await self._stored_deals(day)  # stored before the lease was ours
+                    missing = [suits for suits in SUIT_COUNTS if suits not in found]
+                    proven = await asyncio.gather(*(self._prove(day, s) for s in missing))
+                    found.update(zip(missing, proven, strict=True))
+                    break
+            await asyncio.sleep(LEASE_POLL)
+        self._cache[day] = found
+        return found
 
-    async def _find(self, day: date, suits: int) -> DailyDealRecord:
-        stored = await self._stored(self._store.get_daily_deal(day=day, suits=suits))
-        if stored is not None:
-            return stored
+    async def _stored_deals(self, day: date) -> dict[int, DailyDealRecord]:
+        found: dict[int, DailyDealRecord] = {}
+        for suits in SUIT_COUNTS:
+            record = await self._stored(self._store.get_daily_deal(day=day, suits=suits))
+            if record is not None:
+                found[suits] = record
+        return found
+
+    async def _prove(self, day: date, suits: int) -> DailyDealRecord:
         for code in candidate_codes(self._secret, day, suits):
             proof = await self._prover(code)
             if proof.winnable:
@@ -214,6 +252,6 @@ class DailySchedule:
         raise NoDailyDeal(f"no provable deal for {day} with {suits} suits")
 
 
-def _log_failure(task: asyncio.Task[DailyDealRecord]) -> None:
+def _log_failure(task: asyncio.Future[dict[int, DailyDealRecord]]) -> None:
     if not task.cancelled() and not isinstance(task.exception(), asyncio.CancelledError | None):
-        log.error("finding a daily deal failed", exc_info=task.exception())
+        log.error("finding the daily deals failed", exc_info=task.exception())

@@ -11,7 +11,7 @@ from typing import Final
 
 from server.bus import Bus
 from server.protocol import DailyChanged, encode
-from server.store import StaleGame, Store, StoreUnavailable
+from server.store import PlayStore, StaleGame, StoreUnavailable
 
 from .clock import Clock, seconds_to_next_day, utc_day
 from .daily import DailySchedule
@@ -24,8 +24,9 @@ from .screening import Screening
 
 log = logging.getLogger(__name__)
 
-#: Tomorrow's deals are prepared this long before midnight.
-PREPARE_AHEAD: Final = timedelta(minutes=15)
+#: Tomorrow's deals are proven this long before midnight (by one node: see daily.py), so
+#: they are stored well before anyone asks.
+PREPARE_AHEAD: Final = timedelta(hours=3)
 #: The day ticker looks at the clock at least this often.
 TICK_SECONDS: Final = 30.0
 
@@ -34,7 +35,7 @@ class DayTicker:
     def __init__(
         self,
         *,
-        store: Store,
+        store: PlayStore,
         bus: Bus,
         clock: Clock,
         daily: DailySchedule,
@@ -90,7 +91,7 @@ class DayTicker:
         frame = encode(
             DailyChanged(
                 day=today,
-                deals=await self._queries.today_deals(today, None),
+                deals=await self._queries.today_deals(today, None, wait=None),
                 yesterday=await self._queries.past_deals(today - timedelta(days=1)),
             )
         )
@@ -138,14 +139,18 @@ class DayTicker:
         except Exception:
             log.exception("catching up on closing days and fair-play screenings failed")
 
+    async def tick(self) -> None:
+        """One look at the clock: start proving tomorrow's deals once midnight is near, and
+        announce a new day once it has begun (the ticker calls this; tests may too)."""
+        now = self._clock.now()
+        if seconds_to_next_day(now) <= PREPARE_AHEAD.total_seconds():
+            self._daily.prepare(utc_day(now) + timedelta(days=1))
+        await self.check_day()
+
     async def _tick(self) -> None:
         while True:
-            now = self._clock.now()
-            left = seconds_to_next_day(now)
-            if left <= PREPARE_AHEAD.total_seconds():
-                self._daily.prepare(utc_day(now) + timedelta(days=1))
-            await asyncio.sleep(min(left + 0.05, TICK_SECONDS))
             try:
-                await self.check_day()
+                await self.tick()
             except Exception:
-                log.exception("announcing the new day failed")
+                log.exception("the day ticker failed")
+            await asyncio.sleep(min(seconds_to_next_day(self._clock.now()) + 0.05, TICK_SECONDS))

@@ -7,10 +7,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from server.protocol import Finished
-from server.store import OFF_THE_BOARD, Store
+from server.store import OFF_THE_BOARD, PlayStore, StoreError
 
 from .clock import Clock, utc_day
 from .daily import DailySchedule
@@ -26,7 +24,7 @@ class GameEndings:
     def __init__(
         self,
         *,
-        store: Store,
+        store: PlayStore,
         clock: Clock,
         daily: DailySchedule,
         screening: Screening,
@@ -53,7 +51,7 @@ class GameEndings:
         if not game.bot:
             try:
                 await self._screening.screen(game.id)
-            except (SQLAlchemyError, OSError) as error:  # held until screened again
+            except StoreError as error:  # held until screened again
                 log.warning("screening of game %s failed: %s", game.id, error)
             except Exception:  # the game is stored: its answer must still go out
                 log.exception("screening of game %s failed; it stays held until done", game.id)
@@ -70,7 +68,7 @@ class GameEndings:
             return False
         try:
             screened = await self._store.screening(game.id)
-        except (SQLAlchemyError, OSError):  # cannot tell just now: say held, as it may be
+        except StoreError:  # cannot tell just now: say held, as it may be
             return True
         return screened is None or screened.status in OFF_THE_BOARD
 
@@ -92,7 +90,7 @@ class GameEndings:
                     bots=game.bot,
                 )
                 rank = ranked.rank
-            except (SQLAlchemyError, OSError) as error:
+            except StoreError as error:
                 # The result is stored; only its rank could not be read just now.
                 log.warning("no rank for finished game %s: %s", game.id, error)
             par = await self.par(game)
@@ -100,12 +98,7 @@ class GameEndings:
             game=game.id,
             code=game.code,
             mode=game.mode,
-            won=result.won,
-            resigned=result.resigned,
-            moves=result.moves,
-            score=result.score,
-            removed=result.removed,
-            elapsed=round(result.elapsed, 3),
+            **dict(result),
             rank=rank,
             par=par,
             review=review,

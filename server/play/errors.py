@@ -1,12 +1,48 @@
-"""A refusal: the error a client gets back, with a stable code."""
+"""The play layer's errors, and the one table that says what every layer's error tells a
+client (a stable protocol error code).
+
+::
+
+    PlayError
+    ├── Refused          a refusal with its code (and the rule a refused move breaks)
+    ├── BadName          a name that breaks the naming rule (a ValueError too)
+    ├── NoDailyDeal      no candidate of a day could be proven winnable
+    ├── DealsNotReady    the day's deals are still being proven
+    └── NoFreshDeal      no fresh race deal could be proven winnable in time
+
+Errors of the layers below keep their own roots (``EngineError``, ``StoreError``,
+``BusError``); :data:`ERROR_CODES` maps them, and these, to codes, so neither sessions nor
+the network layer name a driver's or another layer's exception one by one.
+"""
 
 from __future__ import annotations
 
-from server.engine import IllegalMoveError
+from typing import Final
+
+from server.bus import BusUnavailable
+from server.engine import IllegalMoveError, InvalidCodeError, InvalidMoveError
 from server.protocol import Error, ErrorCode, MessageId
+from server.store import (
+    BadCursor,
+    BotsRefused,
+    NameTaken,
+    NoSuchRace,
+    NotInRace,
+    NotRaceOwner,
+    RaceFull,
+    RaceNotOpen,
+    RaceNotOver,
+    StaleGame,
+    StoreUnavailable,
+    TooFewRacers,
+)
 
 
-class Refused(Exception):
+class PlayError(Exception):
+    """The root of what the play layer raises."""
+
+
+class Refused(PlayError):
     """Raised anywhere in play; the session turns it into an ``error`` reply."""
 
     def __init__(self, code: ErrorCode, message: str, *, rule: str | None = None) -> None:
@@ -21,3 +57,66 @@ class Refused(Exception):
 
     def reply(self, message_id: MessageId | None) -> Error:
         return Error(id=message_id, code=self.code, message=self.message, rule=self.rule)
+
+
+class BadName(PlayError, ValueError):
+    """A name that breaks the naming rule; the message says which part."""
+
+
+class NoDailyDeal(PlayError):
+    """No candidate of the day could be proven winnable (a misconfigured solver budget)."""
+
+
+class DealsNotReady(PlayError):
+    """The day's deals are still being proven (by this node or another)."""
+
+
+class NoFreshDeal(PlayError):
+    """No fresh race deal could be proven winnable within the attempts."""
+
+
+#: What an error tells a client: its code, and the message (None: the error's own). The
+#: first entry whose type matches wins, so the more specific come first.
+ERROR_CODES: Final[tuple[tuple[type[Exception], ErrorCode, str | None], ...]] = (
+    (InvalidMoveError, ErrorCode.BAD_MOVE, None),
+    (InvalidCodeError, ErrorCode.BAD_CODE, None),
+    (BadName, ErrorCode.BAD_NAME, None),
+    (NameTaken, ErrorCode.NAME_TAKEN, "that name is taken"),
+    (BadCursor, ErrorCode.BAD_CURSOR, "that cursor is not one this server gave"),
+    (NoDailyDeal, ErrorCode.NO_DAILY, "today's deal is not available"),
+    (
+        DealsNotReady,
+        ErrorCode.PROVING,
+        "today's deals are still being proven: ask again in a few seconds",
+    ),
+    (
+        StaleGame,
+        ErrorCode.STALE_GAME,
+        "this game is being played on elsewhere at the same time: resume it",
+    ),
+    # race rooms (server/store/races.py, server/play/rooms.py)
+    (NoSuchRace, ErrorCode.NO_SUCH_RACE, None),
+    (RaceNotOpen, ErrorCode.RACE_STARTED, None),
+    (RaceFull, ErrorCode.RACE_FULL, None),
+    (BotsRefused, ErrorCode.BOTS_NOT_ALLOWED, None),
+    (NotRaceOwner, ErrorCode.NOT_RACE_OWNER, None),
+    (TooFewRacers, ErrorCode.NOT_ENOUGH_RACERS, None),
+    (NotInRace, ErrorCode.NOT_IN_RACE, None),
+    (RaceNotOver, ErrorCode.RACE_NOT_OVER, None),
+    (NoFreshDeal, ErrorCode.NO_DEAL, None),
+    (StoreUnavailable, ErrorCode.UNAVAILABLE, "the server's database is not answering just now"),
+    (BusUnavailable, ErrorCode.UNAVAILABLE, "the server cannot reach its other nodes just now"),
+)
+
+
+def refusal_of(error: Exception) -> Refused | None:
+    """What ``error`` tells a client, or None for an error no table entry knows (a bug:
+    the caller logs it and answers ``internal``)."""
+    if isinstance(error, Refused):
+        return error
+    if isinstance(error, IllegalMoveError):
+        return Refused.illegal(error)
+    for kind, code, message in ERROR_CODES:
+        if isinstance(error, kind):
+            return Refused(code, message or str(error))
+    return None

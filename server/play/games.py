@@ -232,7 +232,7 @@ class PlayerGame:
             moves=engine.moves,
             score=engine.score,
             removed=engine.removed_count,
-            elapsed=self.elapsed(now),
+            elapsed=round(self.elapsed(now), 3),
             finished_at=now,
         )
         self.actions.append(WON if won else RESIGN if resigned else CLOSED)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from datetime import date, datetime
 
 from server.bus import Bus
-from server.store import RaceStore, Store
+from server.store import PlayStore, RaceStore
 
 from .accounts import Accounts
 from .clock import Clock, utc_day
@@ -41,7 +41,7 @@ class Hub:
     def __init__(
         self,
         *,
-        store: Store,
+        store: PlayStore,
         bus: Bus,
         clock: Clock,
         secret: str,
@@ -65,7 +65,7 @@ class Hub:
             thresholds=thresholds or Thresholds(),
         )
         self.accounts = Accounts(store, clock)
-        self.races = RaceRooms(bus)
+        self.races = RaceRooms(bus, clock)
         self.live = LiveGames(store)
         self.feed = RaceFeed(self.races, self.live, clock, race_interval)
         self.games = GameStarts(
@@ -76,7 +76,7 @@ class Hub:
         )
         self.rooms = Rooms(
             store=store,
-            races=race_store or RaceStore(store),
+            races=race_store or RaceStore.of(store),
             bus=bus,
             clock=clock,
             live=self.live,
@@ -107,6 +107,7 @@ class Hub:
         await self.rooms.close()
         await self.days.close()
         self.feed.close()
+        self.races.close()
         await self.races.flush()
         await self.daily.close()
 

@@ -12,16 +12,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from server.protocol import MessageId
-from server.store import StaleGame, Store, StoreUnavailable
+from server.store import PlayStore, StaleGame, StoreError, StoreUnavailable
 
 from .games import PlayerGame
 
 
 class LiveGames:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: PlayStore) -> None:
         self._store = store
         self._games: dict[str, PlayerGame] = {}
         self._holders: dict[str, int] = {}
@@ -96,7 +94,7 @@ class LiveGames:
         Call with the game's lock held."""
         try:
             newest = await self._store.last_seq(game.id)
-        except (SQLAlchemyError, OSError):  # cannot tell: the engine's refusal stands
+        except StoreError:  # cannot tell: the engine's refusal stands
             return False
         if newest <= game.seq:
             return False

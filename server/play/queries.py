@@ -4,7 +4,6 @@ standings) answered from the store's records as protocol replies.
 
 from __future__ import annotations
 
-import asyncio
 from datetime import date, timedelta
 from typing import Final
 
@@ -13,7 +12,6 @@ from server.protocol import (
     Board,
     DailyCode,
     DailyInfo,
-    ErrorCode,
     History,
     HistoryGame,
     LeaderboardPage,
@@ -23,15 +21,14 @@ from server.protocol import (
     RankInfo,
     TodayDeal,
 )
-from server.store import LeaderboardEntry, PlayerRecord, RaceStore, Store
+from server.store import LeaderboardEntry, PlayerRecord, PlayStore, RaceStore
 
 from .clock import Clock, seconds_to_next_day, utc_day
 from .daily import DailySchedule
-from .errors import Refused
 from .race import RaceRooms
 
-#: How long a ``daily`` request (or the new day's announcement) waits for deals still
-#: being searched for; those not found by then are left out.
+#: How long a ``daily`` request waits for deals still being proven before it is refused
+#: ``proving`` (never answered with some of them).
 DAILY_WAIT: Final = 5.0
 
 
@@ -39,7 +36,7 @@ class Queries:
     def __init__(
         self,
         *,
-        store: Store,
+        store: PlayStore,
         clock: Clock,
         daily: DailySchedule,
         races: RaceRooms,
@@ -61,13 +58,16 @@ class Queries:
         day = utc_day(now)
         return DailyInfo(
             day=day,
-            deals=await self.today_deals(day, player),
+            deals=await self.today_deals(day, player, wait=DAILY_WAIT),
             yesterday=await self.past_deals(day - timedelta(days=1)),
             seconds_left=round(seconds_to_next_day(now), 3),
         )
 
-    async def today_deals(self, day: date, player: PlayerRecord | None) -> list[TodayDeal]:
-        deals = await self._daily.deals(day, wait=DAILY_WAIT)
+    async def today_deals(
+        self, day: date, player: PlayerRecord | None, *, wait: float | None
+    ) -> list[TodayDeal]:
+        """All three of the day's deals (``wait`` None: however long proving them takes)."""
+        deals = await self._daily.deals(day, wait=wait)  # DealsNotReady: refused "proving"
         if player is None:
             return [TodayDeal(suits=deal.suits) for deal in deals]
         finished = await self._store.daily_progress(player_id=player.id, day=day)
@@ -93,12 +93,9 @@ class Queries:
         self, *, day: date | None, suits: int, limit: int, after: str | None, board: Board
     ) -> LeaderboardPage:
         day = day or self._today()
-        try:
-            page = await self._store.leaderboard_page(
-                day=day, suits=suits, limit=limit, after=after, bots=board == "bots"
-            )
-        except ValueError:
-            raise Refused(ErrorCode.BAD_CURSOR, "that cursor is not one this server gave") from None
+        page = await self._store.leaderboard_page(
+            day=day, suits=suits, limit=limit, after=after, bots=board == "bots"
+        )
         return LeaderboardPage(
             day=day,
             suits=suits,
@@ -129,17 +126,9 @@ class Queries:
         """A player's finished games; ``own``: asked by the player (who alone is told which
         results are held for review)."""
         found = await self._store.history(player_id=player.id, limit=limit)
-        dailies = [record for record in found.games if record.day is not None]
-        ranks = await asyncio.gather(
-            *(
-                self._store.rank_of(
-                    day=game.day, suits=game.suits, player_id=player.id, around=0, bots=game.bot
-                )
-                for game in dailies
-                if game.day is not None  # for the type checker: dailies all have a day
-            )
+        rank_by_game = await self._store.ranks_of(
+            [record.id for record in found.games if record.day is not None]
         )
-        rank_by_game = {game.id: ranked.rank for game, ranked in zip(dailies, ranks, strict=True)}
         # race room games (unranked practice games): their room and place
         raced = [record.id for record in found.games if record.day is None]
         places = await self._rooms.places_of(raced) if self._rooms and raced else {}
@@ -172,10 +161,21 @@ class Queries:
             ],
         )
 
-    async def race_standings(self, suits: int, day: date | None = None) -> RaceStandings:
+    async def race_standings(
+        self, suits: int, day: date | None = None, player: str | None = None
+    ) -> RaceStandings:
+        """The race's leaders, the rows around ``player``'s own, and its counts."""
         day = day or self._today()
         await self._races.flush()  # this node's own events first: a player sees their start
-        return RaceStandings(day=day, suits=suits, players=await self._races.standings(day, suits))
+        rows, counts = await self._races.standings(day, suits, player)
+        return RaceStandings(
+            day=day,
+            suits=suits,
+            players=rows,
+            total=counts.total,
+            playing=counts.playing,
+            finished=counts.finished,
+        )
 
 
 def leaderboard_row(entry: LeaderboardEntry) -> LeaderboardRow:

@@ -68,7 +68,7 @@ class RaceFeed:
             if self.room_sink is not None:
                 self.room_sink(game, event)
             return
-        self._rooms.announce(game.day, game.suits, event, race_entry(game))
+        self._rooms.announce(game.day, game.suits, event, race_entry(game, left=event == "left"))
 
     def _tell_trailing(self, game: PlayerGame) -> None:
         self._trailing.pop(game.id, None)
@@ -82,8 +82,9 @@ class RaceFeed:
         self._trailing.clear()
 
 
-def race_entry(game: PlayerGame) -> RaceEntry:
-    """A game's line in its race's standings, as it stands."""
+def race_entry(game: PlayerGame, *, left: bool = False) -> RaceEntry:
+    """A game's line in its race's standings, as it stands (``left``: its player went away
+    mid-game)."""
     engine = game.engine
     result = game.result
     return RaceEntry(
@@ -95,4 +96,5 @@ def race_entry(game: PlayerGame) -> RaceEntry:
         won=engine.is_won,
         resigned=result is not None and result.resigned,
         bot=game.bot,
+        left=left,
     )

@@ -14,6 +14,7 @@ from server.engine import GameCode
 from server.engine.codes import DEALS_PER_SUIT_COUNT
 
 from .daily import Proof, Prover
+from .errors import NoFreshDeal
 
 log = logging.getLogger(__name__)
 
@@ -34,10 +35,6 @@ def verdict_of(code: str, max_seconds: float) -> Proof:
     if solution.verdict is Verdict.WINNABLE:
         return Proof(True)
     return Proof(False if solution.verdict is Verdict.UNWINNABLE else None)
-
-
-class NoFreshDeal(RuntimeError):
-    """No candidate could be proven winnable within the attempts."""
 
 
 class DealPicker:

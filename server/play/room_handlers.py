@@ -98,6 +98,7 @@ async def race_quick(session: Session, message: RaceQuick) -> Replies:
 
 
 async def race_watch(session: Session, message: RaceWatch) -> Replies:
+    session._who()  # following needs an account, as for the daily race
     record = await session.hub.rooms.record(message.code)
     games = await _enter(session, record)
     return [await session.hub.rooms.reply(message.id, record), *games]

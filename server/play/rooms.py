@@ -33,10 +33,8 @@ from datetime import datetime
 from typing import Any, Final
 
 from pydantic import ValidationError
-from redis.exceptions import RedisError
-from sqlalchemy.exc import SQLAlchemyError
 
-from server.bus import Bus
+from server.bus import Bus, BusError
 from server.engine import GameCode, InvalidCodeError
 from server.protocol import (
     ErrorCode,
@@ -55,23 +53,23 @@ from server.store import (
     EntrantRecord,
     EntrantResult,
     PlayerRecord,
+    PlayStore,
     RaceRecord,
     RaceRefused,
     RaceStore,
-    Refusal,
     RoomOptions,
     StaleGame,
-    Store,
+    StoreError,
     StoreUnavailable,
 )
 from server.store.races import EXPIRED, OPEN, OVER, STARTED
 
 from .clock import Clock, Timer, utc_day
-from .errors import Refused
+from .errors import PlayError, Refused
 from .games import PlayerGame
 from .live import LiveGames
 from .race import Push
-from .room_deals import DealPicker, NoFreshDeal
+from .room_deals import DealPicker
 
 log = logging.getLogger(__name__)
 
@@ -114,22 +112,6 @@ def normal_code(text: str) -> str:
     if not _ROOM_CODE.match(code):
         raise Refused(ErrorCode.NO_SUCH_RACE, f"a room code is {ROOM_CODE_LENGTH} letters")
     return code
-
-
-_REFUSALS: dict[Refusal, ErrorCode] = {
-    Refusal.MISSING: ErrorCode.NO_SUCH_RACE,
-    Refusal.NOT_OPEN: ErrorCode.RACE_STARTED,
-    Refusal.FULL: ErrorCode.RACE_FULL,
-    Refusal.BOTS: ErrorCode.BOTS_NOT_ALLOWED,
-    Refusal.NOT_OWNER: ErrorCode.NOT_RACE_OWNER,
-    Refusal.TOO_FEW: ErrorCode.NOT_ENOUGH_RACERS,
-    Refusal.NOT_ENTRANT: ErrorCode.NOT_IN_RACE,
-    Refusal.NOT_OVER: ErrorCode.RACE_NOT_OVER,
-}
-
-
-def refused(error: RaceRefused) -> Refused:
-    return Refused(_REFUSALS[error.refusal], str(error))
 
 
 def room_state(record: RaceRecord, now: datetime) -> RoomState:
@@ -232,7 +214,7 @@ class Rooms:
     def __init__(
         self,
         *,
-        store: Store,
+        store: PlayStore,
         races: RaceStore,
         bus: Bus,
         clock: Clock,
@@ -350,15 +332,12 @@ class Rooms:
 
     async def join(self, player: PlayerRecord, code: str) -> RaceRecord:
         """``player`` in room ``code`` (again, if they are in it already)."""
-        try:
-            record, new = await self.races.join(
-                normal_code(code),
-                player=player,
-                now=self._clock.now(),
-                auto_wait=self.settings.quick_wait,
-            )
-        except RaceRefused as error:
-            raise refused(error) from None
+        record, new = await self.races.join(
+            normal_code(code),
+            player=player,
+            now=self._clock.now(),
+            auto_wait=self.settings.quick_wait,
+        )
         if new:
             await self._changed(record, "joined")
             self._maybe_start(record)
@@ -394,8 +373,6 @@ class Rooms:
                 )
             except CodeTaken:
                 continue
-            except RaceRefused as error:
-                raise refused(error) from None
             if new:
                 await self._changed(record, "joined")
                 self._maybe_start(record)
@@ -413,12 +390,8 @@ class Rooms:
                 ErrorCode.RACE_STARTED, "the race has begun: you are in it (resign to give up)"
             )
         if racer and record.state == OPEN:
-            try:
-                record = await self.races.leave(code, player_id=player.id, now=self._clock.now())
-            except RaceRefused as error:
-                raise refused(error) from None
-            else:
-                await self._changed(record, "expired" if record.state == EXPIRED else "left")
+            record = await self.races.leave(code, player_id=player.id, now=self._clock.now())
+            await self._changed(record, "expired" if record.state == EXPIRED else "left")
         await self.unfollow(code, push)
         return record
 
@@ -440,8 +413,6 @@ class Rooms:
                 )
             except CodeTaken:
                 continue
-            except RaceRefused as error:
-                raise refused(error) from None
             if opened:  # tell the old room where its rematch is
                 old = await self.record(code)
                 await self._publish_view(old, "rematch")
@@ -622,7 +593,7 @@ class Rooms:
         try:
             if await self.races.unfinished(game.race) == 0:
                 await self.end(game.race)
-        except (SQLAlchemyError, OSError) as error:  # the sweep ends it later
+        except StoreError as error:  # the sweep ends it later
             log.warning("ending race %s failed: %s", game.race, error)
 
     # -- the countdown, the reveal, the end ----------------------------------------------
@@ -640,14 +611,8 @@ class Rooms:
             raise Refused(ErrorCode.NOT_ENOUGH_RACERS, "a race needs at least 2 racers")
         deal = record.chosen_deal
         if deal is None:
-            try:
-                deal = await self._deals.fresh(record.suits)
-            except NoFreshDeal as error:
-                raise Refused(ErrorCode.NO_DEAL, str(error)) from None
-        try:
-            record = await self.races.start(code, by=by, deal=deal, now=self._clock.now())
-        except RaceRefused as error:
-            raise refused(error) from None
+            deal = await self._deals.fresh(record.suits)  # NoFreshDeal: refused "no-deal"
+        record = await self.races.start(code, by=by, deal=deal, now=self._clock.now())
         assert record.starts_at is not None
         for entrant in record.entrants:
             if entrant.game_id is not None:
@@ -659,8 +624,10 @@ class Rooms:
         """A public room's countdown begins by itself (if it still may)."""
         try:
             await self._begin(code, by=None)
-        except Refused as refusal:
-            log.debug("room %s did not start by itself: %s", code, refusal.message)
+        except (Refused, RaceRefused) as refusal:  # it may no longer: fine
+            log.debug("room %s did not start by itself: %s", code, refusal)
+        except (StoreError, PlayError) as error:  # the sweep tries again
+            log.warning("room %s could not start by itself: %s", code, error)
 
     async def _reveal(self, code: str) -> None:
         """The countdown is over: this node's racers get their game, followers the room."""
@@ -696,21 +663,24 @@ class Rooms:
         timed_out = now >= record.ends_at
         if not timed_out and await self.races.unfinished(code) > 0:
             return
+        # the games' results as the database has them (a copy held here may be behind)
+        stored = await self.races.results(code)
+        for entrant in record.entrants:
+            if entrant.game_id is None or stored.get(entrant.player_id) is not None:
+                continue
+            game = await self._game(entrant.game_id)
+            # not done after all: tried again at the next sweep
+            if game is None or not timed_out or not await self._stop(game, record.ends_at):
+                return
+        if any(result is None for result in stored.values()):
+            stored = await self.races.results(code)
         results = []
         for entrant in record.entrants:
+            result = stored.get(entrant.player_id)
             if entrant.game_id is None:
                 continue
-            # the results as the database has them (a copy held here may be behind)
-            stored = await self._store.get_game(entrant.game_id)
-            if stored is not None and stored.result is None:
-                game = await self._game(entrant.game_id)
-                # not done after all: tried again at the next sweep
-                if game is None or not timed_out or not await self._stop(game, record.ends_at):
-                    return
-                stored = await self._store.get_game(entrant.game_id)
-            if stored is None or stored.result is None:
+            if result is None:
                 return
-            result = stored.result
             line = RoomEntry(
                 player=entrant.name,
                 bot=entrant.bot,
@@ -836,7 +806,7 @@ class Rooms:
                 else:
                     await self._expire(item.code)
             await self._catch_up()
-        except (SQLAlchemyError, OSError, StoreUnavailable) as error:
+        except (StoreError, BusError) as error:
             log.warning("race room sweep failed: %s", error)
 
     async def _catch_up(self) -> None:
@@ -878,7 +848,7 @@ class Rooms:
             code, frame = self._outgoing.popleft()
             try:
                 await self._bus.publish_room(code, frame)
-            except (RedisError, OSError) as error:
+            except BusError as error:
                 self.dropped += 1
                 now = time.monotonic()
                 if now - self._logged_at >= FAILURE_LOG_INTERVAL:

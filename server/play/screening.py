@@ -20,7 +20,7 @@ import logging
 from collections.abc import Sequence
 from datetime import date
 
-from server.store import OFF_THE_BOARD, FairPlayRecord, Store
+from server.store import OFF_THE_BOARD, FairPlayRecord, PlayStore
 
 from .clock import Clock
 from .daily import DailySchedule, Prover
@@ -35,7 +35,7 @@ class Screening:
     def __init__(
         self,
         *,
-        store: Store,
+        store: PlayStore,
         daily: DailySchedule,
         prover: Prover,
         clock: Clock,

@@ -15,11 +15,12 @@ should another node have moved the game on, it is reloaded and the player told.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any
 
-from server.engine import IllegalMoveError, InvalidMoveError
+from server.engine import IllegalMoveError
 from server.protocol import (
     PROTOCOL_VERSION,
     Auth,
@@ -55,11 +56,13 @@ from server.protocol import (
 )
 from server.store import PlayerRecord, StaleGame, StoreUnavailable
 
-from .errors import Refused
+from .errors import Refused, refusal_of
 from .games import PlayerGame, Remembered, parse_move
 from .hub import Hub
 from .race import Push
 from .room_handlers import ROOM_HANDLERS
+
+log = logging.getLogger(__name__)
 
 #: What a handler returns: messages, or frames already encoded (remembered replies).
 Replies = list[ServerMessage | str]
@@ -88,7 +91,12 @@ class Session:
             if type(message) is MoveRequest:  # most messages: straight to the move
                 return await self._move(message)
             replies = await _HANDLERS[message.type](self, message)
-        except Refused as refused:
+        except Exception as error:
+            refused = refusal_of(error)
+            if refused is None:
+                raise  # a bug: the network layer logs it and answers "internal"
+            if refused.code is ErrorCode.UNAVAILABLE:
+                log.warning("%s refused: %s", message.type, error)
             return [encode(refused.reply(message.id))]
         return [reply if isinstance(reply, str) else encode(reply) for reply in replies]
 
@@ -138,9 +146,10 @@ class Session:
             await self.hub.rooms.follow_game(game, self.push)
 
     async def _follow(self, day: date, suits: int) -> None:
+        """Follow a daily race (an account's, so that followers can be capped)."""
         if (day, suits) not in self._rooms:
+            await self.hub.races.follow(day, suits, self.push, self._who().name)
             self._rooms.add((day, suits))
-            await self.hub.races.follow(day, suits, self.push)
 
     async def _state(self, message_id: MessageId | None, game: PlayerGame) -> State:
         return State(
@@ -189,7 +198,8 @@ class Session:
         except StoreUnavailable:
             raise Refused(
                 ErrorCode.UNAVAILABLE,
-                "the game could not be saved just now, so this was not played: send it again",
+                "the game could not be saved just now: send it again with the same id (an "
+                "action that was saved after all is answered again, never played twice)",
             ) from None
 
     async def _again(
@@ -273,10 +283,7 @@ class Session:
 
     async def _move(self, message: MoveRequest) -> list[str]:
         self._current()
-        try:
-            move = parse_move(message.move)
-        except InvalidMoveError as error:
-            raise Refused(ErrorCode.BAD_MOVE, str(error)) from None
+        move = parse_move(message.move)  # InvalidMoveError: refused "bad-move"
 
         def push(game: PlayerGame) -> str:
             return game.move(move)
@@ -397,8 +404,8 @@ class Session:
 
     async def _race(self, message: RaceRequest) -> Replies:
         day = self.hub.today()
-        await self._follow(day, message.suits)
-        standings = await self.hub.queries.race_standings(message.suits, day)
+        await self._follow(day, message.suits)  # following needs an account
+        standings = await self.hub.queries.race_standings(message.suits, day, self._who().name)
         return [standings.model_copy(update={"id": message.id})]
 
     async def _leaderboard(self, message: LeaderboardRequest) -> Replies:

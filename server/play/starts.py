@@ -7,13 +7,13 @@ from __future__ import annotations
 import secrets
 import uuid
 
-from server.engine import GameCode, InvalidCodeError
+from server.engine import GameCode
 from server.engine.codes import DEALS_PER_SUIT_COUNT
 from server.protocol import ErrorCode
-from server.store import AttemptExists, GameLog, PlayerRecord, Store
+from server.store import AttemptExists, GameLog, PlayerRecord, PlayStore
 
 from .clock import Clock, utc_day
-from .daily import DailySchedule, NoDailyDeal
+from .daily import DailySchedule
 from .errors import Refused
 from .games import PlayerGame
 from .live import LiveGames
@@ -24,7 +24,7 @@ class GameStarts:
     def __init__(
         self,
         *,
-        store: Store,
+        store: PlayStore,
         clock: Clock,
         daily: DailySchedule,
         live: LiveGames,
@@ -40,10 +40,7 @@ class GameStarts:
         """Today's ranked attempt: a new one, or the one already under way."""
         now = self._clock.now()
         day = utc_day(now)
-        try:
-            deal = await self._daily.deal(day, suits)
-        except NoDailyDeal:
-            raise Refused(ErrorCode.NO_DAILY, "today's deal is not available") from None
+        deal = await self._daily.deal(day, suits)
         record = await self._store.daily_attempt(player_id=player.id, day=day, suits=suits)
         if record is None:
             try:
@@ -71,10 +68,7 @@ class GameStarts:
         if code is None:
             parsed = GameCode(suits, secrets.randbelow(DEALS_PER_SUIT_COUNT))
         else:
-            try:
-                parsed = GameCode.parse(code)
-            except InvalidCodeError as error:
-                raise Refused(ErrorCode.BAD_CODE, str(error)) from None
+            parsed = GameCode.parse(code)
             # Practising today's daily first would make its one ranked attempt a second try.
             today = await self._store.get_daily_deal(day=utc_day(now), suits=parsed.suits)
             if today is not None and today.code == str(parsed):

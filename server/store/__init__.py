@@ -1,20 +1,47 @@
 """Storage: players, daily deals, games, their action log and daily leaderboards.
 
 The schema is made by the alembic migrations in ``migrations/`` (see
-:mod:`server.store.migrate`); ranks come from :mod:`server.store.ranks`.
+:mod:`server.store.migrate`); ranks come from :mod:`server.store.ranks`. Every error is a
+:class:`StoreError` (the tree is in :mod:`server.store.errors`).
+
+Modules: ``store`` (the :class:`Store` facade; players and deals), ``games`` (games and
+their logs, read back), ``leaderboard`` (pages, ranks, cursors), ``fairplay`` (screenings,
+reviews), ``action_log`` (the group committer), ``database`` (engine and sessions),
+``order`` (the leaderboard order), ``ranks`` (the rank cache), ``models`` (tables),
+``records`` (what the store hands out), ``errors`` (the tree), ``boundary`` (driver failures
+become :class:`StoreUnavailable`), ``api`` (:class:`PlayStore`), ``migrate``.
 """
 
+from server.kinds import Result
 from server.store.action_log import ActionLog, GameEnd
+from server.store.api import PlayStore
+from server.store.errors import (
+    AttemptExists,
+    BadCursor,
+    InvalidRequest,
+    NameTaken,
+    StaleGame,
+    StoreError,
+    StoreUnavailable,
+)
 from server.store.races import (
+    BotsRefused,
     CodeTaken,
     Due,
     EntrantRecord,
     EntrantResult,
+    NoSuchRace,
+    NotInRace,
+    NotRaceOwner,
+    RaceFull,
+    RaceNotOpen,
+    RaceNotOver,
     RaceRecord,
     RaceRefused,
     RaceStore,
     Refusal,
     RoomOptions,
+    TooFewRacers,
 )
 from server.store.records import (
     CLEARED,
@@ -26,7 +53,6 @@ from server.store.records import (
     PASSED,
     RESIGN,
     WON,
-    AttemptExists,
     DailyDealRecord,
     FairPlayRecord,
     GameLog,
@@ -34,14 +60,9 @@ from server.store.records import (
     LeaderboardEntry,
     LeaderboardSlice,
     LogEntry,
-    NameTaken,
     PlayerHistory,
     PlayerRecord,
     RankResult,
-    Result,
-    StaleGame,
-    StoreError,
-    StoreUnavailable,
 )
 from server.store.store import Store, name_key
 
@@ -57,6 +78,8 @@ __all__ = [
     "WON",
     "ActionLog",
     "AttemptExists",
+    "BadCursor",
+    "BotsRefused",
     "CodeTaken",
     "DailyDealRecord",
     "Due",
@@ -66,12 +89,20 @@ __all__ = [
     "GameEnd",
     "GameLog",
     "GameRecord",
+    "InvalidRequest",
     "LeaderboardEntry",
     "LeaderboardSlice",
     "LogEntry",
     "NameTaken",
+    "NoSuchRace",
+    "NotInRace",
+    "NotRaceOwner",
+    "PlayStore",
     "PlayerHistory",
     "PlayerRecord",
+    "RaceFull",
+    "RaceNotOpen",
+    "RaceNotOver",
     "RaceRecord",
     "RaceRefused",
     "RaceStore",
@@ -83,5 +114,6 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreUnavailable",
+    "TooFewRacers",
     "name_key",
 ]

@@ -25,16 +25,20 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+import asyncpg
 import sqlalchemy as sa
 
-from server.store.records import LogEntry, Result, StaleGame, StoreUnavailable
+from server.kinds import Result
+from server.store.errors import InvalidRequest, StaleGame, StoreUnavailable
+from server.store.records import LogEntry
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +88,8 @@ class ActionLog:
         #: Batches committed and actions in them, for the benchmark and metrics.
         self.batches = 0
         self.appended = 0
+        #: Called after each commit with its seconds and whether it succeeded (metrics).
+        self.on_commit: Callable[[float, bool], None] | None = None
 
     async def append(self, entries: Sequence[LogEntry], result: Result | None = None) -> None:
         """Write the actions of one game (and its result, if it ended); return once committed.
@@ -91,7 +97,7 @@ class ActionLog:
         Raises :class:`StaleGame` or :class:`StoreUnavailable`; then nothing was written.
         """
         if not entries:
-            raise ValueError("nothing to append")
+            raise InvalidRequest("nothing to append")
         if self._closed:
             raise StoreUnavailable("the action log is closed")
         loop = asyncio.get_running_loop()
@@ -135,9 +141,12 @@ class ActionLog:
                 _fail(batch, StoreUnavailable(f"the action log failed: {error}"))
 
     async def _commit(self, batch: list[_Append]) -> None:
+        started = time.perf_counter()
         try:
             await self._writer.write(_entries(batch), _ends(batch))
         except StoreUnavailable as error:
+            if self.on_commit is not None:
+                self.on_commit(time.perf_counter() - started, False)
             _fail(batch, error)
             return
         except StaleGame:
@@ -147,6 +156,8 @@ class ActionLog:
             return
         self.batches += 1
         self.appended += len(batch)
+        if self.on_commit is not None:
+            self.on_commit(time.perf_counter() - started, True)
         _succeed(batch)
 
     async def _commit_each(self, batch: list[_Append]) -> None:
@@ -234,17 +245,16 @@ class PostgresLogWriter:
         self._connection: Any = None
 
     async def _connect(self) -> Any:
-        import asyncpg
-
         if self._connection is None or self._connection.is_closed():
             self._connection = await asyncpg.connect(
-                self._dsn, timeout=self._timeout, command_timeout=self._timeout
+                self._dsn,
+                timeout=self._timeout,
+                command_timeout=self._timeout,
+                server_settings={"statement_timeout": str(max(1, round(self._timeout * 1000)))},
             )
         return self._connection
 
     async def write(self, entries: Sequence[LogEntry], results: Sequence[GameEnd]) -> None:
-        import asyncpg
-
         try:
             connection = await self._connect()
             if not results:  # one statement: atomic without a transaction of its own
@@ -419,6 +429,6 @@ def open_writer(url: str, *, timeout: float = DEFAULT_COMMIT_TIMEOUT) -> LogWrit
     parsed = sa.make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if not parsed.database or parsed.database == ":memory:":
-            raise ValueError("the action log needs an SQLite file, not an in-memory database")
+            raise InvalidRequest("the action log needs an SQLite file, not an in-memory database")
         return SqliteLogWriter(parsed.database, timeout=timeout)
     return PostgresLogWriter(url, timeout=timeout)

@@ -27,6 +27,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.pool import NullPool
 
 import migrations
+from server.store.boundary import unavailable_on_driver_failure
+from server.store.database import create_engine
 from server.store.models import Base
 
 ALEMBIC_INI = Path(migrations.__file__).parent / "alembic.ini"
@@ -64,16 +66,17 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 @asynccontextmanager
 async def _engine(target: str | AsyncEngine) -> AsyncIterator[AsyncEngine]:
-    if isinstance(target, AsyncEngine):
-        yield target
-        return
-    from server.store.store import create_engine
-
-    engine = create_engine(target, poolclass=NullPool)
-    try:
-        yield engine
-    finally:
-        await engine.dispose()
+    """The engine to migrate with; a driver's failure in the block leaves as
+    :class:`~server.store.errors.StoreUnavailable`, as from the store."""
+    with unavailable_on_driver_failure():
+        if isinstance(target, AsyncEngine):
+            yield target
+            return
+        engine = create_engine(target, poolclass=NullPool)
+        try:
+            yield engine
+        finally:
+            await engine.dispose()
 
 
 async def _run(target: str | AsyncEngine, action: Callable[[Config], Any]) -> Any:

@@ -95,7 +95,10 @@ class DailyDeal(Base):
     solution: Mapped[str | None] = mapped_column(sa.Text)
 
 
-class Game(Base):
+class GameRow(Base):
+    """A game: who plays which deal, and its result once finished (its moves are its
+    :class:`GameAction` rows). Not the engine's ``Game``, the game in play: its stored row."""
+
     __tablename__ = "games"
 
     id: Mapped[str] = mapped_column(GameId, primary_key=True)
@@ -183,14 +186,25 @@ class GameAction(Base):
 
 #: A daily game: the literal (not a bound parameter) lets PostgreSQL match the partial
 #: indexes' predicates in prepared statements too.
-IS_DAILY = Game.mode == sa.literal_column("'daily'")
-#: Rows of a daily leaderboard: finished daily games not held for review.
-ON_LEADERBOARD = sa.and_(IS_DAILY, Game.finished_at.is_not(None), Game.held == sa.false())
+IS_DAILY = GameRow.mode == sa.literal_column("'daily'")
 
 
-def _ascending(name: str, descending: bool) -> sa.ColumnElement[Any]:
+def on_leaderboard(games: Any = GameRow) -> sa.ColumnElement[bool]:
+    """Rows of a daily leaderboard: finished daily games not held for review (of ``games``:
+    the table, or an alias of it)."""
+    return sa.and_(
+        games.mode == sa.literal_column("'daily'"),
+        games.finished_at.is_not(None),
+        games.held == sa.false(),
+    )
+
+
+ON_LEADERBOARD = on_leaderboard()
+
+
+def _ascending(name: str, descending: bool, games: Any = GameRow) -> sa.ColumnElement[Any]:
     """One term of :data:`~server.store.order.ORDER` as an ascending SQL expression."""
-    column: sa.ColumnElement[Any] = getattr(Game, name)
+    column: sa.ColumnElement[Any] = getattr(games, name)
     if not descending:
         return column
     if isinstance(column.type, sa.Boolean):  # -CAST(...) reads the same on both backends
@@ -200,16 +214,19 @@ def _ascending(name: str, descending: bool) -> sa.ColumnElement[Any]:
 
 #: The leaderboard's order (``ORDER``) as SQL, all ascending so one row comparison pages
 #: through it.
-LEADERBOARD_KEY: tuple[sa.ColumnElement[Any], ...] = tuple(
-    _ascending(name, descending) for name, descending in ORDER
-)
+def leaderboard_key(games: Any = GameRow) -> tuple[sa.ColumnElement[Any], ...]:
+    """The leaderboard's order as SQL terms over ``games`` (the table, or an alias of it)."""
+    return tuple(_ascending(name, descending, games) for name, descending in ORDER)
+
+
+LEADERBOARD_KEY = leaderboard_key()
 
 # One daily attempt per player, day and suit count; practice games are not limited.
 sa.Index(
     "uq_games_daily_attempt",
-    Game.player_id,
-    Game.day,
-    Game.suits,
+    GameRow.player_id,
+    GameRow.day,
+    GameRow.suits,
     unique=True,
     sqlite_where=IS_DAILY,
     postgresql_where=IS_DAILY,
@@ -218,16 +235,16 @@ sa.Index(
 # range per board (humans, bots).
 sa.Index(
     "ix_games_leaderboard",
-    Game.day,
-    Game.suits,
-    Game.bot,
+    GameRow.day,
+    GameRow.suits,
+    GameRow.bot,
     *LEADERBOARD_KEY,
     postgresql_include=["score", "player_id", "moves", "won", "removed"],
     sqlite_where=ON_LEADERBOARD,
     postgresql_where=ON_LEADERBOARD,
 )
 # A player's history, newest first.
-sa.Index("ix_games_player_finished", Game.player_id, Game.finished_at)
+sa.Index("ix_games_player_finished", GameRow.player_id, GameRow.finished_at)
 
 
 class Race(Base):

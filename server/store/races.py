@@ -11,7 +11,21 @@ fixes the deal and creates every racer's game, all starting at the reveal)::
     room, _ = await races.join("QWERT", player=bob, now=now, auto_wait=30.0)
     room = await races.start("QWERT", by=alice.id, deal="SS1-S1-ABCDEFG", now=now)
 
-Refusals raise :class:`RaceRefused` with a :class:`Refusal`; nothing is changed then.
+Refusals raise a kind of :class:`RaceRefused` (its ``refusal`` says which); nothing is
+changed then. A driver's failure is :class:`~server.store.errors.StoreUnavailable`.
+
+Error tree (under :class:`~server.store.errors.StoreError`)::
+
+    RaceRefused
+    ├── NoSuchRace        no room has that code
+    ├── RaceNotOpen       its countdown has begun (or it is over)
+    ├── RaceFull          as many racers as its capacity
+    ├── BotsRefused       a bot account, and the room does not allow bots
+    ├── NotRaceOwner      only its owner starts it
+    ├── TooFewRacers      a race needs two
+    ├── NotInRace         not one of its racers
+    └── RaceNotOver       a rematch before the end
+    CodeTaken             a new room's code is taken: draw another
 """
 
 from __future__ import annotations
@@ -21,18 +35,18 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from server.store.models import Game, Player, Race, RaceEntrant, RaceLobby
-from server.store.records import PlayerRecord, StoreError
-
-if TYPE_CHECKING:
-    from server.store.store import Store
+from server.kinds import Result
+from server.store.boundary import store_boundary
+from server.store.database import Database
+from server.store.errors import StoreError
+from server.store.models import GameRow, Player, Race, RaceEntrant, RaceLobby
+from server.store.records import PlayerRecord
 
 #: A room's states in the database (the play layer splits ``started`` into countdown and
 #: racing by the clock).
@@ -54,9 +68,41 @@ class Refusal(Enum):
 
 
 class RaceRefused(StoreError):
-    def __init__(self, refusal: Refusal, message: str) -> None:
-        super().__init__(message)
-        self.refusal = refusal
+    """A change of a room that the room's state refuses."""
+
+    refusal: ClassVar[Refusal]
+
+
+class NoSuchRace(RaceRefused):
+    refusal = Refusal.MISSING
+
+
+class RaceNotOpen(RaceRefused):
+    refusal = Refusal.NOT_OPEN
+
+
+class RaceFull(RaceRefused):
+    refusal = Refusal.FULL
+
+
+class BotsRefused(RaceRefused):
+    refusal = Refusal.BOTS
+
+
+class NotRaceOwner(RaceRefused):
+    refusal = Refusal.NOT_OWNER
+
+
+class TooFewRacers(RaceRefused):
+    refusal = Refusal.TOO_FEW
+
+
+class NotInRace(RaceRefused):
+    refusal = Refusal.NOT_ENTRANT
+
+
+class RaceNotOver(RaceRefused):
+    refusal = Refusal.NOT_OVER
 
 
 class CodeTaken(StoreError):
@@ -146,36 +192,31 @@ class Due:
 
 
 _RACE_COLUMNS = (Race, Player.name)
-_Makers = tuple[async_sessionmaker[AsyncSession], async_sessionmaker[AsyncSession]]
 
 
+@store_boundary
 class RaceStore:
     """The race rooms' queries, on the store's database."""
 
-    def __init__(self, store: Store) -> None:
-        self._store = store
-        # made on first use (a hub on a stand-in store never uses them)
-        self._made: _Makers | None = None
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._database = Database(engine)
 
-    def _makers(self) -> _Makers:
-        if self._made is None:
-            engine = self._store.engine
-            reads = engine.execution_options(isolation_level="AUTOCOMMIT")
-            self._made = (
-                async_sessionmaker(engine, expire_on_commit=False),
-                async_sessionmaker(reads, expire_on_commit=False),
-            )
-        return self._made
+    @classmethod
+    def of(cls, store: object) -> RaceStore:
+        """The race rooms' queries on the database of ``store`` (a :class:`Store`)."""
+        engine = getattr(store, "engine", None)
+        if not isinstance(engine, AsyncEngine):
+            raise TypeError(f"race rooms need a database: {type(store).__name__} has none")
+        return cls(engine)
 
     def _writes(self) -> async_sessionmaker[AsyncSession]:
-        return self._makers()[0]
+        return self._database.sessions
 
     def _reads(self) -> async_sessionmaker[AsyncSession]:
-        return self._makers()[1]
+        return self._database.reads
 
     def _insert(self) -> Callable[..., Any]:
-        dialect = self._store.engine.dialect.name
-        return postgresql.insert if dialect == "postgresql" else sqlite.insert
+        return self._database.insert
 
     # -- reading --------------------------------------------------------------------------
 
@@ -201,11 +242,22 @@ class RaceStore:
         query = (
             sa.select(sa.func.count())
             .select_from(RaceEntrant)
-            .join(Game, Game.id == RaceEntrant.game_id)
-            .where(RaceEntrant.race_code == code, Game.finished_at.is_(None))
+            .join(GameRow, GameRow.id == RaceEntrant.game_id)
+            .where(RaceEntrant.race_code == code, GameRow.finished_at.is_(None))
         )
         async with self._reads()() as session:
             return int(await session.scalar(query) or 0)
+
+    async def results(self, code: str) -> dict[int, Result | None]:
+        """Each racer's result (by player id), None while their game goes on."""
+        query = (
+            sa.select(RaceEntrant.player_id, GameRow)
+            .join(GameRow, GameRow.id == RaceEntrant.game_id)
+            .where(RaceEntrant.race_code == code)
+        )
+        async with self._reads()() as session:
+            rows = list(await session.execute(query))
+        return {player_id: _result(game) for player_id, game in rows}
 
     async def places_of(self, game_ids: Sequence[str]) -> dict[str, tuple[str, int | None]]:
         """For those of ``game_ids`` that are race games: their room and place."""
@@ -222,8 +274,8 @@ class RaceStore:
         """Rooms whose time came: public rooms to count down, races to end, rooms to expire."""
         unfinished = (
             sa.select(RaceEntrant.race_code)
-            .join(Game, Game.id == RaceEntrant.game_id)
-            .where(RaceEntrant.race_code == Race.code, Game.finished_at.is_(None))
+            .join(GameRow, GameRow.id == RaceEntrant.game_id)
+            .where(RaceEntrant.race_code == Race.code, GameRow.finished_at.is_(None))
             .exists()
         )
         query = sa.select(
@@ -274,7 +326,7 @@ class RaceStore:
         they are new in it (a racer already in it is let back in, whatever its state)."""
         known = await self.get(code)
         if known is None:
-            raise RaceRefused(Refusal.MISSING, f"no race room has the code {code}")
+            raise NoSuchRace(f"no race room has the code {code}")
         if known.entrant(player.id) is not None:
             return known, False
         async with self._writes().begin() as session:
@@ -353,10 +405,10 @@ class RaceStore:
         async with self._writes().begin() as session:
             room = await _locked(session, code)
             if room.state != OPEN:
-                raise RaceRefused(Refusal.NOT_OPEN, "the countdown has begun: it is too late")
+                raise RaceNotOpen("the countdown has begun: it is too late")
             entrant = room.entrant(player_id)
             if entrant is None:
-                raise RaceRefused(Refusal.NOT_ENTRANT, "you are not in that room")
+                raise NotInRace("you are not in that room")
             await session.execute(
                 sa.delete(RaceEntrant).where(
                     RaceEntrant.race_code == code, RaceEntrant.player_id == player_id
@@ -381,13 +433,13 @@ class RaceStore:
         async with self._writes().begin() as session:
             room = await _locked(session, code)
             if room.state != OPEN:
-                raise RaceRefused(Refusal.NOT_OPEN, "the race has started already")
+                raise RaceNotOpen("the race has started already")
             if by is not None and room.entrant(by) is None:
-                raise RaceRefused(Refusal.NOT_ENTRANT, "you are not in that room")
+                raise NotInRace("you are not in that room")
             if by is not None and room.owner_id != by:
-                raise RaceRefused(Refusal.NOT_OWNER, "only the room's owner starts the race")
+                raise NotRaceOwner("only the room's owner starts the race")
             if len(room.entrants) < 2:
-                raise RaceRefused(Refusal.TOO_FEW, "a race needs at least 2 racers")
+                raise TooFewRacers("a race needs at least 2 racers")
             starts_at = now + timedelta(seconds=room.countdown)
             ends_at = starts_at + timedelta(seconds=room.time_limit)
             await session.execute(
@@ -406,7 +458,7 @@ class RaceStore:
             for entrant in room.entrants:
                 game_id = uuid.uuid4().hex
                 session.add(
-                    Game(
+                    GameRow(
                         id=game_id,
                         player_id=entrant.player_id,
                         mode="practice",
@@ -490,9 +542,9 @@ class RaceStore:
         async with self._writes().begin() as session:
             room = await _locked(session, code)
             if room.state != OVER:
-                raise RaceRefused(Refusal.NOT_OVER, "a rematch comes after the race")
+                raise RaceNotOver("a rematch comes after the race")
             if room.entrant(player.id) is None:
-                raise RaceRefused(Refusal.NOT_ENTRANT, "only the racers ask for a rematch")
+                raise NotInRace("only the racers ask for a rematch")
             if room.next is not None:
                 next_room = (await _records(session, Race.code == room.next))[room.next]
                 if next_room.entrant(player.id) is None:
@@ -521,6 +573,20 @@ class RaceStore:
 
 
 # -- in a transaction ---------------------------------------------------------------------
+
+
+def _result(game: GameRow) -> Result | None:
+    if game.finished_at is None:
+        return None
+    return Result(
+        won=bool(game.won),
+        resigned=bool(game.resigned),
+        moves=game.moves or 0,
+        score=game.score if game.score is not None else 500,
+        removed=game.removed or 0,
+        elapsed=game.elapsed or 0.0,
+        finished_at=game.finished_at,
+    )
 
 
 def _add_room(
@@ -558,11 +624,11 @@ async def _join(
     if room.entrant(player.id) is not None:
         return
     if room.state != OPEN:
-        raise RaceRefused(Refusal.NOT_OPEN, "that race has started: join before its countdown")
+        raise RaceNotOpen("that race has started: join before its countdown")
     if player.bot and not room.allow_bots:
-        raise RaceRefused(Refusal.BOTS, "that room's owner does not allow bot accounts")
+        raise BotsRefused("that room's owner does not allow bot accounts")
     if len(room.entrants) >= room.capacity:
-        raise RaceRefused(Refusal.FULL, f"that room is full ({room.capacity} racers)")
+        raise RaceFull(f"that room is full ({room.capacity} racers)")
     session.add(RaceEntrant(race_code=code, player_id=player.id, joined_at=now))
     if room.public and len(room.entrants) + 1 >= 2 and room.auto_start_at is None:
         await session.execute(_update(code, {"auto_start_at": now + timedelta(seconds=auto_wait)}))
@@ -577,7 +643,7 @@ async def _locked(session: AsyncSession, code: str) -> RaceRecord:
         .execution_options(synchronize_session=False)
     )
     if bumped.rowcount != 1:  # type: ignore[attr-defined]  # a CursorResult
-        raise RaceRefused(Refusal.MISSING, f"no race room has the code {code}")
+        raise NoSuchRace(f"no race room has the code {code}")
     return (await _records(session, Race.code == code))[code]
 
 

@@ -28,6 +28,8 @@ from typing import NamedTuple
 
 import redis.asyncio as redis
 
+from server.store.errors import CacheNotReady
+
 #: Marks a Redis set as complete; "~" sorts after the hex digit that starts every result.
 COMPLETE = "~complete"
 
@@ -45,10 +47,6 @@ class Position(NamedTuple):
     total: int
     #: Whether the member is one of the results.
     present: bool
-
-
-class CacheNotReady(Exception):
-    """The set is being warmed elsewhere and did not complete in time: ask the database."""
 
 
 class RankCache(ABC):

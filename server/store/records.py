@@ -1,49 +1,26 @@
-"""What the store hands out: frozen records, and the errors it raises.
-
-Error tree::
-
-    StoreError
-    ├── NameTaken          create_player: the name exists (case-insensitively)
-    ├── AttemptExists      start_game: the player's daily attempt exists (carries it)
-    ├── StaleGame          the action log already holds one of the appended seqs (another
-    │                      node or connection wrote first), or the game is already finished
-    └── StoreUnavailable   the database did not answer or failed: nothing was written
-"""
+"""What the store hands out: frozen records (its errors are in :mod:`server.store.errors`)."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from server.kinds import Mode
+from server.kinds import Mode, Result
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
-class StoreError(Exception):
-    """A request the store refuses; nothing was changed."""
-
-
-class NameTaken(StoreError):
-    """Another player has this name, ignoring case."""
+R = TypeVar("R", bound="DataclassInstance")
 
 
-class AttemptExists(StoreError):
-    """The player already started the daily deal of this day and suit count."""
-
-    def __init__(self, game: GameRecord) -> None:
-        super().__init__(
-            f"player {game.player_id} already has a daily game for {game.day} "
-            f"with {game.suits} suit(s): {game.id}"
-        )
-        self.game = game
-
-
-class StaleGame(StoreError):
-    """The log moved on without this writer: its copy of the game is out of date."""
-
-
-class StoreUnavailable(StoreError):
-    """The database could not be reached or refused the write; nothing was written."""
+def record_of(kind: type[R], source: Any, **given: Any) -> R:
+    """A record of ``kind`` whose fields are read from ``source``'s attributes of the same
+    names, but for those ``given``: ``record_of(GameRecord, row, player_name=name)``. One
+    place copies fields, so a field added to a record and its table needs no other line."""
+    names = (field.name for field in dataclasses.fields(kind) if field.name not in given)
+    return kind(**{name: getattr(source, name) for name in names}, **given)
 
 
 @dataclass(frozen=True)
@@ -62,19 +39,6 @@ class DailyDealRecord:
     code: str
     par: int | None
     solution: tuple[str, ...] | None = None  # the solver's line, once known
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    """How a game ended: written with the game's last log entry, shown on leaderboards."""
-
-    won: bool
-    resigned: bool
-    moves: int
-    score: int
-    removed: int
-    elapsed: float
-    finished_at: datetime
 
 
 class LogEntry(NamedTuple):  # a tuple: several are made per move, cheaply

@@ -181,3 +181,31 @@ def test_the_prompt_reads_moves_columns_and_keys() -> None:
     assert chosen_column("3-") == (2, None)
     assert chosen_column("3-7x2") == (2, 2)
     assert chosen_column("q") is None
+
+
+async def test_daily_waits_with_a_line_while_the_server_proves_the_deals(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from client_cli import boards
+    from client_cli.errors import ServerError
+    from server.protocol import DailyInfo, Error, ErrorCode, TodayDeal
+
+    monkeypatch.setattr(boards, "PROVING_RETRY", 0.0)
+    info = DailyInfo(
+        day="2026-03-01", deals=[TodayDeal(suits=s) for s in (1, 2, 4)], seconds_left=60.0
+    )
+    proving = ServerError(Error(code=ErrorCode.PROVING, message="still proving"))
+
+    class ProvingTwice:
+        asked = 0
+
+        async def request(self, message: object, expect: type) -> DailyInfo:
+            self.asked += 1
+            if self.asked <= 2:
+                raise proving
+            return info
+
+    connection = ProvingTwice()
+    assert await boards.today_deals(connection) == info  # type: ignore[arg-type]
+    assert connection.asked == 3
+    assert capsys.readouterr().err.count("proving today's deals") == 1  # said once

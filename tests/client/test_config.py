@@ -15,7 +15,7 @@ from client_cli.config import (
     normalize_server,
     server_address,
 )
-from client_cli.offline import UsageError
+from client_cli.errors import UsageError
 
 
 def test_the_token_file_is_readable_by_its_owner_only(tmp_path: Path) -> None:

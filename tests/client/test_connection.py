@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
-from client_cli.connection import Connection, NetworkError, ServerError
+from client_cli.connection import Connection
+from client_cli.errors import NetworkError, ServerError
 from server.protocol import (
     Authenticated,
     Error,

@@ -33,8 +33,7 @@ from server.protocol import (
     RoomView,
     State,
 )
-
-from .fakes import CODE, ScriptedConnection, view_of
+from tests.support.client import CODE, ScriptedConnection, view_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZE = (110, 36)
@@ -318,10 +317,17 @@ async def until(pilot: Any, condition: Any, timeout: float = 10.0) -> None:
 async def test_a_race_on_the_screen_against_a_real_server(backend: Any) -> None:
     from client_cli.connection import Connection
     from server.protocol import Register, Registered
-    from tests.support.rooms import DEAL, room_event, room_reply, signed_up, solution
-    from tests.support.servers import Client, fresh_clock, server_settings, serving
+    from tests.support.rooms import (
+        DEAL,
+        room_clock,
+        room_event,
+        room_reply,
+        signed_up,
+        solution,
+    )
+    from tests.support.servers import Client, server_settings, serving
 
-    clock = fresh_clock()
+    clock = room_clock()
     async with (
         serving(server_settings(backend), clock=clock) as server,
         Client.connect(server.url) as bob,

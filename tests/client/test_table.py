@@ -16,6 +16,7 @@ from server.protocol import (
     ErrorCode,
     Finished,
     MoveRequest,
+    RaceDigest,
     RaceEntry,
     RaceEvent,
     RaceRequest,
@@ -26,8 +27,7 @@ from server.protocol import (
     TodayDeal,
     Undo,
 )
-
-from .fakes import CODE, ScriptedConnection, moved, view_of
+from tests.support.client import CODE, ScriptedConnection, moved, view_of
 
 
 async def started(mode: str = "practice") -> tuple[OnlineTable, ScriptedConnection, list[Any]]:
@@ -178,6 +178,7 @@ async def test_a_finished_daily_shows_the_rank() -> None:
             score=840,
             removed=4,
             elapsed=100.0,
+            finished_at="2026-01-02T10:00:00Z",
             rank=3,
         )
     )
@@ -193,6 +194,38 @@ async def test_race_events_update_the_standings_and_the_log() -> None:
     table.receive(RaceEvent(day="2026-01-02", suits=4, event="removed", entry=entry))
     assert table.race["bob"] == entry
     assert table.race_log[-1] == "bob removed a run (1/4)"
+
+
+async def test_race_digests_replace_the_standings_and_log_what_changed() -> None:
+    table, _, _ = await started("daily")
+
+    def digest(*entries: RaceEntry, total: int) -> RaceDigest:
+        finished = sum(entry.finished for entry in entries)
+        return RaceDigest(
+            day="2026-01-02",
+            suits=4,
+            players=list(entries),
+            total=total,
+            playing=total - finished,
+            finished=finished,
+        )
+
+    bob = RaceEntry(player="bob", moves=12, score=588, removed=1, finished=False, won=False)
+    cy = RaceEntry(player="cy", moves=3, score=497, removed=0, finished=False, won=False)
+    table.receive(digest(bob, cy, total=40))
+    assert set(table.race) == {"bob", "cy"} and table.race_total == 40
+    assert list(table.race_log) == []  # first seen: nothing to tell apart
+    table.receive(
+        digest(
+            bob.model_copy(update={"removed": 2, "moves": 30}),
+            cy.model_copy(update={"left": True}),
+            total=41,
+        )
+    )
+    assert list(table.race_log) == ["bob removed a run (2/4)", "cy left"]
+    assert table.race_left == {"cy"} and table.race["bob"].removed == 2
+    table.receive(digest(bob.model_copy(update={"finished": True, "resigned": True}), total=41))
+    assert table.race_log[-1] == "bob resigned: 588" and set(table.race) == {"bob"}
 
 
 def test_a_view_becomes_an_engine_game_with_its_moves_and_score() -> None:

@@ -17,8 +17,7 @@ from client_cli.ui.app import HelpScreen, SimonApp, SuitScreen
 from client_cli.ui.widgets import BoardView
 from server.engine import Game, Rule
 from server.protocol import Finished, RaceEntry, RaceEvent, RaceStandings, Resign, State
-
-from .fakes import ScriptedConnection, view_of
+from tests.support.client import ScriptedConnection, view_of
 
 CODE = "SS1-S4-AAAAABD"  # column 3 ends 2D, column 4 ends 3C: 3-4 is the only move of column 3
 SIZE = (110, 36)
@@ -218,8 +217,7 @@ async def test_the_last_run_wins_the_game() -> None:
 async def test_online_the_race_shows_and_a_server_refusal_rolls_back() -> None:
     from client_cli.table import OnlineTable
     from server.protocol import Error, ErrorCode, RaceEntry, RaceEvent, RaceStandings, State
-
-    from .fakes import ScriptedConnection, view_of
+    from tests.support.client import ScriptedConnection, view_of
 
     bob = RaceEntry(player="bob", moves=3, score=497, removed=0, finished=False, won=False)
     connection = ScriptedConnection(
@@ -395,6 +393,7 @@ async def test_resign_online_tells_the_server_and_shows_its_result() -> None:
                 score=500,
                 removed=0,
                 elapsed=4.0,
+                finished_at="2026-01-02T10:00:00Z",
             )
         )
         await pilot.pause()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from datetime import timedelta
 from typing import Any
@@ -11,6 +10,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from server.engine import Game, GameCode
+from server.play.clock import ManualClock
 from server.play.daily import Proof, SolverProver
 from tests.conftest import Backend
 from tests.support.servers import (
@@ -102,15 +102,16 @@ async def test_race_events_reach_a_second_player(backend: Backend) -> None:
         standings = await bob.request({"type": "race", "suits": 2})
         assert [p["player"] for p in standings["players"]] == [alice_name]
         await alice.request({"type": "move", "move": first_legal(state["code"])})
-        event = await bob.pushed_event(
-            lambda f: f["type"] == "race_event" and f["event"] == "moved"
+        digest = await bob.pushed_event(
+            lambda f: f["type"] == "race_digest" and f["players"][0]["moves"] == 1
         )
-        assert event["entry"]["player"] == alice_name and event["entry"]["moves"] == 1
+        assert digest["players"][0]["player"] == alice_name and digest["playing"] == 1
         await alice.request({"type": "resign"})
         ended = await bob.pushed_event(
-            lambda f: f["type"] == "race_event" and f["event"] == "resigned"
-        )
-        assert ended["entry"]["finished"] and ended["entry"]["resigned"]
+            lambda f: f["type"] == "race_digest" and f["finished"] + f["total"] != 1
+        )  # finished (1 of 1), or, held for fair-play review, out of the race (0 of 0)
+        assert ended["playing"] == 0
+        assert [p["resigned"] for p in ended["players"]] in ([], [True])
         again = await alice.request({"type": "start", "suits": 2})
         assert again["type"] == "error" and again["code"] == "already-played"
 
@@ -161,7 +162,8 @@ async def test_bad_input_gets_errors_and_changes_nothing(backend: Backend) -> No
             await client.receive()
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
         status, health = await get_json(server.http_url + "/healthz")
-        assert status == 200 and health["ok"] and health["race_followers"] == 0
+        assert status == 200 and health["ok"] and health["daily"] == "ready"
+        assert health["race_followers"] == 0
         assert health["connections"] >= 0 and health["games"] >= 0
 
 
@@ -169,14 +171,15 @@ async def test_over_budget_messages_are_refused_and_a_flood_is_closed_with_1008(
     backend: Backend,
 ) -> None:
     settings = server_settings(backend, rate_limit_messages=20, rate_limit_window_seconds=2)
-    async with serving(settings) as server, Client.connect(server.url) as client:
+    clock = ManualClock()  # the budget refills on this clock, not the system's
+    async with serving(settings, clock=clock) as server, Client.connect(server.url) as client:
         for number in range(25):
             await client.send(json.dumps({"type": "ping", "id": number}))
         replies = [await client.receive() for _ in range(25)]
         assert [reply["type"] for reply in replies] == ["pong"] * 20 + ["error"] * 5
         assert {reply["code"] for reply in replies[20:]} == {"rate-limited"}
         assert [reply["id"] for reply in replies[20:]] == [20, 21, 22, 23, 24]
-        await asyncio.sleep(0.5)  # the budget refills at 10 a second: a patient client goes on
+        clock.advance(seconds=0.5)  # the budget refills at 10 a second: a patient client goes on
         assert (await client.request({"type": "ping"}))["type"] == "pong"
 
         for number in range(60):  # one that keeps on regardless is closed
@@ -343,8 +346,8 @@ async def test_bot_accounts_have_their_own_board_over_the_socket_and_http(
             name = (await register(human))["player"]["name"]
             await human.request({"type": "race", "suits": 2})
             await bot.request({"type": "start", "suits": 2})
-            joined = await human.pushed_event(lambda f: f.get("event") == "joined")
-            assert joined["entry"]["bot"] is True and "code" not in json.dumps(joined)
+            joined = await human.pushed_event(lambda f: f.get("type") == "race_digest")
+            assert joined["players"][0]["bot"] is True and "code" not in json.dumps(joined)
             await bot.request({"type": "resign"})
             state = (await human.request({"type": "start", "suits": 2}))["state"]
             await human.request({"type": "move", "move": first_legal(state["code"])})

@@ -14,13 +14,14 @@ from tests.support.rooms import (
     DEAL,
     play_out,
     revealed,
+    room_clock,
     room_event,
     room_reply,
     signed_up,
     solution,
     update_of,
 )
-from tests.support.servers import Client, fresh_clock, get_json, server_settings, serving
+from tests.support.servers import Client, get_json, server_settings, serving
 
 
 async def test_two_racers_on_two_nodes_race_one_deal(
@@ -28,7 +29,7 @@ async def test_two_racers_on_two_nodes_race_one_deal(
 ) -> None:
     shared = Backend("services", postgres_url, redis_url, f"simon-test-{run_id}")
     settings = server_settings(shared)  # one Redis prefix and secret for both nodes
-    clock = fresh_clock()
+    clock = room_clock()
     async with (
         serving(settings, clock=clock) as node_a,
         serving(settings, clock=clock) as node_b,
@@ -42,6 +43,7 @@ async def test_two_racers_on_two_nodes_race_one_deal(
         joined = await room_reply(bob, {"type": "race_join", "code": code})  # on node B
         assert {r["player"] for r in joined["racers"]} == {ann, ben}
         assert len((await room_event(alice, "joined", code))["racers"]) == 2  # through Redis
+        await signed_up(watcher, "cat")
         await room_reply(watcher, {"type": "race_watch", "code": code})
 
         counting = await room_reply(alice, {"type": "race_start", "code": code})
@@ -90,7 +92,7 @@ async def test_a_race_goes_on_when_a_node_loses_redis(
     postgres_url: str, redis_url: str, run_id: str
 ) -> None:
     prefix = f"simon-test-{run_id}"
-    clock = fresh_clock()
+    clock = room_clock()
     async with TcpProxy(*target_of(redis_url, 6379)) as redis:
         direct = server_settings(Backend("services", postgres_url, redis_url, prefix))
         cut_off = direct.model_copy(update={"redis_url": proxied_redis_url(redis_url, redis)})

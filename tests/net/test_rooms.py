@@ -17,19 +17,20 @@ from tests.support.rooms import (
     play_out,
     refused,
     revealed,
+    room_clock,
     room_event,
     room_reply,
     signed_up,
     solution,
     update_of,
 )
-from tests.support.servers import Client, fresh_clock, get_json, server_settings, serving
+from tests.support.servers import Client, get_json, server_settings, serving
 
 
 async def test_a_private_race_from_the_room_to_the_results_and_a_rematch(
     backend: Backend,
 ) -> None:
-    clock = fresh_clock()
+    clock = room_clock()
     async with (
         serving(server_settings(backend), clock=clock) as server,
         Client.connect(server.url) as alice,
@@ -107,7 +108,7 @@ async def test_a_private_race_from_the_room_to_the_results_and_a_rematch(
 async def test_the_time_limit_ends_the_race_and_ranks_by_runs_then_moves(
     backend: Backend,
 ) -> None:
-    clock = fresh_clock()
+    clock = room_clock()
     async with (
         serving(server_settings(backend), clock=clock) as server,
         Client.connect(server.url) as alice,
@@ -120,6 +121,10 @@ async def test_the_time_limit_ends_the_race_and_ranks_by_runs_then_moves(
         code = room["code"]
         assert room["time_limit"] == 60.0
         await room_reply(bob, {"type": "race_join", "code": code})
+        assert await refused(watcher, {"type": "race_watch", "code": code}) == (
+            "not-authenticated"  # following needs an account
+        )
+        await signed_up(watcher, "cat")
         watched = await room_reply(watcher, {"type": "race_watch", "code": code})
         assert len(watched["racers"]) == 2
         await room_reply(alice, {"type": "race_start", "code": code})
@@ -140,7 +145,7 @@ async def test_the_time_limit_ends_the_race_and_ranks_by_runs_then_moves(
 
 
 async def test_quick_races_count_down_by_themselves(backend: Backend) -> None:
-    clock = fresh_clock()
+    clock = room_clock()
     async with (
         serving(server_settings(backend), clock=clock) as server,
         Client.connect(server.url) as one,
@@ -170,7 +175,7 @@ async def test_quick_races_count_down_by_themselves(backend: Backend) -> None:
 
 
 async def test_a_racer_who_drops_comes_back_to_the_race(backend: Backend) -> None:
-    clock = fresh_clock()
+    clock = room_clock()
     async with (
         serving(server_settings(backend), clock=clock) as server,
         Client.connect(server.url) as alice,
@@ -216,7 +221,7 @@ async def test_a_racer_who_drops_comes_back_to_the_race(backend: Backend) -> Non
 
 
 async def test_bad_room_requests_are_refused_with_stable_codes(backend: Backend) -> None:
-    clock = fresh_clock()
+    clock = room_clock()
     async with (
         serving(server_settings(backend), clock=clock) as server,
         Client.connect(server.url) as alice,
@@ -270,7 +275,7 @@ async def test_bad_room_requests_are_refused_with_stable_codes(backend: Backend)
 
 
 async def test_rooms_nobody_follows_still_end_and_expire(backend: Backend) -> None:
-    clock = fresh_clock()
+    clock = room_clock()
     async with serving(server_settings(backend), clock=clock) as server:
         async with Client.connect(server.url) as alice, Client.connect(server.url) as bob:
             await signed_up(alice, "ann")

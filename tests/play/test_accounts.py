@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from server.play.accounts import hash_token
-from server.play.errors import Refused
+from server.play.errors import BadName, Refused, refusal_of
 from server.play.hub import Hub
 from server.protocol import ErrorCode
 
@@ -24,9 +24,10 @@ async def test_register_then_authenticate_and_find_by_name(hub: Hub) -> None:
     [("a", ErrorCode.BAD_NAME), ("no spaces", ErrorCode.BAD_NAME), ("x" * 25, ErrorCode.BAD_NAME)],
 )
 async def test_bad_names_are_refused(hub: Hub, name: str, code: ErrorCode) -> None:
-    with pytest.raises(Refused) as refused:
+    with pytest.raises(BadName) as refused:
         await hub.accounts.register(name)
-    assert refused.value.code is code
+    answer = refusal_of(refused.value)
+    assert answer is not None and answer.code is code
 
 
 async def test_a_taken_name_an_unknown_token_and_an_unknown_name(hub: Hub) -> None:

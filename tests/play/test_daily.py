@@ -1,10 +1,15 @@
-"""The daily schedule: the same deals from the same secret, proven once, stored."""
+"""The daily schedule: the same deals from the same secret, proven once by one node of
+all, stored, and handed out all three at once or not at all."""
 
 from __future__ import annotations
 
+import asyncio
+from collections import Counter
 from datetime import date
 
-from server.play.daily import DailySchedule, Proof, candidate_codes
+import pytest
+
+from server.play.daily import DailySchedule, DealsNotReady, Proof, candidate_codes
 from tests.support.fakes import FakeStore
 
 DAY = date(2026, 3, 1)
@@ -13,21 +18,52 @@ DAY = date(2026, 3, 1)
 async def test_the_first_winnable_candidate_is_the_deal_and_is_stored_once() -> None:
     store = FakeStore()
     asked: list[str] = []
-    first_two = list(candidate_codes("s", DAY, 2))[:2]
+    unwinnable = next(candidate_codes("s", DAY, 2))
 
     async def prover(code: str) -> Proof:
         asked.append(code)
-        return Proof(code != first_two[0], 33)  # the first candidate is not winnable
+        return Proof(code != unwinnable, 33)
 
     schedule = DailySchedule(store, secret="s", prover=prover)  # type: ignore[arg-type]
     deal = await schedule.deal(DAY, 2)
-    assert deal.code == first_two[1] and deal.par == 33
-    assert asked == first_two
+    assert deal.code == list(candidate_codes("s", DAY, 2))[1] and deal.par == 33
+    assert sorted(asked) == sorted(
+        [
+            *list(candidate_codes("s", DAY, 2))[:2],
+            next(candidate_codes("s", DAY, 1)),
+            next(candidate_codes("s", DAY, 4)),
+        ]
+    )
     again = DailySchedule(store, secret="s", prover=prover)  # type: ignore[arg-type]
     assert (await again.deal(DAY, 2)).code == deal.code  # from the store: no new proof
-    assert asked == first_two
+    assert len(asked) == 4
     await schedule.close()
     await again.close()
+
+
+async def test_two_nodes_on_one_store_prove_each_candidate_once() -> None:
+    store = FakeStore()
+    release = asyncio.Event()
+    proofs: Counter[str] = Counter()
+
+    async def slow_prover(code: str) -> Proof:
+        proofs[code] += 1
+        await release.wait()
+        return Proof(True, 10)
+
+    node_a = DailySchedule(store, secret="s", prover=slow_prover)  # type: ignore[arg-type]
+    node_b = DailySchedule(store, secret="s", prover=slow_prover)  # type: ignore[arg-type]
+    node_a.prepare(DAY)
+    node_b.prepare(DAY)
+    with pytest.raises(DealsNotReady):  # never a part of the day's deals
+        await node_b.deals(DAY, wait=0.05)
+    release.set()
+    from_a, from_b = await asyncio.gather(node_a.deals(DAY), node_b.deals(DAY, wait=10))
+    assert [deal.code for deal in from_a] == [deal.code for deal in from_b]
+    assert [deal.suits for deal in from_a] == [1, 2, 4]
+    assert sorted(proofs.values()) == [1, 1, 1]  # one node proved, the other waited
+    await node_a.close()
+    await node_b.close()
 
 
 async def test_another_secret_deals_other_codes() -> None:

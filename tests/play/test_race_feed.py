@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
-import json
+from datetime import date
 from typing import Any
 
 from server.play.clock import ManualClock, utc_day
 from server.play.games import PlayerGame, parse_move
 from server.play.hub import Hub
+from server.protocol import RaceEntry
 from tests.support.servers import first_legal
 
 
 async def racing(hub: Hub, name: str) -> tuple[PlayerGame, list[dict[str, Any]]]:
-    """``name``'s daily 1-suit game, and what a follower of its race receives."""
+    """``name``'s daily 1-suit game, and what the feed announces to its race."""
     player, _ = await hub.accounts.register(name)
     game = await hub.games.daily(player, 1)
     seen: list[dict[str, Any]] = []
-    await hub.races.follow(utc_day(hub.now()), 1, lambda frame: seen.append(json.loads(frame)))
+
+    def announce(day: date, suits: int, event: str, entry: RaceEntry) -> None:
+        assert (day, suits) == (utc_day(hub.now()), 1)
+        seen.append({"event": event, "entry": entry.model_dump()})
+
+    hub.races.announce = announce  # type: ignore[method-assign]
     return game, seen
 
 
@@ -38,17 +44,13 @@ async def test_moves_are_thinned_to_one_per_interval_with_a_trailing_one(
     game.move(move)
     game.move(parse_move(first_legal(game.code, [move.text()])))  # not yet sent
     hub.feed.tell(game, "moved")
-    await hub.races.flush()
     assert events(seen) == [("joined", 0), ("moved", 1)]
     clock.advance(seconds=0.49)
-    await hub.races.flush()
     assert events(seen) == [("joined", 0), ("moved", 1)]
     clock.advance(seconds=0.02)  # the interval is over: the latest figures, once
-    await hub.races.flush()
     latest = ("moved", game.engine.moves)
     assert events(seen) == [("joined", 0), ("moved", 1), latest]
     clock.advance(seconds=5)
-    await hub.races.flush()
     assert len(seen) == 3
 
 
@@ -63,7 +65,6 @@ async def test_an_ending_goes_at_once_and_drops_the_trailing_move(
     hub.feed.tell(game, "moved")  # held back
     hub.feed.tell(game, "left")
     clock.advance(seconds=1)
-    await hub.races.flush()
     assert [event for event, _ in events(seen)] == ["moved", "left"]
 
 
@@ -72,5 +73,4 @@ async def test_practice_games_have_no_race(hub: Hub) -> None:
     practice = await hub.games.practice(player, None, 1)
     _, seen = await racing(hub, "dan")
     hub.feed.tell(practice, "moved")
-    await hub.races.flush()
     assert seen == []

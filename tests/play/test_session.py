@@ -16,6 +16,7 @@ from server.play.clock import ManualClock
 from server.play.daily import Proof, candidate_codes
 from server.play.games import REPLAY_MEMORY, PlayerGame
 from server.play.hub import Hub
+from server.play.race import AROUND_ROWS, FOLLOWS_PER_ACCOUNT, TOP_ROWS
 from server.play.session import _HANDLERS, Session
 from server.protocol import (
     ClientMessage,
@@ -225,52 +226,78 @@ async def test_par_is_shown_once_the_day_is_over(hub: Hub) -> None:
     state = (await talk.one(type="resume", game=game_id))["state"]
     assert state["par"] == 42
     info = await talk.one(type="daily")
-    # only the 4-suit deal was made yesterday (no background preparation in this hub)
-    assert {d["suits"]: d.get("par") for d in info["yesterday"]} == {4: 42}
+    # a day's three deals are made together, when the first is asked for
+    assert {d["suits"]: d.get("par") for d in info["yesterday"]} == {1: 42, 2: 42, 4: 42}
     assert all("par" not in d for d in info["deals"])
 
 
-async def test_race_events_reach_other_players(hub: Hub) -> None:
-    alice = await signed_in(hub, "alice")
+def digests(talk: Talk) -> list[dict[str, Any]]:
+    return [frame for frame in talk.pushed if frame["type"] == "race_digest"]
+
+
+async def test_followers_get_a_digest_a_second_not_every_move(hub: Hub) -> None:
+    clock = hub.clock
+    assert isinstance(clock, ManualClock)
+    alice = Talk(hub)  # a bot: its result is ranked at once, never held for review
+    await alice.one(type="register", name="alice", bot=True)
     bob = await signed_in(hub, "bob")
     code = (await alice.one(type="start", suits=1))["state"]["code"]
     standings = await bob.one(type="race", suits=1, id=1)
-    assert [p["player"] for p in standings["players"]] == ["alice"]
-    await alice.one(type="move", move=first_legal(code))
-    await hub.races.flush()
-    events = [e for e in bob.pushed if e["type"] == "race_event"]
-    assert events[-1]["event"] == "moved" and events[-1]["entry"]["moves"] == 1
-
-
-async def test_race_moves_are_thinned_out_with_a_trailing_event() -> None:
-    clock = ManualClock()
-    hub = Hub(
-        store=FakeStore(),  # type: ignore[arg-type]
-        bus=InProcessBus(),
-        clock=clock,
-        secret=SECRET,
-        prover=fixed_prover(),
-        race_interval=0.2,
-        race_store=NoRaceRooms(),  # type: ignore[arg-type]
-    )
-    alice, bob = await signed_in(hub, "alice"), await signed_in(hub, "bob")
-    code = (await alice.one(type="start", suits=1))["state"]["code"]
-    await bob.one(type="race", suits=1)
+    assert [(p["player"], p["rank"]) for p in standings["players"]] == [("alice", 1)]
+    assert (standings["total"], standings["playing"], standings["finished"]) == (1, 1, 0)
     move = first_legal(code)
-    for _ in range(3):
+    for _ in range(5):
         await alice.one(type="move", move=move)
         await alice.one(type="undo")
+    await alice.one(type="move", move=move)
     await hub.races.flush()
-    moved = [e["entry"]["moves"] for e in bob.pushed if e["event"] == "moved"]
-    assert moved == [1]  # the first move at once, the next five held back
-    clock.advance(seconds=0.19)
+    assert digests(bob) == []  # nothing before the second is over
+    clock.advance(seconds=1)
+    (digest,) = digests(bob)  # eleven actions, one frame
+    assert [(p["player"], p["moves"]) for p in digest["players"]] == [("alice", 1)]
+    clock.advance(seconds=5)
+    assert len(digests(bob)) == 1  # nothing changed: nothing sent
+    await alice(type="resign")
     await hub.races.flush()
-    assert [e["entry"]["moves"] for e in bob.pushed if e["event"] == "moved"] == [1]
-    clock.advance(seconds=0.02)
+    clock.advance(seconds=1)
+    last = digests(bob)[-1]
+    assert (last["playing"], last["finished"]) == (0, 1) and last["players"][0]["resigned"]
+
+
+async def test_a_digest_shows_the_leaders_and_the_rows_around_ones_own(hub: Hub) -> None:
+    clock = hub.clock
+    assert isinstance(clock, ManualClock)
+    racers = [await signed_in(hub, f"r{n:02}") for n in range(20)]
+    for talk in racers:
+        await talk.one(type="start", suits=1)
+    last = racers[-1]  # everyone has the same figures: by name, r19 is last
+    standings = await last.one(type="race", suits=1)
+    ranks = [p["rank"] for p in standings["players"]]
+    assert ranks == [*range(1, TOP_ROWS + 1), *range(20 - AROUND_ROWS, 21)]
+    assert standings["players"][-1]["player"] == "r19" and standings["total"] == 20
+    await racers[0](type="resign")  # a change: the next digest goes out
     await hub.races.flush()
-    moved = [e["entry"]["moves"] for e in bob.pushed if e["event"] == "moved"]
-    assert moved == [1, 0]  # one trailing event with the latest figures
-    await hub.close()
+    clock.advance(seconds=1)
+    (digest,) = digests(last)
+    assert digest["players"][-1]["player"] == "r19" and len(digest["players"]) == len(ranks)
+    (leader_digest,) = digests(racers[1])
+    assert len(leader_digest["players"]) == TOP_ROWS  # near the top: the leaders suffice
+
+
+async def test_following_needs_an_account_and_is_capped_per_account(hub: Hub) -> None:
+    stranger = Talk(hub)
+    refused = await stranger.one(type="race", suits=1)
+    assert refused["type"] == "error" and refused["code"] == "not-authenticated"
+    registered = await Talk(hub).one(type="register", name="fan")
+    followers = [Talk(hub) for _ in range(FOLLOWS_PER_ACCOUNT + 1)]
+    for talk in followers:
+        await talk.one(type="auth", token=registered["token"])
+    for talk in followers[:-1]:
+        assert (await talk.one(type="race", suits=2))["type"] == "race"
+    refused = await followers[-1].one(type="race", suits=2)
+    assert refused["type"] == "error" and refused["code"] == "too-many-follows"
+    await followers[0].session.close()  # one lets go: another may follow
+    assert (await followers[-1].one(type="race", suits=2))["type"] == "race"
 
 
 async def test_a_new_day_is_announced(hub: Hub) -> None:
@@ -446,7 +473,7 @@ def test_a_game_remembers_the_replies_to_its_last_eight_ids() -> None:
     assert len(game.replies) == REPLAY_MEMORY == 8
 
 
-async def test_daily_leaves_out_a_deal_still_being_proven(
+async def test_daily_is_refused_proving_until_all_three_deals_are_known(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr("server.play.queries.DAILY_WAIT", 0.05)
@@ -466,10 +493,10 @@ async def test_daily_leaves_out_a_deal_still_being_proven(
         race_store=NoRaceRooms(),  # type: ignore[arg-type]
     )
     talk = Talk(hub)
-    info = await talk.one(type="daily")
-    assert [deal["suits"] for deal in info["deals"]] == [1, 2]
+    refused = await talk.one(type="daily", id=1)
+    assert refused["type"] == "error" and refused["code"] == "proving"  # never a part
     hard.set()
-    await asyncio.sleep(0.01)
+    await hub.daily.deals(hub.today())
     info = await talk.one(type="daily")
     assert [deal["suits"] for deal in info["deals"]] == [1, 2, 4]
     await hub.close()
@@ -569,8 +596,9 @@ async def test_an_unfinished_daily_is_closed_when_its_day_ends(hub: Hub) -> None
         assert store.logs[game_id][-1].action == "closed"
     assert (await here.one(type="move", move="1-2"))["code"] == ErrorCode.GAME_OVER
     await hub.races.flush()
-    ended = [e for e in watcher.pushed if e.get("event") == "finished"]
-    assert sorted(e["entry"]["player"] for e in ended) == ["max", "ned"]  # the race's last word
+    clock.advance(seconds=1)
+    last = digests(watcher)[-1]  # the race's last word
+    assert sorted(p["player"] for p in last["players"] if p["finished"]) == ["max", "ned"]
 
 
 # -- bot accounts ----------------------------------------------------------------------
@@ -587,8 +615,11 @@ async def test_bots_register_as_bots_play_on_their_own_board_and_are_marked(hub:
     await human.one(type="race", suits=1)
     await bot.one(type="start", suits=1)
     await hub.races.flush()
-    joined = [e for e in human.pushed if e.get("event") == "joined"]
-    assert [(e["entry"]["player"], e["entry"]["bot"]) for e in joined] == [("robo", True)]
+    clock = hub.clock
+    assert isinstance(clock, ManualClock)
+    clock.advance(seconds=1)
+    (digest,) = digests(human)
+    assert [(p["player"], p["bot"]) for p in digest["players"]] == [("robo", True)]
     await human.one(type="start", suits=1)
     for talk in (bot, human):
         await talk(type="resign")

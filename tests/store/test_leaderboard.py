@@ -17,11 +17,11 @@ from server.play.clock import ManualClock
 from server.play.games import replay
 from server.play.hub import Hub
 from server.store import LeaderboardEntry, Result, Store
-from server.store.models import ON_LEADERBOARD, Game
+from server.store.models import ON_LEADERBOARD, GameRow
 from server.store.order import ResultKey
 from server.store.ranks import RedisRankCache
-from tests.store.helpers import T0, entries, finished_daily, new_player, start, unique_day
 from tests.support.fakes import fixed_prover
+from tests.support.store import T0, entries, finished_daily, new_player, start, unique_day
 
 
 def _table(rows: list[LeaderboardEntry]) -> list[tuple[int, str, int, float]]:
@@ -251,7 +251,7 @@ async def test_rank_cache_agrees_with_counting_rows(
 ) -> None:
     """Random results, some read before (warming the cache) and some after: every rank the
     store gives equals the number of better rows counted in the database, plus one."""
-    caplog.set_level(logging.INFO, logger="server.store.store")
+    caplog.set_level(logging.INFO, logger="server.store.leaderboard")
     day = unique_day()
     rng = random.Random(2026)
     players = [await new_player(store) for _ in range(40)]
@@ -271,9 +271,9 @@ async def test_rank_cache_agrees_with_counting_rows(
         rows = (
             await connection.execute(
                 sa.select(
-                    Game.player_id, Game.won, Game.removed, Game.score, Game.elapsed,
-                    Game.finished_at, Game.id,
-                ).where(ON_LEADERBOARD, Game.day == day, Game.suits == 1)
+                    GameRow.player_id, GameRow.won, GameRow.removed, GameRow.score,
+                    GameRow.elapsed, GameRow.finished_at, GameRow.id,
+                ).where(ON_LEADERBOARD, GameRow.day == day, GameRow.suits == 1)
             )
         ).all()  # fmt: skip
     expected = {
@@ -308,3 +308,20 @@ async def test_ranks_are_counted_in_the_database_when_redis_is_down(store: Store
             assert counted_rank == cached_rank
     finally:
         await down.aclose()
+
+
+async def test_ranks_of_many_games_in_one_query_match_rank_of(store: Store) -> None:
+    day = unique_day()
+    players = [await new_player(store) for _ in range(4)]
+    games = [
+        await finished_daily(store, player, day, score=400 + 37 * n, elapsed=60.0, finished_at=T0)
+        for n, player in enumerate(players)
+    ]
+    practice = await start(store, players[0], day=None)
+    ranks = await store.ranks_of([game.id for game in games] + [practice.id, "no-such-game"])
+    for game, player in zip(games, players, strict=True):
+        single = await store.rank_of(day=day, suits=1, player_id=player.id, around=0)
+        assert ranks[game.id] == single.rank
+    assert [ranks[game.id] for game in games] == [4, 3, 2, 1]  # the best score first
+    assert practice.id not in ranks and "no-such-game" not in ranks
+    assert await store.ranks_of([]) == {}

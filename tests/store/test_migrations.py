@@ -11,8 +11,8 @@ import sqlalchemy as sa
 from alembic.script import ScriptDirectory
 
 from server.store import Store, migrate
+from server.store.database import create_engine
 from server.store.order import ResultKey
-from server.store.store import create_engine
 from tests.conftest import Backend
 from tests.store.conftest import fresh_database
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import uuid
 from datetime import UTC, timedelta, timezone
 
@@ -18,7 +17,7 @@ from server.store import (
     Store,
     StoreError,
 )
-from tests.store.helpers import (
+from tests.support.store import (
     T0,
     entries,
     finish,
@@ -211,7 +210,9 @@ async def test_a_result_is_written_with_the_end_entry_once(store: Store) -> None
     logged = await store.load_game(game.id)
     assert logged is not None
     assert [e.action for e in logged.entries] == ["3-7x2", "undo", "1-2", "resign"]
-    later = Result(True, False, 0, 900, 4, 1.0, T0)
+    later = Result(
+        won=True, resigned=False, moves=0, score=900, removed=4, elapsed=1.0, finished_at=T0
+    )
     with pytest.raises(StaleGame):  # finished already: no second result, no new entry
         await store.append(entries(game, ["won"], first=5), later)
     assert await store.get_game(game.id) == finished
@@ -252,7 +253,7 @@ async def test_a_result_that_cannot_be_ranked_is_refused(store: Store) -> None:
         {"finished_at": T0.replace(tzinfo=None)},
     ):
         with pytest.raises(ValueError):
-            await finish(store, game, ["1-2"], dataclasses.replace(RESIGNED, **bad))  # type: ignore[arg-type]
+            await finish(store, game, ["1-2"], RESIGNED.model_copy(update=bad))
     assert await store.get_game(game.id) == game  # nothing was written
     assert await store.last_seq(game.id) == 0
 
@@ -267,12 +268,13 @@ async def test_concurrent_finishes_write_one_result(store: Store) -> None:
                 store,
                 game,
                 [f"{n}-2"],
-                dataclasses.replace(
-                    RESIGNED,
-                    moves=n,
-                    score=500 - n,
-                    elapsed=float(n),
-                    finished_at=T0 + timedelta(seconds=n),
+                RESIGNED.model_copy(
+                    update={
+                        "moves": n,
+                        "score": 500 - n,
+                        "elapsed": float(n),
+                        "finished_at": T0 + timedelta(seconds=n),
+                    }
                 ),
             )
             for n in range(1, 5)

@@ -18,7 +18,7 @@ from server.store import (
     RoomOptions,
     Store,
 )
-from tests.store.helpers import T0, new_player
+from tests.support.store import T0, new_player
 
 _codes = itertools.count()
 
@@ -35,7 +35,7 @@ def next_code() -> str:
 
 @pytest.fixture(scope="module")
 def races(store: Store) -> RaceStore:
-    return RaceStore(store)
+    return RaceStore.of(store)
 
 
 async def test_a_room_never_takes_more_racers_than_its_capacity(

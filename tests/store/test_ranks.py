@@ -14,9 +14,9 @@ import redis.asyncio as redis
 from hypothesis import given
 from hypothesis import strategies as st
 
+from server.store.leaderboard import decode_cursor, encode_cursor
 from server.store.order import ResultKey
 from server.store.ranks import COMPLETE, LocalRankCache, RankCache, RedisRankCache
-from server.store.store import decode_cursor, encode_cursor
 from tests.conftest import Backend
 
 MOMENT = datetime(2026, 1, 1, tzinfo=UTC)

@@ -10,7 +10,8 @@ from collections.abc import AsyncIterator, Sequence
 from datetime import date, datetime
 from typing import Any
 
-from server.play.daily import Proof
+from server.kinds import Mode
+from server.play.daily import Proof, Prover
 from server.store import (
     HELD,
     PASSED,
@@ -21,7 +22,6 @@ from server.store import (
     GameEnd,
     GameLog,
     GameRecord,
-    LeaderboardEntry,
     LeaderboardSlice,
     LogEntry,
     NameTaken,
@@ -32,7 +32,10 @@ from server.store import (
     StaleGame,
     StoreUnavailable,
 )
+from server.store.leaderboard import decode_cursor, encode_cursor, leaderboard_entry
+from server.store.lease import Leases, ProcessLeases
 from server.store.order import ResultKey
+from server.store.ranks import BoardKey
 
 
 class FakeLogWriter:
@@ -59,9 +62,7 @@ class FakeLogWriter:
             logs.setdefault(entry.game_id, []).append(entry)
         for end in results:
             record = self.store.games[end.game_id]
-            self.store.games[end.game_id] = dataclasses.replace(
-                record, **dataclasses.asdict(end.result)
-            )
+            self.store.games[end.game_id] = dataclasses.replace(record, **dict(end.result))
         self.batches.append(len(entries))
 
     async def close(self) -> None:
@@ -78,6 +79,8 @@ class FakeStore:
         self.log = ActionLog(self.writer, window=0)
         self.ranked: list[tuple[str, Result]] = []
         self.screenings: dict[str, FairPlayRecord] = {}
+        #: Nodes on one fake store share it, and its leases with it.
+        self.leases: Leases = ProcessLeases()
 
     async def close(self) -> None:
         await self.log.close()
@@ -126,7 +129,7 @@ class FakeStore:
         *,
         game_id: str,
         player_id: int,
-        mode: str,
+        mode: Mode,
         code: str,
         suits: int,
         day: date | None,
@@ -230,13 +233,14 @@ class FakeStore:
         entries: Sequence[LogEntry],
         result: Result | None = None,
         *,
-        ranked_on: tuple[date, int] | None = None,
+        ranked_on: BoardKey | None = None,
     ) -> None:
         await self.log.append(entries, result)
         if result is not None and ranked_on is not None:
             self.ranked.append((entries[0].game_id, result))
 
     def _board(self, day: date, suits: int, bots: bool) -> list[GameRecord]:
+        """One leaderboard's results, in the real order (imported, never restated)."""
         done = [
             g
             for g in self.games.values()
@@ -249,25 +253,19 @@ class FakeStore:
         ]
         return sorted(done, key=lambda g: ResultKey.of(g).sort_key())
 
-    def _entry(self, rank: int, g: GameRecord) -> LeaderboardEntry:
-        assert g.finished_at is not None
-        return LeaderboardEntry(
-            rank, g.player_name, g.score or 0, g.moves or 0, g.elapsed or 0.0, g.finished_at,
-            bool(g.won), g.removed or 0, g.bot,
-        )  # fmt: skip
-
     async def leaderboard_page(
         self, *, day: date, suits: int, limit: int, after: str | None = None, bots: bool = False
     ) -> LeaderboardSlice:
         board = self._board(day, suits, bots)
         start = 0
-        if after is not None:
-            if not after.isdigit():
-                raise ValueError("bad cursor")
-            start = int(after)
-        rows = [self._entry(i + 1, g) for i, g in enumerate(board)][start : start + limit]
+        if after is not None:  # the real cursors: a row's key (BadCursor for anything else)
+            key = decode_cursor(after).sort_key()
+            start = sum(ResultKey.of(g).sort_key() <= key for g in board)
+        page = board[start : start + limit]
         more = start + limit < len(board)
-        return LeaderboardSlice(rows, str(start + limit) if more else None, len(board))
+        cursor = encode_cursor(ResultKey.of(page[-1])) if more else None
+        rows = [leaderboard_entry(start + i + 1, g) for i, g in enumerate(page)]
+        return LeaderboardSlice(rows, cursor, len(board))
 
     async def rank_of(
         self, *, day: date, suits: int, player_id: int, around: int = 5, bots: bool = False
@@ -277,10 +275,20 @@ class FakeStore:
             if g.player_id == player_id:
                 near = board[max(0, i - around) : i + around + 1]
                 first = max(0, i - around)
-                return RankResult(
-                    i + 1, len(board), [self._entry(first + k + 1, h) for k, h in enumerate(near)]
-                )
+                rows = [leaderboard_entry(first + k + 1, h) for k, h in enumerate(near)]
+                return RankResult(i + 1, len(board), rows)
         return RankResult(None, len(board), [])
+
+    async def ranks_of(self, game_ids: list[str]) -> dict[str, int]:
+        ranks = {}
+        for game_id in game_ids:
+            g = self.games.get(game_id)
+            if g is None or g.day is None:
+                continue
+            board = [h.id for h in self._board(g.day, g.suits, g.bot)]
+            if game_id in board:
+                ranks[game_id] = board.index(game_id) + 1
+        return ranks
 
     async def history(self, *, player_id: int, limit: int = 20) -> PlayerHistory:
         done = [g for g in self.games.values() if g.player_id == player_id and g.finished_at]
@@ -296,7 +304,7 @@ class FakeStore:
                 yield GameLog(g, list(self.logs.get(g.id, [])))
 
 
-def fixed_prover(par: int | None = 10):
+def fixed_prover(par: int | None = 10) -> Prover:
     """A quick stand-in for the solver: every deal counts as proven, with this par."""
 
     async def prove(code: str) -> Proof:

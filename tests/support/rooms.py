@@ -6,11 +6,18 @@ from __future__ import annotations
 from typing import Any
 
 from server.engine import Game
+from server.play.clock import ManualClock
 from server.solver import Verdict, solve
-from tests.support.servers import Client, unique_name
+from tests.support.servers import Client, fresh_clock, unique_name
 
 #: A 1-suit deal for rooms that race a chosen code (winnable: the solver wins it).
 DEAL = "SS1-S1-AAAAABD"
+
+
+def room_clock() -> ManualClock:
+    """A clock whose timers run only when the test moves it (a room's countdown, time limit
+    and a public room's wait), on a far-future day of the test's own."""
+    return ManualClock(fresh_clock().now())
 
 
 async def signed_up(client: Client, prefix: str, *, bot: bool = False) -> dict[str, Any]:
@@ -98,6 +105,7 @@ __all__ = [
     "play_out",
     "refused",
     "revealed",
+    "room_clock",
     "room_event",
     "room_reply",
     "signed_up",

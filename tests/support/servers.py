@@ -55,7 +55,8 @@ def fresh_clock() -> ManualClock:
     """A manual clock at noon of a random far-future day, so a test has that day's daily,
     race and leaderboard to itself even on a database other tests share."""
     day = date(2100, 1, 1) + timedelta(days=random.randrange(300_000))
-    return ManualClock(datetime.combine(day, time(12), UTC))
+    # the server's throttles and race digests keep real time: only the days are the test's
+    return ManualClock(datetime.combine(day, time(12), UTC), real_intervals=True)
 
 
 def unique_name(prefix: str = "p") -> str:
@@ -81,6 +82,8 @@ def server_settings(backend: Backend, **overrides: Any) -> Settings:
         "secret": f"test-secret-{uuid.uuid4().hex}",
         "ping_interval_seconds": None,
         "log_level": "WARNING",
+        # tests sign up many players from one address: tests of the limits set their own
+        "limits_exempt": "127.0.0.0/8",
     }
     values.update(overrides)
     return Settings(**values)
@@ -88,11 +91,19 @@ def server_settings(backend: Backend, **overrides: Any) -> Settings:
 
 @asynccontextmanager
 async def serving(
-    settings: Settings, *, clock: Clock | None = None, prover: Prover | None = quick_prover
+    settings: Settings,
+    *,
+    clock: Clock | None = None,
+    prover: Prover | None = quick_prover,
+    ready: bool = True,
 ) -> AsyncIterator[RunningServer]:
-    """A real server on a free port for the duration of the block."""
+    """A real server on a free port for the duration of the block; ``ready``: once today's
+    deals are proven, as a balancer waits for ``/healthz`` to say (a fresh server's first
+    start; the quick prover takes milliseconds)."""
     settings = settings.model_copy(update={"port": 0, "host": "127.0.0.1"})
     async with run_server(settings, clock=clock, prover=prover) as server:
+        if ready:
+            await server.hub.daily.deals(server.hub.today())
         yield server
 
 

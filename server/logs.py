@@ -1,0 +1,49 @@
+"""Log output: plain lines, or one JSON object a line (``SIMON_LOG_FORMAT=json``) for log
+collectors::
+
+    {"time": "2026-03-01T10:00:00.123Z", "level": "INFO", "logger": "server.net.app",
+     "message": "listening on ws://0.0.0.0:8765 ...", "pid": 7}
+
+A record's exception goes in ``"exception"`` (the traceback as one string).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from datetime import UTC, datetime
+from typing import Literal
+
+LogFormat = Literal["text", "json"]
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        stamp = datetime.fromtimestamp(record.created, UTC)
+        entry: dict[str, object] = {
+            "time": stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{stamp.microsecond // 1000:03d}Z",
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+            "pid": os.getpid(),
+        }
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        elif record.exc_text:
+            entry["exception"] = record.exc_text
+        return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+def configure(level: str, log_format: LogFormat) -> None:
+    """Send every log record to stderr, in ``log_format``."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        JsonFormatter() if log_format == "json" else logging.Formatter(TEXT_FORMAT)
+    )
+    logging.basicConfig(level=level.upper(), handlers=[handler])
+
+
+__all__ = ["JsonFormatter", "LogFormat", "configure"]

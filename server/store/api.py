@@ -1,0 +1,128 @@
+"""What the play layer needs of the store, as a :class:`typing.Protocol`: :class:`PlayStore`.
+
+:class:`server.store.Store` satisfies it, and so does the tests' in-memory ``FakeStore``
+(``tests/store/test_play_store.py`` has mypy and a test hold both to it). Every method raises
+only :class:`~server.store.errors.StoreError` and its kinds (and ``InvalidRequest`` is a
+ValueError too); a driver's failure is :class:`~server.store.errors.StoreUnavailable`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from datetime import date, datetime
+from typing import Any, Protocol
+
+from server.kinds import Mode, Result
+from server.store.lease import Leases
+from server.store.ranks import BoardKey
+from server.store.records import (
+    DailyDealRecord,
+    FairPlayRecord,
+    GameLog,
+    GameRecord,
+    LeaderboardSlice,
+    LogEntry,
+    PlayerHistory,
+    PlayerRecord,
+    RankResult,
+)
+
+
+class PlayStore(Protocol):
+    """The store as sessions, races, daily deals, screening and verification use it."""
+
+    #: Work one node of those sharing the database does at a time (proving daily deals).
+    leases: Leases
+
+    # -- players
+    async def create_player(
+        self, *, name: str, token_hash: str, now: datetime, bot: bool = False
+    ) -> PlayerRecord: ...
+
+    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None: ...
+
+    async def player_by_name(self, name: str) -> PlayerRecord | None: ...
+
+    async def player_by_id(self, player_id: int) -> PlayerRecord | None: ...
+
+    # -- daily deals
+    async def get_daily_deal(self, *, day: date, suits: int) -> DailyDealRecord | None: ...
+
+    async def put_daily_deal(
+        self,
+        *,
+        day: date,
+        suits: int,
+        code: str,
+        par: int | None,
+        solution: Sequence[str] | None = None,
+    ) -> DailyDealRecord: ...
+
+    async def set_daily_solution(
+        self, *, day: date, suits: int, solution: Sequence[str]
+    ) -> None: ...
+
+    # -- games and their action log
+    async def start_game(
+        self,
+        *,
+        game_id: str,
+        player_id: int,
+        mode: Mode,
+        code: str,
+        suits: int,
+        day: date | None,
+        started_at: datetime,
+    ) -> GameRecord: ...
+
+    async def daily_attempt(
+        self, *, player_id: int, day: date, suits: int
+    ) -> GameRecord | None: ...
+
+    async def daily_progress(self, *, player_id: int, day: date) -> dict[int, bool]: ...
+
+    async def load_game(self, game_id: str) -> GameLog | None: ...
+
+    async def last_seq(self, game_id: str) -> int: ...
+
+    async def append(
+        self,
+        entries: Sequence[LogEntry],
+        result: Result | None = None,
+        *,
+        ranked_on: BoardKey | None = None,
+    ) -> None: ...
+
+    async def unfinished_dailies(self, *, before: date) -> list[str]: ...
+
+    def finished_games(self, *, batch: int = 1000) -> AsyncIterator[GameLog]: ...
+
+    async def history(self, *, player_id: int, limit: int = 20) -> PlayerHistory: ...
+
+    # -- leaderboards
+    async def leaderboard_page(
+        self, *, day: date, suits: int, limit: int, after: str | None = None, bots: bool = False
+    ) -> LeaderboardSlice: ...
+
+    async def rank_of(
+        self, *, day: date, suits: int, player_id: int, around: int = 5, bots: bool = False
+    ) -> RankResult: ...
+
+    async def ranks_of(self, game_ids: list[str]) -> dict[str, int]: ...
+
+    async def rank_again(self, record: GameRecord) -> None: ...
+
+    # -- fair play
+    async def record_screening(
+        self,
+        *,
+        game_id: str,
+        held: bool,
+        reasons: Sequence[str],
+        evidence: dict[str, Any],
+        at: datetime,
+    ) -> FairPlayRecord: ...
+
+    async def unscreened(self) -> list[str]: ...
+
+    async def screening(self, game_id: str) -> FairPlayRecord | None: ...

@@ -1,0 +1,166 @@
+"""Games in the database: started, looked up, and read back with their action logs.
+
+The action log itself is written only through :mod:`server.store.action_log`; here it is
+read: one game's whole log (what rebuilds the game on any node), every finished game's (what
+``simon-server verify`` replays), and a player's finished games with their figures. The store
+checks its callers' arguments; these are the queries behind :class:`server.store.Store`'s
+game methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import date
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
+
+from server.store.database import Database
+from server.store.errors import AttemptExists, StoreError
+from server.store.models import IS_DAILY, GameAction, GameRow, Player
+from server.store.records import GameLog, GameRecord, LogEntry, PlayerHistory, record_of
+
+#: A log entry's columns, in :class:`LogEntry`'s order.
+_LOG_COLUMNS = tuple(getattr(GameAction, name) for name in LogEntry._fields)
+
+
+#: Games with their player's name: what :func:`game_record` reads.
+GAMES_WITH_PLAYERS = sa.select(GameRow, Player.name).join(Player, Player.id == GameRow.player_id)
+
+
+def game_record(game: GameRow, player_name: str) -> GameRecord:
+    return record_of(GameRecord, game, player_name=player_name)
+
+
+class GameRecords:
+    """Games and their logs, read and started."""
+
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    async def start(self, game: GameRow) -> GameRecord:
+        """Insert a new game, a bot's or a human's as its player is (``bot`` and ``held`` are
+        set here); a daily already started raises :class:`AttemptExists`, any other clash
+        :class:`StoreError`."""
+        player_id = game.player_id
+        try:
+            async with self._database.sessions.begin() as session:
+                owner = (
+                    await session.execute(
+                        sa.select(Player.name, Player.bot).where(Player.id == player_id)
+                    )
+                ).first()
+                if owner is None:
+                    raise StoreError(f"no player has id {player_id}")
+                game.bot = owner.bot
+                # a human's daily is off the board until its screening passes it
+                game.held = game.mode == "daily" and not owner.bot
+                session.add(game)
+        except IntegrityError as error:
+            if game.day is not None:
+                existing = await self.daily_attempt(player_id, game.day, game.suits)
+                if existing is not None:
+                    raise AttemptExists(existing) from None
+            if await self.get(game.id) is not None:
+                raise StoreError(f"a game with id {game.id!r} exists") from None
+            raise StoreError(f"no player has id {player_id}") from error
+        return game_record(game, owner.name)
+
+    async def get(self, game_id: str) -> GameRecord | None:
+        return await self._one(GameRow.id == game_id)
+
+    async def daily_attempt(self, player_id: int, day: date, suits: int) -> GameRecord | None:
+        return await self._one(
+            GameRow.player_id == player_id, GameRow.day == day, GameRow.suits == suits, IS_DAILY
+        )
+
+    async def _one(self, *where: sa.ColumnElement[bool]) -> GameRecord | None:
+        async with self._database.reads() as session:
+            row = (await session.execute(GAMES_WITH_PLAYERS.where(*where))).first()
+        return None if row is None else game_record(row[0], row[1])
+
+    async def daily_progress(self, player_id: int, day: date) -> dict[int, bool]:
+        query = sa.select(GameRow.suits, GameRow.finished_at.is_not(None)).where(
+            IS_DAILY, GameRow.player_id == player_id, GameRow.day == day
+        )
+        async with self._database.reads() as session:
+            return {suits: bool(done) for suits, done in await session.execute(query)}
+
+    async def unfinished_dailies(self, before: date) -> list[str]:
+        query = (
+            sa.select(GameRow.id)
+            .where(IS_DAILY, GameRow.day < before, GameRow.finished_at.is_(None))
+            .order_by(GameRow.id)
+        )
+        async with self._database.reads() as session:
+            return list((await session.scalars(query)).all())
+
+    async def load(self, game_id: str) -> GameLog | None:
+        game = await self.get(game_id)
+        if game is None:
+            return None
+        query = (
+            sa.select(*_LOG_COLUMNS).where(GameAction.game_id == game_id).order_by(GameAction.seq)
+        )
+        entries = [LogEntry._make(row) for row in await self._database.rows(query, {})]
+        if [entry.seq for entry in entries] != list(range(1, len(entries) + 1)):
+            raise StoreError(f"the action log of game {game_id!r} has gaps")
+        return GameLog(game, entries)
+
+    async def last_seq(self, game_id: str) -> int:
+        query = sa.select(sa.func.max(GameAction.seq)).where(GameAction.game_id == game_id)
+        (newest,) = await self._database.rows(query, {})
+        return int(newest[0] or 0)
+
+    async def history(self, player_id: int, limit: int) -> PlayerHistory:
+        finished = sa.and_(GameRow.player_id == player_id, GameRow.finished_at.is_not(None))
+        games_query = (
+            GAMES_WITH_PLAYERS.where(finished)
+            .order_by(GameRow.finished_at.desc(), GameRow.id.desc())
+            .limit(limit)
+        )
+        figures_query = (
+            sa.select(
+                GameRow.suits,
+                sa.func.count(),
+                sa.func.sum(sa.case((GameRow.won.is_(True), 1), else_=0)),
+                sa.func.max(GameRow.score),
+            )
+            .where(finished)
+            .group_by(GameRow.suits)
+        )
+        async with self._database.reads() as session:
+            games = [game_record(game, name) for game, name in await session.execute(games_query)]
+            figures: list[tuple[Any, ...]] = [
+                tuple(row) for row in await session.execute(figures_query)
+            ]
+        return PlayerHistory(
+            games=games,
+            games_total=sum(row[1] for row in figures),
+            won=sum(int(row[2] or 0) for row in figures),
+            best_score={row[0]: row[3] for row in figures},
+        )
+
+    async def finished(self, batch: int) -> AsyncIterator[GameLog]:
+        last: str | None = None
+        while True:
+            query = GAMES_WITH_PLAYERS.where(GameRow.finished_at.is_not(None))
+            if last is not None:
+                query = query.where(GameRow.id > last)
+            async with self._database.reads() as session:
+                page = await session.execute(query.order_by(GameRow.id).limit(batch))
+                games = [game_record(game, name) for game, name in page]
+                entries: dict[str, list[LogEntry]] = {game.id: [] for game in games}
+                logged = await session.execute(
+                    sa.select(*_LOG_COLUMNS)
+                    .where(GameAction.game_id.in_(list(entries)))
+                    .order_by(GameAction.game_id, GameAction.seq)
+                )
+                for row in logged:
+                    entries[row.game_id].append(LogEntry._make(row))
+            for game in games:
+                yield GameLog(game, entries[game.id])
+            if len(games) < batch:
+                return
+            last = games[-1].id

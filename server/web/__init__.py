@@ -1,0 +1,23 @@
+"""Leaderboards as web pages, on the game server's own port (docs/web.md).
+
+Server-rendered HTML (Jinja2, every value escaped), one stylesheet and one small script
+from ``/static``, nothing to build. The pages read through :mod:`server.web.source` alone;
+:mod:`server.net.http` hands over every plain GET that is not one of its JSON routes::
+
+    response = await web.respond(hub, request)
+"""
+
+from __future__ import annotations
+
+from websockets.http11 import Request, Response
+
+from .pages import respond as _respond
+from .source import Hub, Source
+
+
+async def respond(hub: Hub, request: Request) -> Response:
+    """Answer a plain GET for a page (or a 404, in HTML for browsers, else JSON)."""
+    return await _respond(Source.of(hub), request)
+
+
+__all__ = ["Source", "respond"]

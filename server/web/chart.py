@@ -1,0 +1,124 @@
+"""A player's daily scores by day, as the geometry of a small SVG chart.
+
+The server draws it (the template writes the numbers into an inline ``<svg>``), so the
+browser needs no chart library and the page stays within its content security policy::
+
+    chart = score_chart(history.games)   # None when there is nothing to draw
+    chart.series[0].path                 # "40.0,150.0 120.0,32.5 ..."
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Final
+
+from server.protocol import HistoryGame
+
+WIDTH: Final = 640
+HEIGHT: Final = 220
+#: Room for the axis labels: left, right, top, bottom.
+LEFT, RIGHT, TOP, BOTTOM = 48, 16, 14, 30
+
+
+@dataclass(frozen=True)
+class Dot:
+    x: float
+    y: float
+    label: str  # "2026-03-01, 4 suits: 839, rank 3"
+
+
+@dataclass(frozen=True)
+class Series:
+    suits: int
+    dots: tuple[Dot, ...]
+
+    @property
+    def path(self) -> str:
+        return " ".join(f"{dot.x:.1f},{dot.y:.1f}" for dot in self.dots)
+
+
+@dataclass(frozen=True)
+class Tick:
+    at: float
+    text: str
+
+
+@dataclass(frozen=True)
+class Chart:
+    width: int
+    height: int
+    series: tuple[Series, ...]
+    y_ticks: tuple[Tick, ...]
+    x_ticks: tuple[Tick, ...]
+    summary: str
+
+    @property
+    def left(self) -> int:
+        return LEFT
+
+    @property
+    def right(self) -> int:
+        return self.width - RIGHT
+
+    @property
+    def top(self) -> int:
+        return TOP
+
+    @property
+    def bottom(self) -> int:
+        return self.height - BOTTOM
+
+
+def score_chart(games: Sequence[HistoryGame]) -> Chart | None:
+    """The ranked dailies among ``games``: one line per suit count, day across, score up."""
+    ranked = sorted(
+        (game for game in games if game.day is not None and game.rank is not None),
+        key=lambda game: (game.day, game.suits),
+    )
+    if not ranked:
+        return None
+    first: date = ranked[0].day  # type: ignore[assignment]  # ranked games all have a day
+    last: date = ranked[-1].day  # type: ignore[assignment]
+    span = max(1, (last - first).days)
+    low = min(game.score for game in ranked)
+    high = max(game.score for game in ranked)
+    if high - low < 10:  # a flat line sits in the middle, not on an edge
+        low, high = low - 5, high + 5
+    inner_width = WIDTH - LEFT - RIGHT
+    inner_height = HEIGHT - TOP - BOTTOM
+
+    def x_of(day: date) -> float:
+        if first == last:
+            return LEFT + inner_width / 2
+        return LEFT + inner_width * (day - first).days / span
+
+    def y_of(score: int) -> float:
+        return TOP + inner_height * (high - score) / (high - low)
+
+    series = []
+    for suits in (1, 2, 4):
+        dots = tuple(
+            Dot(
+                x_of(game.day),  # type: ignore[arg-type]  # ranked games all have a day
+                y_of(game.score),
+                f"{game.day}, {suits} suit{'s' if suits > 1 else ''}: "
+                f"{game.score}, rank {game.rank}",
+            )
+            for game in ranked
+            if game.suits == suits
+        )
+        if dots:
+            series.append(Series(suits, dots))
+    middle = (low + high) // 2
+    y_ticks = tuple(Tick(y_of(value), str(value)) for value in (high, middle, low))
+    x_ticks: tuple[Tick, ...] = (Tick(x_of(first), first.isoformat()),)
+    if last != first:
+        x_ticks += (Tick(x_of(last), last.isoformat()),)
+    summary = (
+        f"Daily scores from {first.isoformat()} to {last.isoformat()}: "
+        f"{len(ranked)} ranked results, scores {min(g.score for g in ranked)} "
+        f"to {max(g.score for g in ranked)}."
+    )
+    return Chart(WIDTH, HEIGHT, tuple(series), y_ticks, x_ticks, summary)

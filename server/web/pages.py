@@ -1,0 +1,343 @@
+"""The pages: which path shows what, read from a :class:`~server.web.source.Source`.
+
+- ``/?board=bots``: today's three boards (top 20), players, time left, yesterday's winners;
+- ``/day/YYYY-MM-DD?suits=&board=&after=&limit=&player=``: a whole day's board, paged by
+  cursor; ``player`` shows that player's rank and the rows around it;
+- ``/player/NAME``: a player's figures, a chart of daily scores, recent games;
+- ``/race?suits=``: today's daily race, as it is played;
+- ``/live/...``: the live part of ``/``, ``/day/...`` or ``/race`` alone, which the page's
+  script fetches again every few seconds;
+- ``/static/NAME``: the stylesheet, the script and the icon.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any, Final, get_args
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from websockets.http11 import Request, Response
+
+from server.protocol import Board, ErrorCode
+
+from . import render
+from .chart import score_chart
+from .responses import HTML, IMMUTABLE, REVALIDATE, content, json_error, wants_json
+from .source import PageError, Source
+
+log = logging.getLogger(__name__)
+
+SUITS: Final = (1, 2, 4)
+#: Rows of each board on ``/``.
+TOP_ROWS: Final = 20
+#: Rows of a day's page, unless ``limit`` says otherwise (1 to 100).
+DAY_ROWS: Final = 50
+#: Yesterday's winners shown per board.
+WINNERS: Final = 3
+#: Rows either side of a player found by the search.
+AROUND: Final = 10
+#: Race standings shown.
+RACE_ROWS: Final = 100
+#: A player's games read for their page.
+HISTORY_GAMES: Final = 50
+#: How often a page's script fetches its live part again (seconds).
+POLL_SECONDS: Final = 3
+#: Cache-Control of a past day's board (it changes only when a review clears a result).
+PAST_DAY: Final = "public, max-age=60"
+
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _bad(message: str) -> PageError:
+    return PageError(400, ErrorCode.INVALID_MESSAGE, message)
+
+
+class Query:
+    """A page's query string, checked: only ``allowed`` names, each at most once, no
+    control characters."""
+
+    def __init__(self, text: str, allowed: frozenset[str]) -> None:
+        raw = parse_qs(text, keep_blank_values=True)
+        unknown = set(raw) - allowed
+        if unknown:
+            raise _bad(f"unknown parameter {sorted(unknown)[0]!r}")
+        self.values: dict[str, str] = {}
+        for name, values in raw.items():
+            if len(values) > 1:
+                raise _bad(f"{name} is given twice")
+            if _CONTROL.search(values[0]):
+                raise _bad(f"{name} holds a control character")
+            self.values[name] = values[0]
+
+    def suits(self) -> int:
+        text = self.values.get("suits", "1")
+        if text not in ("1", "2", "4"):
+            raise _bad("suits must be one of [1, 2, 4]")
+        return int(text)
+
+    def board(self) -> Board:
+        text = self.values.get("board", "humans")
+        if text not in get_args(Board):
+            raise _bad(f"board must be one of {list(get_args(Board))}")
+        return text  # type: ignore[return-value]  # checked against the Literal just above
+
+    def number(self, name: str, default: int, choices: range) -> int:
+        text = self.values.get(name)
+        if text is None:
+            return default
+        if not text.isdigit() or int(text) not in choices:
+            raise _bad(f"{name} is {choices.start} to {choices.stop - 1}")
+        return int(text)
+
+    def text(self, name: str, longest: int) -> str | None:
+        text = self.values.get(name)
+        if text is None:
+            return None
+        text = text.strip()
+        if not text or len(text) > longest:
+            raise _bad(f"{name} is 1 to {longest} characters")
+        return text
+
+
+@dataclass
+class Page:
+    template: str
+    context: dict[str, Any]
+    cache_control: str = REVALIDATE
+    #: The path of the page's live part (``/live/...``), if it has one.
+    live: str | None = None
+
+
+Handler = Callable[[Source, Query, str], Awaitable[Page]]
+
+
+def _ranks(first: int, last: int, total: int) -> str:
+    return f"Rank {first} of {total}" if first == last else f"Ranks {first} to {last} of {total}"
+
+
+def _board_param(board: Board) -> str | None:
+    return None if board == "humans" else board
+
+
+async def home(source: Source, query: Query, _: str) -> Page:
+    board = query.board()
+    daily = await source.daily()
+    day = daily.day
+    yesterday = day - timedelta(days=1)
+    # One after the other: each is a millisecond of this process's time, and more queries
+    # at once than the connection pool holds would open connections of their own.
+    boards = [await source.board(day=day, suits=s, board=board, limit=TOP_ROWS) for s in SUITS]
+    past = [await source.board(day=yesterday, suits=s, board=board, limit=WINNERS) for s in SUITS]
+    deals = {deal.suits: deal for deal in daily.yesterday}
+    return Page(
+        "home.html",
+        {
+            "day": day,
+            "board": board,
+            "seconds_left": daily.seconds_left,
+            "boards": boards,
+            "yesterday_day": yesterday,
+            "yesterday": [(page.suits, deals.get(page.suits), page) for page in past],
+        },
+        live="/live/",
+    )
+
+
+async def day_board(source: Source, query: Query, text: str) -> Page:
+    if not _DAY.match(text):
+        raise _bad("the day is a date like 2026-01-31")
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        raise _bad("the day is a date like 2026-01-31") from None
+    today = source.today()
+    if day > today:
+        raise PageError(404, ErrorCode.NOT_FOUND, f"the board of {day} opens on that day")
+    suits = query.suits()
+    board = query.board()
+    after = query.text("after", 256)
+    limit = query.number("limit", DAY_ROWS, range(1, 101))
+    name = query.text("player", 64)
+    path = f"/day/{day.isoformat()}"
+    found = notice = None
+    next_cursor = None
+    if name is not None:
+        ranked = await source.rank(day=day, suits=suits, board=board, name=name, around=AROUND)
+        if ranked.rank is not None:
+            found = ranked
+            rows, total = ranked.around, ranked.total
+            caption = _ranks(rows[0].rank, rows[-1].rank, total)
+        else:
+            notice = f"{ranked.player} has no result on this board that day."
+    if found is None:
+        page = await source.board(day=day, suits=suits, board=board, limit=limit, after=after)
+        rows, total, next_cursor = page.rows, page.total, page.next
+        caption = _ranks(rows[0].rank, rows[-1].rank, total) if rows else "No results"
+    live = None
+    if day == today and after is None and name is None:
+        live = render.url(
+            f"/live{path}",
+            suits=suits,
+            board=_board_param(board),
+            limit=None if limit == DAY_ROWS else limit,
+        )
+    return Page(
+        "day.html",
+        {
+            "day": day,
+            "path": path,
+            "suits": suits,
+            "board": board,
+            "board_param": _board_param(board),
+            "after": after,
+            "limit": limit,
+            "limit_param": None if limit == DAY_ROWS else limit,
+            "player": name,
+            "found": found,
+            "notice": notice,
+            "rows": rows,
+            "total": total,
+            "caption": caption,
+            "next_cursor": next_cursor,
+            "previous_day": day - timedelta(days=1),
+            "next_day": day + timedelta(days=1) if day < today else None,
+            "live": live,
+        },
+        cache_control=REVALIDATE if day >= today - timedelta(days=1) else PAST_DAY,
+        live=live,
+    )
+
+
+async def player(source: Source, query: Query, text: str) -> Page:
+    name = unquote(text)
+    if not name or len(name) > 64 or _CONTROL.search(name):
+        raise _bad("a player's name is 1 to 64 characters")
+    found = await source.player(name)
+    history = await source.history(found.name, HISTORY_GAMES)
+    # A daily with no rank is held for fair-play review (or not screened yet): not shown.
+    games = [game for game in history.games if game.day is None or game.rank is not None]
+    best: dict[int, tuple[int, int]] = {}  # suit count: best score, best rank
+    for game in games:
+        if game.rank is not None:
+            score, rank = best.get(game.suits, (game.score, game.rank))
+            best[game.suits] = (max(score, game.score), min(rank, game.rank))
+    return Page(
+        "player.html",
+        {
+            "player": found,
+            "history": history,
+            "games": games,
+            "best": best,
+            "firsts": sum(game.rank == 1 for game in games),
+            "chart": score_chart(games),
+        },
+    )
+
+
+async def race(source: Source, query: Query, _: str) -> Page:
+    suits = query.suits()
+    standings = await source.race(suits)
+    return Page(
+        "race.html",
+        {
+            "day": standings.day,
+            "suits": suits,
+            "count": standings.total,  # the race's leaders are shown, its size counted
+            "players": standings.players[:RACE_ROWS],
+        },
+        live=render.url("/live/race", suits=suits),
+    )
+
+
+#: (path pattern, handler, query parameters it takes); ``{}`` is one path segment.
+_ROUTES: Final[tuple[tuple[re.Pattern[str], Handler, frozenset[str]], ...]] = (
+    (re.compile(r"^/$"), home, frozenset({"board"})),
+    (
+        re.compile(r"^/day/([^/]+)$"),
+        day_board,
+        frozenset({"suits", "board", "after", "limit", "player"}),
+    ),
+    (re.compile(r"^/player/([^/]+)$"), player, frozenset()),
+    (re.compile(r"^/race$"), race, frozenset({"suits"})),
+)
+#: ``/live/PAGE`` answers the live part of ``/PAGE``.
+_LIVE_PREFIX: Final = "/live"
+
+
+def _route(path: str) -> tuple[Handler, frozenset[str], str] | None:
+    for pattern, handler, allowed in _ROUTES:
+        matched = pattern.match(path)
+        if matched is not None:
+            return handler, allowed, matched.group(1) if matched.groups() else ""
+    return None
+
+
+def _static(request: Request, name: str, query: str) -> Response:
+    found = render.STATIC.get(name)
+    if found is None:
+        raise PageError(404, ErrorCode.NOT_FOUND, f"no such file {name!r}")
+    versioned = parse_qs(query).get("v") == [found.version]
+    return content(
+        request,
+        found.body,
+        content_type=found.content_type,
+        cache_control=IMMUTABLE if versioned else REVALIDATE,
+        etag=f'"{found.version}"',
+    )
+
+
+def _error_page(
+    source: Source, request: Request, error: PageError, *, json_by_default: bool
+) -> Response:
+    if wants_json(request, default=json_by_default):
+        return json_error(request, error.status, error.code.value, error.message)
+    title = {400: "Bad request", 404: "Not found"}.get(error.status, "Unavailable")
+    body = render.page(
+        "error.html",
+        {"title": title, "message": error.message, "today": source.today(), "poll": POLL_SECONDS},
+    )
+    return content(
+        request, body.encode(), content_type=HTML, cache_control="no-store", status=error.status
+    )
+
+
+async def respond(source: Source, request: Request) -> Response:
+    """Answer a plain GET for a page, a live part, a static file, or with a 404."""
+    url = urlsplit(request.path)
+    path = url.path
+    is_page = False
+    try:
+        if path.startswith("/static/"):
+            return _static(request, path.removeprefix("/static/"), url.query)
+        live = path == _LIVE_PREFIX or path.startswith(_LIVE_PREFIX + "/")
+        route = _route((path.removeprefix(_LIVE_PREFIX) or "/") if live else path)
+        if route is None:
+            raise PageError(404, ErrorCode.NOT_FOUND, f"no such path {unquote(path)!r}")
+        is_page = True
+        handler, allowed, argument = route
+        query = Query(url.query, allowed)
+
+        async def make() -> tuple[bytes, str]:
+            page = await handler(source, query, argument)
+            context = {**page.context, "today": source.today(), "poll": POLL_SECONDS}
+            if live:
+                if page.live is None:
+                    raise PageError(404, ErrorCode.NOT_FOUND, "this page has no live part")
+                text = render.block(page.template, "live", context)
+            else:
+                text = render.page(page.template, context)
+            return text.encode(), page.cache_control
+
+        body, cache_control = await source.remember(request.path, make)
+        return content(request, body, content_type=HTML, cache_control=cache_control)
+    except PageError as error:
+        return _error_page(source, request, error, json_by_default=not is_page)
+    except Exception:
+        log.exception("page %s failed", path)
+        unavailable = PageError(503, ErrorCode.UNAVAILABLE, "the server cannot answer right now")
+        return _error_page(source, request, unavailable, json_by_default=not is_page)

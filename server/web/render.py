@@ -1,0 +1,111 @@
+"""Templates (Jinja2, every value HTML-escaped) and the static files the pages link to.
+
+Static files are read once, at import, and linked as ``/static/NAME?v=HASH``: a new
+version is a new URL, so browsers may keep each one for a year.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import date, datetime
+from importlib.resources import files
+from typing import Any, Final
+from urllib.parse import quote, urlencode
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+#: The suits a daily of each suit count is dealt from, shown beside its name.
+SUIT_SYMBOLS: Final = {1: "♠", 2: "♠♥", 4: "♠♥♦♣"}
+
+
+@dataclass(frozen=True)
+class StaticFile:
+    body: bytes
+    content_type: str
+    version: str
+
+
+_TYPES: Final = {
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".svg": "image/svg+xml; charset=utf-8",
+}
+
+
+def _load_static() -> dict[str, StaticFile]:
+    found = {}
+    for entry in files("server.web").joinpath("static").iterdir():
+        suffix = entry.name[entry.name.rfind(".") :]
+        if entry.is_file() and suffix in _TYPES:
+            body = entry.read_bytes()
+            version = hashlib.sha256(body).hexdigest()[:12]
+            found[entry.name] = StaticFile(body, _TYPES[suffix], version)
+    return found
+
+
+STATIC: Final = _load_static()
+
+
+def static_url(name: str) -> str:
+    return f"/static/{name}?v={STATIC[name].version}"
+
+
+def clock(seconds: float) -> str:
+    """A duration as a clock reads: ``4:05``, ``1:04:05``."""
+    whole = max(0, int(seconds))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02}:{secs:02}" if hours else f"{minutes}:{secs:02}"
+
+
+def hour_minute(moment: str | datetime) -> str:
+    """``14:03`` of an ISO 8601 time (the server's times are UTC)."""
+    parsed = datetime.fromisoformat(moment) if isinstance(moment, str) else moment
+    return parsed.strftime("%H:%M")
+
+
+def long_day(day: date) -> str:
+    """``Sunday 1 March 2026``."""
+    return f"{day:%A} {day.day} {day:%B %Y}"
+
+
+def url(path: str, **params: Any) -> str:
+    """``path`` with the query ``params`` that are not None (values URL-encoded)."""
+    given = {name: value for name, value in params.items() if value is not None}
+    return f"{path}?{urlencode(given)}" if given else path
+
+
+def segment(text: str) -> str:
+    """``text`` as one path segment (``/`` and everything else unsafe encoded)."""
+    return quote(text, safe="")
+
+
+def suits_name(suits: int) -> str:
+    return "1 suit" if suits == 1 else f"{suits} suits"
+
+
+_environment = Environment(
+    loader=PackageLoader("server.web", "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    enable_async=False,
+)
+_environment.filters.update(
+    clock=clock, hour_minute=hour_minute, long_day=long_day, segment=segment,
+    suits_name=suits_name,
+)  # fmt: skip
+_environment.globals.update(static=static_url, url=url, SUIT_SYMBOLS=SUIT_SYMBOLS)
+
+
+def page(template: str, context: dict[str, Any]) -> str:
+    """A whole page."""
+    return _environment.get_template(template).render(context)
+
+
+def block(template: str, name: str, context: dict[str, Any]) -> str:
+    """One block of a page alone (the part a browser fetches again to stay live)."""
+    compiled = _environment.get_template(template)
+    return "".join(compiled.blocks[name](compiled.new_context(context)))

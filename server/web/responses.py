@@ -1,0 +1,121 @@
+"""HTTP answers for pages: content types with a charset, validators and caching, gzip,
+and the security headers every page carries.
+
+A page is answered with a weak ``ETag`` (a hash of its body, the same for its gzip form)
+and ``304 Not Modified`` when the browser already has it; errors are HTML for browsers
+and JSON (``{"error": {"code", "message"}}``, as the JSON routes answer) for clients that
+ask for ``application/json``.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import gzip
+import hashlib
+import http
+import json
+from typing import Final
+
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+HTML: Final = "text/html; charset=utf-8"
+JSON: Final = "application/json"
+
+#: Only this server's own files: no inline script or style, no other origin, no framing.
+CONTENT_SECURITY_POLICY: Final = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+#: Cache-Control of what may change at any moment (today's boards, a player's page).
+REVALIDATE: Final = "no-cache"
+#: Cache-Control of files named by their content hash.
+IMMUTABLE: Final = "public, max-age=31536000, immutable"
+#: Bodies shorter than this are sent as they are (gzip would not pay for its header).
+GZIP_FROM: Final = 512
+
+
+def wants_json(request: Request, *, default: bool) -> bool:
+    """Whether to answer ``request`` with JSON rather than HTML: what its ``Accept`` names
+    first of the two, else ``default``."""
+    accept = request.headers.get("Accept", "").lower()
+    html = accept.find("text/html")
+    data = accept.find("application/json")
+    if html < 0 and data < 0:
+        return default
+    return html < 0 or 0 <= data < html
+
+
+def accepts_gzip(request: Request) -> bool:
+    for part in request.headers.get("Accept-Encoding", "").lower().split(","):
+        coding, *parameters = (item.strip() for item in part.split(";"))
+        if coding not in ("gzip", "*"):
+            continue
+        for parameter in parameters:
+            if parameter.startswith("q="):
+                try:
+                    return float(parameter[2:]) > 0
+                except ValueError:
+                    return False
+        return True
+    return False
+
+
+def _response(status: int, headers: list[tuple[str, str]], body: bytes) -> Response:
+    status_ = http.HTTPStatus(status)
+    common = [
+        ("Date", email.utils.formatdate(usegmt=True)),
+        ("Connection", "close"),  # the websocket server answers one request per connection
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "same-origin"),
+    ]
+    return Response(status_.value, status_.phrase, Headers(common + headers), body)
+
+
+def etag_of(body: bytes) -> str:
+    return f'W/"{hashlib.sha256(body).hexdigest()[:20]}"'
+
+
+def _matches(request: Request, etag: str) -> bool:
+    given = request.headers.get("If-None-Match")
+    if given is None:
+        return False
+    tags = [tag.strip().removeprefix("W/") for tag in given.split(",")]
+    return "*" in tags or etag.removeprefix("W/") in tags
+
+
+def content(
+    request: Request,
+    body: bytes,
+    *,
+    content_type: str,
+    cache_control: str,
+    status: int = 200,
+    etag: str | None = None,
+) -> Response:
+    """``body`` as ``content_type``: 304 when the browser holds this version, gzipped when
+    it accepts gzip."""
+    headers = [
+        ("Content-Type", content_type),
+        ("Cache-Control", cache_control),
+        ("Vary", "Accept, Accept-Encoding"),
+    ]
+    if content_type.startswith("text/html"):
+        headers.append(("Content-Security-Policy", CONTENT_SECURITY_POLICY))
+    if status == 200:
+        etag = etag or etag_of(body)
+        headers.append(("ETag", etag))
+        if _matches(request, etag):
+            return _response(304, headers, b"")
+    if len(body) >= GZIP_FROM and accepts_gzip(request):
+        body = gzip.compress(body, compresslevel=6, mtime=0)
+        headers.append(("Content-Encoding", "gzip"))
+    headers.append(("Content-Length", str(len(body))))
+    return _response(status, headers, body)
+
+
+def json_error(request: Request, status: int, code: str, message: str) -> Response:
+    body = json.dumps({"error": {"code": code, "message": message}}, separators=(",", ":"))
+    return content(
+        request, body.encode(), content_type=JSON, cache_control="no-store", status=status
+    )

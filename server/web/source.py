@@ -1,0 +1,147 @@
+"""What the pages read, and the only module of ``server.web`` that knows the hub.
+
+Every figure on a page comes through the hub's public queries (``hub.queries`` and
+``hub.accounts.named``), so the pages show
+exactly what the protocol tells its clients: bots on their own board, results held for
+fair-play review nowhere. Refusals become :class:`PageError`. A :class:`Source` also keeps
+the node's short-lived cache of rendered pages (:meth:`Source.remember`).
+
+::
+
+    source = Source.of(hub)
+    page = await source.board(day=source.today(), suits=4, board="humans", limit=20)
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, ClassVar, Final, TypeVar, cast
+
+from server.play.errors import refusal_of
+from server.play.hub import Hub
+from server.protocol import (
+    HTTP_STATUS,
+    Board,
+    DailyInfo,
+    ErrorCode,
+    History,
+    LeaderboardPage,
+    RaceStandings,
+    RankInfo,
+)
+
+__all__ = ["Hub", "PageError", "Player", "Source"]
+
+#: Rendered pages kept per node at most (the oldest go first).
+CACHE_ENTRIES: Final = 256
+
+T = TypeVar("T")
+
+
+class PageError(Exception):
+    """A request a page cannot answer: its HTTP status, a stable code and a sentence."""
+
+    def __init__(self, status: int, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Player:
+    name: str
+    bot: bool
+    created: datetime
+
+
+async def _asking(question: Awaitable[T]) -> T:
+    """The answer to a hub query, or :class:`PageError` for what the error table knows."""
+    try:
+        return await question
+    except Exception as error:
+        refused = refusal_of(error)
+        if refused is None:
+            raise
+        status = HTTP_STATUS.get(refused.code, 400)
+        raise PageError(status, refused.code, refused.message) from None
+
+
+class Source:
+    """The hub's public queries, as the pages use them."""
+
+    _of: ClassVar[weakref.WeakKeyDictionary[Hub, Source]] = weakref.WeakKeyDictionary()
+
+    def __init__(self, hub: Hub, *, cache_seconds: float = 1.0) -> None:
+        self._hub = hub
+        #: How long a rendered live page is reused (0: never); bounds the work that many
+        #: browsers polling the same page cost, and delays an update by at most this long.
+        self.cache_seconds = cache_seconds
+        self._cache: OrderedDict[str, tuple[float, Any]] = OrderedDict()
+
+    @classmethod
+    def of(cls, hub: Hub) -> Source:
+        """The one source of a hub (its page cache lives as long as the hub)."""
+        source = cls._of.get(hub)
+        if source is None:
+            source = cls._of[hub] = cls(hub)
+        return source
+
+    def now(self) -> datetime:
+        return self._hub.now()
+
+    def today(self) -> date:
+        return self._hub.today()
+
+    async def daily(self) -> DailyInfo:
+        return await _asking(self._hub.queries.daily_info())
+
+    async def board(
+        self, *, day: date, suits: int, board: Board, limit: int, after: str | None = None
+    ) -> LeaderboardPage:
+        return await _asking(
+            self._hub.queries.leaderboard(
+                day=day, suits=suits, limit=limit, after=after, board=board
+            )
+        )
+
+    async def player(self, name: str) -> Player:
+        record = await _asking(self._hub.accounts.named(name))
+        return Player(name=record.name, bot=record.bot, created=record.created_at)
+
+    async def rank(
+        self, *, day: date, suits: int, board: Board, name: str, around: int
+    ) -> RankInfo:
+        player = await _asking(self._hub.accounts.named(name))
+        return await _asking(
+            self._hub.queries.rank(day=day, suits=suits, player=player, around=around, board=board)
+        )
+
+    async def history(self, name: str, limit: int) -> History:
+        """A player's finished games as anyone sees them (held results carry no rank)."""
+        player = await _asking(self._hub.accounts.named(name))
+        return await _asking(self._hub.queries.history(player, limit))
+
+    async def race(self, suits: int) -> RaceStandings:
+        return await _asking(self._hub.queries.race_standings(suits))
+
+    async def remember(self, key: str, make: Callable[[], Awaitable[T]]) -> T:
+        """What ``make()`` returns, reused for ``cache_seconds`` under ``key`` (a failure is
+        not kept)."""
+        if self.cache_seconds <= 0:
+            return await make()
+        now = time.monotonic()
+        found = self._cache.get(key)
+        if found is not None and found[0] > now:
+            return cast(T, found[1])
+        body = await make()
+        self._cache[key] = (now + self.cache_seconds, body)
+        self._cache.move_to_end(key)
+        while len(self._cache) > CACHE_ENTRIES:
+            self._cache.popitem(last=False)
+        return body

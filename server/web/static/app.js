@@ -1,0 +1,103 @@
+// Simple Simon Online: keeps a page's live parts fresh without reloading it.
+//
+// An element with data-live="URL" is fetched again every data-every seconds (an HTML
+// fragment the server renders; 304 when unchanged) and replaced when it changed. Elements
+// with data-countdown="SECONDS" count down to zero; at zero the day is over and the page
+// reloads for the new one.
+"use strict";
+
+(function () {
+  function clock(seconds) {
+    var whole = Math.max(0, Math.floor(seconds));
+    var hours = Math.floor(whole / 3600);
+    var minutes = Math.floor((whole % 3600) / 60);
+    var secs = whole % 60;
+    var mm = hours ? String(minutes).padStart(2, "0") : String(minutes);
+    return (hours ? hours + ":" : "") + mm + ":" + String(secs).padStart(2, "0");
+  }
+
+  function announce(text) {
+    var status = document.querySelector("[data-live-status]");
+    if (status) status.textContent = text;
+  }
+
+  function countdowns() {
+    var started = Date.now();
+    var clocks = Array.prototype.slice.call(document.querySelectorAll("[data-countdown]"));
+    if (!clocks.length) return;
+    var ends = clocks.map(function (element) {
+      return started + Number(element.getAttribute("data-countdown")) * 1000;
+    });
+    var reloading = false;
+    setInterval(function () {
+      var now = Date.now();
+      clocks.forEach(function (element, index) {
+        var left = (ends[index] - now) / 1000;
+        element.textContent = clock(left);
+        if (left <= 0 && !reloading) {
+          reloading = true;
+          setTimeout(function () { window.location.reload(); }, 5000);
+        }
+      });
+    }, 1000);
+  }
+
+  function keepFocus(region, replace) {
+    var active = document.activeElement;
+    var href = active && region.contains(active) ? active.getAttribute("href") : null;
+    replace();
+    if (href) {
+      var again = region.querySelector('a[href="' + CSS.escape(href) + '"]');
+      if (again) again.focus();
+    }
+  }
+
+  function live(region) {
+    var url = region.getAttribute("data-live");
+    var every = Math.max(1, Number(region.getAttribute("data-every")) || 5) * 1000;
+    var busy = false;
+
+    function refresh() {
+      if (busy || document.hidden) return;
+      busy = true;
+      fetch(url, { cache: "no-cache", headers: { Accept: "text/html" } })
+        .then(function (response) {
+          if (!response.ok) throw new Error("HTTP " + response.status);
+          return response.text();
+        })
+        .then(function (text) {
+          var fresh = region.cloneNode(false);
+          fresh.innerHTML = text;
+          region.classList.remove("stale");
+          if (!fresh.isEqualNode(region)) {
+            keepFocus(region, function () {
+              region.replaceChildren.apply(region, Array.prototype.slice.call(fresh.childNodes));
+            });
+            announce("Updated at " + new Date().toLocaleTimeString());
+          }
+        })
+        .catch(function () {
+          region.classList.add("stale");
+        })
+        .then(function () {
+          busy = false;
+        });
+    }
+
+    setInterval(refresh, every);
+    document.addEventListener("visibilitychange", function () {
+      if (!document.hidden) refresh();
+    });
+  }
+
+  function start() {
+    countdowns();
+    Array.prototype.forEach.call(document.querySelectorAll("[data-live]"), live);
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();

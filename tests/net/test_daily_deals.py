@@ -1,0 +1,84 @@
+"""Daily deals made ahead, once: two real nodes on one database, a clock the test moves.
+
+One node proves a day's deals (the holder of the database's lease) and the other waits for
+the stored rows; neither answers ``daily`` with part of the day's deals, and the new day's
+announcement carries all three.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from datetime import timedelta
+
+import pytest
+
+from server.play.clock import utc_day
+from server.play.daily import Proof
+from tests.conftest import Backend
+from tests.support.servers import (
+    Client,
+    fresh_clock,
+    get_json,
+    quick_prover,
+    server_settings,
+    serving,
+    unique_name,
+)
+
+
+async def test_two_nodes_prove_each_day_once_ahead_of_midnight(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("server.play.queries.DAILY_WAIT", 0.1)
+    settings = server_settings(backend)  # one database, Redis prefix and secret for both
+    clock = fresh_clock()  # noon
+    today = utc_day(clock.now())
+    go = asyncio.Event()
+    proofs: Counter[str] = Counter()
+
+    async def prover(code: str) -> Proof:
+        proofs[code] += 1
+        await go.wait()  # both nodes are up and want the deals before any is proven
+        return await quick_prover(code)
+
+    async with (
+        serving(settings, clock=clock, prover=prover, ready=False) as node_a,
+        serving(settings, clock=clock, prover=prover, ready=False) as node_b,
+    ):
+        status, health = await get_json(node_b.http_url + "/healthz")
+        assert status == 503 and health["daily"] == "proving"  # not ready before the deals
+        async with Client.connect(node_a.url) as alice:
+            refused = await alice.request({"type": "daily"})
+            assert refused["type"] == "error" and refused["code"] == "proving"
+        go.set()
+        deals_a, deals_b = await asyncio.gather(
+            node_a.hub.daily.deals(today), node_b.hub.daily.deals(today)
+        )
+        assert [deal.code for deal in deals_a] == [deal.code for deal in deals_b]
+        assert set(proofs.values()) == {1}  # every candidate proven by one node only
+        proven_today = sum(proofs.values())
+        status, health = await get_json(node_b.http_url + "/healthz")
+        assert status == 200 and health["daily"] == "ready"
+
+        clock.advance(hours=9, minutes=30)  # 21:30: tomorrow's deals are due to be proven
+        await asyncio.gather(node_a.hub.days.tick(), node_b.hub.days.tick())
+        tomorrow = today + timedelta(days=1)
+        deals_a, deals_b = await asyncio.gather(
+            node_a.hub.daily.deals(tomorrow), node_b.hub.daily.deals(tomorrow)
+        )
+        assert [deal.code for deal in deals_a] == [deal.code for deal in deals_b]
+        assert set(proofs.values()) == {1} and sum(proofs.values()) > proven_today
+
+        async with Client.connect(node_a.url) as on_a, Client.connect(node_b.url) as on_b:
+            for client in (on_a, on_b):
+                await client.request({"type": "register", "name": unique_name()})
+            clock.advance(hours=3)  # past midnight
+            await asyncio.gather(node_a.hub.days.check_day(), node_b.hub.days.check_day())
+            for client in (on_a, on_b):
+                changed = await client.pushed_event(lambda f: f["type"] == "daily_changed")
+                assert changed["day"] == tomorrow.isoformat()
+                assert [deal["suits"] for deal in changed["deals"]] == [1, 2, 4]
+                assert [deal["suits"] for deal in changed["yesterday"]] == [1, 2, 4]
+                daily = await client.request({"type": "daily"})
+                assert [deal["suits"] for deal in daily["deals"]] == [1, 2, 4]

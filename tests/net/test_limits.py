@@ -1,0 +1,324 @@
+"""Limits per client address and on the whole server: the limiters alone on a hand-moved
+monotonic clock, then through a real server (its gate on the same kind of clock).
+
+Clients are told apart by ``X-Forwarded-For`` from a trusted proxy (the test itself, on
+127.0.0.1), so one machine plays many addresses."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import json
+import logging
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from server.net import RunningServer, run_server
+from server.net.limits import AuthBackoff, Gate, Limits, RateTable, _Table, networks
+from server.net.listen import ACCEPT_OUT_OF_RESOURCES, AcceptErrors, Listener
+from tests.conftest import Backend
+from tests.support.servers import Client, quick_prover, server_settings, unique_name
+
+
+class Ticker:
+    """A monotonic clock moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+# -- the limiters alone ----------------------------------------------------------------------
+
+
+def test_failed_sign_ins_lock_an_address_out_for_longer_and_longer() -> None:
+    clock = Ticker()
+    backoff = AuthBackoff(free=3, base=1.0, most=8.0, memory=900.0, monotonic=clock)
+    lockouts = [backoff.failed("a") for _ in range(3)]
+    assert lockouts == [0.0, 0.0, 0.0] and backoff.wait("a") == 0.0
+    lockouts = []
+    for _ in range(6):
+        lockouts.append(backoff.failed("a"))
+        assert backoff.wait("a") == lockouts[-1]
+        clock.now += lockouts[-1]
+        assert backoff.wait("a") == 0.0
+    assert lockouts == [1.0, 2.0, 4.0, 8.0, 8.0, 8.0]
+    assert backoff.wait("b") == 0.0  # another address is not touched
+    clock.now += 901  # a quiet quarter of an hour: forgiven
+    assert backoff.failed("a") == 0.0
+
+
+def test_a_rate_table_allows_a_budget_per_window_and_each_address_its_own() -> None:
+    clock = Ticker()
+    table = RateTable(5, 3600.0, clock)
+    assert [table.take("a") for _ in range(5)] == [0.0] * 5
+    wait = table.take("a")
+    assert wait == pytest.approx(720.0)  # one new account every 12 minutes
+    assert table.take("b") == 0.0
+    clock.now += 719
+    assert table.take("a") > 0
+    clock.now += 1
+    assert table.take("a") == 0.0
+
+
+def test_an_address_table_stays_bounded() -> None:
+    clock = Ticker()
+    table = _Table(lambda now: _Busy(), limit=100)
+    for n in range(1000):
+        table.get(f"10.0.{n // 256}.{n % 256}", clock())
+    assert len(table.entries) <= 100
+    assert "10.0.3.231" in table.entries  # the newest stay
+
+
+class _Busy:
+    def at_rest(self, now: float) -> bool:
+        return False
+
+
+def test_the_client_address_comes_from_x_forwarded_for_only_behind_a_trusted_proxy() -> None:
+    gate = Gate(Limits(trusted_proxies=networks("127.0.0.1, 10.0.0.0/8")), monotonic=Ticker())
+    assert gate.client_address("203.0.113.7", ["198.51.100.1"]) == "203.0.113.7"
+    assert gate.client_address("127.0.0.1", ["198.51.100.1"]) == "198.51.100.1"
+    assert gate.client_address("127.0.0.1", []) == "127.0.0.1"
+    # a client's own (spoofed) entries are left of what our proxies wrote
+    assert gate.client_address("127.0.0.1", ["6.6.6.6, 198.51.100.1, 10.1.2.3"]) == ("198.51.100.1")
+    assert gate.client_address("127.0.0.1", ["6.6.6.6", "198.51.100.1"]) == "198.51.100.1"
+    assert gate.client_address("127.0.0.1", ["not-an-address"]) == "127.0.0.1"
+    assert gate.client_address("2001:db8:1:2:3:4:5:6") == "2001:db8:1:2::/64"
+    assert gate.client_address("::ffff:192.0.2.1") == "192.0.2.1"
+
+
+def test_one_log_line_per_interval_however_many_accepts_fail() -> None:
+    clock = Ticker()
+    others: list[dict[str, Any]] = []
+    handler = AcceptErrors(60.0, monotonic=clock, previous=lambda loop, ctx: others.append(ctx))
+    loop = asyncio.new_event_loop()
+    try:
+        context = {"message": ACCEPT_OUT_OF_RESOURCES, "exception": OSError(errno.EMFILE, "x")}
+        for _ in range(140_699):  # the finding: that many in 30 s
+            clock.now += 30 / 140_699
+            handler(loop, context)
+        assert handler.lines == 1 and handler.total == 140_699
+        clock.now += 31
+        handler(loop, context)
+        assert handler.lines == 2 and handler.failures == 0
+        handler(loop, {"message": "something else"})
+        assert others == [{"message": "something else"}]
+    finally:
+        loop.close()
+
+
+def test_after_running_out_of_descriptors_the_listener_rests_the_rest_of_the_burst() -> None:
+    class Exhausted(Listener):
+        calls = 0
+
+        def _accept(self) -> Any:
+            type(self).calls += 1
+            raise OSError(errno.EMFILE, "Too many open files")
+
+    clock = Ticker()
+    listener = Exhausted(2, monotonic=clock)  # AF_INET
+    try:
+        with pytest.raises(OSError) as first:
+            listener.accept()
+        assert first.value.errno == errno.EMFILE
+        for _ in range(99):  # the rest of asyncio's burst of 100: nothing tried, nothing logged
+            with pytest.raises(BlockingIOError):
+                listener.accept()
+        assert Exhausted.calls == 1
+        clock.now += 1.0  # asyncio tries again a second later: a real accept
+        with pytest.raises(OSError) as again:
+            listener.accept()
+        assert again.value.errno == errno.EMFILE and Exhausted.calls == 2
+    finally:
+        listener.close()
+
+
+# -- through a real server ---------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def limited_server(
+    backend: Backend, **limits: Any
+) -> AsyncIterator[tuple[RunningServer, Ticker]]:
+    clock = Ticker()
+    settings = server_settings(
+        backend, limits_exempt="", trusted_proxies="127.0.0.1", **limits
+    ).model_copy(update={"port": 0, "host": "127.0.0.1"})
+    async with run_server(settings, prover=quick_prover, monotonic=clock) as server:
+        yield server, clock
+
+
+def from_address(address: str) -> dict[str, Any]:
+    return {"additional_headers": {"X-Forwarded-For": address}}
+
+
+async def test_registrations_per_address(backend: Backend) -> None:
+    async with limited_server(backend, registrations_per_address=3) as (server, clock):
+        async with Client.connect(server.url, **from_address("198.51.100.1")) as one:
+            replies = [
+                await one.request({"type": "register", "name": unique_name("r")}) for _ in range(1)
+            ]
+        for _ in range(2):
+            async with Client.connect(server.url, **from_address("198.51.100.1")) as again:
+                replies.append(await again.request({"type": "register", "name": unique_name()}))
+        assert [reply["type"] for reply in replies] == ["registered"] * 3
+        async with Client.connect(server.url, **from_address("198.51.100.1")) as fourth:
+            refused = await fourth.request({"type": "register", "name": unique_name()})
+            assert refused["code"] == "rate-limited", refused
+            assert refused["detail"]["retry_after"] == 1200, refused  # 3 an hour: 20 minutes
+            async with Client.connect(server.url, **from_address("198.51.100.2")) as other:
+                assert (await other.request({"type": "register", "name": unique_name()}))[
+                    "type"
+                ] == "registered"
+            clock.now += 1200
+            reply = await fourth.request({"type": "register", "name": unique_name()})
+            assert reply["type"] == "registered", reply
+
+
+async def test_failed_sign_ins_back_off_per_address(backend: Backend) -> None:
+    async with limited_server(
+        backend, auth_failures_free=2, auth_backoff_seconds=1, auth_backoff_max_seconds=8
+    ) as (server, clock):
+        async with Client.connect(server.url, **from_address("198.51.100.3")) as owner:
+            token = (await owner.request({"type": "register", "name": unique_name()}))["token"]
+        async with Client.connect(server.url, **from_address("203.0.113.3")) as guesser:
+            codes = [
+                (await guesser.request({"type": "auth", "token": f"guess-{n}"}))["code"]
+                for n in range(3)
+            ]
+            assert codes == ["bad-token"] * 3  # two free, the third starts a lockout
+            waits = []
+            for _ in range(5):
+                locked = await guesser.request({"type": "auth", "token": token})
+                assert locked["code"] == "rate-limited", locked  # not even a good token
+                waits.append(locked["detail"]["retry_after"])
+                clock.now += waits[-1]
+                assert (await guesser.request({"type": "auth", "token": "guess"}))[
+                    "code"
+                ] == "bad-token"
+            assert waits == [1, 2, 4, 8, 8]
+            # another address signs in with the same token meanwhile
+            async with Client.connect(server.url, **from_address("198.51.100.3")) as again:
+                signed = await again.request({"type": "auth", "token": token})
+                assert signed["type"] == "authenticated", signed
+            clock.now += 8
+            signed = await guesser.request({"type": "auth", "token": token})
+            assert signed["type"] == "authenticated", signed
+        assert server.gate.refused["rate-limited"] == 5
+
+
+async def _released(server: RunningServer, address: str, count: int) -> None:
+    """Until the server has let go of connections from ``address`` down to ``count``."""
+    async with asyncio.timeout(10):
+        # the server lets go when it sees each close, in its own time
+        while server.gate.by_address.get(address, 0) > count:  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+
+
+async def test_connections_per_address_and_overall(backend: Backend) -> None:
+    async with limited_server(backend, max_connections_per_address=3, max_connections=5) as (
+        server,
+        _,
+    ):
+        async with (
+            Client.connect(server.url, **from_address("198.51.100.4")) as a1,
+            Client.connect(server.url, **from_address("198.51.100.4")),
+            Client.connect(server.url, **from_address("198.51.100.4")),
+        ):
+            with pytest.raises(InvalidStatus) as refused:
+                async with Client.connect(server.url, **from_address("198.51.100.4")):
+                    pass
+            response = refused.value.response
+            assert response.status_code == 429
+            assert json.loads(response.body)["error"]["code"] == "too-many-connections"
+            async with (
+                Client.connect(server.url, **from_address("198.51.100.5")),
+                Client.connect(server.url, **from_address("198.51.100.6")),
+            ):
+                with pytest.raises(InvalidStatus) as full:  # the sixth in all
+                    async with Client.connect(server.url, **from_address("198.51.100.7")):
+                        pass
+                assert full.value.response.status_code == 503
+                body = json.loads(full.value.response.body)
+                assert body["error"]["code"] == "too-many-connections"
+            await a1.websocket.close()
+            await _released(server, "198.51.100.4", 2)
+            async with Client.connect(server.url, **from_address("198.51.100.4")) as back:
+                assert (await back.request({"type": "ping"}))["type"] == "pong"
+        await _released(server, "198.51.100.4", 0)
+        assert server.gate.by_address == {}
+
+
+async def test_a_connection_that_does_not_sign_in_is_closed_after_its_grace(
+    backend: Backend,
+) -> None:
+    async with (
+        limited_server(backend, unauthenticated_grace_seconds=30) as (server, clock),
+        Client.connect(server.url, **from_address("198.51.100.8")) as idle,
+        Client.connect(server.url, **from_address("198.51.100.9")) as player,
+    ):
+        await player.request({"type": "register", "name": unique_name("g")})
+        # the idle one is alive (it answers pings, it may ask things) but not signed in
+        assert (await idle.request({"type": "ping"}))["type"] == "pong"
+        await idle.websocket.ping()
+        clock.now += 29
+        assert server.gate.sweep() == 0
+        clock.now += 2
+        server.gate.sweep()  # the server's own sweeper may have been first
+        last = await idle.receive()
+        assert last["type"] == "error" and last["code"] == "not-authenticated", last
+        with pytest.raises(ConnectionClosed) as closed:
+            await idle.receive()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+        assert server.gate.expired == 1
+        assert (await player.request({"type": "ping"}))["type"] == "pong"
+
+
+def _get(url: str, address: str) -> tuple[int, dict[str, str], Any]:
+    request = urllib.request.Request(url, headers={"X-Forwarded-For": address})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, dict(response.headers), json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), json.loads(error.read())
+
+
+async def test_http_requests_per_address(backend: Backend) -> None:
+    async with limited_server(backend, http_requests_per_address=3, http_window_seconds=60) as (
+        server,
+        clock,
+    ):
+        url = server.http_url + "/daily"
+        statuses = [(await asyncio.to_thread(_get, url, "198.51.100.10"))[0] for _ in range(3)]
+        assert statuses == [200, 200, 200]
+        status, headers, body = await asyncio.to_thread(_get, url, "198.51.100.10")
+        assert status == 429 and body["error"]["code"] == "rate-limited", body
+        assert headers["Retry-After"] == "20"
+        assert (await asyncio.to_thread(_get, url, "198.51.100.11"))[0] == 200
+        clock.now += 20
+        assert (await asyncio.to_thread(_get, url, "198.51.100.10"))[0] == 200
+
+
+async def test_x_forwarded_for_from_an_untrusted_peer_is_ignored(
+    backend: Backend, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING)
+    clock = Ticker()
+    settings = server_settings(
+        backend, limits_exempt="", trusted_proxies="", http_requests_per_address=2
+    )
+    async with run_server(settings, prover=quick_prover, monotonic=clock) as server:
+        url = server.http_url + "/daily"
+        statuses = [
+            (await asyncio.to_thread(_get, url, f"198.51.100.{n}"))[0] for n in range(20, 23)
+        ]
+        assert statuses == [200, 200, 429]  # every request counted as 127.0.0.1

@@ -1,0 +1,96 @@
+"""``/metrics`` in the Prometheus text format, read back with prometheus-client's own
+parser after real traffic; and ``SIMON_LOG_FORMAT=json``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from server.logs import JsonFormatter
+from tests.conftest import Backend
+from tests.support.kills import ROOT, embedded_environment, server_command
+from tests.support.servers import Client, get_json, server_settings, serving, unique_name
+
+
+def _scrape(url: str) -> tuple[str, dict[tuple[str, tuple[tuple[str, str], ...]], float]]:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        content_type = response.headers["Content-Type"]
+        text = response.read().decode()
+    samples = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+    return content_type, samples
+
+
+async def test_metrics_count_messages_commits_errors_and_backends(backend: Backend) -> None:
+    async with serving(server_settings(backend)) as server, Client.connect(server.url) as client:
+        await client.request({"type": "register", "name": unique_name("m")})
+        await client.request({"type": "start", "mode": "practice", "code": "SS1-S1-AAAAABD"})
+        moved = await client.request({"type": "move", "move": "1-4"})
+        assert moved["type"] in ("moved", "error"), moved
+        await client.request({"type": "auto", "column": 1})
+        await client.request({"type": "ping", "suits": 1.5})  # invalid-message
+        await client.request({"type": "resume", "game": "nope"})  # not-found
+        status, _ = await get_json(server.http_url + "/leaderboard?limit=0")
+        assert status == 400
+        await client.request({"type": "race", "suits": 2})  # one follower
+
+        content_type, samples = await asyncio.to_thread(_scrape, server.http_url + "/metrics")
+        assert content_type.startswith("text/plain")
+
+        def value(name: str, **labels: str) -> float:
+            return samples.get((name, tuple(sorted(labels.items()))), 0.0)
+
+        assert value("simon_messages_total", type="register") == 1
+        assert value("simon_messages_total", type="start") == 1
+        assert value("simon_messages_total", type="auto") == 1
+        assert value("simon_round_trip_seconds_count", type="move") == 1
+        assert value("simon_round_trip_seconds_sum", type="move") > 0
+        assert value("simon_commit_seconds_count", outcome="ok") >= 1
+        assert value("simon_errors_total", code="invalid-message") == 2  # websocket + HTTP
+        assert value("simon_errors_total", code="not-found") == 1
+        assert value("simon_websockets") == 1 and value("simon_connections") >= 1
+        assert value("simon_race_followers") == 1
+        assert value("simon_backend_up", service="database") == 1
+        assert value("simon_backend_latency_seconds", service="database") > 0
+        if backend.redis_url:
+            assert value("simon_backend_up", service="redis") == 1
+
+
+def test_json_log_lines_carry_level_logger_message_and_exception() -> None:
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        record = logging.LogRecord("server.x", logging.ERROR, "f", 1, "failed %s", ("a",), None)
+        record.exc_info = sys.exc_info()
+    line = json.loads(JsonFormatter().format(record))
+    assert line["level"] == "ERROR" and line["logger"] == "server.x"
+    assert line["message"] == "failed a" and "ValueError: boom" in line["exception"]
+    assert line["time"].endswith("Z")
+
+
+def test_simon_log_format_json_makes_every_line_json(tmp_path: Path) -> None:
+    env = embedded_environment(tmp_path / "data")
+    env.update(SIMON_LOG_FORMAT="json", SIMON_LOG_LEVEL="INFO")
+    result = subprocess.run(
+        [*server_command(), "migrate"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stderr.splitlines() if line.strip()]
+    assert lines, result.stderr
+    assert {"time", "level", "logger", "message"} <= set(lines[-1]), lines[-1]
+    assert any(line["message"] == "the database schema is up to date" for line in lines), lines

@@ -1,0 +1,198 @@
+"""The pages in a real headless Chromium (Debian's, through chromium-driver): a result
+appears on ``/`` without a reload, a day's board pages, a player's page opens, the
+keyboard reaches everything, and nothing breaks the content security policy. Screenshots
+(phone width, 1920 px, dark) are saved under ``artifacts/web/``.
+
+One backend (the embedded one) is enough here: every route is tested over plain HTTP on
+both in ``test_web_http.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from server.web.pages import POLL_SECONDS
+from tests.support.servers import fresh_clock, server_settings, serving
+from tests.support.web import chromium, embedded_backend, finish_daily, screenshot
+
+__all__ = ["chromium"]  # the fixture, used by name
+
+T = TypeVar("T")
+
+
+async def run(call: Callable[[], T]) -> T:
+    """A blocking browser call, off the event loop the server runs on."""
+    return await asyncio.to_thread(call)
+
+
+async def wait_for(check: Callable[[], Any], timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = await run(check)
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not seen within {timeout} s: {what}")
+        await asyncio.sleep(0.2)
+
+
+def board_names(driver: Any, suits: int | None = None) -> list[str]:
+    scope = f"#board-{suits} ~ * " if suits else ""
+    rows = driver.find_elements(By.CSS_SELECTOR, f"{scope}table.board tbody th a")
+    return [row.text for row in rows]
+
+
+def severe_logs(driver: Any) -> list[str]:
+    """Console errors (a content security policy violation is one)."""
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+async def test_a_finished_game_appears_on_the_home_page_without_a_reload(
+    chromium: Any, tmp_path: Path
+) -> None:
+    driver = chromium
+    clock = fresh_clock()
+    async with serving(server_settings(embedded_backend(tmp_path)), clock=clock) as server:
+        await run(lambda: driver.set_window_size(1280, 900))
+        await run(lambda: driver.get(f"{server.http_url}/"))
+        heading = await run(lambda: driver.find_element(By.TAG_NAME, "h1").text)
+        assert heading == "Today's daily challenge"
+        assert await run(lambda: driver.title) == "Today's boards · Simple Simon Online"
+        # A mark on this document: a reload would lose it.
+        await run(lambda: driver.execute_script("window.stillTheSamePage = true"))
+        name = await finish_daily(server.url, suits=2)
+        await wait_for(
+            lambda: name in driver.find_element(By.ID, "board-2").find_element(By.XPATH, "..").text,
+            POLL_SECONDS * 3 + 2,
+            f"{name} on the 2-suit board",
+        )
+        assert await run(lambda: driver.execute_script("return window.stillTheSamePage === true"))
+        section = await run(
+            lambda: driver.find_element(By.ID, "board-2").find_element(By.XPATH, "..")
+        )
+        assert "1 player" in await run(lambda: section.text)
+        # The countdown runs in the browser: "11:59:5x" a moment after noon on the clock.
+        countdown = await run(lambda: driver.find_element(By.CSS_SELECTOR, "[data-countdown]").text)
+        assert countdown.startswith("11:59:") or countdown == "12:00:00", countdown
+        status = await run(lambda: driver.find_element(By.CSS_SELECTOR, "[data-live-status]").text)
+        assert status.startswith("Updated at")
+        await run(lambda: screenshot(driver, "home-1280"))
+        await run(lambda: screenshot(driver, "home-phone-390", width=390))
+        await run(lambda: screenshot(driver, "home-1920", width=1920))
+        # Readable at a phone's width: nothing wider than the screen but the tables' own scroll.
+        await run(lambda: driver.set_window_size(390, 900))
+        overflow = await run(
+            lambda: driver.execute_script(
+                "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+            )
+        )
+        assert overflow <= 0
+        assert await run(lambda: severe_logs(driver)) == []
+
+
+async def test_paging_through_a_day_and_opening_a_players_page(
+    chromium: Any, tmp_path: Path
+) -> None:
+    driver = chromium
+    clock = fresh_clock()
+    async with serving(server_settings(embedded_backend(tmp_path)), clock=clock) as server:
+        players = {await finish_daily(server.url, suits=1) for _ in range(5)}
+        day = clock.now().date().isoformat()
+        await run(lambda: driver.set_window_size(1280, 900))
+        await run(lambda: driver.get(f"{server.http_url}/day/{day}?suits=1&limit=2"))
+        seen: list[str] = []
+        for page_number in range(1, 4):
+            seen += await run(lambda: board_names(driver))
+            ranks = await run(
+                lambda: [
+                    cell.text
+                    for cell in driver.find_elements(By.CSS_SELECTOR, "tbody tr td:first-child")
+                ]
+            )
+            assert (
+                ranks
+                == [str(r) for r in range(2 * page_number - 1, 2 * page_number + 1)][: len(ranks)]
+            )
+            following = await run(lambda: driver.find_elements(By.CSS_SELECTOR, "a[rel=next]"))
+            following = [link for link in following if "after=" in link.get_attribute("href")]
+            if not following:
+                break
+            await run(following[0].click)
+        assert page_number == 3 and len(seen) == 5 and set(seen) == players
+        await run(lambda: screenshot(driver, "day-last-page"))
+
+        # The search box, by keyboard: type a name, press Enter, land on the rank.
+        target = seen[3]
+        box = await run(lambda: driver.find_element(By.ID, "find"))
+        await run(lambda: box.send_keys(target, Keys.ENTER))
+        await wait_for(
+            lambda: driver.find_elements(By.CSS_SELECTOR, "tr.me"), 5, "the found row highlighted"
+        )
+        found = await run(lambda: driver.find_element(By.CSS_SELECTOR, "tr.me").text)
+        assert found.startswith(f"4 {target}")
+        assert f"{target} is #4" in await run(
+            lambda: driver.find_element(By.CSS_SELECTOR, ".total").text
+        )
+
+        # A player's page from the board.
+        await run(lambda: driver.find_element(By.LINK_TEXT, target).click())
+        await wait_for(lambda: driver.find_element(By.TAG_NAME, "h1").text == target, 5, "h1")
+        chart = await run(lambda: driver.find_element(By.CSS_SELECTOR, "figure.chart svg"))
+        assert await run(lambda: chart.get_attribute("role")) == "img"
+        assert len(await run(lambda: chart.find_elements(By.TAG_NAME, "circle"))) == 1
+        games = await run(lambda: driver.find_elements(By.CSS_SELECTOR, "table.board tbody tr"))
+        assert len(games) == 1 and "#4" in await run(lambda: games[0].text)
+        await run(lambda: screenshot(driver, "player"))
+        await run(lambda: screenshot(driver, "player-phone-390", width=390))
+        assert await run(lambda: severe_logs(driver)) == []
+
+
+async def test_the_keyboard_reaches_the_boards_and_dark_mode_follows_the_system(
+    chromium: Any, tmp_path: Path
+) -> None:
+    driver = chromium
+    async with serving(server_settings(embedded_backend(tmp_path)), clock=fresh_clock()) as server:
+        await finish_daily(server.url, suits=1)
+        await run(lambda: driver.set_window_size(1280, 900))
+        await run(lambda: driver.get(f"{server.http_url}/"))
+        body = await run(lambda: driver.find_element(By.TAG_NAME, "body"))
+        await run(lambda: body.send_keys(Keys.TAB))
+        active = await run(lambda: driver.switch_to.active_element)
+        assert await run(lambda: active.text) == "Skip to content"
+        await run(lambda: active.send_keys(Keys.ENTER))
+        assert await run(lambda: driver.switch_to.active_element.get_attribute("id")) == "main"
+        # Tab from the main content reaches a player's link on the first board.
+        for _ in range(6):
+            await run(lambda: driver.switch_to.active_element.send_keys(Keys.TAB))
+            href = await run(lambda: driver.switch_to.active_element.get_attribute("href")) or ""
+            if "/player/" in href:
+                break
+        assert "/player/" in href
+
+        def background(scheme: str) -> str:
+            driver.execute_cdp_cmd(
+                "Emulation.setEmulatedMedia",
+                {"features": [{"name": "prefers-color-scheme", "value": scheme}]},
+            )
+            return str(
+                driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+            )
+
+        light = await run(lambda: background("light"))
+        dark = await run(lambda: background("dark"))
+        assert light == "rgb(246, 247, 244)" and dark == "rgb(18, 21, 19)"
+        await run(lambda: screenshot(driver, "home-dark"))
+        await run(lambda: background("light"))
+        # Suit symbols are hidden from screen readers; the words say the same.
+        hidden = await run(
+            lambda: driver.find_elements(By.CSS_SELECTOR, "h2 .suits[aria-hidden=true]")
+        )
+        assert len(hidden) == 3
+        assert await run(lambda: severe_logs(driver)) == []

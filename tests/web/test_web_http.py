@@ -1,0 +1,345 @@
+"""Every page over plain HTTP, on both backends (the ``backend`` fixture): what it shows,
+its headers (type and charset, validators, caching, gzip, security policy), its errors in
+HTML for browsers and JSON for JSON clients, and names escaped wherever they appear."""
+
+from __future__ import annotations
+
+import gzip
+import html
+import re
+from datetime import timedelta
+from urllib.parse import quote
+
+from markupsafe import escape
+
+from server.play.fairplay import Thresholds
+from server.web.render import STATIC
+from server.web.responses import CONTENT_SECURITY_POLICY
+from tests.conftest import Backend
+from tests.support.fakes import fixed_prover
+from tests.support.servers import Client, fresh_clock, server_settings, serving, unique_name
+from tests.support.web import fetch, finish_daily, no_cache, page, player_named
+
+NEXT_LINK = re.compile(r'<a href="([^"]+)" rel="next">Next')
+ROW_NAME = re.compile(r'<th scope="row"><a [^>]*>([^<]*)</a>')
+RACE_ROW = re.compile(r">([\w-]+)</a>(?: <abbr[^>]*>BOT</abbr>)?</th>\s*<td>(\w+)")
+BADGE = '<abbr class="badge" title="a declared bot account">BOT</abbr>'
+
+
+def names_in(text: str) -> list[str]:
+    """The players of a page's board rows, in order."""
+    return [html.unescape(name) for name in ROW_NAME.findall(text)]
+
+
+async def test_home_shows_todays_boards_and_a_new_result_without_a_reload(
+    backend: Backend,
+) -> None:
+    clock = fresh_clock()
+    async with serving(server_settings(backend), clock=clock, prover=fixed_prover(42)) as server:
+        no_cache(server)
+        base = server.http_url
+        empty = await page(f"{base}/")
+        assert empty.status == 200
+        assert empty.headers["Content-Type"] == "text/html; charset=utf-8"
+        assert empty.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+        assert empty.headers["Cache-Control"] == "no-cache"
+        assert empty.headers["X-Content-Type-Options"] == "nosniff"
+        for label in ("1 suit", "2 suits", "4 suits", "No one has finished yet today."):
+            assert label in empty.text
+        assert f'datetime="{clock.now().date().isoformat()}"' in empty.text
+        assert 'data-countdown="43200"' in empty.text and ">12:00:00<" in empty.text
+        assert 'data-live="/live/"' in empty.text
+        assert "<script>" not in empty.text and "style=" not in empty.text  # CSP: files only
+
+        first = await finish_daily(server.url, suits=4)
+        second = await finish_daily(server.url, suits=4)
+        live = await page(f"{base}/live/")
+        assert live.status == 200 and "<html" not in live.text
+        assert set(names_in(live.text)) == {first, second}
+        assert ">2</span> players" in live.text
+        whole = await page(f"{base}/")
+        assert set(names_in(whole.text)) == {first, second}
+
+        # Validators: the same page again is a 304; a new result changes it.
+        etag = whole.headers["ETag"]
+        again = await page(f"{base}/", If_None_Match=etag)
+        assert again.status == 304 and again.raw == b"" and again.headers["ETag"] == etag
+        zipped = await page(f"{base}/", Accept_Encoding="gzip, deflate, br")
+        assert zipped.headers["Content-Encoding"] == "gzip"
+        assert gzip.decompress(zipped.raw) == whole.body and zipped.headers["ETag"] == etag
+        assert len(zipped.raw) < len(whole.body) / 3
+        third = await finish_daily(server.url, suits=1)
+        changed = await page(f"{base}/", If_None_Match=etag)
+        assert changed.status == 200 and third in changed.text
+
+        # The next day: yesterday's winners, the deals' codes and par.
+        clock.advance(days=1)
+        assert await server.hub.days.check_day()
+        today = await page(f"{base}/")
+        codes = [(await server.hub.daily.deal(clock.now().date() - timedelta(days=1), s)).code
+                 for s in (1, 2, 4)]  # fmt: skip
+        assert all(code in today.text for code in codes)
+        assert "par 42 moves" in today.text
+        yesterday = today.text.split("Yesterday's winners", 1)[1]
+        assert {first, second, third} <= set(re.findall(r">([\w-]+)</a>:", yesterday))
+        assert names_in(today.text) == []  # nobody has played the new day
+
+
+async def test_a_day_pages_with_the_protocols_cursors_and_finds_a_player(
+    backend: Backend,
+) -> None:
+    clock = fresh_clock()
+    async with serving(server_settings(backend), clock=clock) as server:
+        no_cache(server)
+        base = server.http_url
+        day = clock.now().date().isoformat()
+        players = [await finish_daily(server.url, suits=2) for _ in range(5)]
+        _, board = await _json(f"{base}/leaderboard?day={day}&suits=2&limit=100")
+        order = [row["player"] for row in board["rows"]]
+        assert sorted(order) == sorted(players)
+
+        seen: list[str] = []
+        url = f"{base}/day/{day}?suits=2&limit=2"
+        pages = 0
+        while True:
+            reply = await page(url)
+            assert reply.status == 200, reply.text
+            seen += names_in(reply.text)
+            pages += 1
+            found = NEXT_LINK.search(reply.text)
+            if found is None:
+                break
+            url = base + html.unescape(found.group(1))
+            assert "after=" in url
+            cursor = url.split("after=", 1)[1].split("&", 1)[0]
+            # The same cursor works on the JSON route: it is the protocol's.
+            status, json_page = await _json(
+                f"{base}/leaderboard?day={day}&suits=2&limit=2&after={cursor}"
+            )
+            assert status == 200 and json_page["rows"]
+        assert seen == order and pages == 3
+        first_page = await page(f"{base}/day/{day}?suits=2&limit=2")
+        assert 'data-live="/live/day/' in first_page.text  # today's first page stays live
+        deeper = await page(url)
+        assert "data-live=" not in deeper.text and "First page" in deeper.text
+
+        target = order[3]
+        found_page = await page(f"{base}/day/{day}?suits=2&player={target.upper()}")
+        assert found_page.status == 200
+        assert f"{target} is <strong>#4</strong>" in found_page.text
+        assert re.search(
+            r'<tr class="me" aria-current="true">\s*<td class="num">4</td>', found_page.text
+        )
+        assert names_in(found_page.text) == order  # 10 either side: the whole board
+        elsewhere = await page(f"{base}/day/{day}?suits=1&player={target}")
+        assert "has no result on this board that day" in elsewhere.text
+
+        for query, status in [
+            (f"/day/{day}?suits=3", 400),
+            (f"/day/{day}?limit=0", 400),
+            (f"/day/{day}?after=not-a-cursor", 400),
+            (f"/day/{day}?colour=blue", 400),
+            (f"/day/{day}?suits=1&suits=2", 400),
+            (f"/day/{day}?player=%00x", 400),
+            ("/day/yesterday", 400),
+            ("/day/2026-02-30", 400),
+            (f"/day/{day}?player={unique_name()}", 404),
+            (f"/day/{(clock.now().date() + timedelta(days=1)).isoformat()}", 404),
+        ]:
+            as_html = await page(base + query)
+            assert as_html.status == status, (query, as_html.text)
+            assert as_html.headers["Content-Type"] == "text/html; charset=utf-8", query
+            assert "<h1>" in as_html.text and "Today's boards</a>" in as_html.text
+            as_json = await fetch(base + query, Accept="application/json")
+            assert (
+                as_json.status == status and as_json.headers["Content-Type"] == "application/json"
+            )
+            assert as_json.text.startswith('{"error":{"code":'), query
+        bad_cursor = await fetch(f"{base}/day/{day}?after=nope", Accept="application/json")
+        assert '"code":"bad-cursor"' in bad_cursor.text
+
+
+async def test_a_players_page_shows_history_figures_and_a_chart(backend: Backend) -> None:
+    clock = fresh_clock()
+    async with serving(server_settings(backend), clock=clock) as server:
+        no_cache(server)
+        base = server.http_url
+        async with Client.connect(server.url) as client:
+            registered = await client.request({"type": "register", "name": unique_name("Pia")})
+        name, token = registered["player"]["name"], registered["token"]
+        await finish_daily(server.url, token=token, suits=1)
+        await finish_daily(server.url, token=token, suits=4)
+        clock.advance(days=1)
+        await finish_daily(server.url, token=token, suits=1)
+        reply = await page(f"{base}/player/{name}")
+        assert reply.status == 200 and reply.headers["Cache-Control"] == "no-cache"
+        text = reply.text
+        assert f"<h1>{name}</h1>" in text
+        assert re.search(r"<dt>Games finished</dt><dd>3</dd>", text)
+        assert re.search(r"<dt>Daily wins \(rank 1\)</dt><dd>3</dd>", text)
+        svg = text.split("<svg", 1)[1].split("</svg>", 1)[0]
+        assert 'role="img"' in svg and "Daily scores from" in svg
+        assert svg.count("<circle") == 3 and svg.count("<polyline") == 1  # two 1-suit days
+        assert text.count('class="num">#1</td>') == 3
+        day_link = f"/day/{clock.now().date().isoformat()}?suits=1&amp;player={name}"
+        assert day_link in text
+        lower = await page(f"{base}/player/{name.lower()}")
+        assert lower.status == 200 and f"<h1>{name}</h1>" in lower.text
+
+        missing = await page(f"{base}/player/{unique_name()}")
+        assert missing.status == 404 and "Not found" in missing.text
+        assert missing.headers["Content-Type"] == "text/html; charset=utf-8"
+        as_json = await fetch(f"{base}/player/{unique_name()}", Accept="application/json")
+        assert as_json.status == 404 and '"code":"not-found"' in as_json.text
+        assert (await page(f"{base}/player/{name}?tab=games")).status == 400
+        assert (await page(f"{base}/player/a%01b")).status == 400
+
+
+async def test_todays_race_live_and_the_bots_board(backend: Backend) -> None:
+    clock = fresh_clock()
+    async with serving(server_settings(backend), clock=clock) as server:
+        no_cache(server)
+        base = server.http_url
+        robot = await finish_daily(server.url, suits=2, bot=True)
+        person = await finish_daily(server.url, suits=2)
+        async with Client.connect(server.url) as client:
+            playing = await client.request({"type": "register", "name": unique_name()})
+            await client.request({"type": "start", "suits": 2})
+            race = await page(f"{base}/race?suits=2")
+            assert race.status == 200 and 'data-live="/live/race?suits=2"' in race.text
+            assert ">3</span> in the race" in race.text
+            live = await page(f"{base}/live/race?suits=2")
+            rows = dict(RACE_ROW.findall(live.text))
+            assert rows == {
+                robot: "resigned",
+                person: "resigned",
+                playing["player"]["name"]: "playing",
+            }
+            assert (
+                f'{robot}</a> <abbr class="badge" title="a declared bot account">BOT</abbr>'
+                in live.text
+            )
+        humans = await page(f"{base}/")
+        assert names_in(humans.text) == [person]
+        bots = await page(f"{base}/?board=bots")
+        assert names_in(bots.text) == [robot] and "Today&#39;s bot boards" in bots.text
+        assert 'data-live="/live/?board=bots"' in bots.text
+        assert names_in((await page(f"{base}/live/?board=bots")).text) == [robot]
+        day = clock.now().date().isoformat()
+        bot_day = await page(f"{base}/day/{day}?suits=2&board=bots")
+        assert names_in(bot_day.text) == [robot]
+        assert (await page(f"{base}/race?suits=5")).status == 400
+        assert (await page(f"{base}/?board=robots")).status == 400
+        assert (await page(f"{base}/live/player/{person}")).status == 404
+
+
+async def test_results_held_for_review_appear_on_no_page(backend: Backend) -> None:
+    hold_all = Thresholds(min_decisions=1, min_median_think=10_000.0)
+    clock = fresh_clock()
+    async with serving(server_settings(backend, fairplay=hold_all), clock=clock) as server:
+        no_cache(server)
+        base = server.http_url
+        held = await finish_daily(server.url, suits=1)
+        robot = await finish_daily(server.url, suits=1, bot=True)  # bots are not screened
+        day = clock.now().date().isoformat()
+        for path in ("/", "/live/", f"/day/{day}?suits=1", "/race?suits=1"):
+            assert held not in (await page(base + path)).text, path
+        assert robot in (await page(f"{base}/?board=bots")).text
+        player = await page(f"{base}/player/{held}")
+        assert player.status == 200 and "No finished games yet." in player.text
+        assert "No ranked daily results yet." in player.text
+        found = await page(f"{base}/day/{day}?suits=1&player={held}")
+        assert "has no result on this board that day" in found.text
+
+
+EVIL = [
+    '<script>alert("x")</script>',
+    "</td><img src=x onerror=alert(1)>",
+    "a&b \"q\" 'z' <b>",
+]
+
+
+async def test_every_name_is_html_escaped(backend: Backend) -> None:
+    clock = fresh_clock()
+    async with serving(server_settings(backend), clock=clock) as server:
+        no_cache(server)
+        base = server.http_url
+        day = clock.now().date().isoformat()
+        for name in EVIL:
+            await finish_daily(server.url, token=await player_named(server, name), suits=1)
+        async with Client.connect(server.url) as client:  # one still playing: in the race
+            await client.request({"type": "auth", "token": await player_named(server, "<i>x</i>")})
+            await client.request({"type": "start", "suits": 1})
+            pages = [
+                "/", "/live/", f"/day/{day}?suits=1", f"/live/day/{day}?suits=1",
+                "/race?suits=1", "/live/race?suits=1",
+            ]  # fmt: skip
+            replies = [await page(base + path) for path in pages]
+        for path, reply in zip(pages, replies, strict=True):
+            assert reply.status == 200, path
+            assert "<script>alert" not in reply.text and "<img src=x" not in reply.text, path
+            assert "<b>" not in reply.text and "<i>x" not in reply.text, path
+        assert set(names_in(replies[2].text)) == set(EVIL)
+        assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in replies[0].text
+        assert "&lt;i&gt;x&lt;/i&gt;" in replies[4].text
+        for name in EVIL:
+            own = await page(f"{base}/player/{quote(name, safe='')}")
+            assert own.status == 200 and f"<h1>{escape(name)}</h1>" in own.text
+            assert "<script>alert" not in own.text and "<img src=x" not in own.text
+            found = await page(f"{base}/day/{day}?suits=1&player={quote(name, safe='')}")
+            assert found.status == 200 and "<script>alert" not in found.text
+            assert f'value="{escape(name)}"' in found.text
+        for path in ("/player/%3Cscript%3Ealert(1)%3C%2Fscript%3E", "/%3Cscript%3Ealert(1)"):
+            missing = await page(base + path)
+            assert missing.status == 404 and "<script>alert" not in missing.text
+            assert "&lt;script&gt;" in missing.text
+
+
+async def test_static_files_are_versioned_and_cached_for_a_year(backend: Backend) -> None:
+    async with serving(server_settings(backend)) as server:
+        base = server.http_url
+        home = await page(f"{base}/")
+        links = re.findall(r'(?:href|src)="(/static/[^"]+)"', home.text)
+        assert sorted(link.split("?")[0] for link in links) == [
+            "/static/app.js", "/static/icon.svg", "/static/style.css",
+        ]  # fmt: skip
+        types = {"css": "text/css", "js": "text/javascript", "svg": "image/svg+xml"}
+        for link in links:
+            name = link.split("?")[0].rsplit("/", 1)[1]
+            reply = await fetch(base + html.unescape(link), Accept_Encoding="gzip")
+            assert reply.status == 200 and reply.body == STATIC[name].body
+            kind = types[name.rsplit(".", 1)[1]]
+            assert reply.headers["Content-Type"] == f"{kind}; charset=utf-8"
+            assert reply.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+            assert "Content-Security-Policy" not in reply.headers
+            etag = reply.headers["ETag"]
+            assert (await fetch(base + link, If_None_Match=etag)).status == 304
+        unversioned = await fetch(f"{base}/static/app.js")
+        assert unversioned.status == 200 and unversioned.headers["Cache-Control"] == "no-cache"
+        assert (await fetch(f"{base}/static/nothing.js")).status == 404
+        zipped = await fetch(f"{base}/static/style.css", Accept_Encoding="gzip")
+        assert zipped.headers["Content-Encoding"] == "gzip"
+        plain = await fetch(f"{base}/static/style.css", Accept_Encoding="gzip;q=0, identity")
+        assert plain.headers["Content-Encoding"] is None
+
+
+async def test_json_clients_see_what_they_saw_before(backend: Backend) -> None:
+    async with serving(server_settings(backend)) as server:
+        base = server.http_url
+        status, body = await _json(f"{base}/nowhere")
+        assert status == 404 and body == {
+            "error": {"code": "not-found", "message": "no such path '/nowhere'"}
+        }
+        browser = await page(f"{base}/nowhere")
+        assert browser.status == 404 and browser.headers["Content-Type"].startswith("text/html")
+        status, daily = await _json(f"{base}/daily")
+        assert status == 200 and daily["type"] == "daily"
+        healthz = await fetch(f"{base}/healthz", Accept="text/html")
+        assert healthz.headers["Content-Type"] == "application/json"
+
+
+async def _json(url: str) -> tuple[int, dict]:  # type: ignore[type-arg]
+    import json
+
+    reply = await fetch(url)
+    return reply.status, json.loads(reply.body)
