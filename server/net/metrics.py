@@ -54,6 +54,11 @@ class Metrics:
         Gauge(
             "simon_race_followers", "connections following a daily race", registry=self.registry
         ).set_function(lambda: hub.races.follower_count)
+        Gauge(
+            "simon_room_followers",
+            "connections in or following a race room (racers and spectators)",
+            registry=self.registry,
+        ).set_function(lambda: hub.rooms.follower_count)
         self.messages = Counter(
             "simon_messages", "client messages handled, by type", ["type"], registry=self.registry
         )

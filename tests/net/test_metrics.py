@@ -43,6 +43,7 @@ async def test_metrics_count_messages_commits_errors_and_backends(backend: Backe
         status, _ = await get_json(server.http_url + "/leaderboard?limit=0")
         assert status == 400
         await client.request({"type": "race", "suits": 2})  # one follower
+        await client.request({"type": "race_new"})  # and one racer in a room
 
         content_type, samples = await asyncio.to_thread(_scrape, server.http_url + "/metrics")
         assert content_type.startswith("text/plain")
@@ -60,6 +61,7 @@ async def test_metrics_count_messages_commits_errors_and_backends(backend: Backe
         assert value("simon_errors_total", code="not-found") == 1
         assert value("simon_websockets") == 1 and value("simon_connections") >= 1
         assert value("simon_race_followers") == 1
+        assert value("simon_room_followers") == 1
         assert value("simon_backend_up", service="database") == 1
         assert value("simon_backend_latency_seconds", service="database") > 0
         if backend.redis_url:
