@@ -28,6 +28,7 @@ from server.engine import SUIT_COUNTS
 from server.play.errors import refusal_of
 from server.play.hub import Hub
 from server.protocol import HTTP_STATUS, PROTOCOL_VERSION, Board, ErrorCode, has_control
+from server.web.responses import wants_json
 
 from .health import Health
 from .metrics import CONTENT_TYPE, Metrics
@@ -200,6 +201,8 @@ async def respond(
         return _text_response(await metrics.render(), CONTENT_TYPE)
     route = _ROUTES.get(url.path)
     room = url.path.removeprefix("/race/") if url.path.startswith("/race/") else None
+    if room is not None and not wants_json(request, default=True):
+        room = None  # a browser: the room's page (server/web)
     if route is None and room is None:
         return await web.respond(hub, request)
     try:

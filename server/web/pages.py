@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from websockets.http11 import Request, Response
 
-from server.protocol import Board, ErrorCode
+from server.protocol import Board, ErrorCode, RoomEntry
 
 from . import render
 from .chart import score_chart
@@ -254,6 +254,16 @@ async def race(source: Source, query: Query, _: str) -> Page:
     )
 
 
+async def room(source: Source, query: Query, code: str) -> Page:
+    """``/race/CODE``: a race room of friends, its racers as they race, its results."""
+    view = await source.room(code)
+    return Page(
+        "room.html",
+        {"room": view, "racers": sorted(view.racers, key=RoomEntry.standing)},
+        live=render.url(f"/live/race/{view.code}"),
+    )
+
+
 #: (path pattern, handler, query parameters it takes); ``{}`` is one path segment.
 _ROUTES: Final[tuple[tuple[re.Pattern[str], Handler, frozenset[str]], ...]] = (
     (re.compile(r"^/$"), home, frozenset({"board"})),
@@ -264,6 +274,7 @@ _ROUTES: Final[tuple[tuple[re.Pattern[str], Handler, frozenset[str]], ...]] = (
     ),
     (re.compile(r"^/player/([^/]+)$"), player, frozenset()),
     (re.compile(r"^/race$"), race, frozenset({"suits"})),
+    (re.compile(r"^/race/([A-Za-z]{1,16})$"), room, frozenset()),
 )
 #: ``/live/PAGE`` answers the live part of ``/PAGE``.
 _LIVE_PREFIX: Final = "/live"

@@ -33,6 +33,7 @@ from server.protocol import (
     LeaderboardPage,
     RaceStandings,
     RankInfo,
+    RoomView,
 )
 
 __all__ = ["Hub", "PageError", "Player", "Source"]
@@ -126,6 +127,11 @@ class Source:
         """A player's finished games as anyone sees them (held results carry no rank)."""
         player = await _asking(self._hub.accounts.named(name))
         return await _asking(self._hub.queries.history(player, limit))
+
+    async def room(self, code: str) -> RoomView:
+        """A race room as it stands (its racers, and their places once it is over)."""
+        record = await _asking(self._hub.rooms.record(code))
+        return (await _asking(self._hub.rooms.reply(None, record))).room
 
     async def race(self, suits: int) -> RaceStandings:
         return await _asking(self._hub.queries.race_standings(suits))

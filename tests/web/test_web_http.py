@@ -17,6 +17,7 @@ from server.web.render import STATIC
 from server.web.responses import CONTENT_SECURITY_POLICY
 from tests.conftest import Backend
 from tests.support.fakes import fixed_prover
+from tests.support.rooms import DEAL, room_clock, room_reply, signed_up
 from tests.support.servers import Client, fresh_clock, server_settings, serving, unique_name
 from tests.support.web import fetch, finish_daily, no_cache, page, player_named
 
@@ -343,3 +344,30 @@ async def _json(url: str) -> tuple[int, dict]:  # type: ignore[type-arg]
 
     reply = await fetch(url)
     return reply.status, json.loads(reply.body)
+
+
+async def test_a_race_rooms_page_for_browsers_and_its_json_for_programs(
+    backend: Backend,
+) -> None:
+    async with serving(server_settings(backend), clock=room_clock()) as server:
+        no_cache(server)
+        async with Client.connect(server.url) as alice, Client.connect(server.url) as bob:
+            owner = (await signed_up(alice, "owner"))["player"]["name"]
+            await signed_up(bob, "racer")
+            room = await room_reply(alice, {"type": "race_new", "code": DEAL})
+            await room_reply(bob, {"type": "race_join", "code": room["code"]})
+            shown = await page(f"{server.http_url}/race/{room['code']}")
+            assert shown.status == 200 and shown.headers["Content-Type"].startswith("text/html")
+            assert (
+                f"Race room {room['code']}" in shown.text and "Waiting for the start" in shown.text
+            )
+            assert f'data-live="/live/race/{room["code"]}"' in shown.text
+            assert f'href="/player/{owner}"' in shown.text
+            live = await page(f"{server.http_url}/live/race/{room['code']}")
+            assert live.status == 200 and live.text.count("<tr>") == 3  # the head and 2 racers
+            data = await fetch(f"{server.http_url}/race/{room['code']}")  # no Accept: JSON
+            assert data.status == 200 and data.headers["Content-Type"].startswith(
+                "application/json"
+            )
+            missing = await page(f"{server.http_url}/race/ZZZZZ")
+            assert missing.status == 404 and "Not found" in missing.text
