@@ -59,7 +59,7 @@ class _Race:
 
     followers: dict[Push, str] = field(default_factory=dict)
     entries: dict[str, RaceEntry] = field(default_factory=dict)
-    changed: bool = True
+    changed: bool = False  # a follower has the standings from its reply: nothing new yet
 
 
 class RaceRooms:
@@ -72,6 +72,7 @@ class RaceRooms:
         self._outgoing: deque[tuple[date, int, Announcement, RaceEntry]] = deque()
         self._sender: asyncio.Task[None] | None = None
         self._digest_timer: Timer | None = None
+        self._digested_at = -DIGEST_INTERVAL
         #: Events the bus did not take (dropped), and when that was last logged.
         self.dropped = 0
         self._logged_at = -FAILURE_LOG_INTERVAL
@@ -98,7 +99,6 @@ class RaceRooms:
                 race.entries.setdefault(entry.player, entry)
         race.followers[push] = player
         self._follows[player] += 1
-        self._arm()
 
     async def unfollow(self, day: date, suits: int, push: Push) -> None:
         race = self._races.get((day, suits))
@@ -185,12 +185,15 @@ class RaceRooms:
         self._arm()
 
     def _arm(self) -> None:
+        """Digests go out at once after a quiet second, else a second after the last ones."""
         if self._digest_timer is None:
-            self._digest_timer = self._clock.call_later(DIGEST_INTERVAL, self._send_digests)
+            wait = self._digested_at + DIGEST_INTERVAL - self._clock.monotonic()
+            self._digest_timer = self._clock.call_later(max(0.0, wait), self._send_digests)
 
     def _send_digests(self) -> None:
         """Each changed race sorted once, then one digest frame per follower."""
         self._digest_timer = None
+        self._digested_at = self._clock.monotonic()
         for (day, suits), race in self._races.items():
             if race.changed:
                 race.changed = False
