@@ -3,12 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
 import stat
-import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +14,7 @@ import pytest
 from client_cli.main import main
 from server.engine import Game
 from server.solver import Verdict, solve
+from tests.support.servers import server_process
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,46 +26,12 @@ def solution_for(code: str) -> list[str]:
     return [move.text() for move in solution.moves]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def server_url(backend: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server process on a free port, with this backend's database and bus."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "SIMON_DATA_DIR": str(tmp_path_factory.mktemp(f"server-{backend.name}")),
-        "SIMON_DATABASE_URL": backend.database_url,
-        "SIMON_REDIS_PREFIX": backend.redis_prefix,
-        "SIMON_DAILY_SOLVER_SECONDS": "5",
-        "SIMON_RATE_LIMIT_MESSAGES": "100000",  # bot mode plays hundreds of moves quickly
-        "SIMON_LIMITS_EXEMPT": "127.0.0.0/8",  # every test signs up from this machine
-    }
-    if backend.redis_url:
-        env["SIMON_REDIS_URL"] = backend.redis_url
-    else:
-        env.pop("SIMON_REDIS_URL", None)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "server.main", "--port", str(port)], cwd=ROOT, env=env
-    )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail(f"the server did not start (status {process.poll()})")
-            time.sleep(0.2)
-    yield f"ws://127.0.0.1:{port}"
-    process.terminate()
-    process.wait(timeout=15)
+    data = tmp_path_factory.mktemp(f"server-{backend.name}")
+    with server_process(backend, data) as url:
+        yield url
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -34,6 +33,7 @@ from server.protocol import (
     State,
 )
 from tests.support.client import CODE, ScriptedConnection, view_of
+from tests.support.servers import server_process
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZE = (110, 36)
@@ -181,46 +181,17 @@ async def test_the_screen_shows_the_room_then_the_race_then_the_results() -> Non
 # -- bot mode against a real server ------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def race_server(backend: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server process whose countdown is short (the bots wait it out for real)."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "SIMON_DATA_DIR": str(tmp_path_factory.mktemp(f"race-server-{backend.name}")),
-        "SIMON_DATABASE_URL": backend.database_url,
-        "SIMON_REDIS_PREFIX": f"{backend.redis_prefix}-race-cli",
-        "SIMON_DAILY_SOLVER_SECONDS": "5",
-        "SIMON_RACE_COUNTDOWN_SECONDS": "1",
-        "SIMON_RATE_LIMIT_MESSAGES": "100000",
-    }
-    if backend.redis_url:
-        env["SIMON_REDIS_URL"] = backend.redis_url
-    else:
-        env.pop("SIMON_REDIS_URL", None)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "server.main", "--port", str(port)], cwd=ROOT, env=env
-    )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail(f"the server did not start (status {process.poll()})")
-            time.sleep(0.2)
-    yield f"ws://127.0.0.1:{port}"
-    process.terminate()
-    process.wait(timeout=15)
+    data = tmp_path_factory.mktemp(f"race-server-{backend.name}")
+    with server_process(
+        backend,
+        data,
+        SIMON_REDIS_PREFIX=f"{backend.redis_prefix}-race-cli",
+        SIMON_RACE_COUNTDOWN_SECONDS="1",
+    ) as url:
+        yield url
 
 
 def account(

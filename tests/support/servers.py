@@ -27,13 +27,19 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
 import random
+import socket
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, date, datetime, time, timedelta
+from pathlib import Path
+from time import monotonic, sleep
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -45,6 +51,8 @@ from server.play.daily import Proof, Prover
 from server.play.fairplay import Thresholds
 from server.settings import Settings
 from tests.conftest import Backend
+
+ROOT = Path(__file__).resolve().parents[2]
 
 #: Fair-play thresholds that hold no result: for tests of something else (durability, ranks)
 #: whose bots play the solver's line at machine speed from human accounts.
@@ -198,3 +206,53 @@ def first_legal(code: str, actions: Sequence[str] = ()) -> str:
     for action in actions:
         game.play(action)
     return next(game.legal_moves()).text()
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 just now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def server_process(backend: Backend, data_dir: Path, **settings: str) -> Iterator[str]:
+    """``python -m server.main`` as a process of its own on a free port, with ``backend``'s
+    database and bus and the given ``SIMON_*`` settings; yields its websocket URL."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "SIMON_DATA_DIR": str(data_dir),
+        "SIMON_DATABASE_URL": backend.database_url,
+        "SIMON_REDIS_PREFIX": backend.redis_prefix,
+        "SIMON_DAILY_SOLVER_SECONDS": "5",
+        "SIMON_RATE_LIMIT_MESSAGES": "100000",  # bot mode plays hundreds of moves quickly
+        "SIMON_LIMITS_EXEMPT": "127.0.0.0/8",  # every test signs up from this machine
+        **settings,
+    }
+    if backend.redis_url:
+        env["SIMON_REDIS_URL"] = backend.redis_url
+    else:
+        env.pop("SIMON_REDIS_URL", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "server.main", "--port", str(port)], cwd=ROOT, env=env
+    )
+    try:
+        deadline = monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or monotonic() > deadline:
+                    status = process.poll()
+                    raise RuntimeError(f"the server did not start (status {status})") from None
+                sleep(0.2)
+        yield f"ws://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
