@@ -10,6 +10,7 @@ Run from the repository root::
     python -m bench.server_load --bots 10000 --rate 0.2 --client-processes 2 --warmup 15
                                                    # 10,000 players, a move every 5 s each
     python -m bench.server_load ... --json figures.json            # every figure, for the docs
+    python -m bench.server_load ... --profile server.prof          # where our server's CPU goes
 
 What is measured
 ----------------
@@ -89,6 +90,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import json
 import math
 import os
@@ -307,7 +309,12 @@ async def serve_echo(port: int) -> None:
 
 
 async def serve_simon(
-    port: int, data: str, database: str | None, redis_url: str | None, prefix: str
+    port: int,
+    data: str,
+    database: str | None,
+    redis_url: str | None,
+    prefix: str,
+    profile: str | None = None,
 ) -> None:
     from server.main import tune_gc
     from server.net import run_server
@@ -331,8 +338,24 @@ async def serve_simon(
     )
     async with run_server(settings, prover=no_solver):
         tune_gc()
+        if profile:
+            profile_on_signals(profile)
         print("READY", flush=True)
         await until_terminated()  # and close the store and bus on the way out
+
+
+def profile_on_signals(path: str) -> None:
+    """cProfile this process between a USR1 signal and a USR2 signal (the measured window);
+    the statistics go to ``path`` (read them with ``python -m pstats``)."""
+    profiler = cProfile.Profile()
+
+    def stop() -> None:
+        profiler.disable()
+        profiler.dump_stats(path)
+
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGUSR1, profiler.enable)
+    loop.add_signal_handler(signal.SIGUSR2, stop)
 
 
 def raise_file_limit() -> int:
@@ -342,9 +365,13 @@ def raise_file_limit() -> int:
     return hard
 
 
-def start_server(kind: str, port: int, data: str, backend: Backend) -> subprocess.Popen[str]:
+def start_server(
+    kind: str, port: int, data: str, backend: Backend, profile: Path | None = None
+) -> subprocess.Popen[str]:
     command = [sys.executable, __file__, "--serve", kind, "--port", str(port), "--data", data]
     if kind == "simon":
+        if profile is not None:
+            command += ["--profile", str(profile)]
         if backend.database_url:
             command += ["--database", backend.database_url]
         if backend.redis_url:
@@ -758,6 +785,7 @@ class Options:
     processes: int
     backend: Backend
     seed: int
+    profile: Path | None = None
 
 
 async def measure(kind: str, options: Options) -> Figures:
@@ -767,7 +795,8 @@ async def measure(kind: str, options: Options) -> Figures:
         if kind == "simon":
             await backend.open()
         try:
-            process = start_server(kind, port, data, backend)
+            profile = options.profile if kind == "simon" else None
+            process = start_server(kind, port, data, backend, profile)
             url = f"ws://127.0.0.1:{port}"
             shares = split(options.bots, options.processes)
             loads = [
@@ -798,9 +827,14 @@ async def measure(kind: str, options: Options) -> Figures:
                 end = start + options.seconds
                 await clients.measure(start, end)
                 await asyncio.sleep(start - time.monotonic())
+                if profile is not None:
+                    process.send_signal(signal.SIGUSR1)
                 cpu_start, services_start = cpu_seconds(process.pid), services_cpu(pids)
                 await asyncio.sleep(end - time.monotonic())
                 cpu_used = cpu_seconds(process.pid) - cpu_start
+                if profile is not None:
+                    process.send_signal(signal.SIGUSR2)
+                    await asyncio.sleep(1.0)  # it writes the statistics
                 services_end = services_cpu(pids)
                 wall = options.seconds
                 tallies = await clients.finish()
@@ -990,6 +1024,12 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=7, help="seeds the bots' deals and moves")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the figures here")
+    parser.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="cProfile our server over the measured window (it slows the server: its figures "
+        "are not comparable) and write the statistics here",
+    )
     parser.add_argument("--serve", choices=("echo", "simon"), help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
@@ -1000,7 +1040,9 @@ def main() -> None:
     if args.serve == "echo":
         asyncio.run(serve_echo(args.port))
     elif args.serve == "simon":
-        asyncio.run(serve_simon(args.port, args.data, args.database, args.redis, args.prefix))
+        asyncio.run(
+            serve_simon(args.port, args.data, args.database, args.redis, args.prefix, args.profile)
+        )
     elif args.worker:
         asyncio.run(worker(Load(**json.loads(args.worker))))
     else:
@@ -1031,6 +1073,7 @@ def main() -> None:
             processes=args.client_processes,
             backend=Backend(admin=database, redis_url=redis_url),
             seed=args.seed,
+            profile=Path(args.profile).resolve() if args.profile else None,
         )
         asyncio.run(run(options, args.json))
 
