@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python -m bench.move_path                  # 1000 players, 40 rounds, embedded SQLite
+    python -m bench.move_path                  # 1000 players, 60 rounds, embedded SQLite
     python -m bench.move_path --players 200 --rounds 20
 
 A real server (``run_server``: the store, the action log, the hub) takes ``--players``
@@ -10,7 +10,8 @@ sessions, each registered with a practice game; then, round after round, every s
 sends its next move at once (``Session.handle`` with the frame parsed as the network layer
 parses it) and the round ends when every move is answered. The CPU time of the process
 (``time.process_time``, so other work on the machine counts for little) per move is
-measured three ways, in turns, each the least of ``--repeats`` runs:
+measured three ways, in turns, each the least of ``--repeats`` runs (after one run not
+counted: the first run in a process is the slowest):
 
 - ``full``: everything a move costs but the websocket: the session, the engine, the
   replies, the action log's group commit and SQLite's writing of the batch;
@@ -112,11 +113,12 @@ async def measure(variant: str, players: int, rounds: int, seed: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=1000)
-    parser.add_argument("--rounds", type=int, default=40, help="moves per player, at most 60")
-    parser.add_argument("--repeats", type=int, default=3, help="runs of each variant")
+    parser.add_argument("--rounds", type=int, default=60, help="moves per player, at most 60")
+    parser.add_argument("--repeats", type=int, default=5, help="runs of each variant")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     best: dict[str, float] = {}
+    asyncio.run(measure("full", args.players, args.rounds, args.seed))  # warm-up, not counted
     for _ in range(args.repeats):
         for variant in VARIANTS:  # in turns, so that a busy spell hits them alike
             seconds = asyncio.run(measure(variant, args.players, args.rounds, args.seed))
