@@ -14,9 +14,9 @@ own). Every follower's push only counts the frames (no socket: what sending cost
 measured end to end by ``bench.race_digest``). Figures, each the median of ``--rounds``:
 
 - a digest round (one racer moved, then the round every follower gets a frame from): its
-  whole CPU time, and the longest stretch of it that held the event loop in one turn (a
-  ticker task on the same loop times every turn's CPU until the last follower has its
-  frame: CPU, not wall time, so that other processes on the machine do not count);
+  whole CPU time, and the longest stretch of it that held the event loop in one turn (the
+  clock moves a millisecond at a time, a turn of the loop between steps, until the last
+  follower has its frame; CPU, not wall time, so that other processes do not count);
 - ``standings()`` (the answer to ``race``) for a racer half-way down and for a follower
   who does not race;
 - one racer's event taken into the mirror (``RaceRooms.publish`` on the in-process bus,
@@ -88,6 +88,22 @@ class Counting:
             tally.reached.set()
 
 
+#: The clock's step while a round is under way: shorter than any gap between its slices.
+STEP = 0.001
+
+
+async def until_told(clock: ManualClock, tally: Tally) -> float:
+    """Move the clock a step at a time, with a turn of the loop between steps, until every
+    follower has its frame; the most CPU time one step or turn took (seconds)."""
+    longest = 0.0
+    while not tally.reached.is_set():
+        started = time.process_time()
+        await asyncio.sleep(0)  # whatever a slice left to the loop's next turn
+        clock.advance(seconds=STEP)
+        longest = max(longest, time.process_time() - started)
+    return longest
+
+
 async def one_round(
     rooms: RaceRooms, clock: ManualClock, pushes: list[Counting], n: int
 ) -> dict[str, float]:
@@ -96,26 +112,12 @@ async def one_round(
     tally = pushes[0].tally
     tally.expect(len(pushes))
     before = [push.frames for push in pushes]
-    longest = 0.0
-    done = False
-
-    async def ticker() -> None:
-        nonlocal longest
-        while not done:
-            before = time.process_time()
-            await asyncio.sleep(0)
-            longest = max(longest, time.process_time() - before)
-
-    ticking = asyncio.create_task(ticker())
-    await asyncio.sleep(0)  # the ticker is running
     cpu = time.process_time()
     clock.advance(seconds=1)  # the round starts here, in this task's turn
-    longest = time.process_time() - cpu
-    await tally.reached.wait()
+    longest = max(time.process_time() - cpu, await until_told(clock, tally))
     cpu = time.process_time() - cpu
-    done = True
-    await ticking
     assert all(push.frames == n + 1 for push, n in zip(pushes, before, strict=True))
+    clock.advance(seconds=1)  # the next round may start at once
     return {"round_ms": cpu * 1000, "longest_turn_ms": longest * 1000}
 
 
@@ -136,7 +138,8 @@ async def measure(size: int, rounds: int) -> dict[str, Any]:
         events.append(time.perf_counter() - started)
     tally.expect(size)
     clock.advance(seconds=1)
-    await tally.reached.wait()
+    await until_told(clock, tally)
+    clock.advance(seconds=1)
     measured = [await one_round(rooms, clock, pushes, k) for k in range(rounds)]
     middle = f"r{size // 2:05}"
     racing, watching = [], []

@@ -8,8 +8,8 @@ the race changes, the node sends each follower a digest (:class:`~server.protoco
 of the leaders, the rows around the follower's own and the counts, so what a node sends
 grows with its followers, not with players times followers. Every follower who sees only
 the leaders (most: those who do not race, and the leaders themselves) gets one frame made
-once, and a round over thousands of followers is told a slice at a time, letting the
-event loop answer moves between slices.
+once, and a round over thousands of followers is told a slice at a time, the slices
+spread over a fifth of a second, so that moves are answered between them.
 
 An action is answered once the database has it, never later for the race: events go out
 in order from one sender task, and a bus that fails (Redis down) drops them, counted and
@@ -59,6 +59,9 @@ FOLLOWS_PER_ACCOUNT: Final = 8
 #: Followers told in one turn of the event loop: a digest round over more is told in
 #: slices, so that no move waits behind a whole round (a slice takes a few ms at most).
 DIGEST_SLICE: Final = 100
+#: A round's slices are spread evenly over this long (seconds), so that a node's thousands
+#: of frames, and the work of reading them, do not all fall in one burst.
+DIGEST_SPREAD: Final = 0.2
 
 #: An entry's place in the race's order: its standing, then the name (never equal).
 _Key = tuple[bool, int, int, str, str]
@@ -155,9 +158,9 @@ class RaceRooms:
         self._sender: asyncio.Task[None] | None = None
         self._digest_timer: Timer | None = None
         self._digested_at = -DIGEST_INTERVAL
-        #: The digest round under way (each step tells one slice), and its next step.
-        self._round: Iterator[bool] | None = None
-        self._next_slice: asyncio.Handle | None = None
+        #: The digest round under way, and the timer of its next slice.
+        self._round: _Round | None = None
+        self._next_slice: Timer | None = None
         #: Events the bus did not take (dropped), and when that was last logged.
         self.dropped = 0
         self._logged_at = -FAILURE_LOG_INTERVAL
@@ -275,40 +278,23 @@ class RaceRooms:
             self._digest_timer = self._clock.call_later(max(0.0, wait), self._send_digests)
 
     def _send_digests(self) -> None:
-        """A round begins: its first slice now, the others in the loop's next turns."""
+        """A round begins: its first slice now."""
         self._digest_timer = None
-        self._round = self._tell_changed()
+        changed = [(room, race) for room, race in self._races.items() if race.changed]
+        self._round = _Round(changed, self._clock.monotonic())
         self._tell_slice()
 
     def _tell_slice(self) -> None:
         self._next_slice = None
-        if self._round is not None and next(self._round, False):
-            # the loop's next turn, not the clock's: a slice waits for other work, not time
-            self._next_slice = asyncio.get_running_loop().call_soon(self._tell_slice)
+        due = self._round.tell() if self._round is not None else None
+        if due is not None:  # at once when behind: still the loop's next turn, not this one
+            wait = max(0.0, due - self._clock.monotonic())
+            self._next_slice = self._clock.call_later(wait, self._tell_slice)
             return
         self._round = None
         self._digested_at = self._clock.monotonic()
         if any(race.changed for race in self._races.values()):
             self._arm()
-
-    def _tell_changed(self) -> Iterator[bool]:
-        """Each changed race's followers told, DIGEST_SLICE of them a step (True: more to
-        come). A follower that left before its slice is not told, one that came meanwhile
-        has the standings from its reply; a change meanwhile shows in the frames made
-        after it, and makes the race changed again for the next round."""
-        changed = [(room, race) for room, race in self._races.items() if race.changed]
-        told = 0
-        for (day, suits), race in changed:
-            race.changed = False
-            frames = _Frames(day, suits, race.standings)
-            for push in tuple(race.followers):
-                if told == DIGEST_SLICE:
-                    yield True
-                    told = 0
-                player = race.followers.get(push)  # None: it left before its slice
-                if player is not None:
-                    push(frames.frame(player))
-                    told += 1
 
     def close(self) -> None:
         if self._digest_timer is not None:
@@ -322,6 +308,44 @@ class RaceRooms:
     @property
     def follower_count(self) -> int:
         return sum(len(race.followers) for race in self._races.values())
+
+
+class _Round:
+    """A digest round under way: the followers of the races that changed, a slice of them
+    at a time, the slices spread evenly over DIGEST_SPREAD."""
+
+    def __init__(self, races: list[tuple[Room, _Race]], started: float) -> None:
+        followers = sum(len(race.followers) for _, race in races)
+        self._gap = DIGEST_SPREAD / max(1, -(-followers // DIGEST_SLICE))
+        self._started = started
+        self._told = 0
+        self._slices = _slices(races)
+
+    def tell(self) -> float | None:
+        """Tell the next slice; when the one after it is due (None: the round is over)."""
+        if not next(self._slices, False):
+            return None
+        self._told += 1
+        return self._started + self._told * self._gap
+
+
+def _slices(races: list[tuple[Room, _Race]]) -> Iterator[bool]:
+    """Each race's followers told, DIGEST_SLICE of them a step (True: more to come). A
+    follower that left before its slice is not told, one that came meanwhile has the
+    standings from its reply; a change meanwhile shows in the frames made after it, and
+    makes the race changed again for the next round."""
+    told = 0
+    for (day, suits), race in races:
+        race.changed = False
+        frames = _Frames(day, suits, race.standings)
+        for push in tuple(race.followers):
+            if told == DIGEST_SLICE:
+                yield True
+                told = 0
+            player = race.followers.get(push)  # None: it left before its slice
+            if player is not None:
+                push(frames.frame(player))
+                told += 1
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """A node's daily races without sessions: the mirror's standings as racers' events come in,
-and the digest rounds (one shared frame of the leaders, slices of followers)."""
+and the digest rounds (one shared frame of the leaders, slices of followers spread over
+the round)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from collections.abc import AsyncIterator
@@ -14,7 +14,7 @@ import pytest
 
 from server.bus import InProcessBus
 from server.play.clock import ManualClock
-from server.play.race import AROUND_ROWS, DIGEST_SLICE, TOP_ROWS, RaceRooms
+from server.play.race import AROUND_ROWS, DIGEST_SLICE, DIGEST_SPREAD, TOP_ROWS, RaceRooms
 from server.protocol import RaceDigest, RaceEntry
 
 DAY = date(2026, 3, 1)
@@ -159,23 +159,28 @@ async def test_followers_who_see_only_the_leaders_get_one_shared_frame(
     assert RaceDigest.model_validate_json(own).players == rows  # the reply to race agrees
 
 
-async def test_a_round_over_many_followers_is_told_a_slice_per_loop_turn(
+def told(followers: list[Follower]) -> list[int]:
+    return [len(follower.frames) for follower in followers]
+
+
+async def test_a_round_over_many_followers_is_told_in_slices_spread_over_the_round(
     rooms: RaceRooms, clock: ManualClock
 ) -> None:
     followers = [Follower() for _ in range(2 * DIGEST_SLICE + 7)]
     for n, follower in enumerate(followers):
         await rooms.follow(DAY, 1, follower, f"f{n:03}")
     await race_of(rooms, 12)
+    gap = DIGEST_SPREAD / 3  # three slices
     clock.advance(seconds=1)
-    told = [len(follower.frames) for follower in followers]
-    assert told == [1] * DIGEST_SLICE + [0] * (DIGEST_SLICE + 7)  # the first slice, at once
+    assert told(followers) == [1] * DIGEST_SLICE + [0] * (DIGEST_SLICE + 7)  # at once
     gone = followers[-1]
     await rooms.unfollow(DAY, 1, gone)  # leaves before its slice
-    await asyncio.sleep(0)  # the loop's next turn: the next slice
-    assert sum(len(follower.frames) for follower in followers) == 2 * DIGEST_SLICE
-    await asyncio.sleep(0)
-    assert [len(follower.frames) for follower in followers[:-1]] == [1] * (len(followers) - 1)
-    assert gone.frames == []
+    clock.advance(seconds=gap * 0.5)
+    assert sum(told(followers)) == DIGEST_SLICE
+    clock.advance(seconds=gap * 0.6)
+    assert told(followers) == [1] * 2 * DIGEST_SLICE + [0] * 7
+    clock.advance(seconds=gap)
+    assert told(followers[:-1]) == [1] * (len(followers) - 1) and gone.frames == []
     assert len({id(follower.frames[0]) for follower in followers[:-1]}) == 1  # one frame
 
 
@@ -186,28 +191,26 @@ async def test_a_change_during_a_round_goes_into_later_slices_and_the_next_round
     for n, follower in enumerate(followers):
         await rooms.follow(DAY, 1, follower, f"f{n:03}")
     await race_of(rooms, 12)
-    clock.advance(seconds=1)
+    clock.advance(seconds=1)  # the round begins
     first, last = followers[0], followers[-1]
     assert len(first.frames) == 1 and last.frames == []
     await rooms.publish(DAY, 1, "moved", entry("r11", score=900, moves=7))
-    clock.advance(seconds=5)  # no second round while one is under way
-    assert len(first.frames) == 1
-    await asyncio.sleep(0)
+    clock.advance(seconds=DIGEST_SPREAD * 0.55)  # the second and last slice
     (before,) = first.digests()
     (after,) = last.digests()
     assert before["players"][0]["player"] == "r00"  # told before the change
     assert after["players"][0] == {**before["players"][0], "player": "r11", "score": 900,
                                    "moves": 7}  # fmt: skip
-    # the next round a second after this one ended: one more digest each, never sooner
-    clock.advance(seconds=0.99)
-    assert len(first.frames) == 1
-    clock.advance(seconds=0.01)
+    # the next round comes a second after this one ended, not after it began: no
+    # follower gets two digests within a second, wherever its slice fell
+    clock.advance(seconds=1 - DIGEST_SPREAD * 0.25)
+    assert told(followers) == [1] * len(followers)
+    clock.advance(seconds=DIGEST_SPREAD * 0.3)
     assert len(first.frames) == 2 and json.loads(first.frames[1])["players"][0]["player"] == "r11"
-    await asyncio.sleep(0)
-    assert [len(follower.frames) for follower in followers] == [2] * len(followers)
+    clock.advance(seconds=DIGEST_SPREAD)
+    assert told(followers) == [2] * len(followers)
     clock.advance(seconds=5)  # nothing changed since: nothing sent
-    await asyncio.sleep(0)
-    assert [len(follower.frames) for follower in followers] == [2] * len(followers)
+    assert told(followers) == [2] * len(followers)
 
 
 async def test_closing_mid_round_tells_no_one_more(rooms: RaceRooms, clock: ManualClock) -> None:
@@ -217,5 +220,5 @@ async def test_closing_mid_round_tells_no_one_more(rooms: RaceRooms, clock: Manu
     await race_of(rooms, 3)
     clock.advance(seconds=1)
     rooms.close()
-    await asyncio.sleep(0)
-    assert sum(len(follower.frames) for follower in followers) == DIGEST_SLICE
+    clock.advance(seconds=5)
+    assert sum(told(followers)) == DIGEST_SLICE
