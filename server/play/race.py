@@ -343,9 +343,13 @@ def _slices(races: list[tuple[Room, _Race]]) -> Iterator[bool]:
                 yield True
                 told = 0
             player = race.followers.get(push)  # None: it left before its slice
-            if player is not None:
+            if player is None:
+                continue
+            try:
                 push(frames.frame(player))
-                told += 1
+            except Exception:  # a bug: the others are still told, and the rounds go on
+                log.exception("a race digest was not pushed")
+            told += 1
 
 
 @dataclass(frozen=True)

@@ -222,3 +222,22 @@ async def test_closing_mid_round_tells_no_one_more(rooms: RaceRooms, clock: Manu
     rooms.close()
     clock.advance(seconds=5)
     assert sum(told(followers)) == DIGEST_SLICE
+
+
+async def test_a_push_that_fails_leaves_the_others_told_and_the_rounds_going(
+    rooms: RaceRooms, clock: ManualClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(frame: str) -> None:
+        raise RuntimeError("a bug in a push")
+
+    before, after = Follower(), Follower()
+    await rooms.follow(DAY, 1, before, "a")
+    await rooms.follow(DAY, 1, broken, "b")
+    await rooms.follow(DAY, 1, after, "c")
+    await race_of(rooms, 3)
+    clock.advance(seconds=1)
+    assert (len(before.frames), len(after.frames)) == (1, 1)
+    assert "a race digest was not pushed" in caplog.text
+    await rooms.publish(DAY, 1, "moved", entry("r02", score=900))
+    clock.advance(seconds=1)
+    assert (len(before.frames), len(after.frames)) == (2, 2)
