@@ -91,7 +91,7 @@ async def measure_size(
     started = time.monotonic()
     groups = cluster.groups(await cluster.service_pids(), fleet.pids)
     before = cluster.sample(groups)
-    # followers first: each one's `race` sorts the whole race (see docs/performance.md)
+    # followers first, as in the first runs, when each one's `race` sorted the whole race
     await fleet.add(0, followers - have[1])
     await fleet.add(players - have[0], 0)
     connected = cluster.sample(groups)

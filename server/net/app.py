@@ -118,7 +118,9 @@ async def _process_request(
     if refused is not None:
         return _limited(refused)
     response = await http.respond(hub, request, health, metrics)
-    if response.status_code >= 400:
+    if response.status_code >= 400 and not http.is_health_check(request):
+        # a 503 from /healthz is the node's state (proving, the database down), which a
+        # balancer polls for: not an error answered to anyone
         metrics.error(response.body.decode(errors="replace"))
     return response
 

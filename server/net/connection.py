@@ -1,9 +1,10 @@
 """One websocket connection: frames in, a session in the middle, frames out.
 
 Replies are sent in order by the task reading the connection, so a client that reads
-slowly slows only its own answers. Pushed events (races, a new day) wait in a small
-bounded queue with a sender task of their own; when it is full they are dropped for that
-client (and counted), so one slow client never holds up anyone else.
+slowly slows only its own answers. Pushed events (races, a new day) are written at once
+while the client keeps up; otherwise they wait in a small bounded queue with a sender task
+of their own, and when it is full they are dropped for that client (and counted), so one
+slow client never holds up anyone else.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
-from websockets.asyncio.server import ServerConnection
+from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 
 from server.play.hub import Hub
@@ -71,30 +72,42 @@ class RateLimit:
 
 
 class Outbox:
-    """The bounded queue of pushed frames for one connection."""
+    """The pushed frames for one connection: written at once while the connection keeps
+    up, else queued (boundedly) behind those it has not taken yet."""
 
-    __slots__ = ("_queue", "_sender", "_websocket", "dropped")
+    __slots__ = ("_queue", "_sender", "_waiting", "_websocket", "dropped")
 
     def __init__(self, websocket: ServerConnection) -> None:
         self._websocket = websocket
         self._queue: asyncio.Queue[str] | None = None
         self._sender: asyncio.Task[None] | None = None
+        self._waiting = 0  # frames queued or being sent by the sender task
         self.dropped = 0
 
     def push(self, frame: str) -> None:
-        if self._queue is None:  # made on first use: most connections never get pushes
+        if not self._waiting and not self._websocket.transport.get_write_buffer_size():
+            # Nothing ahead of it and the socket takes what it is given: written now, with
+            # no task to wake (a digest round pushes to thousands of connections at once).
+            # broadcast() is the library's write without waiting; it skips a closing one.
+            broadcast((self._websocket,), frame)
+            return
+        if self._queue is None:  # made on first use: most connections never queue
             self._queue = asyncio.Queue(PUSH_QUEUE)
             self._sender = asyncio.create_task(self._send())
         try:
             self._queue.put_nowait(frame)
         except asyncio.QueueFull:
             self.dropped += 1
+        else:
+            self._waiting += 1
 
     async def _send(self) -> None:
         assert self._queue is not None
         try:
             while True:
-                await self._websocket.send(await self._queue.get())
+                frame = await self._queue.get()
+                await self._websocket.send(frame)  # waits while the client is behind
+                self._waiting -= 1
         except ConnectionClosed:
             pass
 

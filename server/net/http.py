@@ -189,6 +189,11 @@ async def _race(hub: Hub, code: str) -> Response:
     return _model(await hub.rooms.reply(None, await hub.rooms.record(code)))
 
 
+def is_health_check(request: Request) -> bool:
+    """Whether ``request`` asks ``/healthz`` (its answer is a state, not a refusal)."""
+    return urlsplit(request.path).path == "/healthz"
+
+
 async def respond(
     hub: Hub, request: Request, health: Health | None = None, metrics: Metrics | None = None
 ) -> Response:

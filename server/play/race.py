@@ -2,10 +2,14 @@
 
 Every node that has followers of a race joins it on the bus and keeps a mirror of its
 standings, fed by the events of every node (one small update per racer's move, linear in
-players). Followers never get those events: once a second, while the race changes, the node
-sorts its mirror once and sends each follower a digest (:class:`~server.protocol.RaceDigest`)
+players), kept in the race's order as it changes, so that a place or a follower's rows
+never need the whole race sorted. Followers never get those events: once a second, while
+the race changes, the node sends each follower a digest (:class:`~server.protocol.RaceDigest`)
 of the leaders, the rows around the follower's own and the counts, so what a node sends
-grows with its followers, not with players times followers.
+grows with its followers, not with players times followers. Every follower who sees only
+the leaders (most: those who do not race, and the leaders themselves) gets one frame made
+once, and a round over thousands of followers is told a slice at a time, the slices
+spread over a fifth of a second, so that moves are answered between them.
 
 An action is answered once the database has it, never later for the race: events go out
 in order from one sender task, and a bus that fails (Redis down) drops them, counted and
@@ -16,8 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from bisect import bisect_left, insort
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Final, Literal
@@ -51,6 +56,86 @@ TOP_ROWS: Final = 10
 AROUND_ROWS: Final = 3
 #: Connections of one account that may follow races on one node at once.
 FOLLOWS_PER_ACCOUNT: Final = 8
+#: Followers told in one turn of the event loop: a digest round over more is told in
+#: slices, so that no move waits behind a whole round (a slice takes a few ms at most).
+DIGEST_SLICE: Final = 100
+#: A round's slices are spread evenly over this long (seconds), so that a node's thousands
+#: of frames, and the work of reading them, do not all fall in one burst.
+DIGEST_SPREAD: Final = 0.2
+
+#: An entry's place in the race's order: its standing, then the name (never equal).
+_Key = tuple[bool, int, int, str, str]
+
+
+def _key(entry: RaceEntry) -> _Key:
+    return (*entry.standing(), entry.player)
+
+
+class _Standings:
+    """A race's entries, kept in the race's order as they change: an event moves one entry
+    (a bisection), a place is a bisection, and the leaders or the rows around a place are
+    read off the order, whatever the race's size."""
+
+    __slots__ = ("_json", "_order", "entries", "finished", "version")
+
+    def __init__(self, entries: Iterable[RaceEntry] = ()) -> None:
+        self.entries: dict[str, RaceEntry] = {}
+        self._order: list[_Key] = []
+        self._json: dict[str, str] = {}  # an entry's JSON without its rank, once shown
+        self.finished = 0
+        self.version = 0  # moves on with every change: what was made from the rows is stale
+        self.load(entries)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def put(self, entry: RaceEntry) -> None:
+        self.pop(entry.player)
+        self.entries[entry.player] = entry
+        insort(self._order, _key(entry))
+        self.finished += entry.finished
+        self.version += 1
+
+    def pop(self, player: str) -> None:
+        old = self.entries.pop(player, None)
+        if old is not None:
+            del self._order[bisect_left(self._order, _key(old))]
+            self._json.pop(player, None)
+            self.finished -= old.finished
+            self.version += 1
+
+    def load(self, entries: Iterable[RaceEntry]) -> None:
+        """The entries of players not known yet (those known came later: they are newer),
+        the race sorted once."""
+        for entry in entries:
+            self.entries.setdefault(entry.player, entry)
+        self._order = sorted(map(_key, self.entries.values()))
+        self.finished = sum(entry.finished for entry in self.entries.values())
+        self.version += 1
+
+    def place(self, player: str | None) -> int | None:
+        """``player``'s row (0 for the leader), or None for one not in the race."""
+        entry = self.entries.get(player) if player is not None else None
+        return None if entry is None else bisect_left(self._order, _key(entry))
+
+    def at(self, row: int) -> RaceEntry:
+        return self.entries[self._order[row][-1]]
+
+    def ranked(self, row: int) -> RaceEntry:
+        """The entry in ``row`` with its rank."""
+        return self.at(row).model_copy(update={"rank": row + 1})
+
+    def row_json(self, row: int) -> str:
+        """``ranked(row)`` as JSON: the entry's own JSON is made once while it stands, and
+        only the rank, which any racer's move may change, is written each time."""
+        player = self._order[row][-1]
+        text = self._json.get(player)
+        if text is None:
+            text = self._json[player] = self.entries[player].model_dump_json(exclude={"rank"})
+        return f'{text[:-1]},"rank":{row + 1}}}'
+
+    def counts(self) -> Counts:
+        return Counts(len(self._order), len(self._order) - self.finished, self.finished)
 
 
 @dataclass
@@ -58,7 +143,7 @@ class _Race:
     """This node's mirror of one race, and its followers here (push: player name)."""
 
     followers: dict[Push, str] = field(default_factory=dict)
-    entries: dict[str, RaceEntry] = field(default_factory=dict)
+    standings: _Standings = field(default_factory=_Standings)
     changed: bool = False  # a follower has the standings from its reply: nothing new yet
 
 
@@ -73,6 +158,9 @@ class RaceRooms:
         self._sender: asyncio.Task[None] | None = None
         self._digest_timer: Timer | None = None
         self._digested_at = -DIGEST_INTERVAL
+        #: The digest round under way, and the timer of its next slice.
+        self._round: _Round | None = None
+        self._next_slice: Timer | None = None
         #: Events the bus did not take (dropped), and when that was last logged.
         self.dropped = 0
         self._logged_at = -FAILURE_LOG_INTERVAL
@@ -90,13 +178,7 @@ class RaceRooms:
         if race is None:
             race = self._races[(day, suits)] = _Race()
             await self._bus.join_race(day, suits)  # events from now on, then the stored rows
-            for raw in await self._bus.race_entries(day, suits):
-                try:
-                    entry = RaceEntry.model_validate_json(raw)
-                except ValidationError:
-                    log.warning("dropped a malformed race entry")
-                    continue
-                race.entries.setdefault(entry.player, entry)
+            race.standings.load(await self._stored(day, suits))
         race.followers[push] = player
         self._follows[player] += 1
 
@@ -153,17 +235,21 @@ class RaceRooms:
         from this node's mirror when it follows the race, else from the bus."""
         race = self._races.get((day, suits))
         if race is not None:
-            entries = list(race.entries.values())
+            standings = race.standings
         else:
-            entries = []
-            for raw in await self._bus.race_entries(day, suits):
-                try:
-                    entries.append(RaceEntry.model_validate_json(raw))
-                except ValidationError:
-                    log.warning("dropped a malformed race entry")
-        ranked = _ranked(entries)
-        own = next((i for i, entry in enumerate(ranked) if entry.player == player), None)
-        return [ranked[i] for i in _shown(len(ranked), own)], _counts(ranked)
+            standings = _Standings(await self._stored(day, suits))
+        rows = _shown(len(standings), standings.place(player))
+        return [standings.ranked(row) for row in rows], standings.counts()
+
+    async def _stored(self, day: date, suits: int) -> list[RaceEntry]:
+        """The race's entries as the bus holds them."""
+        entries = []
+        for raw in await self._bus.race_entries(day, suits):
+            try:
+                entries.append(RaceEntry.model_validate_json(raw))
+            except ValidationError:
+                log.warning("dropped a malformed race entry")
+        return entries
 
     def _deliver(self, day: date, suits: int, frame: str) -> None:
         """An event of the race from any node: the mirror takes it in (no follower is told
@@ -178,26 +264,35 @@ class RaceRooms:
             return
         entry = event.entry
         if event.event == "left" and entry.finished:  # a finished result withdrawn
-            race.entries.pop(entry.player, None)
+            race.standings.pop(entry.player)
         else:
-            race.entries[entry.player] = entry
+            race.standings.put(entry)
         race.changed = True
         self._arm()
 
     def _arm(self) -> None:
-        """Digests go out at once after a quiet second, else a second after the last ones."""
-        if self._digest_timer is None:
+        """Digests go out at once after a quiet second, else a second after the last round
+        ended (so no follower gets two within a second, wherever its slice fell)."""
+        if self._digest_timer is None and self._round is None:
             wait = self._digested_at + DIGEST_INTERVAL - self._clock.monotonic()
             self._digest_timer = self._clock.call_later(max(0.0, wait), self._send_digests)
 
     def _send_digests(self) -> None:
-        """Each changed race sorted once, then one digest frame per follower."""
+        """A round begins: its first slice now."""
         self._digest_timer = None
+        changed = [(room, race) for room, race in self._races.items() if race.changed]
+        self._round = _Round(changed, self._clock.monotonic())
+        self._tell_slice()
+
+    def _tell_slice(self) -> None:
+        self._next_slice = None
+        due = self._round.tell() if self._round is not None else None
+        if due is not None:  # at once when behind: still the loop's next turn, not this one
+            wait = max(0.0, due - self._clock.monotonic())
+            self._next_slice = self._clock.call_later(wait, self._tell_slice)
+            return
+        self._round = None
         self._digested_at = self._clock.monotonic()
-        for (day, suits), race in self._races.items():
-            if race.changed:
-                race.changed = False
-                _tell(day, suits, race)
         if any(race.changed for race in self._races.values()):
             self._arm()
 
@@ -205,10 +300,56 @@ class RaceRooms:
         if self._digest_timer is not None:
             self._digest_timer.cancel()
             self._digest_timer = None
+        if self._next_slice is not None:
+            self._next_slice.cancel()
+            self._next_slice = None
+        self._round = None
 
     @property
     def follower_count(self) -> int:
         return sum(len(race.followers) for race in self._races.values())
+
+
+class _Round:
+    """A digest round under way: the followers of the races that changed, a slice of them
+    at a time, the slices spread evenly over DIGEST_SPREAD."""
+
+    def __init__(self, races: list[tuple[Room, _Race]], started: float) -> None:
+        followers = sum(len(race.followers) for _, race in races)
+        self._gap = DIGEST_SPREAD / max(1, -(-followers // DIGEST_SLICE))
+        self._started = started
+        self._told = 0
+        self._slices = _slices(races)
+
+    def tell(self) -> float | None:
+        """Tell the next slice; when the one after it is due (None: the round is over)."""
+        if not next(self._slices, False):
+            return None
+        self._told += 1
+        return self._started + self._told * self._gap
+
+
+def _slices(races: list[tuple[Room, _Race]]) -> Iterator[bool]:
+    """Each race's followers told, DIGEST_SLICE of them a step (True: more to come). A
+    follower that left before its slice is not told, one that came meanwhile has the
+    standings from its reply; a change meanwhile shows in the frames made after it, and
+    makes the race changed again for the next round."""
+    told = 0
+    for (day, suits), race in races:
+        race.changed = False
+        frames = _Frames(day, suits, race.standings)
+        for push in tuple(race.followers):
+            if told == DIGEST_SLICE:
+                yield True
+                told = 0
+            player = race.followers.get(push)  # None: it left before its slice
+            if player is None:
+                continue
+            try:
+                push(frames.frame(player))
+            except Exception:  # a bug: the others are still told, and the rounds go on
+                log.exception("a race digest was not pushed")
+            told += 1
 
 
 @dataclass(frozen=True)
@@ -218,42 +359,43 @@ class Counts:
     finished: int
 
 
-def _ranked(entries: list[RaceEntry]) -> list[RaceEntry]:
-    ordered = sorted(entries, key=RaceEntry.standing)
-    return [entry.model_copy(update={"rank": rank}) for rank, entry in enumerate(ordered, 1)]
-
-
-def _counts(ranked: list[RaceEntry]) -> Counts:
-    finished = sum(entry.finished for entry in ranked)
-    return Counts(len(ranked), len(ranked) - finished, finished)
-
-
 def _shown(total: int, own: int | None) -> list[int]:
     """Which rows a follower sees: the leaders, and the rows around its own place."""
-    shown = list(range(min(TOP_ROWS, total)))
-    if own is not None and own + AROUND_ROWS >= TOP_ROWS:
-        start = max(TOP_ROWS, own - AROUND_ROWS)
-        shown.extend(range(start, min(total, own + AROUND_ROWS + 1)))
-    return shown
+    return [*range(min(TOP_ROWS, total)), *_around(total, own)]
 
 
-def _tell(day: date, suits: int, race: _Race) -> None:
-    """One digest per follower; the rows' JSON made once and shared by every frame."""
-    ranked = sorted(race.entries.values(), key=RaceEntry.standing)
-    place = {entry.player: i for i, entry in enumerate(ranked)}
-    rows: dict[int, str] = {}
+def _around(total: int, own: int | None) -> range:
+    """The rows around a follower's own place that are not among the leaders."""
+    if own is None or own + AROUND_ROWS < TOP_ROWS:
+        return range(0)
+    return range(max(TOP_ROWS, own - AROUND_ROWS), min(total, own + AROUND_ROWS + 1))
 
-    def row(i: int) -> str:
-        text = rows.get(i)
-        if text is None:
-            text = rows[i] = ranked[i].model_copy(update={"rank": i + 1}).model_dump_json()
-        return text
 
-    counts = _counts(ranked)
-    head = (
-        f'{{"type":"race_digest","day":"{day.isoformat()}","suits":{suits},'
-        f'"total":{counts.total},"playing":{counts.playing},"finished":{counts.finished},'
-        '"players":['
-    )
-    for push, player in tuple(race.followers.items()):
-        push(head + ",".join(row(i) for i in _shown(len(ranked), place.get(player))) + "]}")
+class _Frames:
+    """A round's digest frames for one race: the leaders' rows joined once, and their frame
+    shared by every follower who sees only them (most: those who do not race, and the
+    leaders); made again when the race changed since (the round yields between slices, and
+    events come in meanwhile)."""
+
+    def __init__(self, day: date, suits: int, standings: _Standings) -> None:
+        self._standings = standings
+        self._start = f'{{"type":"race_digest","day":"{day.isoformat()}","suits":{suits},'
+        self._version = -1
+        self._head = ""
+        self._leaders = ""
+
+    def frame(self, player: str) -> str:
+        standings = self._standings
+        if standings.version != self._version:
+            self._version = standings.version
+            counts = standings.counts()
+            self._head = (
+                f'{self._start}"total":{counts.total},"playing":{counts.playing},'
+                f'"finished":{counts.finished},"players":['
+                + ",".join(map(standings.row_json, range(min(TOP_ROWS, counts.total))))
+            )
+            self._leaders = self._head + "]}"
+        around = _around(len(standings), standings.place(player))
+        if not around:
+            return self._leaders
+        return f"{self._head},{','.join(map(standings.row_json, around))}]}}"

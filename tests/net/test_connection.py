@@ -1,4 +1,5 @@
-"""The network layer's pieces without a server: rate limits, the push queue, frame errors."""
+"""The network layer's pieces without a game server: rate limits, pushed frames (on fakes,
+and on a bare websocket), frame errors."""
 
 from __future__ import annotations
 
@@ -7,21 +8,36 @@ import json
 
 import pytest
 from pydantic import ValidationError
+from websockets.asyncio.client import connect
+from websockets.asyncio.server import ServerConnection, serve
 
 from server.net.connection import PUSH_QUEUE, Outbox, RateLimit, refusal
 from server.play.clock import ManualClock
 from server.protocol import ErrorCode, parse_client_message
 
 
+class Transport:
+    def __init__(self, buffered: int) -> None:
+        self.buffered = buffered
+
+    def get_write_buffer_size(self) -> int:
+        return self.buffered
+
+
 class StuckSocket:
-    """A websocket whose peer never reads: every send waits forever."""
+    """A websocket whose peer does not read: bytes wait in its buffer, and every send waits
+    until ``unstuck`` is set."""
 
     def __init__(self) -> None:
         self.started = 0
+        self.sent: list[str] = []
+        self.transport = Transport(buffered=1)
+        self.unstuck = asyncio.Event()
 
     async def send(self, frame: str) -> None:
         self.started += 1
-        await asyncio.Event().wait()
+        await self.unstuck.wait()
+        self.sent.append(frame)
 
 
 async def test_pushes_to_a_client_that_does_not_read_are_dropped_not_queued() -> None:
@@ -36,6 +52,41 @@ async def test_pushes_to_a_client_that_does_not_read_are_dropped_not_queued() ->
     outbox.push("and another")
     assert outbox.dropped == 51
     outbox.close()
+
+
+async def test_a_push_behind_queued_ones_waits_its_turn() -> None:
+    socket = StuckSocket()
+    outbox = Outbox(socket)  # type: ignore[arg-type]
+    outbox.push("first")  # the client is behind: queued
+    await asyncio.sleep(0)
+    socket.transport.buffered = 0  # it caught up, but "first" is still being sent
+    outbox.push("second")
+    socket.unstuck.set()
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert socket.sent == ["first", "second"] and outbox.dropped == 0
+    outbox.close()
+
+
+async def test_pushes_are_written_at_once_while_the_client_keeps_up() -> None:
+    frames = [json.dumps({"type": "race_digest", "n": n}) for n in range(50)]
+    tasks: list[int] = []
+
+    async def handler(websocket: ServerConnection) -> None:
+        outbox = Outbox(websocket)
+        before = len(asyncio.all_tasks())
+        for frame in frames:
+            outbox.push(frame)
+        tasks.append(len(asyncio.all_tasks()) - before)  # no sender task was needed
+        await websocket.wait_closed()
+        outbox.close()
+
+    async with (
+        serve(handler, "127.0.0.1", 0, compression=None) as server,
+        connect(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}") as client,
+    ):
+        received = [await client.recv() for _ in frames]
+    assert received == frames and tasks == [0]
 
 
 def test_the_budget_allows_so_many_messages_per_window_and_refills() -> None:

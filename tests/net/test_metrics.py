@@ -14,9 +14,18 @@ from pathlib import Path
 from prometheus_client.parser import text_string_to_metric_families
 
 from server.logs import JsonFormatter
+from server.play.daily import Proof
 from tests.conftest import Backend
 from tests.support.kills import ROOT, embedded_environment, server_command
-from tests.support.servers import Client, get_json, server_settings, serving, unique_name
+from tests.support.servers import (
+    Client,
+    fresh_clock,
+    get_json,
+    quick_prover,
+    server_settings,
+    serving,
+    unique_name,
+)
 
 
 def _scrape(url: str) -> tuple[str, dict[tuple[str, tuple[tuple[str, str], ...]], float]]:
@@ -66,6 +75,30 @@ async def test_metrics_count_messages_commits_errors_and_backends(backend: Backe
         assert value("simon_backend_latency_seconds", service="database") > 0
         if backend.redis_url:
             assert value("simon_backend_up", service="redis") == 1
+
+
+async def test_healthz_answering_503_while_proving_counts_no_error(backend: Backend) -> None:
+    go = asyncio.Event()
+
+    async def prover(code: str) -> Proof:
+        await go.wait()  # today's deals are being proven until the test says
+        return await quick_prover(code)
+
+    settings = server_settings(backend)
+    async with serving(settings, clock=fresh_clock(), prover=prover, ready=False) as server:
+        try:
+            for _ in range(3):
+                status, health = await get_json(server.http_url + "/healthz")
+                assert status == 503 and health["daily"] == "proving"
+            status, _ = await get_json(server.http_url + "/leaderboard?limit=0")
+            assert status == 400  # a refusal still counts
+            _, samples = await asyncio.to_thread(_scrape, server.http_url + "/metrics")
+        finally:
+            go.set()
+    errors = {
+        labels: value for (name, labels), value in samples.items() if name == "simon_errors_total"
+    }
+    assert errors == {(("code", "invalid-message"),): 1.0}
 
 
 def test_json_log_lines_carry_level_logger_message_and_exception() -> None:
