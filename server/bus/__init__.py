@@ -9,7 +9,7 @@ anything (games live in the database's action log).
 without decoding them again.
 """
 
-from .base import Bus, BusError, BusUnavailable, RaceHandler
+from .base import Bus, BusError, BusUnavailable, RaceHandler, RaceUpdate
 from .memory import InProcessBus
 from .redis import RedisBus, redis_client
 
@@ -28,6 +28,7 @@ __all__ = [
     "BusUnavailable",
     "InProcessBus",
     "RaceHandler",
+    "RaceUpdate",
     "RedisBus",
     "open_bus",
     "redis_client",

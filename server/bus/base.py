@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import date
 
 #: Called with (day, suits, encoded RaceEvent frame) for every race event on a joined room.
@@ -23,6 +24,19 @@ class BusUnavailable(BusError):
 
 #: Race standings outlive a day's race by this much, then expire.
 KEEP_SECONDS = 3 * 24 * 3600
+
+
+@dataclass(frozen=True, slots=True)
+class RaceUpdate:
+    """One race event for the bus: ``player``'s standing recorded (``entry``, an encoded
+    RaceEntry) or, with ``entry`` None, taken out; then ``event`` (an encoded RaceEvent
+    frame) published to every node that joined the race."""
+
+    day: date
+    suits: int
+    player: str
+    entry: str | None
+    event: str
 
 
 class Bus(ABC):
@@ -59,14 +73,19 @@ class Bus(ABC):
         """Stop receiving a room's events (its last follower here left)."""
 
     @abstractmethod
+    async def publish_races(self, updates: Sequence[RaceUpdate]) -> None:
+        """Record and publish several race events, in order: all of them, or (an error)
+        none is sure to have gone out. Redis takes them in one round trip."""
+
     async def publish_race(
         self, day: date, suits: int, player: str, entry: str, event: str
     ) -> None:
         """Record ``player``'s standing (an encoded RaceEntry) and publish an event frame."""
+        await self.publish_races([RaceUpdate(day, suits, player, entry, event)])
 
-    @abstractmethod
     async def drop_race_entry(self, day: date, suits: int, player: str, event: str) -> None:
         """Take ``player`` out of a room's standings and publish an event frame."""
+        await self.publish_races([RaceUpdate(day, suits, player, None, event)])
 
     @abstractmethod
     async def race_entries(self, day: date, suits: int) -> list[str]:

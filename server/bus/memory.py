@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 
-from .base import Bus
+from .base import Bus, RaceUpdate
 
 
 class InProcessBus(Bus):
@@ -20,17 +21,15 @@ class InProcessBus(Bus):
     async def leave_race(self, day: date, suits: int) -> None:
         self._joined.discard((day, suits))
 
-    async def publish_race(
-        self, day: date, suits: int, player: str, entry: str, event: str
-    ) -> None:
-        self._entries.setdefault((day, suits), {})[player] = entry
-        if (day, suits) in self._joined:
-            self._deliver(day, suits, event)
-
-    async def drop_race_entry(self, day: date, suits: int, player: str, event: str) -> None:
-        self._entries.get((day, suits), {}).pop(player, None)
-        if (day, suits) in self._joined:
-            self._deliver(day, suits, event)
+    async def publish_races(self, updates: Sequence[RaceUpdate]) -> None:
+        for update in updates:
+            key = (update.day, update.suits)
+            if update.entry is None:
+                self._entries.get(key, {}).pop(update.player, None)
+            else:
+                self._entries.setdefault(key, {})[update.player] = update.entry
+            if key in self._joined:
+                self._deliver(update.day, update.suits, update.event)
 
     async def race_entries(self, day: date, suits: int) -> list[str]:
         return list(self._entries.get((day, suits), {}).values())

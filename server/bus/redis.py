@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Sequence
 from datetime import date
 from typing import Final
 
@@ -18,7 +19,7 @@ from redis.exceptions import RedisError
 
 from server.boundary import boundary
 
-from .base import KEEP_SECONDS, Bus, BusUnavailable
+from .base import KEEP_SECONDS, Bus, BusUnavailable, RaceUpdate
 
 log = logging.getLogger(__name__)
 
@@ -153,22 +154,21 @@ class RedisBus(Bus):
             except (RedisError, OSError) as error:
                 log.warning("unsubscribe %s failed: %s", channel, error)
 
-    async def publish_race(
-        self, day: date, suits: int, player: str, entry: str, event: str
-    ) -> None:
-        channel = self._channel(day, suits)
-        standings = f"{channel}:players"
+    async def publish_races(self, updates: Sequence[RaceUpdate]) -> None:
+        # one pipeline for the lot: a pipeline's own cost in redis-py is most of an event's
+        expiring: set[str] = set()
         async with self._client.pipeline(transaction=False) as pipe:
-            pipe.hset(standings, player, entry)
-            pipe.expire(standings, KEEP_SECONDS)
-            pipe.publish(channel, event)
-            await pipe.execute()
-
-    async def drop_race_entry(self, day: date, suits: int, player: str, event: str) -> None:
-        channel = self._channel(day, suits)
-        async with self._client.pipeline(transaction=False) as pipe:
-            pipe.hdel(f"{channel}:players", player)
-            pipe.publish(channel, event)
+            for update in updates:
+                channel = self._channel(update.day, update.suits)
+                standings = f"{channel}:players"
+                if update.entry is None:
+                    pipe.hdel(standings, update.player)
+                else:
+                    pipe.hset(standings, update.player, update.entry)
+                    expiring.add(standings)
+                pipe.publish(channel, update.event)
+            for standings in expiring:
+                pipe.expire(standings, KEEP_SECONDS)
             await pipe.execute()
 
     async def race_entries(self, day: date, suits: int) -> list[str]:

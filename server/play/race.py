@@ -29,7 +29,7 @@ from typing import Final, Literal
 
 from pydantic import ValidationError
 
-from server.bus import Bus, BusError
+from server.bus import Bus, BusError, RaceUpdate
 from server.protocol import ErrorCode, RaceEntry, RaceEvent, RaceEventKind, encode
 
 from .clock import Clock, Timer
@@ -44,6 +44,8 @@ Room = tuple[date, int]
 FAILURE_LOG_INTERVAL = 10.0
 #: Events waiting for a slow bus; past this many the oldest are dropped.
 MOST_WAITING = 10_000
+#: Waiting events sent to the bus together (one Redis round trip).
+EVENTS_PER_BATCH: Final = 200
 #: Announced for a result held for fair-play review: the player leaves the standings (the
 #: others see "left").
 WITHDRAWN: Final = "withdrawn"
@@ -209,24 +211,25 @@ class RaceRooms:
             await asyncio.shield(self._sender)
 
     async def _send(self) -> None:
-        while self._outgoing:
-            day, suits, event, entry = self._outgoing.popleft()
+        """Send what waits, in order, many events to a round trip: while one batch is on
+        its way, the next gathers."""
+        outgoing = self._outgoing
+        while outgoing:
+            batch = [
+                _update(*outgoing.popleft()) for _ in range(min(len(outgoing), EVENTS_PER_BATCH))
+            ]
             try:
-                await self.publish(day, suits, event, entry)
+                await self._bus.publish_races(batch)
             except BusError as error:
-                self.dropped += 1
+                self.dropped += len(batch)
                 now = self._clock.monotonic()
                 if now - self._logged_at >= FAILURE_LOG_INTERVAL:
                     self._logged_at = now
                     log.warning("race events dropped (%d so far): %s", self.dropped, error)
 
     async def publish(self, day: date, suits: int, event: Announcement, entry: RaceEntry) -> None:
-        if event == WITHDRAWN:
-            frame = encode(RaceEvent(day=day, suits=suits, event="left", entry=entry))
-            await self._bus.drop_race_entry(day, suits, entry.player, frame)
-            return
-        frame = encode(RaceEvent(day=day, suits=suits, event=event, entry=entry))
-        await self._bus.publish_race(day, suits, entry.player, entry.model_dump_json(), frame)
+        """Send one event to the bus now (the announced ones go through :meth:`announce`)."""
+        await self._bus.publish_races([_update(day, suits, event, entry)])
 
     async def standings(
         self, day: date, suits: int, player: str | None = None
@@ -350,6 +353,16 @@ def _slices(races: list[tuple[Room, _Race]]) -> Iterator[bool]:
             except Exception:  # a bug: the others are still told, and the rounds go on
                 log.exception("a race digest was not pushed")
             told += 1
+
+
+def _update(day: date, suits: int, event: Announcement, entry: RaceEntry) -> RaceUpdate:
+    """What the bus records and publishes for an event: a result withdrawn for review
+    leaves the standings, and the others see it as "left"."""
+    if event == WITHDRAWN:
+        frame = encode(RaceEvent(day=day, suits=suits, event="left", entry=entry))
+        return RaceUpdate(day, suits, entry.player, None, frame)
+    frame = encode(RaceEvent(day=day, suits=suits, event=event, entry=entry))
+    return RaceUpdate(day, suits, entry.player, entry.model_dump_json(), frame)
 
 
 @dataclass(frozen=True)

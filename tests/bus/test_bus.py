@@ -8,7 +8,8 @@ from datetime import date
 
 import redis.asyncio as redis
 
-from server.bus import InProcessBus, RedisBus
+from server.bus import InProcessBus, RaceUpdate, RedisBus
+from server.bus.base import KEEP_SECONDS
 
 DAY = date(2031, 5, 17)
 
@@ -75,3 +76,47 @@ async def test_redis_bus_takes_more_callers_at_once_than_it_has_connections(
         assert sorted(await bus.race_entries(DAY, 2)) == sorted(f'"{p}"' for p in players)
     finally:
         await bus.close()
+
+
+def batch_of_updates(suits: int) -> list[RaceUpdate]:
+    """ann recorded, bo recorded then taken out, ann again: in order, one call."""
+    return [
+        RaceUpdate(DAY, suits, "ann", '{"player":"ann","moves":1}', "ann-1"),
+        RaceUpdate(DAY, suits, "bo", '{"player":"bo"}', "bo-joined"),
+        RaceUpdate(DAY, suits, "bo", None, "bo-left"),
+        RaceUpdate(DAY, suits, "ann", '{"player":"ann","moves":2}', "ann-2"),
+    ]
+
+
+async def test_in_process_bus_takes_a_batch_in_order() -> None:
+    bus = InProcessBus()
+    got: list[str] = []
+    bus.set_race_handler(lambda day, suits, frame: got.append(frame))
+    await bus.join_race(DAY, 1)
+    await bus.publish_races(batch_of_updates(1))
+    assert got == ["ann-1", "bo-joined", "bo-left", "ann-2"]
+    assert await bus.race_entries(DAY, 1) == ['{"player":"ann","moves":2}']
+
+
+async def test_redis_bus_takes_a_batch_in_order_in_one_pipeline(
+    redis_url: str, run_id: str
+) -> None:
+    prefix = f"simon-test-{run_id}-batch-{uuid.uuid4().hex[:6]}"
+    node_a, node_b = RedisBus(redis_url, prefix=prefix), RedisBus(redis_url, prefix=prefix)
+    got: asyncio.Queue[str] = asyncio.Queue()
+    node_a.set_race_handler(lambda day, suits, frame: got.put_nowait(frame))
+    await node_a.start()
+    await node_b.start()
+    admin = redis.Redis.from_url(redis_url)
+    try:
+        await node_a.join_race(DAY, 2)
+        await node_b.publish_races(batch_of_updates(2))
+        frames = [await asyncio.wait_for(got.get(), 5) for _ in range(4)]
+        assert frames == ["ann-1", "bo-joined", "bo-left", "ann-2"]
+        assert await node_a.race_entries(DAY, 2) == ['{"player":"ann","moves":2}']
+        ttl = await admin.ttl(f"{prefix}:race:{DAY.isoformat()}:2:players")
+        assert 0 < ttl <= KEEP_SECONDS  # the standings still expire
+    finally:
+        await admin.aclose()
+        await node_a.close()
+        await node_b.close()

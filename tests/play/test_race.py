@@ -6,15 +6,23 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from datetime import date
 from typing import Any
 
 import pytest
 
-from server.bus import InProcessBus
+from server.bus import BusUnavailable, InProcessBus, RaceUpdate
 from server.play.clock import ManualClock
-from server.play.race import AROUND_ROWS, DIGEST_SLICE, DIGEST_SPREAD, TOP_ROWS, RaceRooms
+from server.play.race import (
+    AROUND_ROWS,
+    DIGEST_SLICE,
+    DIGEST_SPREAD,
+    EVENTS_PER_BATCH,
+    TOP_ROWS,
+    WITHDRAWN,
+    RaceRooms,
+)
 from server.protocol import RaceDigest, RaceEntry
 
 DAY = date(2026, 3, 1)
@@ -241,3 +249,48 @@ async def test_a_push_that_fails_leaves_the_others_told_and_the_rounds_going(
     await rooms.publish(DAY, 1, "moved", entry("r02", score=900))
     clock.advance(seconds=1)
     assert (len(before.frames), len(after.frames)) == (2, 2)
+
+
+class BatchingBus(InProcessBus):
+    """The in-process bus, keeping each batch it was given (or failing them all)."""
+
+    def __init__(self, *, failing: bool = False) -> None:
+        super().__init__()
+        self.batches: list[list[RaceUpdate]] = []
+        self.failing = failing
+
+    async def publish_races(self, updates: Sequence[RaceUpdate]) -> None:
+        self.batches.append(list(updates))
+        if self.failing:
+            raise BusUnavailable("Redis is down")
+        await super().publish_races(updates)
+
+
+async def test_events_that_wait_together_go_to_the_bus_in_one_batch_in_order(
+    clock: ManualClock,
+) -> None:
+    bus = BatchingBus()
+    rooms = RaceRooms(bus, clock)
+    racers = [entry(f"r{n:03}", score=n) for n in range(EVENTS_PER_BATCH + 5)]
+    for racer in racers:  # announced in one go: the sender runs once they all wait
+        rooms.announce(DAY, 1, "joined", racer)
+    rooms.announce(DAY, 1, WITHDRAWN, racers[0])
+    await rooms.flush()
+    assert [len(batch) for batch in bus.batches] == [EVENTS_PER_BATCH, 6]
+    sent = [update for batch in bus.batches for update in batch]
+    assert [update.player for update in sent] == [r.player for r in racers] + ["r000"]
+    assert sent[-1].entry is None and '"event":"left"' in sent[-1].event
+    stored = {RaceEntry.model_validate_json(raw).player for raw in await bus.race_entries(DAY, 1)}
+    assert stored == {r.player for r in racers[1:]}
+    rooms.close()
+
+
+async def test_a_batch_the_bus_refuses_is_counted_dropped_whole(clock: ManualClock) -> None:
+    bus = BatchingBus(failing=True)
+    rooms = RaceRooms(bus, clock)
+    for n in range(7):
+        rooms.announce(DAY, 1, "moved", entry(f"r{n}", score=n))
+    await rooms.flush()
+    assert [len(batch) for batch in bus.batches] == [7]
+    assert rooms.dropped == 7
+    rooms.close()
