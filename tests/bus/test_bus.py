@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import date
 
 import redis.asyncio as redis
@@ -29,10 +32,19 @@ async def test_in_process_bus_delivers_to_joined_rooms_only() -> None:
     assert await bus.race_entries(DAY, 2) == []
 
 
-async def test_redis_bus_between_nodes_survives_a_dropped_connection(
-    redis_url: str, run_id: str
-) -> None:
-    prefix = f"simon-test-{run_id}-bus-{uuid.uuid4().hex[:6]}"
+@dataclass
+class TwoNodes:
+    """Two nodes' buses on one Redis prefix; ``got``: the race frames node A receives."""
+
+    prefix: str
+    a: RedisBus
+    b: RedisBus
+    got: asyncio.Queue[str]
+    admin: redis.Redis
+
+
+@asynccontextmanager
+async def two_nodes(redis_url: str, prefix: str) -> AsyncIterator[TwoNodes]:
     node_a, node_b = RedisBus(redis_url, prefix=prefix), RedisBus(redis_url, prefix=prefix)
     got: asyncio.Queue[str] = asyncio.Queue()
     node_a.set_race_handler(lambda day, suits, frame: got.put_nowait(frame))
@@ -40,6 +52,19 @@ async def test_redis_bus_between_nodes_survives_a_dropped_connection(
     await node_b.start()
     admin = redis.Redis.from_url(redis_url)
     try:
+        yield TwoNodes(prefix, node_a, node_b, got, admin)
+    finally:
+        await admin.aclose()
+        await node_a.close()
+        await node_b.close()
+
+
+async def test_redis_bus_between_nodes_survives_a_dropped_connection(
+    redis_url: str, run_id: str
+) -> None:
+    prefix = f"simon-test-{run_id}-bus-{uuid.uuid4().hex[:6]}"
+    async with two_nodes(redis_url, prefix) as nodes:
+        node_a, node_b, got, admin = nodes.a, nodes.b, nodes.got, nodes.admin
         await node_a.join_race(DAY, 4)
         await node_b.publish_race(DAY, 4, "bo", '{"player":"bo"}', "first")
         assert await asyncio.wait_for(got.get(), 5) == "first"
@@ -59,10 +84,6 @@ async def test_redis_bus_between_nodes_survives_a_dropped_connection(
                         break
                 except TimeoutError:
                     continue
-    finally:
-        await admin.aclose()
-        await node_a.close()
-        await node_b.close()
 
 
 async def test_redis_bus_takes_more_callers_at_once_than_it_has_connections(
@@ -98,25 +119,15 @@ async def test_in_process_bus_takes_a_batch_in_order() -> None:
     assert await bus.race_entries(DAY, 1) == ['{"player":"ann","moves":2}']
 
 
-async def test_redis_bus_takes_a_batch_in_order_in_one_pipeline(
+async def test_redis_bus_takes_a_batch_in_order_and_keeps_the_standings_expiring(
     redis_url: str, run_id: str
 ) -> None:
     prefix = f"simon-test-{run_id}-batch-{uuid.uuid4().hex[:6]}"
-    node_a, node_b = RedisBus(redis_url, prefix=prefix), RedisBus(redis_url, prefix=prefix)
-    got: asyncio.Queue[str] = asyncio.Queue()
-    node_a.set_race_handler(lambda day, suits, frame: got.put_nowait(frame))
-    await node_a.start()
-    await node_b.start()
-    admin = redis.Redis.from_url(redis_url)
-    try:
-        await node_a.join_race(DAY, 2)
-        await node_b.publish_races(batch_of_updates(2))
-        frames = [await asyncio.wait_for(got.get(), 5) for _ in range(4)]
+    async with two_nodes(redis_url, prefix) as nodes:
+        await nodes.a.join_race(DAY, 2)
+        await nodes.b.publish_races(batch_of_updates(2))
+        frames = [await asyncio.wait_for(nodes.got.get(), 5) for _ in range(4)]
         assert frames == ["ann-1", "bo-joined", "bo-left", "ann-2"]
-        assert await node_a.race_entries(DAY, 2) == ['{"player":"ann","moves":2}']
-        ttl = await admin.ttl(f"{prefix}:race:{DAY.isoformat()}:2:players")
+        assert await nodes.a.race_entries(DAY, 2) == ['{"player":"ann","moves":2}']
+        ttl = await nodes.admin.ttl(f"{prefix}:race:{DAY.isoformat()}:2:players")
         assert 0 < ttl <= KEEP_SECONDS  # the standings still expire
-    finally:
-        await admin.aclose()
-        await node_a.close()
-        await node_b.close()
