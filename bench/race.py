@@ -71,6 +71,7 @@ from bench.server_load import (  # noqa: E402
     raise_file_limit,
     services_cpu,
     split,
+    stop_server,
 )
 
 POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -131,15 +132,6 @@ def start_node(port: int, backend: Backend) -> subprocess.Popen[str]:
         process.kill()
         raise SystemExit("a node did not start")
     return process
-
-
-def stop_node(process: subprocess.Popen[str]) -> None:
-    process.terminate()
-    try:
-        process.wait(30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(10)
 
 
 # -- the bots ----------------------------------------------------------------------------
@@ -450,7 +442,7 @@ async def run(options: argparse.Namespace) -> list[Figures]:
         return figures
     finally:
         for node in nodes:
-            stop_node(node)
+            stop_server(node)
         await backend.close()
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from server.engine import (
@@ -122,23 +123,29 @@ def _play_screen(args: argparse.Namespace, code: GameCode | None) -> int:
         app.run()
         return _after(app)
 
-    async def online() -> int:
-        connection = await open_connection(args, account=True, reconnect=True)
-        mode: Mode = "daily" if args.daily else "practice"
+    mode: Mode = "daily" if args.daily else "practice"
 
+    def on(connection: Connection) -> Any:
         async def open_online(chosen: int | None) -> Table:
             table = OnlineTable(connection)
             await table.start(mode, chosen or suits or 1, str(code) if code else None)
             return table
 
-        app = SimonApp(open_online, ask_suits=ask, remember_suits=remember, letters=args.letters)
-        try:
-            await app.run_async()
-        finally:
-            await connection.close()
-        return _after(app)
+        return SimonApp(open_online, ask_suits=ask, remember_suits=remember, letters=args.letters)
 
-    return asyncio.run(online())
+    return asyncio.run(run_online_screen(args, on))
+
+
+async def run_online_screen(args: argparse.Namespace, make_app: Callable[[Connection], Any]) -> int:
+    """Connect (signed in, reconnecting), run the screen ``make_app`` makes on that
+    connection until it closes, and return its exit status."""
+    connection = await open_connection(args, account=True, reconnect=True)
+    app = make_app(connection)
+    try:
+        await app.run_async()
+    finally:
+        await connection.close()
+    return _after(app)
 
 
 def _after(app: Any) -> int:

@@ -38,7 +38,7 @@ from .config import Config
 from .connection import Connection
 from .errors import NetworkError, ServerError, UsageError
 from .online import add_server_argument, open_connection, print_json
-from .play import REFUSALS, BotAccountNeeded, _after, _move_paced, _pace
+from .play import REFUSALS, BotAccountNeeded, _move_paced, _pace, run_online_screen
 from .race_table import Opening, RaceTable, ordinal, race_time
 from .solve import winning_moves
 from .table import Table, player_label, rule_sentence
@@ -106,22 +106,15 @@ def _race_screen(args: argparse.Namespace) -> int:
         config.last_suits = choice
         config.save()
 
-    async def online() -> int:
-        connection = await open_connection(args, account=True, reconnect=True)
-
+    def on(connection: Connection) -> Any:
         async def open_room(chosen: int | None) -> Table:
             table = RaceTable(connection)
             await table.open(_opening(args, chosen or suits))
             return table
 
-        app = RaceApp(open_room, ask_suits=ask, remember_suits=remember, letters=args.letters)
-        try:
-            await app.run_async()
-        finally:
-            await connection.close()
-        return _after(app)
+        return RaceApp(open_room, ask_suits=ask, remember_suits=remember, letters=args.letters)
 
-    return asyncio.run(online())
+    return asyncio.run(run_online_screen(args, on))
 
 
 # -- bot mode -------------------------------------------------------------------------
