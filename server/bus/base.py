@@ -77,16 +77,6 @@ class Bus(ABC):
         """Record and publish several race events, in order: all of them, or (an error)
         none is sure to have gone out. Redis takes them in one round trip."""
 
-    async def publish_race(
-        self, day: date, suits: int, player: str, entry: str, event: str
-    ) -> None:
-        """Record ``player``'s standing (an encoded RaceEntry) and publish an event frame."""
-        await self.publish_races([RaceUpdate(day, suits, player, entry, event)])
-
-    async def drop_race_entry(self, day: date, suits: int, player: str, event: str) -> None:
-        """Take ``player`` out of a room's standings and publish an event frame."""
-        await self.publish_races([RaceUpdate(day, suits, player, None, event)])
-
     @abstractmethod
     async def race_entries(self, day: date, suits: int) -> list[str]:
         """Every player's latest standing in a room, as encoded RaceEntry objects."""

@@ -22,8 +22,8 @@ async def test_in_process_bus_delivers_to_joined_rooms_only() -> None:
     got: list[tuple[date, int, str]] = []
     bus.set_race_handler(lambda day, suits, frame: got.append((day, suits, frame)))
     await bus.join_race(DAY, 1)
-    await bus.publish_race(DAY, 1, "ann", '{"player":"ann"}', "event-1")
-    await bus.publish_race(DAY, 2, "ann", '{"player":"ann"}', "event-2")
+    await bus.publish_races([RaceUpdate(DAY, 1, "ann", '{"player":"ann"}', "event-1")])
+    await bus.publish_races([RaceUpdate(DAY, 2, "ann", '{"player":"ann"}', "event-2")])
     assert got == [(DAY, 1, "event-1")]
     assert await bus.race_entries(DAY, 2) == ['{"player":"ann"}']
     bus.forget_races_before(DAY)
@@ -66,7 +66,7 @@ async def test_redis_bus_between_nodes_survives_a_dropped_connection(
     async with two_nodes(redis_url, prefix) as nodes:
         node_a, node_b, got, admin = nodes.a, nodes.b, nodes.got, nodes.admin
         await node_a.join_race(DAY, 4)
-        await node_b.publish_race(DAY, 4, "bo", '{"player":"bo"}', "first")
+        await node_b.publish_races([RaceUpdate(DAY, 4, "bo", '{"player":"bo"}', "first")])
         assert await asyncio.wait_for(got.get(), 5) == "first"
         assert await node_a.race_entries(DAY, 4) == ['{"player":"bo"}']
 
@@ -78,7 +78,7 @@ async def test_redis_bus_between_nodes_survives_a_dropped_connection(
         # messages published while the reader is away are lost: publish until one arrives
         async with asyncio.timeout(15):
             while True:
-                await node_b.publish_race(DAY, 4, "bo", '{"player":"bo"}', "after")
+                await node_b.publish_races([RaceUpdate(DAY, 4, "bo", '{"player":"bo"}', "after")])
                 try:
                     if await asyncio.wait_for(got.get(), 0.5) == "after":
                         break
@@ -93,7 +93,9 @@ async def test_redis_bus_takes_more_callers_at_once_than_it_has_connections(
     await bus.start()
     try:
         players = [f"player-{n}" for n in range(300)]  # a connection pool of 100 would refuse
-        await asyncio.gather(*(bus.publish_race(DAY, 2, p, f'"{p}"', "moved") for p in players))
+        await asyncio.gather(
+            *(bus.publish_races([RaceUpdate(DAY, 2, p, f'"{p}"', "moved")]) for p in players)
+        )
         assert sorted(await bus.race_entries(DAY, 2)) == sorted(f'"{p}"' for p in players)
     finally:
         await bus.close()
