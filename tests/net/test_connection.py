@@ -68,6 +68,17 @@ async def test_a_push_behind_queued_ones_waits_its_turn() -> None:
     outbox.close()
 
 
+async def test_a_reply_to_a_client_that_is_behind_waits_for_it() -> None:
+    socket = StuckSocket()
+    outbox = Outbox(socket)  # type: ignore[arg-type]
+    replying = asyncio.create_task(outbox.reply("answer"))
+    await asyncio.sleep(0)
+    assert socket.started == 1 and not replying.done()  # the reading task waits with it
+    socket.unstuck.set()
+    await replying
+    assert socket.sent == ["answer"]
+
+
 async def test_pushes_are_written_at_once_while_the_client_keeps_up() -> None:
     frames = [json.dumps({"type": "race_digest", "n": n}) for n in range(50)]
     tasks: list[int] = []
