@@ -18,10 +18,15 @@ Each server has a registry of its own (several servers may run in one process: t
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from bisect import bisect_left
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.registry import Collector
+from prometheus_client.utils import floatToGoString
 
 if TYPE_CHECKING:
     from server.play.hub import Hub
@@ -31,17 +36,59 @@ if TYPE_CHECKING:
     from .limits import Gate
 
 #: Round trips of a move are well under a millisecond on a quiet node; commits a few.
-_ROUND_TRIP_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
+ROUND_TRIP_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
 _COMMIT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 _ERROR_CODE = re.compile(r'"code":"([a-z-]{1,40})"')
 CONTENT_TYPE = CONTENT_TYPE_LATEST
+
+
+class MessageTimes(Collector):
+    """``simon_messages_total`` and ``simon_round_trip_seconds``, by message type: observed
+    once per message, so kept in plain lists and turned into metrics at scrape time.
+
+    prometheus-client's own Counter and Histogram take a lock per increment (three for one
+    message), which the event loop's single thread does not need: 3 us a message, 1-2% of
+    a move's CPU.
+    """
+
+    def __init__(self, buckets: tuple[float, ...] = ROUND_TRIP_BUCKETS) -> None:
+        self._bounds = buckets
+        self._labels = [floatToGoString(bound) for bound in buckets]  # type: ignore[no-untyped-call]
+        self._labels.append("+Inf")
+        #: per type: a count per bucket (the last one above every bound), then the sum
+        self._by_type: dict[str, list[float]] = {}
+
+    def observe(self, message_type: str, seconds: float) -> None:
+        counts = self._by_type.get(message_type)
+        if counts is None:
+            counts = self._by_type[message_type] = [0.0] * (len(self._bounds) + 2)
+        counts[bisect_left(self._bounds, seconds)] += 1  # the first bound >= seconds: its le
+        counts[-1] += seconds
+
+    def collect(self) -> Iterator[Metric]:
+        messages = CounterMetricFamily(
+            "simon_messages", "client messages handled, by type", labels=["type"]
+        )
+        round_trips = HistogramMetricFamily(
+            "simon_round_trip_seconds",
+            "from a client message read to its replies sent, by type",
+            labels=["type"],
+        )
+        for message_type, counts in self._by_type.items():
+            cumulative, total = [], 0.0
+            for label, count in zip(self._labels, counts[:-1], strict=True):
+                total += count
+                cumulative.append((label, total))
+            messages.add_metric([message_type], total)
+            round_trips.add_metric([message_type], cumulative, counts[-1])
+        yield messages
+        yield round_trips
 
 
 class Metrics:
     def __init__(self, hub: Hub, gate: Gate, health: Health) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         self._health = health
-        self._by_type: dict[str, tuple[Any, Any]] = {}
         Gauge("simon_connections", "TCP connections open now", registry=self.registry).set_function(
             lambda: gate.total
         )
@@ -59,16 +106,8 @@ class Metrics:
             "connections in or following a race room (racers and spectators)",
             registry=self.registry,
         ).set_function(lambda: hub.rooms.follower_count)
-        self.messages = Counter(
-            "simon_messages", "client messages handled, by type", ["type"], registry=self.registry
-        )
-        self.round_trip = Histogram(
-            "simon_round_trip_seconds",
-            "from a client message read to its replies sent, by type",
-            ["type"],
-            buckets=_ROUND_TRIP_BUCKETS,
-            registry=self.registry,
-        )
+        self.message_times = MessageTimes()
+        self.registry.register(self.message_times)
         self.commit = Histogram(
             "simon_commit_seconds",
             "one group commit of the action log, by outcome",
@@ -98,14 +137,7 @@ class Metrics:
 
     def handled(self, message_type: str, seconds: float, replies: list[str]) -> None:
         """One message answered: count it, time it, and count its error replies."""
-        children = self._by_type.get(message_type)
-        if children is None:  # labels() costs a lookup under a lock: once per type
-            children = self._by_type[message_type] = (
-                self.messages.labels(message_type),
-                self.round_trip.labels(message_type),
-            )
-        children[0].inc()
-        children[1].observe(seconds)
+        self.message_times.observe(message_type, seconds)
         for reply in replies:
             if reply.startswith('{"type":"error"'):
                 self.error(reply)

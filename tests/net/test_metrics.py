@@ -11,9 +11,11 @@ import sys
 import urllib.request
 from pathlib import Path
 
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from server.logs import JsonFormatter
+from server.net.metrics import ROUND_TRIP_BUCKETS, MessageTimes
 from server.play.daily import Proof
 from tests.conftest import Backend
 from tests.support.kills import ROOT, embedded_environment, server_command
@@ -129,3 +131,37 @@ def test_simon_log_format_json_makes_every_line_json(tmp_path: Path) -> None:
     assert lines, result.stderr
     assert {"time", "level", "logger", "message"} <= set(lines[-1]), lines[-1]
     assert any(line["message"] == "the database schema is up to date" for line in lines), lines
+
+
+def test_message_times_match_prometheus_clients_own_counter_and_histogram() -> None:
+    """The lock-free message timings expose what a Counter and a Histogram would."""
+    seconds = [0.0, 0.0005, 0.0004, 0.001, 0.003, 0.05, 0.7, 5.0, 12.0, 0.0005]
+    times = MessageTimes()
+    ours = CollectorRegistry()
+    ours.register(times)
+    theirs = CollectorRegistry()
+    messages = Counter("simon_messages", "client messages handled, by type", ["type"],
+                       registry=theirs)  # fmt: skip
+    round_trips = Histogram(
+        "simon_round_trip_seconds",
+        "from a client message read to its replies sent, by type",
+        ["type"],
+        buckets=ROUND_TRIP_BUCKETS,
+        registry=theirs,
+    )
+    for n, value in enumerate(seconds):
+        message_type = "move" if n % 3 else "ping"
+        times.observe(message_type, value)
+        messages.labels(message_type).inc()
+        round_trips.labels(message_type).observe(value)
+
+    def samples(registry: CollectorRegistry) -> set[tuple[str, tuple[tuple[str, str], ...], float]]:
+        return {
+            (sample.name, tuple(sorted(sample.labels.items())), sample.value)
+            for family in text_string_to_metric_families(generate_latest(registry).decode())
+            for sample in family.samples
+            if not sample.name.endswith("_created")
+        }
+
+    assert samples(ours) == samples(theirs)
+    assert ("simon_round_trip_seconds_count", (("type", "move"),), 6.0) in samples(ours)
