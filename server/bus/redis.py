@@ -155,20 +155,26 @@ class RedisBus(Bus):
                 log.warning("unsubscribe %s failed: %s", channel, error)
 
     async def publish_races(self, updates: Sequence[RaceUpdate]) -> None:
-        # one pipeline for the lot: a pipeline's own cost in redis-py is most of an event's
-        expiring: set[str] = set()
+        # One pipeline for the lot (a pipeline's own cost in redis-py is most of an event's),
+        # and for each race one write of its standings and one message of all its events,
+        # in order, a line each (an encoded frame is one line of JSON): every node then
+        # reads one message per race per batch, not one per event.
+        races: dict[str, tuple[dict[str, str | None], list[str]]] = {}
+        for update in updates:
+            latest, events = races.setdefault(self._channel(update.day, update.suits), ({}, []))
+            latest[update.player] = update.entry  # a player's last standing in the batch
+            events.append(update.event)
         async with self._client.pipeline(transaction=False) as pipe:
-            for update in updates:
-                channel = self._channel(update.day, update.suits)
+            for channel, (latest, events) in races.items():
                 standings = f"{channel}:players"
-                if update.entry is None:
-                    pipe.hdel(standings, update.player)
-                else:
-                    pipe.hset(standings, update.player, update.entry)
-                    expiring.add(standings)
-                pipe.publish(channel, update.event)
-            for standings in expiring:
-                pipe.expire(standings, KEEP_SECONDS)
+                gone = [player for player, entry in latest.items() if entry is None]
+                if gone:
+                    pipe.hdel(standings, *gone)
+                recorded = {player: entry for player, entry in latest.items() if entry is not None}
+                if recorded:
+                    pipe.hset(standings, mapping=recorded)  # type: ignore[arg-type]
+                    pipe.expire(standings, KEEP_SECONDS)
+                pipe.publish(channel, "\n".join(events))
             await pipe.execute()
 
     async def race_entries(self, day: date, suits: int) -> list[str]:
@@ -202,7 +208,8 @@ class RedisBus(Bus):
                         day, suits = self._parse_channel(channel)
                     except ValueError:
                         continue
-                    self._deliver(day, suits, message["data"].decode())
+                    for event in message["data"].decode().split("\n"):
+                        self._deliver(day, suits, event)
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as error:

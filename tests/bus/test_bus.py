@@ -133,3 +133,41 @@ async def test_redis_bus_takes_a_batch_in_order_and_keeps_the_standings_expiring
         assert await nodes.a.race_entries(DAY, 2) == ['{"player":"ann","moves":2}']
         ttl = await nodes.admin.ttl(f"{prefix}:race:{DAY.isoformat()}:2:players")
         assert 0 < ttl <= KEEP_SECONDS  # the standings still expire
+
+
+async def test_redis_bus_sends_each_race_of_a_batch_as_one_message(
+    redis_url: str, run_id: str
+) -> None:
+    """Two races' events interleaved in one batch: each race's events arrive in order (one
+    race's after the other's: races are independent), and Redis carried one message per
+    race (its events a line each), not one per event."""
+    prefix = f"simon-test-{run_id}-lines-{uuid.uuid4().hex[:6]}"
+    async with two_nodes(redis_url, prefix) as nodes:
+        channels = [f"{prefix}:race:{DAY.isoformat()}:{suits}" for suits in (1, 2)]
+        watcher = nodes.admin.pubsub(ignore_subscribe_messages=True)
+        await watcher.subscribe(*channels)
+        for suits in (1, 2):
+            await nodes.a.join_race(DAY, suits)
+        mixed = [
+            update
+            for pair in zip(batch_of_updates(1), batch_of_updates(2), strict=True)
+            for update in pair
+        ]
+        await nodes.b.publish_races(mixed)
+        frames = [await asyncio.wait_for(nodes.got.get(), 5) for _ in mixed]
+        assert frames == ["ann-1", "bo-joined", "bo-left", "ann-2"] * 2
+        messages = []
+        deadline = asyncio.get_running_loop().time() + 5
+        while len(messages) < 2:  # None: nothing yet, or a subscription's confirmation
+            assert asyncio.get_running_loop().time() < deadline, "fewer messages than races"
+            message = await watcher.get_message(timeout=0.5)
+            if message is not None:
+                messages.append(message)
+        assert [m["data"].decode().split("\n") for m in messages] == [
+            ["ann-1", "bo-joined", "bo-left", "ann-2"]
+        ] * 2
+        assert {m["channel"].decode() for m in messages} == set(channels)
+        assert await watcher.get_message(timeout=0.3) is None  # no more than one each
+        for suits in (1, 2):
+            assert await nodes.a.race_entries(DAY, suits) == ['{"player":"ann","moves":2}']
+        await watcher.aclose()
