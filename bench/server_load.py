@@ -1012,7 +1012,7 @@ def main() -> None:
     parser.add_argument(
         "--redis",
         metavar="URL",
-        help="run our server with this Redis (snapshots saved after every move), under a "
+        help="run our server with this Redis (race events and the rank cache), under a "
         "fresh key prefix per round, deleted at its end",
     )
     parser.add_argument(

@@ -161,7 +161,11 @@ class RedisBus(Bus):
         # reads one message per race per batch, not one per event.
         races: dict[str, tuple[dict[str, str | None], list[str]]] = {}
         for update in updates:
-            latest, events = races.setdefault(self._channel(update.day, update.suits), ({}, []))
+            channel = self._channel(update.day, update.suits)
+            race = races.get(channel)
+            if race is None:
+                race = races[channel] = ({}, [])
+            latest, events = race
             latest[update.player] = update.entry  # a player's last standing in the batch
             events.append(update.event)
         async with self._client.pipeline(transaction=False) as pipe:
