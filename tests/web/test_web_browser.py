@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -35,7 +36,11 @@ async def run(call: Callable[[], T]) -> T:
 async def wait_for(check: Callable[[], Any], timeout: float, what: str) -> Any:
     deadline = time.monotonic() + timeout
     while True:
-        found = await run(check)
+        try:
+            found = await run(check)
+        except StaleElementReferenceException:
+            # The page's live update replaced the element between finding and reading it.
+            found = None
         if found:
             return found
         if time.monotonic() > deadline:
@@ -74,14 +79,20 @@ async def test_a_finished_game_appears_on_the_home_page_without_a_reload(
             f"{name} on the 2-suit board",
         )
         assert await run(lambda: driver.execute_script("return window.stillTheSamePage === true"))
-        section = await run(
-            lambda: driver.find_element(By.ID, "board-2").find_element(By.XPATH, "..")
+        section_text = await wait_for(
+            lambda: driver.find_element(By.ID, "board-2").find_element(By.XPATH, "..").text,
+            5,
+            "the 2-suit board's section",
         )
-        assert "1 player" in await run(lambda: section.text)
+        assert "1 player" in section_text
         # The countdown runs in the browser: "11:59:5x" a moment after noon on the clock.
-        countdown = await run(lambda: driver.find_element(By.CSS_SELECTOR, "[data-countdown]").text)
+        countdown = await wait_for(
+            lambda: driver.find_element(By.CSS_SELECTOR, "[data-countdown]").text, 5, "countdown"
+        )
         assert countdown.startswith("11:59:") or countdown == "12:00:00", countdown
-        status = await run(lambda: driver.find_element(By.CSS_SELECTOR, "[data-live-status]").text)
+        status = await wait_for(
+            lambda: driver.find_element(By.CSS_SELECTOR, "[data-live-status]").text, 5, "status"
+        )
         assert status.startswith("Updated at")
         await run(lambda: screenshot(driver, "home-1280"))
         await run(lambda: screenshot(driver, "home-phone-390", width=390))
