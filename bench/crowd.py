@@ -42,6 +42,12 @@ a refused handshake, a connection closed or an answer not come within 30 s) is
 *unexpected*, counted by what it was, with the first examples kept. A player whose
 connection fails connects again, signs in with its token and starts again.
 
+A sign-in or start answered ``unavailable`` (the node's database was too busy to take it in
+time: a flood of connections does that) is sent again with the same id after
+``RESEND_PAUSE`` seconds, as a client should, at most ``RESENDS`` times; the resends are
+counted apart (``resent_unavailable``), not as refusals. Anywhere else ``unavailable`` is
+unexpected: a move that could not be stored in time is a failure.
+
 Every client connects from a loopback address of its own process's block
 (``127.<100 + worker>.x.y``; four players or followers share one, each registration a fresh
 one), so the nodes' limits per address apply to each as to a real client: nginx puts the
@@ -80,6 +86,10 @@ from server.engine import GameCode  # noqa: E402
 DIGEST = '{"type":"race_digest"'
 REPLY_SECONDS = 30.0
 OPEN_SECONDS = 30.0
+#: A sign-in or start answered ``unavailable`` is sent again this long after, at most
+#: RESENDS times.
+RESEND_PAUSE = 0.5
+RESENDS = 20
 #: A digest shows the 10 leaders and, for a racer below them, 3 rows either side of its own.
 MOST_ROWS = 10 + 3 + 1 + 3
 #: Kept per kind of unexpected answer, to show what it was.
@@ -136,6 +146,8 @@ class Tally:
     digests_checked: int = 0
     registrations: int = 0
     bad_frames: int = 0
+    #: Sign-ins and starts answered ``unavailable`` and sent again.
+    resent_unavailable: int = 0
     expected: Counter[str] = field(default_factory=Counter)
     unexpected: Counter[str] = field(default_factory=Counter)
     examples: dict[str, list[str]] = field(default_factory=dict)
@@ -399,11 +411,22 @@ class Client:
             code = closed.rcvd.code if closed.rcvd else None
             raise self.crowd.unexpected(f"{self.kind}: closed {code}", str(closed)) from None
 
-    async def request(self, message: dict[str, Any], want: str) -> dict[str, Any]:
-        """Send with a fresh id; the answer, which must be of type ``want``."""
+    async def request(
+        self, message: dict[str, Any], want: str, *, resend_unavailable: bool = False
+    ) -> dict[str, Any]:
+        """Send with a fresh id; the answer, which must be of type ``want``. With
+        ``resend_unavailable``, an ``unavailable`` answer is sent again (the same id)."""
         message_id = next(self.ids)
-        await self.send(json.dumps({"id": message_id, **message}))
+        frame = json.dumps({"id": message_id, **message})
+        await self.send(frame)
         reply = await self.answer(message_id)
+        for _ in range(RESENDS if resend_unavailable else 0):
+            if reply.get("type") != "error" or reply.get("code") != "unavailable":
+                break
+            self.crowd.tally.resent_unavailable += 1
+            await asyncio.sleep(RESEND_PAUSE)
+            await self.send(frame)
+            reply = await self.answer(message_id)
         if reply.get("type") != want:
             code = reply.get("code", reply.get("type"))
             raise self.crowd.unexpected(f"{self.kind}: {message['type']} {code}", json.dumps(reply))
@@ -425,11 +448,12 @@ class Client:
     async def sign_in(self, name: str) -> None:
         if self.token is None:
             register = {"type": "register", "name": name, "bot": True}
-            reply = await self.request(register, "registered")
+            reply = await self.request(register, "registered", resend_unavailable=True)
             self.token = reply["token"]
             self.crowd.names.append(name)
         else:
-            await self.request({"type": "auth", "token": self.token}, "authenticated")
+            auth = {"type": "auth", "token": self.token}
+            await self.request(auth, "authenticated", resend_unavailable=True)
 
     async def close(self) -> None:
         if self.ws is not None:
@@ -490,7 +514,7 @@ class Player(Client):
             code = str(GameCode(suits, self.rng.randrange(26**7)))
             message = {"type": "start", "mode": "practice", "code": code}
         try:
-            state = (await self.request(message, "state"))["state"]
+            state = (await self.request(message, "state", resend_unavailable=True))["state"]
         except Unexpected as error:
             if self.daily and "already-played" in str(error):
                 self.daily = False  # won the daily by chance: practice from now on
@@ -795,7 +819,7 @@ class Registration(Client):
 #: The figures of a tally that add up across processes.
 SUMMED = (
     "moves", "actions", "player_digests", "follower_digests", "followers", "daily_players",
-    "digests_checked", "registrations", "bad_frames",
+    "digests_checked", "registrations", "bad_frames", "resent_unavailable",
 )  # fmt: skip
 
 

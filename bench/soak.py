@@ -294,6 +294,7 @@ def _row(
         digests_checked=tally["digests_checked"],
         registrations=tally["registrations"],
         bad_frames=tally["bad_frames"],
+        resent_unavailable=tally["resent_unavailable"],
         actions=tally["actions"],
         expected=tally["expected"],
         unexpected=tally["unexpected"],
@@ -436,6 +437,8 @@ def _report(
             ),
             "registrations": sum(row["registrations"] for row in measured),
             "bad_frames": sum(row["bad_frames"] for row in measured),
+            "resent_unavailable": outside["resent_unavailable"]
+            + sum(row["resent_unavailable"] for row in measured),
             "expected": dict(expected),
             "unexpected": dict(unexpected),
             "server_errors": dict(counted),
@@ -465,7 +468,8 @@ def summary(report: dict[str, Any]) -> str:
         )
     lines.append(
         f"expected refusals: {dict(sorted(totals['expected'].items()))}; unexpected: "
-        f"{totals['unexpected'] or 'none'}"
+        f"{totals['unexpected'] or 'none'}; sign-ins and starts answered unavailable and sent "
+        f"again: {totals['resent_unavailable']:,}"
     )
     for name, figures in report["memory"].items():
         slope = figures["slope_mib_per_minute"]

@@ -4,15 +4,18 @@ docs/performance.md keep working and the report keeps its shape."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from websockets.asyncio.server import ServerConnection, serve
 
+from bench import crowd
 from bench.cluster import errors_by_code
-from bench.crowd import Tally, merged, spread
+from bench.crowd import Client, Crowd, Share, Tally, Unexpected, merged, spread
 from bench.soak import Options, slope_mib_per_minute
 from tests.conftest import POSTGRES_ADMIN_DSN, REDIS_URL
 from tests.support.nginx import NGINX_CONF, templated
@@ -21,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_tallies_of_several_processes_add_up_and_keep_the_extremes() -> None:
-    one, two = Tally(moves=3, followers=2, follower_max=4, follower_min=1), Tally(moves=5)
+    one = Tally(moves=3, followers=2, follower_max=4, follower_min=1, resent_unavailable=2)
+    two = Tally(moves=5, resent_unavailable=1)
     one.histogram[500] += 3
     two.histogram[500] += 1
     two.histogram[1230] += 4
@@ -31,12 +35,47 @@ def test_tallies_of_several_processes_add_up_and_keep_the_extremes() -> None:
     two.min_gap = 0.98
     total = merged([json.loads(json.dumps(t.as_json())) for t in (one, two)])
     assert total["moves"] == 8 and total["followers"] == 2
+    assert total["resent_unavailable"] == 3
     assert total["histogram"] == {500: 4, 1230: 4}
     assert total["expected"] == {"bad-json": 2}
     assert total["unexpected"] == {"player: move illegal-move": 1}
     assert total["examples"] == {"player: move illegal-move": ["{...}"]}
     assert total["min_gap"] == 0.98
     assert (total["follower_max"], total["follower_min"]) == (4, 1)  # two had no followers
+
+
+async def test_a_sign_in_answered_unavailable_is_sent_again_and_counted_apart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stand-in server answers ``unavailable`` twice, then ``registered``; a move's
+    ``unavailable`` stays a failure."""
+    monkeypatch.setattr(crowd, "RESEND_PAUSE", 0.01)
+    received: list[dict[str, object]] = []
+
+    async def answer(websocket: ServerConnection) -> None:
+        async for frame in websocket:
+            message = json.loads(frame)
+            received.append(message)
+            if len(received) <= 2 or message["type"] == "undo":
+                reply = {"type": "error", "id": message["id"], "code": "unavailable"}
+            else:
+                reply = {"type": "registered", "id": message["id"], "token": "t"}
+            await websocket.send(json.dumps(reply))
+
+    async with serve(answer, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        share = Share(worker=0, urls=[f"ws://127.0.0.1:{port}"], run="t")
+        client = Client(Crowd(share), 0, "127.0.0.1", share.urls[0])
+        await client.open()
+        await client.sign_in("someone")
+        assert client.token == "t"
+        assert [m["id"] for m in received] == [1, 1, 1]  # the same id each time
+        assert client.crowd.tally.resent_unavailable == 2
+        with pytest.raises(Unexpected):
+            await client.request({"type": "undo"}, "state")
+        assert client.crowd.tally.unexpected == {"client: undo unavailable": 1}
+        assert client.crowd.tally.resent_unavailable == 2
+        await asyncio.wait_for(client.close(), 5)
 
 
 def test_clients_are_spread_evenly_over_the_processes() -> None:
