@@ -51,8 +51,7 @@ EVENTS_PER_BATCH: Final = 200
 WITHDRAWN: Final = "withdrawn"
 #: What a game announces to its race: an event, or its result withdrawn for review.
 Announcement = RaceEventKind | Literal["withdrawn"]
-#: A digest round begins at most this often (seconds): a follower keeps its place in the
-#: rounds, so its digests come this far apart.
+#: A digest goes to a race's followers at most this often (seconds).
 DIGEST_INTERVAL: Final = 1.0
 #: The leaders every digest shows, and the rows either side of a follower's own.
 TOP_ROWS: Final = 10
@@ -64,11 +63,9 @@ FOLLOWS_PER_ACCOUNT: Final = 8
 #: socket was measured at up to 0.1 ms on a loaded machine: 25 keep a slice near 2.5 ms.
 DIGEST_SLICE: Final = 25
 #: A round's slices are spread evenly over this long (seconds), so that a node's thousands
-#: of frames, and the work of reading them, do not all fall in one burst: over half of each
-#: interval, a move sent at any moment meets a few slices at most. A follower's place in a
-#: round moves earlier only when followers ahead of it leave (or a race ahead of its own has
-#: nothing new), so two of its digests are never much closer than DIGEST_INTERVAL -
-#: DIGEST_SPREAD: at most 2 a second.
+#: of frames, and the work of reading them, do not all fall in one burst: a move sent at
+#: any moment meets a few slices at most. The next round begins a second after a round
+#: ends, so a big race's followers get a digest about every 1.5 s.
 DIGEST_SPREAD: Final = 0.5
 
 #: An entry's place in the race's order: its standing, then the name (never equal).
@@ -165,7 +162,7 @@ class RaceRooms:
         self._outgoing: deque[tuple[date, int, Announcement, RaceEntry]] = deque()
         self._sender: asyncio.Task[None] | None = None
         self._digest_timer: Timer | None = None
-        self._round_began_at = -DIGEST_INTERVAL
+        self._digested_at = -DIGEST_INTERVAL
         #: The digest round under way, and the timer of its next slice.
         self._round: _Round | None = None
         self._next_slice: Timer | None = None
@@ -281,17 +278,16 @@ class RaceRooms:
 
     def _arm(self) -> None:
         """Digests go out at once after a quiet second, else a second after the last round
-        began (or as soon as it is over, if it took longer): a fixed rate."""
+        ended (so no follower gets two within a second, wherever its slice fell)."""
         if self._digest_timer is None and self._round is None:
-            wait = self._round_began_at + DIGEST_INTERVAL - self._clock.monotonic()
+            wait = self._digested_at + DIGEST_INTERVAL - self._clock.monotonic()
             self._digest_timer = self._clock.call_later(max(0.0, wait), self._send_digests)
 
     def _send_digests(self) -> None:
         """A round begins: its first slice now."""
         self._digest_timer = None
         changed = [(room, race) for room, race in self._races.items() if race.changed]
-        self._round_began_at = self._clock.monotonic()
-        self._round = _Round(changed, self._round_began_at)
+        self._round = _Round(changed, self._clock.monotonic())
         self._tell_slice()
 
     def _tell_slice(self) -> None:
@@ -302,6 +298,7 @@ class RaceRooms:
             self._next_slice = self._clock.call_later(wait, self._tell_slice)
             return
         self._round = None
+        self._digested_at = self._clock.monotonic()
         if any(race.changed for race in self._races.values()):
             self._arm()
 
