@@ -3,13 +3,13 @@
 Every node that has followers of a race joins it on the bus and keeps a mirror of its
 standings, fed by the events of every node (one small update per racer's move, linear in
 players), kept in the race's order as it changes, so that a place or a follower's rows
-never need the whole race sorted. Followers never get those events: once a second, while
-the race changes, the node sends each follower a digest (:class:`~server.protocol.RaceDigest`)
+never need the whole race sorted. Followers never get those events: at most once a second,
+while the race changes, the node sends each follower a digest (:class:`~server.protocol.RaceDigest`)
 of the leaders, the rows around the follower's own and the counts, so what a node sends
 grows with its followers, not with players times followers. Every follower who sees only
 the leaders (most: those who do not race, and the leaders themselves) gets one frame made
 once, and a round over thousands of followers is told a slice at a time, the slices
-spread over a fifth of a second, so that moves are answered between them.
+spread over half a second, so that moves are answered between them.
 
 An action is answered once the database has it, never later for the race: events go out
 in order from one sender task, and a bus that fails (Redis down) drops them, counted and
