@@ -29,7 +29,8 @@ see it (and apart, for the moves sent within 0.25 s after a burst of digests beg
 moves the nodes themselves took over 25 and 50 ms on (``simon_round_trip_seconds``), and
 every error. With one follower per player, nodes' CPU per player-second that stays flat
 while the race grows is CPU linear in players (each move costs the same whatever the
-race's size, and each follower gets one digest a second, not one frame per racer's move).
+race's size, and each follower gets a digest at most once a second, not one frame per
+racer's move).
 
 Sign-ins and starts answered ``unavailable`` while clients connect are sent again, as a
 client should, and counted (see ``bench/crowd.py``).
