@@ -80,7 +80,7 @@ if str(ROOT) not in sys.path:
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidHandshake  # noqa: E402
 
-from bench.server_load import bucket, move_frame, move_sequence  # noqa: E402
+from bench.server_load import UNAVAILABLE, bucket, move_frame, move_sequence  # noqa: E402
 from server.engine import GameCode  # noqa: E402
 
 DIGEST = '{"type":"race_digest"'
@@ -421,7 +421,7 @@ class Client:
         await self.send(frame)
         reply = await self.answer(message_id)
         for _ in range(RESENDS if resend_unavailable else 0):
-            if reply.get("type") != "error" or reply.get("code") != "unavailable":
+            if reply.get("type") != "error" or reply.get("code") != UNAVAILABLE:
                 break
             self.crowd.tally.resent_unavailable += 1
             await asyncio.sleep(RESEND_PAUSE)
