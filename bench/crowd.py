@@ -62,6 +62,7 @@ import contextlib
 import itertools
 import json
 import math
+import os
 import random
 import resource
 import sys
@@ -71,7 +72,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -125,6 +126,13 @@ class Share:
     oversize_every: int = 20
     undo_chance: float = 0.03
     connect_at_once: int = 25
+    #: Which clients this process connects: ``all`` kinds, or only ``players`` or only
+    #: ``followers`` (see :meth:`Fleet.add`).
+    takes: Literal["all", "players", "followers"] = "all"
+    #: Added to the process's niceness: a process of readers only, run apart, so that on a
+    #: machine the nodes share with their clients the load does not crowd out the nodes
+    #: and the players whose moves are timed (as clients on other machines would not).
+    nice: int = 0
 
 
 @dataclass
@@ -858,6 +866,17 @@ def spread(total: int, parts: int) -> list[int]:
     return [size + (part < extra) for part in range(parts)]
 
 
+def spread_over(total: int, takes: list[str], kind: str) -> list[int]:
+    """``total`` clients of ``kind`` spread over the processes that take that kind."""
+    taking = [i for i, what in enumerate(takes) if what in ("all", kind)]
+    if total and not taking:
+        raise ValueError(f"no client process takes {kind}")
+    counts = [0] * len(takes)
+    for i, count in zip(taking, spread(total, max(1, len(taking))), strict=False):
+        counts[i] = count
+    return counts
+
+
 class Fleet:
     """The client processes (this module, run once per share), driven over their stdin."""
 
@@ -924,11 +943,13 @@ class Fleet:
                     await process.stdin.drain()
 
     async def add(self, players: int, followers: int, vandals: int = 0) -> list[dict[str, Any]]:
-        """Connect more clients, spread over the processes; what each process has now."""
-        parts = len(self.processes)
+        """Connect more clients, spread over the processes that take their kind (players
+        and vandals: all but the followers' own); what each process has now."""
+        kinds = [share.takes for share in self.shares]
         for process, p, f, v in zip(
-            self.processes, spread(players, parts), spread(followers, parts),
-            spread(vandals, parts), strict=True,
+            self.processes, spread_over(players, kinds, "players"),
+            spread_over(followers, kinds, "followers"), spread_over(vandals, kinds, "players"),
+            strict=True,
         ):  # fmt: skip
             assert process.stdin is not None
             process.stdin.write(f"add {p} {f} {v}\n".encode())
@@ -1023,7 +1044,10 @@ def main() -> None:
     args = parser.parse_args()
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    asyncio.run(serve(Share(**json.loads(args.share))))
+    share = Share(**json.loads(args.share))
+    if share.nice:
+        os.nice(share.nice)
+    asyncio.run(serve(share))
 
 
 if __name__ == "__main__":

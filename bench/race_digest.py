@@ -6,6 +6,7 @@ Run from the repository root::
     python -m bench.race_digest --sizes 1000,4000 --seconds 30     # smaller, quicker
     python -m bench.race_digest --via nginx             # through deploy/nginx.conf
     python -m bench.race_digest ... --json race.json    # every figure, for the docs
+    python -m bench.race_digest --client-processes 2 --follower-processes 2  # readers apart
 
 The deployment is the soak's (bench/cluster.py): a fresh PostgreSQL database and Redis
 prefix, two ``simon-server`` nodes with the production limits but for
@@ -32,6 +33,15 @@ while the race grows is CPU linear in players (each move costs the same whatever
 race's size, and each follower gets a digest at most once a second, not one frame per
 racer's move).
 
+On one machine the clients share the cores with the nodes, and the followers' processes
+(all they do is read digests) take as much CPU as a node: a player's move then waits for
+its own process, busy reading digests, and for the cores. ``--follower-processes N`` runs
+the followers in N processes of their own, at ``--follower-nice`` (10) added to their
+niceness, and the players in the ``--client-processes``: the nodes and the timed players
+come first, as they would with the followers on machines of their own. The followers'
+digests a second then show whether they were still told; the shortest gap between two is
+what a follower read, and a reader held back reads two close together.
+
 Sign-ins and starts answered ``unavailable`` while clients connect are sent again, as a
 client should, and counted (see ``bench/crowd.py``).
 
@@ -52,7 +62,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -213,6 +223,30 @@ async def measure_size(
     }
 
 
+def client_shares(args: argparse.Namespace, urls: list[str], run: str) -> list[Share]:
+    """The client processes: ``--client-processes`` of players and followers alike or, with
+    ``--follower-processes``, of players only, and the followers in processes of their own
+    at ``--follower-nice``."""
+    apart = args.follower_processes > 0
+    kinds: list[tuple[Literal["all", "players", "followers"], int]] = [
+        ("players" if apart else "all", 0)
+    ] * args.client_processes + [("followers", args.follower_nice)] * args.follower_processes
+    return [
+        Share(
+            worker=w,
+            urls=urls,
+            run=run,
+            seed=args.seed,
+            rate=args.rate,
+            daily=1.0,
+            connect_at_once=args.connect_at_once,
+            takes=takes,
+            nice=nice,
+        )
+        for w, (takes, nice) in enumerate(kinds)
+    ]
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     sizes = [int(size) for size in args.sizes.split(",")]
     settings = {"SIMON_MAX_CONNECTIONS": str(args.max_connections)}
@@ -224,19 +258,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             folder, postgres=args.postgres, redis_url=args.redis, node_settings=settings, say=say
         ) as cluster:
             urls = cluster.node_urls if args.via == "direct" else [cluster.url]
-            shares = [
-                Share(
-                    worker=w,
-                    urls=urls,
-                    run=cluster.run[:6],
-                    seed=args.seed,
-                    rate=args.rate,
-                    daily=1.0,
-                    connect_at_once=args.connect_at_once,
-                )
-                for w in range(args.client_processes)
-            ]
-            fleet = Fleet(shares)
+            fleet = Fleet(client_shares(args, urls, cluster.run[:6]))
             have = (0, 0)
             try:
                 await fleet.start()
@@ -284,6 +306,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "via": args.via,
         "rate": args.rate,
         "client_processes": args.client_processes,
+        "follower_processes": args.follower_processes,
+        "follower_nice": args.follower_nice if args.follower_processes else 0,
         "node_settings": settings,
         "machine": {
             "cpus": os.cpu_count(),
@@ -352,10 +376,18 @@ def summary(report: dict[str, Any]) -> str:
             f"{cpu.get('nginx', 0):>7.1f} {cpu.get('postgres', 0):>5.1f} "
             f"{cpu.get('redis', 0):>7.1f} {cpu.get('clients', 0):>9.1f}"
         )
+    # a burst is seen by the followers of the players' own process: none when apart
+    apart = report["follower_processes"] > 0
     lines.extend(
-        f"{r['players']:,}: moves sent within 0.25 s of a digest burst: {r['burst_moves']:,}, "
-        f"p99 {r['burst_p99_ms']:.1f} ms; the others p99 {r['calm_p99_ms']:.1f} ms; over "
-        f"50 ms: {r['client_moves_over_50_ms']:,} as the players saw it, "
+        f"{r['players']:,}: "
+        + (
+            "moves near a digest burst not told apart (the followers read in processes of "
+            f"their own, at niceness {report['follower_nice']})"
+            if apart
+            else f"moves sent within 0.25 s of a digest burst: {r['burst_moves']:,}, "
+            f"p99 {r['burst_p99_ms']:.1f} ms; the others p99 {r['calm_p99_ms']:.1f} ms"
+        )
+        + f"; over 50 ms: {r['client_moves_over_50_ms']:,} as the players saw it, "
         f"{r['server_moves_over_50_ms']:,} of {r['server_moves']:,} by the nodes' own "
         "clock (read to reply)"
         for r in report["sizes"]
@@ -402,6 +434,18 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=10.0, help="seconds per report line")
     parser.add_argument("--via", choices=("direct", "nginx"), default="direct")
     parser.add_argument("--client-processes", type=int, default=4)
+    parser.add_argument(
+        "--follower-processes",
+        type=int,
+        default=0,
+        help="run the followers in this many processes of their own (0: with the players)",
+    )
+    parser.add_argument(
+        "--follower-nice",
+        type=int,
+        default=10,
+        help="niceness added to the followers' own processes (10)",
+    )
     parser.add_argument("--connect-at-once", type=int, default=25, help="per client process")
     parser.add_argument("--max-connections", type=int, default=15_000, help="per node")
     parser.add_argument("--postgres", default=POSTGRES_ADMIN, help="admin URL")

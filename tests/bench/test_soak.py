@@ -4,6 +4,7 @@ docs/performance.md keep working and the report keeps its shape."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import subprocess
@@ -15,7 +16,8 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from bench import crowd
 from bench.cluster import errors_by_code
-from bench.crowd import Client, Crowd, Share, Tally, Unexpected, merged, spread
+from bench.crowd import Client, Crowd, Share, Tally, Unexpected, merged, spread, spread_over
+from bench.race_digest import client_shares
 from bench.soak import Options, slope_mib_per_minute
 from tests.conftest import POSTGRES_ADMIN_DSN, REDIS_URL
 from tests.support.nginx import NGINX_CONF, templated
@@ -81,6 +83,30 @@ async def test_a_sign_in_answered_unavailable_is_sent_again_and_counted_apart(
 def test_clients_are_spread_evenly_over_the_processes() -> None:
     assert spread(10, 3) == [4, 3, 3]
     assert spread(2, 4) == [1, 1, 0, 0]
+
+
+def test_each_kind_of_client_goes_only_to_the_processes_that_take_it() -> None:
+    takes = ["players", "players", "followers", "followers", "followers"]
+    assert spread_over(5, takes, "players") == [3, 2, 0, 0, 0]
+    assert spread_over(7, takes, "followers") == [0, 0, 3, 2, 2]
+    assert spread_over(4, ["all", "followers"], "players") == [4, 0]
+    assert spread_over(4, ["all", "followers"], "followers") == [2, 2]
+    assert spread_over(0, ["followers"], "players") == [0]
+    with pytest.raises(ValueError, match="no client process takes players"):
+        spread_over(1, ["followers"], "players")
+
+
+def test_the_race_bench_runs_its_followers_apart_and_nicer_only_when_asked() -> None:
+    def shares(**options: int) -> list[tuple[int, str, int]]:
+        args = argparse.Namespace(seed=1, rate=0.2, connect_at_once=25, follower_nice=10, **options)
+        return [(s.worker, s.takes, s.nice) for s in client_shares(args, ["ws://n"], "run")]
+
+    assert shares(client_processes=2, follower_processes=0) == [(0, "all", 0), (1, "all", 0)]
+    assert shares(client_processes=2, follower_processes=1) == [
+        (0, "players", 0),
+        (1, "players", 0),
+        (2, "followers", 10),
+    ]
 
 
 def test_a_nodes_error_counts_are_read_from_its_metrics() -> None:
