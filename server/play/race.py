@@ -19,6 +19,7 @@ logged, while play goes on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from bisect import bisect_left, insort
 from collections import Counter, deque
@@ -46,6 +47,14 @@ FAILURE_LOG_INTERVAL = 10.0
 MOST_WAITING = 10_000
 #: Waiting events sent to the bus together (one Redis round trip).
 EVENTS_PER_BATCH: Final = 200
+#: How long the sender gathers events before a batch goes to the bus, unless a full batch
+#: waits or something hurries it (:meth:`RaceRooms.flush`, an event that does not gather):
+#: followers see the events in a digest at most once a second anyway, and a batch costs a
+#: node nearly as much, to send and for every node to read, for one event as for a hundred.
+EVENTS_GATHER: Final = 0.05
+#: The events that gather: a racer's moves, the bulk. A join, an end or a withdrawal goes
+#: at once (with what waits), so that every node knows of it as soon as it is answered.
+_GATHERED: Final = frozenset({"moved", "removed"})
 #: Announced for a result held for fair-play review: the player leaves the standings (the
 #: others see "left").
 WITHDRAWN: Final = "withdrawn"
@@ -161,6 +170,7 @@ class RaceRooms:
         bus.set_race_handler(self._deliver)
         self._outgoing: deque[tuple[date, int, Announcement, RaceEntry]] = deque()
         self._sender: asyncio.Task[None] | None = None
+        self._hurry = asyncio.Event()  # set by flush: send what waits without gathering
         self._digest_timer: Timer | None = None
         self._digested_at = -DIGEST_INTERVAL
         #: The digest round under way, and the timer of its next slice.
@@ -205,19 +215,33 @@ class RaceRooms:
             self._outgoing.popleft()
             self.dropped += 1
         self._outgoing.append((day, suits, event, entry))
+        if event not in _GATHERED:
+            self._hurry.set()
         if self._sender is None or self._sender.done():
             self._sender = asyncio.create_task(self._send(), name="race-sender")
 
     async def flush(self) -> None:
-        """Wait until every announced event went to the bus (or was dropped)."""
+        """Wait until every announced event went to the bus (or was dropped), sending what
+        waits at once."""
         while self._sender is not None and not self._sender.done():
+            self._hurry.set()
             await asyncio.shield(self._sender)
 
     async def _send(self) -> None:
-        """Send what waits, in order, many events to a round trip: while one batch is on
-        its way, the next gathers."""
+        """Send what waits, in order, many events to a round trip: a batch gathers for
+        EVENTS_GATHER, and while one batch is on its way, the next gathers too."""
+        try:
+            await self._send_waiting()
+        finally:
+            self._hurry.clear()
+
+    async def _send_waiting(self) -> None:
         outgoing = self._outgoing
         while outgoing:
+            if len(outgoing) < EVENTS_PER_BATCH and not self._hurry.is_set():
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(EVENTS_GATHER):
+                        await self._hurry.wait()
             batch = [
                 _update(*outgoing.popleft()) for _ in range(min(len(outgoing), EVENTS_PER_BATCH))
             ]

@@ -4,6 +4,7 @@ the round)."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import random
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 from server.bus import BusUnavailable, InProcessBus, RaceUpdate
+from server.play import race
 from server.play.clock import ManualClock
 from server.play.race import (
     AROUND_ROWS,
@@ -309,6 +311,58 @@ async def test_events_that_wait_together_go_to_the_bus_in_one_batch_in_order(
     assert sent[-1].entry is None and '"event":"left"' in sent[-1].event
     stored = {RaceEntry.model_validate_json(raw).player for raw in await bus.race_entries(DAY, 1)}
     assert stored == {r.player for r in racers[1:]}
+    rooms.close()
+
+
+async def test_events_announced_within_the_gathering_go_in_one_batch(
+    clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(race, "EVENTS_GATHER", 1.0)  # far longer than the turns below
+    bus = BatchingBus()
+    rooms = RaceRooms(bus, clock)
+    for n in range(5):  # one a turn of the loop, as moves come
+        rooms.announce(DAY, 1, "moved", entry(f"r{n}", score=n))
+        await asyncio.sleep(0)
+    assert bus.batches == []  # still gathering
+    await asyncio.sleep(1.2)
+    assert [[u.player for u in batch] for batch in bus.batches] == [[f"r{n}" for n in range(5)]]
+    rooms.close()
+
+
+async def test_flush_sends_what_waits_without_waiting_out_the_gathering(
+    clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(race, "EVENTS_GATHER", 3600.0)
+    bus = BatchingBus()
+    rooms = RaceRooms(bus, clock)
+    rooms.announce(DAY, 1, "joined", entry("ann", score=1))
+    await asyncio.sleep(0)  # the sender is gathering
+    await asyncio.wait_for(rooms.flush(), 5)
+    assert [[u.player for u in batch] for batch in bus.batches] == [["ann"]]
+    rooms.announce(DAY, 1, "moved", entry("ann", score=2))  # the next one gathers again
+    await asyncio.sleep(0.05)
+    assert len(bus.batches) == 1
+    await asyncio.wait_for(rooms.flush(), 5)
+    assert len(bus.batches) == 2
+    rooms.close()
+
+
+async def test_a_join_or_an_end_goes_at_once_with_the_moves_that_wait(
+    clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(race, "EVENTS_GATHER", 3600.0)
+    bus = BatchingBus()
+    rooms = RaceRooms(bus, clock)
+    rooms.announce(DAY, 1, "moved", entry("ann", score=1))
+    rooms.announce(DAY, 1, "removed", entry("bo", score=2))
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert bus.batches == []  # moves gather
+    rooms.announce(DAY, 1, "joined", entry("cy", score=0))
+    rooms.announce(DAY, 1, "finished", entry("di", score=5))
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert [[u.player for u in batch] for batch in bus.batches] == [["ann", "bo", "cy", "di"]]
     rooms.close()
 
 
