@@ -12,8 +12,8 @@ once, and a round over thousands of followers is told a slice at a time, the sli
 spread over half a second, so that moves are answered between them.
 
 An action is answered once the database has it, never later for the race: events go out
-in order from one sender task, and a bus that fails (Redis down) drops them, counted and
-logged, while play goes on.
+in order from one sender task, racers' moves gathered into batches, and a bus that fails
+(Redis down) drops them, counted and logged, while play goes on.
 """
 
 from __future__ import annotations
