@@ -314,55 +314,58 @@ async def test_events_that_wait_together_go_to_the_bus_in_one_batch_in_order(
     rooms.close()
 
 
+def gathering(
+    clock: ManualClock, monkeypatch: pytest.MonkeyPatch, seconds: float
+) -> tuple[BatchingBus, RaceRooms]:
+    """Rooms whose sender gathers moves for ``seconds``, and the bus that keeps its batches."""
+    monkeypatch.setattr(race, "EVENTS_GATHER", seconds)
+    bus = BatchingBus()
+    return bus, RaceRooms(bus, clock)
+
+
+def players_in(bus: BatchingBus) -> list[list[str]]:
+    return [[update.player for update in batch] for batch in bus.batches]
+
+
 async def test_events_announced_within_the_gathering_go_in_one_batch(
     clock: ManualClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(race, "EVENTS_GATHER", 1.0)  # far longer than the turns below
-    bus = BatchingBus()
-    rooms = RaceRooms(bus, clock)
+    bus, rooms = gathering(clock, monkeypatch, 1.0)  # far longer than the turns below
     for n in range(5):  # one a turn of the loop, as moves come
         rooms.announce(DAY, 1, "moved", entry(f"r{n}", score=n))
         await asyncio.sleep(0)
     assert bus.batches == []  # still gathering
     await asyncio.sleep(1.2)
-    assert [[u.player for u in batch] for batch in bus.batches] == [[f"r{n}" for n in range(5)]]
+    assert players_in(bus) == [[f"r{n}" for n in range(5)]]
     rooms.close()
 
 
 async def test_flush_sends_what_waits_without_waiting_out_the_gathering(
     clock: ManualClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(race, "EVENTS_GATHER", 3600.0)
-    bus = BatchingBus()
-    rooms = RaceRooms(bus, clock)
-    rooms.announce(DAY, 1, "joined", entry("ann", score=1))
-    await asyncio.sleep(0)  # the sender is gathering
-    await asyncio.wait_for(rooms.flush(), 5)
-    assert [[u.player for u in batch] for batch in bus.batches] == [["ann"]]
-    rooms.announce(DAY, 1, "moved", entry("ann", score=2))  # the next one gathers again
-    await asyncio.sleep(0.05)
-    assert len(bus.batches) == 1
-    await asyncio.wait_for(rooms.flush(), 5)
-    assert len(bus.batches) == 2
+    bus, rooms = gathering(clock, monkeypatch, 3600.0)
+    for score in (1, 2):  # each time: gathering, until flushed
+        rooms.announce(DAY, 1, "moved", entry("ann", score=score))
+        await asyncio.sleep(0.05)
+        assert len(bus.batches) == score - 1
+        await asyncio.wait_for(rooms.flush(), 5)
+        assert players_in(bus) == [["ann"]] * score
     rooms.close()
 
 
 async def test_a_join_or_an_end_goes_at_once_with_the_moves_that_wait(
     clock: ManualClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(race, "EVENTS_GATHER", 3600.0)
-    bus = BatchingBus()
-    rooms = RaceRooms(bus, clock)
+    bus, rooms = gathering(clock, monkeypatch, 3600.0)
     rooms.announce(DAY, 1, "moved", entry("ann", score=1))
     rooms.announce(DAY, 1, "removed", entry("bo", score=2))
-    for _ in range(3):
-        await asyncio.sleep(0)
+    await asyncio.sleep(0.05)
     assert bus.batches == []  # moves gather
     rooms.announce(DAY, 1, "joined", entry("cy", score=0))
     rooms.announce(DAY, 1, "finished", entry("di", score=5))
     for _ in range(3):
         await asyncio.sleep(0)
-    assert [[u.player for u in batch] for batch in bus.batches] == [["ann", "bo", "cy", "di"]]
+    assert players_in(bus) == [["ann", "bo", "cy", "di"]]
     rooms.close()
 
 
