@@ -868,11 +868,13 @@ def spread(total: int, parts: int) -> list[int]:
 
 def spread_over(total: int, takes: list[str], kind: str) -> list[int]:
     """``total`` clients of ``kind`` spread over the processes that take that kind."""
-    taking = [i for i, what in enumerate(takes) if what in ("all", kind)]
-    if total and not taking:
-        raise ValueError(f"no client process takes {kind}")
     counts = [0] * len(takes)
-    for i, count in zip(taking, spread(total, max(1, len(taking))), strict=False):
+    if not total:
+        return counts
+    taking = [i for i, what in enumerate(takes) if what in ("all", kind)]
+    if not taking:
+        raise ValueError(f"no client process takes {kind}")
+    for i, count in zip(taking, spread(total, len(taking)), strict=True):
         counts[i] = count
     return counts
 

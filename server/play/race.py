@@ -170,7 +170,7 @@ class RaceRooms:
         bus.set_race_handler(self._deliver)
         self._outgoing: deque[tuple[date, int, Announcement, RaceEntry]] = deque()
         self._sender: asyncio.Task[None] | None = None
-        self._hurry = asyncio.Event()  # set by flush: send what waits without gathering
+        self._hurry = asyncio.Event()  # flush, or an event that goes at once: no gathering
         self._digest_timer: Timer | None = None
         self._digested_at = -DIGEST_INTERVAL
         #: The digest round under way, and the timer of its next slice.
