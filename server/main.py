@@ -37,7 +37,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", help="address to listen on (SIMON_HOST)")
     parser.add_argument("--port", type=int, help="port to listen on (SIMON_PORT)")
     commands = parser.add_subparsers(dest="command")
-    commands.add_parser("serve", help="run the server (the default)")
+    serve = commands.add_parser("serve", help="run the server (the default)")
+    # also after the command; SUPPRESS keeps one given before it from being overwritten
+    serve.add_argument("--host", default=argparse.SUPPRESS, help="as above")
+    serve.add_argument("--port", type=int, default=argparse.SUPPRESS, help="as above")
     commands.add_parser("migrate", help="bring the database schema up to date, then exit")
     commands.add_parser(
         "verify", help="replay every finished game and report mismatches (exit 1 if any)"

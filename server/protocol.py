@@ -624,7 +624,8 @@ class RaceDigest(_RaceBoard):
 
 
 class RaceEvent(_Message):
-    """Pushed to everyone following a race when a player joins, moves, removes a run or ends."""
+    """One racer's event (joined, moved, removed a run, ended, left) as nodes exchange it on the
+    bus; followers are sent :class:`RaceDigest` instead (clients still understand it)."""
 
     type: Literal["race_event"] = "race_event"
     day: date

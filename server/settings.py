@@ -33,7 +33,8 @@ class Settings(BaseSettings):
     secret: str = DEFAULT_SECRET
     production: bool = False
     max_message_bytes: int = Field(4096, ge=512)
-    #: Per connection: at most this many messages in each window, else closed with 1008.
+    #: Per connection: a token bucket of this many messages per window; a message over it is
+    #: refused rate-limited, and 10 more in a row close the connection (1008).
     rate_limit_messages: int = Field(100, ge=1)
     rate_limit_window_seconds: float = Field(10.0, gt=0)
     ping_interval_seconds: float | None = 20.0

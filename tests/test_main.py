@@ -15,8 +15,11 @@ import uuid
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from server.bus import InProcessBus
 from server.engine import Game
+from server.main import _parser
 from server.play.clock import ManualClock
 from server.play.hub import Hub
 from server.play.screening import FLAGGED_REASON
@@ -286,3 +289,20 @@ async def test_review_lists_clears_and_confirms_held_results(backend: Backend) -
         await hub.close()
     finally:
         await store.close()
+
+
+@pytest.mark.parametrize(
+    ("argv", "host", "port"),
+    [
+        (["serve", "--port", "8766"], None, 8766),
+        (["--port", "8766", "serve"], None, 8766),
+        (["--host", "0.0.0.0", "serve", "--port", "8766"], "0.0.0.0", 8766),
+        (["serve"], None, None),
+        ([], None, None),
+    ],
+)
+def test_host_and_port_are_taken_before_or_after_serve(
+    argv: list[str], host: str | None, port: int | None
+) -> None:
+    args = _parser().parse_args(argv)
+    assert (args.host, args.port) == (host, port)
