@@ -4,7 +4,8 @@ room's live standings, then the results (docs/client.md, "Race your friends").
 :class:`RaceTable` is an :class:`~client_cli.table.OnlineTable` whose game arrives at the
 reveal (a ``state`` the server pushes when the countdown ends); until then, and after a
 rematch, it has a room and no game. The room's views (``race_room``) replace what it knew
-unless older (a lower ``revision``); ``race_update`` events change one racer's line.
+unless older (a lower ``revision``); ``race_update`` events change one racer's line, and
+the view of the reveal (``started``: nobody had moved yet) leaves the lines they changed.
 """
 
 from __future__ import annotations
@@ -170,7 +171,12 @@ class RaceTable(OnlineTable):
         self.room = room
         self.race_room = room.code
         self._room_seen_at = self._clock()
-        self.standings = {entry.player: entry for entry in room.racers}
+        racers = {entry.player: entry for entry in room.racers}
+        if event == "started":
+            # The room at its reveal, when nobody had moved: it goes out once the room's
+            # racers have their games, so a racer's updates may have come first (newer).
+            racers.update((name, line) for name, line in self.standings.items() if name in racers)
+        self.standings = racers
         self.room_left &= {entry.player for entry in room.racers if not entry.finished}
         line = self._room_line(room, event)
         if line is not None:

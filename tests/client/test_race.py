@@ -23,6 +23,7 @@ from server.engine import Game
 from server.protocol import (
     MoveRequest,
     PlayerInfo,
+    RaceJoin,
     RaceNew,
     RaceRematch,
     RaceRoom,
@@ -118,6 +119,20 @@ async def test_the_table_follows_the_room_to_the_race_and_its_results() -> None:
     assert isinstance(connection.requests[-1], RaceRematch)
     assert again.code == "ASDFG" and table.phase == "room" and table.game is None
     assert table.view is None and not table.finished
+
+
+async def test_the_view_of_the_reveal_keeps_the_racers_updates_that_overtook_it() -> None:
+    # the server pushes it once every racer has their game: a racer may have moved by then
+    connection = ScriptedConnection([RaceRoom(id=1, room=room("countdown", 2, ("ann", "bob")))])
+    table = RaceTable(connection)  # type: ignore[arg-type]
+    await table.open(RaceJoin(type="race_join", code="QWERT"))
+    table.receive(race_state())  # the reveal
+    ann = RoomEntry(player="ann", moves=1, score=499)
+    table.receive(RaceUpdate(code="QWERT", event="moved", entry=ann))
+    table.receive(RaceRoom(event="started", room=room("racing", 2, ("ann", "bob"), deal=CODE)))
+    assert table.room is not None and table.room.state == "racing"
+    assert table.standings == {"ann": ann, "bob": RoomEntry(player="bob")}
+    assert table.race_log[-1] == "go!"
 
 
 async def test_the_screen_shows_the_room_then_the_race_then_the_results() -> None:
