@@ -30,17 +30,20 @@ if TYPE_CHECKING:
 log = logging.getLogger("server")
 
 
+def _listen_options(parser: argparse.ArgumentParser, default: str | None) -> None:
+    parser.add_argument("--host", default=default, help="address to listen on (SIMON_HOST)")
+    parser.add_argument("--port", type=int, default=default, help="port to listen on (SIMON_PORT)")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="simon-server", description="The Simple Simon Online game server."
     )
-    parser.add_argument("--host", help="address to listen on (SIMON_HOST)")
-    parser.add_argument("--port", type=int, help="port to listen on (SIMON_PORT)")
+    _listen_options(parser, default=None)
     commands = parser.add_subparsers(dest="command")
     serve = commands.add_parser("serve", help="run the server (the default)")
     # also after the command; SUPPRESS keeps one given before it from being overwritten
-    serve.add_argument("--host", default=argparse.SUPPRESS, help="as above")
-    serve.add_argument("--port", type=int, default=argparse.SUPPRESS, help="as above")
+    _listen_options(serve, default=argparse.SUPPRESS)
     commands.add_parser("migrate", help="bring the database schema up to date, then exit")
     commands.add_parser(
         "verify", help="replay every finished game and report mismatches (exit 1 if any)"
