@@ -25,6 +25,7 @@ from server.settings import Settings
 from server.store import StoreError
 
 if TYPE_CHECKING:
+    from server.play.daily import SolverProver
     from server.store import Store
 
 log = logging.getLogger("server")
@@ -76,13 +77,33 @@ async def serve(settings: Settings) -> None:
     log.info("descriptor limit %d (raised from %d)", now, before)
 
     stop = asyncio.Event()
+    received: list[signal.Signals] = []
+
+    def stopping(signum: signal.Signals) -> None:
+        received.append(signum)
+        stop.set()
+
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    async with run_server(settings):
+        loop.add_signal_handler(signum, stopping, signum)
+    async with run_server(settings) as running:
         tune_gc()
         await stop.wait()
-    log.info("stopped")
+        connections = running.gate.total
+    log.info(stop_summary(received[0].name, connections, running.solvers))
+
+
+def stop_summary(signal_name: str, connections: int, solvers: Sequence[SolverProver]) -> str:
+    """The one line that says what a stop stopped, e.g. ``stopped on SIGTERM: 3
+    connections closed, 1 solver search cut short (daily deals)``."""
+    parts = [f"{connections} connection{'' if connections == 1 else 's'} closed"]
+    for solver in solvers:
+        if solver.cut_short:
+            searches = "search" if solver.cut_short == 1 else "searches"
+            parts.append(f"{solver.cut_short} solver {searches} cut short ({solver.name})")
+    if len(parts) == 1:
+        parts.append("no solver search under way")
+    return f"stopped on {signal_name}: " + ", ".join(parts)
 
 
 async def migrate(settings: Settings) -> None:

@@ -49,6 +49,8 @@ class RunningServer:
     port: int
     #: The limits in force (tests call ``gate.sweep()`` after moving its clock).
     gate: Gate
+    #: The solver workers this server started (none when a prover was given).
+    solvers: tuple[SolverProver, ...] = ()
 
     @property
     def url(self) -> str:
@@ -182,14 +184,18 @@ async def run_server(
             await bus.start()
             stack.push_async_callback(bus.close)
         deal_prover = prover
+        solvers: tuple[SolverProver, ...] = ()
         if prover is None:
             solver = SolverProver(settings.daily_solver_seconds)
             stack.callback(solver.close)
             prover = solver
             # race rooms' deals in a worker of their own: a verdict never waits for a daily
-            verdicts = SolverProver(settings.race_solver_seconds, prove=verdict_of)
+            verdicts = SolverProver(
+                settings.race_solver_seconds, prove=verdict_of, name="race deals"
+            )
             stack.callback(verdicts.close)
             deal_prover = verdicts
+            solvers = (solver, verdicts)
         hub = Hub(
             store=store,
             bus=bus,
@@ -240,7 +246,13 @@ async def run_server(
         )
         port = listener.getsockname()[1]
         running = RunningServer(
-            settings=settings, hub=hub, server=server, host=settings.host, port=port, gate=gate
+            settings=settings,
+            hub=hub,
+            server=server,
+            host=settings.host,
+            port=port,
+            gate=gate,
+            solvers=solvers,
         )
         log.info("listening on %s (protocol HTTP on %s)", running.url, running.http_url)
         yield running

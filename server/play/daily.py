@@ -12,14 +12,19 @@ for a day (first writer wins), so every node serves the same ones.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import hashlib
 import hmac
 import logging
+import signal
 from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import date
 from multiprocessing import get_context
-from multiprocessing.pool import Pool
+from multiprocessing.connection import wait
 from typing import Any, Final, TypeVar
 
 from server.engine import SUIT_COUNTS, GameCode
@@ -72,12 +77,32 @@ def solve_code(code: str, max_seconds: float) -> Proof:
     return Proof(None)
 
 
+#: The signals that stop the server: its solver workers ignore them (the server decides when
+#: they stop, and kills them), so a signal to the whole process group (systemd's
+#: ``KillMode=control-group``, Ctrl+C in a terminal) reaches the server alone.
+STOP_SIGNALS: Final = frozenset({signal.SIGINT, signal.SIGTERM})
+#: At a stop, how long to wait for a killed worker to be gone (seconds).
+WORKER_EXIT_SECONDS: Final = 5.0
+
+
+def ignore_stop_signals() -> None:
+    """A solver worker's first act: ignore the stop signals, then take the ones blocked
+    since its spawn (a signal that came in between is dropped with them)."""
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
 class SolverProver:
     """The real prover: the solver in a worker process (or a thread), off the event loop.
 
     A process pool of one: the search is pure Python and would otherwise hold the GIL
-    away from play. ``close`` terminates the worker at once, so a shutdown never waits
-    for a search to end.
+    away from play. The worker ignores SIGINT and SIGTERM: it is spawned with them blocked
+    (a blocked mask survives ``exec``, so there is no moment at which a signal to the
+    process group can reach it) and ignores them before unblocking them. ``close`` kills
+    it at once, so a stop never waits for a search to end, and never waits on a lock a dead
+    worker held (``multiprocessing.Pool.terminate`` can: its workers hold the task queue's
+    lock while idle).
     """
 
     def __init__(
@@ -86,43 +111,90 @@ class SolverProver:
         *,
         processes: bool = True,
         prove: Callable[[str, float], Proof] = solve_code,
+        name: str = "daily deals",
     ) -> None:
         """``prove`` runs in the worker: the daily's :func:`solve_code` (a short solution:
-        par), or a race room's bare verdict (server/play/room_deals.py)."""
+        par), or a race room's bare verdict (server/play/room_deals.py). ``name`` says
+        whose worker it is in the log."""
         self.max_seconds = max_seconds
+        self.name = name
         self._processes = processes
         self._prove = prove
-        self._pool: Pool | None = None
+        self._executor: ProcessPoolExecutor | None = None
+        self._running: set[concurrent.futures.Future[Proof]] = set()
+        self._closed = False
+        #: Searches under way or waiting when :meth:`close` stopped the worker.
+        self.cut_short = 0
 
     async def __call__(self, code: str) -> Proof:
         if not self._processes:
             return await asyncio.to_thread(self._prove, code, self.max_seconds)
-        if self._pool is None:
-            # spawn: a forked child of a threaded asyncio process is unsafe
-            self._pool = get_context("spawn").Pool(1)
+        try:
+            return await self._in_worker(code)
+        except BrokenProcessPool:  # the worker died (killed by the system): once more
+            if self._closed:
+                raise
+            log.warning("solver worker (%s) died; starting another", self.name)
+            self._executor = None
+            return await self._in_worker(code)
+
+    async def _in_worker(self, code: str) -> Proof:
+        if self._closed:
+            raise RuntimeError(f"the solver ({self.name}) is stopped")
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Proof] = loop.create_future()
 
-        def settle(outcome: Proof | BaseException) -> None:
+        def settle(work: concurrent.futures.Future[Proof]) -> None:
             if future.done():  # the waiter gave up (shutdown)
                 return
-            if isinstance(outcome, BaseException):
-                future.set_exception(outcome)
+            if work.cancelled():
+                future.cancel()
+            elif (error := work.exception()) is not None:
+                future.set_exception(error)
             else:
-                future.set_result(outcome)
+                future.set_result(work.result())
 
-        self._pool.apply_async(
-            self._prove,
-            (code, self.max_seconds),
-            callback=lambda proof: loop.call_soon_threadsafe(settle, proof),
-            error_callback=lambda error: loop.call_soon_threadsafe(settle, error),
-        )
-        return await future
+        def deliver(work: concurrent.futures.Future[Proof]) -> None:
+            self._running.discard(work)
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                loop.call_soon_threadsafe(settle, work)
+
+        if self._executor is None:
+            # spawn: a forked child of a threaded asyncio process is unsafe
+            self._executor = ProcessPoolExecutor(
+                1, mp_context=get_context("spawn"), initializer=ignore_stop_signals
+            )
+        # the worker is spawned (if need be) by submit, in this thread: with the stop
+        # signals blocked here, it starts with them blocked; ours wait until the unblock
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            work = self._executor.submit(self._prove, code, self.max_seconds)
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        self._running.add(work)
+        work.add_done_callback(deliver)
+        try:
+            return await future
+        except asyncio.CancelledError:
+            work.cancel()  # not started yet: never started
+            raise
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool = None
+        """Stop the worker now (killed: a search under way is cut short, and counted in
+        :attr:`cut_short` with those waiting)."""
+        self._closed = True
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        self.cut_short = len(self._running)
+        workers = list(executor._processes.values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.kill()
+        # its sentinel, not join(): the executor's own thread reaps it
+        gone = wait([worker.sentinel for worker in workers], WORKER_EXIT_SECONDS)
+        if len(gone) < len(workers):
+            log.warning("solver worker (%s) still there after SIGKILL", self.name)
 
 
 #: How often a node that is not proving looks for the deals another node stores (seconds).

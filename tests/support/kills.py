@@ -107,7 +107,9 @@ class ServerProcess:
         except OSError:
             return "(no log)"
 
-    async def start(self) -> None:
+    async def start(self, *, ready: bool = True) -> None:
+        """Start it and wait until ``/healthz`` answers 200 (today's deals proven), or with
+        ``ready`` false until it answers at all (503 while proving)."""
         assert self.process is None or self.process.poll() is not None
         self.port = free_port()
         self.starts += 1
@@ -124,7 +126,7 @@ class ServerProcess:
                 start_new_session=True,  # its solver worker goes down with it
             )
         deadline = time.monotonic() + START_SECONDS
-        while not await asyncio.to_thread(_healthy, self.port):
+        while not await asyncio.to_thread(_healthy, self.port, ready):
             if self.process.poll() is not None:
                 raise RuntimeError(f"simon-server exited at start:\n{self.log_tail()}")
             if time.monotonic() > deadline:
@@ -142,6 +144,49 @@ class ServerProcess:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
 
+    def signal_group(self, signum: signal.Signals) -> None:
+        """Send ``signum`` to its whole process group (as systemd and Ctrl+C do)."""
+        assert self.process is not None
+        os.killpg(self.process.pid, signum)
+
+    async def exited(self, within: float) -> tuple[int, float]:
+        """Wait for it to exit: its status and the seconds it took. Killed (with its group)
+        and AssertionError if it is still running after ``within`` seconds."""
+        process = self.process
+        assert process is not None
+        began = time.monotonic()
+        try:
+            status = await asyncio.to_thread(process.wait, within)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError(
+                f"simon-server still running {within:g} s after the signal:\n{self.log_tail()}"
+            ) from None
+        return status, time.monotonic() - began
+
+    def others_in_group(self, command: str = "") -> list[int]:
+        """The live processes of its process group other than itself (its solver workers,
+        multiprocessing's resource tracker) whose command line has ``command``, from /proc
+        (zombies, left to an init that may not reap them, are not counted)."""
+        assert self.process is not None
+        pids = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue  # gone meanwhile
+            state, group = fields[0], int(fields[2])
+            pid = int(stat.parent.name)
+            if group != self.process.pid or pid == self.process.pid or state == "Z":
+                continue
+            try:
+                line = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if command in line:
+                pids.append(pid)
+        return pids
+
     async def stop(self) -> None:
         """Stop it gracefully (SIGTERM), or kill it if it does not stop."""
         process = self.process
@@ -153,10 +198,13 @@ class ServerProcess:
         self.kill()
 
 
-def _healthy(port: int) -> bool:
+def _healthy(port: int, ready: bool = True) -> bool:
+    """Whether ``/healthz`` answers 200 (or, unless ``ready``, answers at all)."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
             return response.status == 200
+    except urllib.error.HTTPError:
+        return not ready
     except (OSError, urllib.error.URLError):
         return False
 
@@ -394,11 +442,14 @@ async def run_kills(
     play_seconds: tuple[float, float] = (0.1, 0.8),
     after_kill: Callable[[int], Awaitable[None]] | None = None,
     progress: Callable[[str], None] | None = None,
+    halt: Callable[[ServerProcess], Awaitable[None]] | None = None,
 ) -> Report:
     """Start the server, then ``kills`` times: let the bots play, kill -9, restart, check.
 
     ``after_kill(n)`` runs while the server is down after kill ``n`` (1-based): e.g. to
-    lose Redis's data too. Returns the report; problems are listed in it, not raised.
+    lose Redis's data too. ``halt``, when given, brings the server down instead of kill -9
+    (a graceful stop, say); it must leave the process ended. Returns the report; problems
+    are listed in it, not raised.
     """
     seed = random.randrange(2**32) if seed is None else seed
     rng = random.Random(seed)
@@ -420,8 +471,12 @@ async def run_kills(
                 await _all_set([bot.playing for bot in players])
                 await asyncio.sleep(rng.uniform(*play_seconds))
             finally:
-                server.kill()
-                await asyncio.gather(*tasks)
+                try:
+                    if halt is not None:
+                        await halt(server)
+                finally:
+                    server.kill()
+                    await asyncio.gather(*tasks)
             report.kills += 1
             if after_kill is not None:
                 await after_kill(kill)
