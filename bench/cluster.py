@@ -43,13 +43,12 @@ from typing import Any
 from tests.support.dns import StubDns
 from tests.support.kills import ROOT, free_port, server_command
 from tests.support.nginx import NODE_NAME, NODES, Nginx, shared_port
+from tests.support.services import POSTGRES_ADMIN_DSN, REDIS_URL
 
 from .server_load import cpu_seconds, database_url, rss_bytes
 
-POSTGRES_ADMIN = os.environ.get(
-    "SIMON_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres"
-)
-REDIS = os.environ.get("SIMON_TEST_REDIS", "redis://127.0.0.1:6379/0")
+POSTGRES_ADMIN = POSTGRES_ADMIN_DSN
+REDIS = REDIS_URL
 #: nginx's address as the nodes see it (its upstream connections come from 127.0.0.1).
 PROXY = "127.0.0.1"
 START_SECONDS = 90.0

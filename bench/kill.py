@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 import tempfile
 import time
@@ -45,12 +44,11 @@ from tests.support.kills import (  # noqa: E402
     run_kills,
     services_environment,
 )
-from tests.support.services import delete_redis_prefix  # noqa: E402
-
-POSTGRES_ADMIN_DSN = os.environ.get(
-    "SIMON_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres"
+from tests.support.services import (  # noqa: E402
+    POSTGRES_ADMIN_DSN,
+    REDIS_URL,
+    delete_redis_prefix,
 )
-REDIS_URL = os.environ.get("SIMON_TEST_REDIS", "redis://127.0.0.1:6379/0")
 
 
 def say(message: str) -> None:

@@ -47,6 +47,7 @@ from server.store.ranks import (
     Position,
     RankCache,
 )
+from tests.support.services import POSTGRES_ADMIN_DSN, REDIS_URL
 
 BIG_DAY = date(2026, 11, 1)
 # A page as the store asks for it, for EXPLAIN and for the bare-driver baseline.
@@ -193,8 +194,8 @@ async def main() -> None:
     parser.add_argument("--per-day", type=int, default=100_000, help="results on other days")
     parser.add_argument("--queries", type=int, default=300, help="timed queries per kind")
     parser.add_argument("--limit", type=int, default=20, help="rows per page")
-    parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/postgres")
-    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--postgres", default=POSTGRES_ADMIN_DSN)
+    parser.add_argument("--redis", default=REDIS_URL)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
     args = parser.parse_args()

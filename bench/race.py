@@ -73,9 +73,9 @@ from bench.server_load import (  # noqa: E402
     split,
     stop_server,
 )
+from tests.support.services import POSTGRES_ADMIN_DSN as POSTGRES_ADMIN  # noqa: E402
+from tests.support.services import REDIS_URL as REDIS  # noqa: E402
 
-POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
-REDIS = "redis://127.0.0.1:6379/0"
 MAX_SIZE = 1 << 16
 PATHS = ("rooms", "daily", "practice")
 COUNTDOWN = 2.0

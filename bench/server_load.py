@@ -116,6 +116,7 @@ sys.path.insert(0, str(ROOT))
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
 from server.engine import Game, GameCode  # noqa: E402
+from tests.support.services import POSTGRES_ADMIN_DSN, REDIS_URL  # noqa: E402
 
 MAX_SIZE = 4096
 MOVES_PER_SEQUENCE = 60
@@ -124,8 +125,8 @@ RETRY_PAUSE = 0.1  # seconds before a refused request is sent again
 WINDOW_NOTICE = 0.5  # seconds between telling the clients the measured window and its start
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
-POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
-REDIS = "redis://127.0.0.1:6379/0"
+POSTGRES_ADMIN = POSTGRES_ADMIN_DSN
+REDIS = REDIS_URL
 UNAVAILABLE = "unavailable"
 
 

@@ -48,6 +48,7 @@ from server.play.clock import ManualClock
 from server.play.daily import Proof
 from server.settings import Settings
 from server.web import Source
+from tests.support.services import POSTGRES_ADMIN_DSN, REDIS_URL
 
 TODAY = date(2026, 11, 1)
 SHARES = {1: 0.5, 2: 0.3, 4: 0.2}
@@ -160,8 +161,8 @@ async def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000, help="finished daily results")
     parser.add_argument("--per-day", type=int, default=100_000, help="results a day")
     parser.add_argument("--requests", type=int, default=300, help="timed requests per page")
-    parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/postgres")
-    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--postgres", default=POSTGRES_ADMIN_DSN)
+    parser.add_argument("--redis", default=REDIS_URL)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)

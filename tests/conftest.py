@@ -1,14 +1,14 @@
 """Shared fixtures: the real services the integration tests talk to.
 
 Integration tests run twice: against the embedded defaults (an SQLite file, the
-in-process bus) and against the real PostgreSQL and Redis on 127.0.0.1. Each
+in-process bus) and against the real PostgreSQL and Redis (``SIMON_TEST_POSTGRES``, an
+admin DSN, and ``SIMON_TEST_REDIS``; by default the machine's own on 127.0.0.1). Each
 run makes a database of its own and a Redis key prefix of its own, and removes
 them afterwards. A service that does not answer fails the run: it never skips.
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -16,10 +16,7 @@ from pathlib import Path
 
 import pytest
 
-POSTGRES_ADMIN_DSN = os.environ.get(
-    "SIMON_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres"
-)
-REDIS_URL = os.environ.get("SIMON_TEST_REDIS", "redis://127.0.0.1:6379/0")
+from tests.support.services import POSTGRES_ADMIN_DSN, REDIS_URL
 
 
 @dataclass(frozen=True)

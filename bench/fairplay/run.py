@@ -34,6 +34,7 @@ from server.net import RunningServer, run_server
 from server.play.clock import ManualClock
 from server.play.daily import Proof, solve_code
 from server.settings import Settings
+from tests.support.services import POSTGRES_ADMIN_DSN
 
 from .traces import POPULATIONS, Plan, make_plan
 
@@ -48,7 +49,7 @@ TARGETS: Final[dict[str, tuple[str, float]]] = {
 #: Players start their daily between these hours of their day (UTC), at random.
 FIRST_START: Final = day_time(1, 0)
 LAST_START: Final = day_time(14, 0)
-POSTGRES_ADMIN: Final = "postgresql://postgres@127.0.0.1:5432/postgres"
+POSTGRES_ADMIN: Final = POSTGRES_ADMIN_DSN
 
 
 # -- the daily deals' solutions ------------------------------------------------------------
