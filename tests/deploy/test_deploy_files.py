@@ -46,7 +46,7 @@ def test_nginx_is_sized_for_ten_thousand_websockets_and_outlasts_the_pings() -> 
 def test_docker_compose_runs_the_shipped_nginx_conf_whole() -> None:
     compose = shutil.which("docker-compose")
     if compose is None:
-        pytest.fail("docker-compose is not installed (Debian package; .ci/run installs it)")
+        pytest.fail("docker-compose is not installed (Debian package; scripts/test installs it)")
     env = {**os.environ, "SIMON_SECRET": "check"}
     result = subprocess.run(
         [compose, "-f", "docker-compose.yml", "--profile", "scale", "config"],

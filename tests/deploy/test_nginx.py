@@ -45,7 +45,7 @@ def nginx_binary() -> str:
         "/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None
     )
     if found is None:
-        pytest.fail("nginx is not installed (Debian package nginx; .ci/run installs it)")
+        pytest.fail("nginx is not installed (Debian package nginx; scripts/test installs it)")
     return found
 
 

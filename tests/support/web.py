@@ -121,7 +121,7 @@ def _program(variable: str, name: str) -> str:
     if found is None or not Path(found).is_file():
         pytest.fail(
             f"{name} is not installed: the browser tests need Debian's chromium and "
-            "chromium-driver (apt-get install chromium chromium-driver; .ci/run does it)",
+            "chromium-driver (apt-get install chromium chromium-driver; scripts/test does it)",
             pytrace=False,
         )
     return found
