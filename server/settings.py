@@ -90,8 +90,19 @@ class Settings(BaseSettings):
     handshake_timeout_seconds: float = Field(10.0, gt=0)
     http_requests_per_address: int = Field(120, ge=1)
     http_window_seconds: float = Field(60.0, gt=0)
-    #: At the descriptor limit, one log line per this many seconds, however many accepts fail.
+    #: At the descriptor limit, one log line per this many seconds, however many accepts fail
+    #: (and the same for asyncio's warnings of writes to sockets the peer reset).
     accept_error_log_seconds: float = Field(60.0, gt=0)
+    #: Per client address, across its connections: a token bucket of this many websocket
+    #: frames (messages, sign-ins, pings and pongs) per window.
+    messages_per_address: int = Field(300, ge=1)
+    address_message_window_seconds: float = Field(10.0, gt=0)
+    #: A connection that sends no byte this long after it is accepted is closed.
+    first_bytes_timeout_seconds: float = Field(5.0, gt=0)
+    #: ``/metrics`` on a listener of its own (for a scraper on another host); without a
+    #: port, it is served on the main port to loopback peers only.
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int | None = Field(None, ge=0, le=65535)
     log_level: str = "INFO"
     #: ``text``: one plain line a record; ``json``: one JSON object a line.
     log_format: Literal["text", "json"] = "text"

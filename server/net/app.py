@@ -9,17 +9,17 @@
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from urllib.parse import urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
-from websockets.server import ServerProtocol
 
 from server.bus import Bus, open_bus, redis_client
 from server.play.clock import Clock, SystemClock
@@ -27,14 +27,16 @@ from server.play.daily import Prover, SolverProver
 from server.play.hub import Hub
 from server.play.room_deals import verdict_of
 from server.play.rooms import RoomSettings
+from server.protocol import ErrorCode
 from server.settings import Settings
 from server.store import Store
 
 from . import http
 from .connection import serve_connection
+from .gated import GatedConnection, connection_class
 from .health import Health
 from .limits import Gate, Limits, Monotonic, Refusal
-from .listen import AcceptErrors, connection_cap, listen
+from .listen import AcceptErrors, SendFailures, connection_cap, listen
 from .metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,8 @@ class RunningServer:
     gate: Gate
     #: The solver workers this server started (none when a prover was given).
     solvers: tuple[SolverProver, ...] = ()
+    #: The port of ``/metrics``'s own listener (``SIMON_METRICS_PORT``), if it has one.
+    metrics_port: int | None = None
 
     @property
     def url(self) -> str:
@@ -61,37 +65,6 @@ class RunningServer:
         return f"http://{self.host}:{self.port}"
 
 
-class GatedConnection(ServerConnection):
-    """A connection counted by the :class:`Gate` from accept to close, and, once its
-    request is read, by its client address."""
-
-    gate: Gate  # set on the subclass made for each server (:func:`_connection_class`)
-
-    def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
-        super().__init__(protocol, *args, **kwargs)
-        #: The address it was admitted as (None until its request was read and admitted).
-        self.client_address: str | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(transport)
-        self.gate.opened()
-        if self.gate.total > self.gate.limits.max_connections + HANDSHAKE_SLACK:
-            assert isinstance(transport, asyncio.Transport)
-            transport.abort()  # far over the cap: not even a handshake, keep descriptors free
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.gate.closed(self.client_address)
-        super().connection_lost(exc)
-
-
-#: Connections accepted past the cap that still get an answer (503) rather than a reset.
-HANDSHAKE_SLACK = 64
-
-
-def _connection_class(gate: Gate) -> type[GatedConnection]:
-    return type("Connection", (GatedConnection,), {"gate": gate})
-
-
 def _limited(refusal: Refusal) -> Response:
     response = http.error_response(refusal.status, refusal.code, refusal.message)
     if refusal.retry_after is not None:
@@ -99,27 +72,41 @@ def _limited(refusal: Refusal) -> Response:
     return response
 
 
+def _loopback(peer: str | None) -> bool:
+    try:
+        return peer is not None and ipaddress.ip_address(peer.split("%", 1)[0]).is_loopback
+    except ValueError:
+        return False
+
+
 async def _process_request(
     hub: Hub,
     gate: Gate,
     health: Health,
     metrics: Metrics,
+    metrics_here: bool,
     connection: ServerConnection,
     request: Request,
 ) -> Response | None:
     peer = connection.remote_address[0] if connection.remote_address else None
-    address = gate.client_address(peer, request.headers.get_all("X-Forwarded-For"))
+    forwarded = request.headers.get_all("X-Forwarded-For")
+    address = gate.client_address(peer, forwarded)
     refused = gate.admit(address)
     if refused is not None:
         return _limited(refused)
     assert isinstance(connection, GatedConnection)
-    connection.client_address = address
+    connection.admitted(address)
     if request.headers.get("Upgrade", "").lower() == "websocket":
         return None
+    if request.method not in http.METHODS:
+        return http.method_not_allowed(request)
     refused = gate.http_request(address)
     if refused is not None:
         return _limited(refused)
-    response = await http.respond(hub, request, health, metrics)
+    # /metrics here only for the machine itself, not through a proxy (else it has a
+    # listener of its own, SIMON_METRICS_PORT)
+    local = metrics_here and not forwarded and _loopback(peer)
+    response = await http.respond(hub, request, health, metrics if local else None)
     if response.status_code >= 400 and not http.is_health_check(request):
         # a 503 from /healthz is the node's state (proving, the database down), which a
         # balancer polls for: not an error answered to anyone
@@ -154,14 +141,21 @@ async def run_server(
             settings.descriptor_reserve,
             settings.max_connections,
         )
-    gate = Gate(Limits.of(settings, max_connections=cap), monotonic=monotonic)
+    gate = Gate(
+        Limits.of(settings, max_connections=cap),
+        monotonic=monotonic,
+        connection_clock=clock.monotonic,
+    )
     loop = asyncio.get_running_loop()
     previous_handler = loop.get_exception_handler()
     loop.set_exception_handler(
         AcceptErrors(settings.accept_error_log_seconds, previous=previous_handler)
     )
+    send_failures = SendFailures(settings.accept_error_log_seconds)
+    logging.getLogger("asyncio").addFilter(send_failures)
     async with AsyncExitStack() as stack:
         stack.callback(loop.set_exception_handler, previous_handler)
+        stack.callback(logging.getLogger("asyncio").removeFilter, send_failures)
         rank_redis = None
         if store is None:
             if settings.redis_url:
@@ -225,25 +219,28 @@ async def run_server(
         stack.callback(listener.close)  # the server closes it too; twice does no harm
         server = await stack.enter_async_context(
             serve(
-                partial(
-                    _connection,
-                    hub,
-                    gate,
-                    metrics,
-                    settings.rate_limit_messages,
-                    settings.rate_limit_window_seconds,
-                ),
+                partial(_connection, hub, gate, metrics),
                 sock=listener,
                 compression=None,  # small frames: deflate costs CPU and memory for nothing
                 max_size=settings.max_message_bytes,
                 ping_interval=settings.ping_interval_seconds,
                 ping_timeout=settings.ping_timeout_seconds,
                 open_timeout=settings.handshake_timeout_seconds,
-                process_request=partial(_process_request, hub, gate, health, metrics),
+                process_request=partial(
+                    _process_request, hub, gate, health, metrics, settings.metrics_port is None
+                ),
                 server_header=None,
-                create_connection=_connection_class(gate),
+                create_connection=connection_class(gate),
             )
         )
+        if settings.metrics_port is not None:
+            metrics_server = await stack.enter_async_context(
+                serve_metrics(metrics, settings.metrics_host, settings.metrics_port)
+            )
+            metrics_port = _address(metrics_server)[1]
+            log.info("metrics on http://%s:%d/metrics", settings.metrics_host, metrics_port)
+        else:
+            metrics_port = None
         port = listener.getsockname()[1]
         running = RunningServer(
             settings=settings,
@@ -253,18 +250,39 @@ async def run_server(
             port=port,
             gate=gate,
             solvers=solvers,
+            metrics_port=metrics_port,
         )
         log.info("listening on %s (protocol HTTP on %s)", running.url, running.http_url)
         yield running
         log.info("shutting down")
 
 
-async def _connection(
-    hub: Hub,
-    gate: Gate,
-    metrics: Metrics,
-    budget: int,
-    window: float,
-    websocket: ServerConnection,
-) -> None:
-    await serve_connection(hub, websocket, budget, window, gate, metrics)
+async def _connection(hub: Hub, gate: Gate, metrics: Metrics, websocket: ServerConnection) -> None:
+    assert isinstance(websocket, GatedConnection)
+    await serve_connection(hub, websocket, gate, metrics)
+
+
+@asynccontextmanager
+async def serve_metrics(metrics: Metrics, host: str, port: int) -> AsyncIterator[Server]:
+    """``/metrics`` alone on a listener of its own (``SIMON_METRICS_HOST``/``PORT``), for a
+    scraper on another host: every other path answers 404, nothing is upgraded."""
+
+    async def answer(connection: ServerConnection, request: Request) -> Response:
+        if request.method not in http.METHODS:
+            response = http.method_not_allowed(request)
+        elif urlsplit(request.path).path != "/metrics":
+            response = http.error_response(404, ErrorCode.NOT_FOUND, "only /metrics here")
+        else:
+            response = await http.metrics_response(metrics)
+        return http.finished(request, response)
+
+    async def never(connection: ServerConnection) -> None:  # every request is answered above
+        raise AssertionError("the metrics listener upgraded a connection")
+
+    async with serve(never, host, port, process_request=answer, server_header=None) as server:
+        yield server
+
+
+def _address(server: Server) -> tuple[str, int]:
+    host, port = server.sockets[0].getsockname()[:2]
+    return str(host), int(port)

@@ -14,8 +14,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from websockets.asyncio.server import ServerConnection, broadcast
@@ -33,43 +32,20 @@ from server.protocol import (
     parse_client_message,
 )
 
-from .limits import Gate
+from .limits import CLOSE_POLICY, Gate
 from .metrics import Metrics
+
+if TYPE_CHECKING:
+    from .gated import GatedConnection
 
 log = logging.getLogger(__name__)
 
 #: Pushed frames waiting for one client; more are dropped.
 PUSH_QUEUE: int = 64
-CLOSE_POLICY = 1008
-#: Messages refused in a row for the budget before the connection is closed.
-OVERDRAFT = 10
 #: The messages that sign a connection in (limited per client address).
 _SIGN_IN = frozenset({"register", "auth"})
-
-
-class RateLimit:
-    """A token bucket: bursts of up to ``budget`` messages, refilled at ``budget`` per
-    ``window`` seconds, so no stretch of ``window`` seconds passes much more than that."""
-
-    __slots__ = ("_capacity", "_last", "_monotonic", "_per_second", "_tokens")
-
-    def __init__(
-        self, budget: int, window: float, monotonic: Callable[[], float] = time.monotonic
-    ) -> None:
-        self._capacity = float(budget)
-        self._per_second = budget / window
-        self._tokens = float(budget)
-        self._monotonic = monotonic
-        self._last = monotonic()
-
-    def allow(self) -> bool:
-        now = self._monotonic()
-        self._tokens = min(self._capacity, self._tokens + (now - self._last) * self._per_second)
-        self._last = now
-        if self._tokens < 1.0:
-            return False
-        self._tokens -= 1.0
-        return True
+#: Reads that cost the database: they share the address's budget of HTTP requests.
+_READS = frozenset({"leaderboard", "rank", "history"})
 
 
 class Outbox:
@@ -231,45 +207,32 @@ async def _signing_in(
 
 
 async def serve_connection(
-    hub: Hub,
-    websocket: ServerConnection,
-    budget: int,
-    window: float,
-    gate: Gate | None = None,
-    metrics: Metrics | None = None,
+    hub: Hub, websocket: GatedConnection, gate: Gate, metrics: Metrics | None = None
 ) -> None:
     """Run one connection until it closes."""
     outbox = Outbox(websocket)
     session = Session(hub, outbox.push)
-    limit = RateLimit(budget, window, hub.clock.monotonic)  # the hub's clock: injectable
-    refused_in_a_row = 0
-    address = getattr(websocket, "client_address", None) or "unknown"
-    if gate is not None:
-        gate.unauthenticated(websocket)
+    budget = websocket.budget
+    assert budget is not None  # admitted before its handshake was answered
+    address = budget.address
+    gate.unauthenticated(websocket)
     try:
         async for frame in websocket:
-            if not limit.allow():
+            over = budget.take()  # the connection's and its address's, before any work
+            if over is not None:
                 # Over budget: refused unread, with the id so a client can slow down and
                 # resend; a client that keeps on regardless is closed.
-                refused_in_a_row += 1
-                if metrics is not None:
-                    metrics.refused(ErrorCode.RATE_LIMITED.value)
-                closing = refused_in_a_row > OVERDRAFT
+                closing = budget.overdrawn
+                error = over.error(None if closing else message_id_of(frame))
+                then = "; closing" if closing else "; slow down and send it again"
                 await outbox.reply(
-                    encode(
-                        Error(
-                            id=None if closing else message_id_of(frame),
-                            code=ErrorCode.RATE_LIMITED,
-                            message=f"too many messages: at most {budget} every {window:g} s"
-                            + ("; closing" if closing else "; slow down and send it again"),
-                        )
-                    )
+                    encode(error.model_copy(update={"message": error.message + then}))
                 )
                 if closing:
+                    gate.overdrawn(address, "messages")
                     await close_draining(websocket, CLOSE_POLICY, "too many messages")
                     break
                 continue
-            refused_in_a_row = 0
             started = time.perf_counter()
             try:
                 message = parse_client_message(frame)
@@ -280,8 +243,10 @@ async def serve_connection(
                 await outbox.reply(refused)
                 continue
             try:
-                if gate is not None and message.type in _SIGN_IN:
+                if message.type in _SIGN_IN:
                     replies = await _signing_in(gate, address, websocket, session, message)
+                elif message.type in _READS and (limited := gate.read(address)) is not None:
+                    replies = [encode(limited.error(message.id))]
                 else:
                     replies = await session.handle(message)
             except Exception:  # what no table knows: a bug
@@ -294,8 +259,7 @@ async def serve_connection(
     except ConnectionClosed:
         pass
     finally:
-        if gate is not None:
-            gate.forget(websocket)
+        gate.forget(websocket)
         outbox.close()
         try:
             await session.close()

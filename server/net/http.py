@@ -10,6 +10,7 @@ browser asks for HTML.
 
 from __future__ import annotations
 
+import dataclasses
 import email.utils
 import http
 import json
@@ -66,6 +67,32 @@ def _text_response(body: bytes, content_type: str) -> Response:
         ]
     )
     return Response(200, "OK", headers, body)
+
+
+def finished(request: Request | None, response: Response) -> Response:
+    """Every HTTP answer as it leaves (the library's own refusals too): ``nosniff``, and
+    for ``HEAD`` the headers of the ``GET`` with no body."""
+    if "X-Content-Type-Options" not in response.headers:
+        response.headers["X-Content-Type-Options"] = "nosniff"
+    if request is not None and request.method == "HEAD" and response.body:
+        response = dataclasses.replace(response, body=b"")
+    return response
+
+
+#: The methods answered; others get 405 (the websocket handshake itself is a GET).
+METHODS = ("GET", "HEAD")
+
+
+def method_not_allowed(request: Request) -> Response:
+    response = error_response(
+        405, ErrorCode.INVALID_MESSAGE, f"{request.method[:16]} is not served: only GET and HEAD"
+    )
+    response.headers["Allow"] = ", ".join(METHODS)
+    return response
+
+
+async def metrics_response(metrics: Metrics) -> Response:
+    return _text_response(await metrics.render(), CONTENT_TYPE)
 
 
 def error_response(status: int, code: ErrorCode, message: str) -> Response:
@@ -203,7 +230,7 @@ async def respond(
     if url.path == "/healthz" and health is not None:
         return await _healthz(hub, {}, health)
     if url.path == "/metrics" and metrics is not None:
-        return _text_response(await metrics.render(), CONTENT_TYPE)
+        return await metrics_response(metrics)
     route = _ROUTES.get(url.path)
     room = url.path.removeprefix("/race/") if url.path.startswith("/race/") else None
     if room is not None and not wants_json(request, default=True):

@@ -6,6 +6,10 @@
     address = gate.client_address(peer="10.0.0.5", forwarded=["203.0.113.7"])
     wait = gate.registration(address)     # 0.0: go on; else refused: try again in wait s
 
+Connections are counted twice: at accept, by the TCP peer (before a byte is read, so
+silent sockets from one address cannot fill the server), and once the request is read, by
+the client address.
+
 The client address is the TCP peer, or, when the peer is a trusted proxy
 (``SIMON_TRUSTED_PROXIES``), the nearest address in ``X-Forwarded-For`` that is not one.
 IPv6 clients are counted by their /64 (one host usually holds the whole prefix).
@@ -40,6 +44,15 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 MAX_ADDRESSES = 100_000
 #: Close code of a connection that did not sign in within its grace period (policy).
 CLOSE_POLICY = 1008
+#: Connections accepted past the cap in all that still get an answer (503) rather than
+#: being dropped at accept.
+HANDSHAKE_SLACK = 64
+#: The same for one address past its cap (they get a 429 once their request is read).
+ADDRESS_SLACK = 8
+#: Frames refused in a row for the budget before the connection is closed (1008).
+OVERDRAFT = 10
+#: An offender (an address, for one kind of offence) is logged once in this many seconds.
+OFFENDER_LOG_SECONDS = 600.0
 
 
 def networks(text: str) -> tuple[Network, ...]:
@@ -66,6 +79,11 @@ class Limits:
     unauthenticated_grace: float | None = 30.0
     http_requests: int = 120
     http_window: float = 60.0
+    messages: int = 100
+    message_window: float = 10.0
+    address_messages: int = 300
+    address_message_window: float = 10.0
+    first_bytes: float = 5.0
 
     @classmethod
     def of(cls, settings: Settings, *, max_connections: int | None = None) -> Limits:
@@ -83,6 +101,11 @@ class Limits:
             unauthenticated_grace=settings.unauthenticated_grace_seconds or None,
             http_requests=settings.http_requests_per_address,
             http_window=settings.http_window_seconds,
+            messages=settings.rate_limit_messages,
+            message_window=settings.rate_limit_window_seconds,
+            address_messages=settings.messages_per_address,
+            address_message_window=settings.address_message_window_seconds,
+            first_bytes=settings.first_bytes_timeout_seconds,
         )
 
 
@@ -222,18 +245,89 @@ def _seconds(wait: float) -> int:
     return max(1, math.ceil(wait))
 
 
+class Offenders:
+    """One log line per offender (an address, for one kind of offence) per ``interval``
+    seconds, however many offences: a flood writes a line, not thousands."""
+
+    def __init__(self, interval: float, monotonic: Monotonic, limit: int = MAX_ADDRESSES) -> None:
+        self.interval = interval
+        self._clock = monotonic
+        self._limit = limit
+        self._next: dict[tuple[str, str], float] = {}
+        self.lines = 0
+
+    def offended(self, kind: str, address: str, message: str, *args: object) -> None:
+        """Log ``message % args`` (at WARNING) unless ``address`` was logged for ``kind``
+        less than ``interval`` seconds ago."""
+        now = self._clock()
+        key = (kind, address)
+        if self._next.get(key, -math.inf) > now:
+            return
+        if key not in self._next and len(self._next) >= self._limit:
+            for old in [k for k, until in self._next.items() if until <= now]:
+                del self._next[old]
+            while len(self._next) >= self._limit:  # the oldest, forgotten
+                del self._next[next(iter(self._next))]
+        self._next.pop(key, None)  # to the end: the order is the age
+        self._next[key] = now + self.interval
+        self.lines += 1
+        log.warning(message, *args)
+
+
+class FrameBudget:
+    """One connection's budget: every frame it sends, a message or a control frame (ping,
+    pong), takes a token from the connection's bucket and from its address's (shared by
+    all the address's connections, so reconnecting buys nothing). A client that goes on
+    after :data:`OVERDRAFT` refusals in a row is to be closed (:attr:`overdrawn`)."""
+
+    __slots__ = ("_bucket", "_gate", "address", "refused_in_a_row")
+
+    def __init__(self, gate: Gate, address: str) -> None:
+        self._gate = gate
+        self.address = address
+        limits = gate.limits
+        self._bucket = Bucket(
+            limits.messages, limits.messages / limits.message_window, gate.connection_clock()
+        )
+        self.refused_in_a_row = 0
+
+    def take(self) -> Refusal | None:
+        """None: go on (counted); else the refusal (nothing counted)."""
+        refused = self._gate.frame(self.address, self._bucket)
+        if refused is None:
+            self.refused_in_a_row = 0
+        else:
+            self.refused_in_a_row += 1
+        return refused
+
+    @property
+    def overdrawn(self) -> bool:
+        return self.refused_in_a_row > OVERDRAFT
+
+
 class Gate:
     """Every limit of one server: connection counts, per-address budgets, the sign-in
     back-off, and the grace period of connections that have not signed in."""
 
-    def __init__(self, limits: Limits, *, monotonic: Monotonic) -> None:
+    def __init__(
+        self, limits: Limits, *, monotonic: Monotonic, connection_clock: Monotonic | None = None
+    ) -> None:
         self.limits = limits
         self._clock = monotonic
-        #: TCP connections open now (counted from accept to close), and by client address.
+        #: What each connection's own budget refills by (the hub's clock, which tests move).
+        self.connection_clock = connection_clock or monotonic
+        #: TCP connections open now (counted from accept to close), by TCP peer (not
+        #: trusted proxies, nor exempt addresses), and by client address.
         self.total = 0
+        self.by_peer: dict[str, int] = {}
         self.by_address: dict[str, int] = {}
+        #: Connections dropped at accept, and closed for sending nothing in time.
+        self.dropped = 0
+        self.silent = 0
         self.registrations = RateTable(limits.registrations, limits.registration_window, monotonic)
         self.http = RateTable(limits.http_requests, limits.http_window, monotonic)
+        self.messages = RateTable(limits.address_messages, limits.address_message_window, monotonic)
+        self.offenders = Offenders(OFFENDER_LOG_SECONDS, monotonic)
         self.auth = AuthBackoff(
             free=limits.auth_failures_free,
             base=limits.auth_backoff,
@@ -289,26 +383,75 @@ class Gate:
         )
 
     def _refuse(self, refusal: Refusal) -> Refusal:
-        self.refused[refusal.code.value] = self.refused.get(refusal.code.value, 0) + 1
-        if self.on_refuse is not None:
-            self.on_refuse(refusal.code.value)
+        self._refuse_code(refusal.code)
         return refusal
+
+    def _refuse_code(self, code: ErrorCode) -> None:
+        self.refused[code.value] = self.refused.get(code.value, 0) + 1
+        if self.on_refuse is not None:
+            self.on_refuse(code.value)
 
     # -- connections ---------------------------------------------------------------------
 
-    def opened(self) -> None:
-        """A TCP connection was accepted."""
+    def opened(self, peer: str | None = None) -> str | None:
+        """A TCP connection was accepted from ``peer``: counted in all, and by the peer's
+        address unless that is a trusted proxy (its clients are counted once their request
+        is read) or exempt. Returns the address it was counted by, for :meth:`closed`."""
         self.total += 1
+        parsed = _parse(peer)
+        if parsed is None or self._trusted(parsed):
+            return None
+        key = self.client_address(peer)
+        if self.exempt(key):
+            return None
+        self.by_peer[key] = self.by_peer.get(key, 0) + 1
+        return key
 
-    def closed(self, address: str | None) -> None:
-        """A TCP connection closed (``address``: the one it was admitted as, if it was)."""
+    def drop_at_accept(self, peer_key: str | None) -> bool:
+        """Whether a connection just :meth:`opened` is to be dropped before a byte is read:
+        far past the cap in all, or past its address's (a few past it are kept, to be
+        answered 429 once their request is read)."""
+        limits = self.limits
+        over = self.total > limits.max_connections + HANDSHAKE_SLACK or (
+            peer_key is not None
+            and self.by_peer[peer_key] > limits.connections_per_address + ADDRESS_SLACK
+        )
+        if over:
+            self.dropped += 1
+            self._refuse_code(ErrorCode.TOO_MANY_CONNECTIONS)
+            if peer_key is not None:
+                self.offenders.offended(
+                    "accept",
+                    peer_key,
+                    "dropping connections from %s at accept: more than %d open",
+                    peer_key,
+                    limits.connections_per_address,
+                )
+        return over
+
+    def closed(self, address: str | None, peer_key: str | None = None) -> None:
+        """A TCP connection closed (``address``: the one it was admitted as, if it was;
+        ``peer_key``: what :meth:`opened` returned)."""
         self.total -= 1
-        if address is not None:
-            left = self.by_address.get(address, 0) - 1
-            if left > 0:
-                self.by_address[address] = left
-            else:
-                self.by_address.pop(address, None)
+        for table, key in ((self.by_address, address), (self.by_peer, peer_key)):
+            if key is not None:
+                left = table.get(key, 0) - 1
+                if left > 0:
+                    table[key] = left
+                else:
+                    table.pop(key, None)
+
+    def fell_silent(self, peer_key: str | None) -> None:
+        """A connection sent nothing within the first bytes' deadline (it is closed)."""
+        self.silent += 1
+        if peer_key is not None:
+            self.offenders.offended(
+                "silent",
+                peer_key,
+                "closing connections from %s that send nothing within %g s",
+                peer_key,
+                self.limits.first_bytes,
+            )
 
     def admit(self, address: str) -> Refusal | None:
         """Count a connection (websocket or HTTP) for ``address``, or refuse it. A connection
@@ -350,6 +493,54 @@ class Gate:
                 retry_after=wait,
             )
         )
+
+    def frame_budget(self, address: str) -> FrameBudget:
+        """The budget of a connection from ``address`` (see :class:`FrameBudget`)."""
+        return FrameBudget(self, address)
+
+    def frame(self, address: str, bucket: Bucket) -> Refusal | None:
+        """One frame of a connection whose own budget is ``bucket``, from ``address``."""
+        wait = bucket.take(self.connection_clock())
+        if wait:
+            limits = self.limits
+            return self._refuse(
+                Refusal(
+                    ErrorCode.RATE_LIMITED,
+                    f"too many messages: at most {limits.messages} every "
+                    f"{limits.message_window:g} s",
+                    retry_after=wait,
+                )
+            )
+        if self.exempt(address):
+            return None
+        wait = self.messages.take(address)
+        if not wait:
+            return None
+        bucket.tokens = min(bucket.capacity, bucket.tokens + 1.0)  # not spent after all
+        return self._refuse(
+            Refusal(
+                ErrorCode.RATE_LIMITED,
+                f"too many messages from your address: at most {self.limits.address_messages}"
+                f" every {self.limits.address_message_window:g} s",
+                retry_after=wait,
+            )
+        )
+
+    def overdrawn(self, address: str, what: str) -> None:
+        """A connection from ``address`` is closed for going on over its budget."""
+        self.offenders.offended(
+            "budget",
+            address,
+            "closing a connection from %s: too many %s, sent on over the budget",
+            address,
+            what,
+        )
+
+    def read(self, address: str) -> Refusal | None:
+        """A read that costs the database (a leaderboard, a rank, a history) over the
+        websocket: it takes from the address's HTTP budget, as the same read over HTTP
+        does."""
+        return self.http_request(address)
 
     def registration(self, address: str) -> Refusal | None:
         if self.exempt(address):
@@ -454,10 +645,15 @@ def _parse(text: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Address | 
 
 
 __all__ = [
+    "ADDRESS_SLACK",
+    "HANDSHAKE_SLACK",
+    "OVERDRAFT",
     "AuthBackoff",
     "Bucket",
+    "FrameBudget",
     "Gate",
     "Limits",
+    "Offenders",
     "RateTable",
     "Refusal",
     "networks",

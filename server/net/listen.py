@@ -136,10 +136,46 @@ class AcceptErrors:
             self.failures = 0
 
 
+#: asyncio's warning for a write to a socket the peer has reset (one per write after the
+#: fifth, on every connection that keeps being written to).
+SEND_FAILED = "socket.send() raised exception."
+
+
+class SendFailures(logging.Filter):
+    """A filter for asyncio's logger: of its warnings of writes to reset sockets, one line
+    per ``interval`` seconds server-wide, with how many there were; other records pass."""
+
+    def __init__(self, interval: float, *, monotonic: Monotonic = time.monotonic) -> None:
+        super().__init__()
+        self.interval = interval
+        self._clock = monotonic
+        self._next_log = float("-inf")
+        self.failures = 0  # since the last line
+        self.total = 0
+        self.lines = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg != SEND_FAILED:
+            return True
+        self.failures += 1
+        self.total += 1
+        now = self._clock()
+        if now < self._next_log:
+            return False
+        self._next_log = now + self.interval
+        self.lines += 1
+        record.msg = "%s (%d such writes since the last report; one report per %g s)"
+        record.args = (SEND_FAILED, self.failures, self.interval)
+        self.failures = 0
+        return True
+
+
 __all__ = [
     "ACCEPT_OUT_OF_RESOURCES",
+    "SEND_FAILED",
     "AcceptErrors",
     "Listener",
+    "SendFailures",
     "connection_cap",
     "listen",
     "raise_descriptor_limit",

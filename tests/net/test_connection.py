@@ -11,7 +11,8 @@ from pydantic import ValidationError
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 
-from server.net.connection import PUSH_QUEUE, Outbox, RateLimit, refusal
+from server.net.connection import PUSH_QUEUE, Outbox, refusal
+from server.net.limits import Bucket
 from server.play.clock import ManualClock
 from server.protocol import ErrorCode, parse_client_message
 
@@ -102,14 +103,18 @@ async def test_pushes_are_written_at_once_while_the_client_keeps_up() -> None:
 
 def test_the_budget_allows_so_many_messages_per_window_and_refills() -> None:
     clock = ManualClock()
-    limit = RateLimit(3, 60.0, clock.monotonic)
-    assert [limit.allow() for _ in range(5)] == [True, True, True, False, False]
+    limit = Bucket(3, 3 / 60.0, clock.monotonic())
+
+    def allow() -> bool:
+        return limit.take(clock.monotonic()) == 0.0
+
+    assert [allow() for _ in range(5)] == [True, True, True, False, False]
     clock.advance(seconds=19)  # a third of the window: not yet a whole message back
-    assert not limit.allow()
+    assert not allow()
     clock.advance(seconds=1)
-    assert [limit.allow() for _ in range(2)] == [True, False]
+    assert [allow() for _ in range(2)] == [True, False]
     clock.advance(seconds=600)  # a long pause refills the burst, no more
-    assert [limit.allow() for _ in range(4)] == [True, True, True, False]
+    assert [allow() for _ in range(4)] == [True, True, True, False]
 
 
 @pytest.mark.parametrize(
