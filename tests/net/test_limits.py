@@ -322,3 +322,48 @@ async def test_x_forwarded_for_from_an_untrusted_peer_is_ignored(
             (await asyncio.to_thread(_get, url, f"198.51.100.{n}"))[0] for n in range(20, 23)
         ]
         assert statuses == [200, 200, 429]  # every request counted as 127.0.0.1
+
+
+async def test_reconnecting_does_not_reset_the_message_budget_of_an_address(
+    backend: Backend,
+) -> None:
+    async with limited_server(
+        backend, messages_per_address=12, address_message_window_seconds=60
+    ) as (server, clock):
+        codes = []
+        for _ in range(5):  # short connections, a few messages each
+            async with Client.connect(server.url, **from_address("198.51.100.40")) as client:
+                for _ in range(3):
+                    reply = await client.request({"type": "ping"})
+                    codes.append(reply.get("code", reply["type"]))
+        assert codes == ["pong"] * 12 + ["rate-limited"] * 3
+        async with Client.connect(server.url, **from_address("198.51.100.40")) as again:
+            # signing in is a message like any other: refused before it is even looked at
+            refused = await again.request({"type": "register", "name": unique_name()})
+            assert refused["code"] == "rate-limited", refused
+            assert "your address" in refused["message"] and refused["detail"]["retry_after"] == 5
+            async with Client.connect(server.url, **from_address("198.51.100.41")) as other:
+                assert (await other.request({"type": "ping"}))["type"] == "pong"
+            clock.now += 5  # 12 a minute: one more every 5 s
+            assert (await again.request({"type": "ping"}))["type"] == "pong"
+        assert server.gate.offenders.lines == 0  # refused, never closed: nothing logged
+
+
+async def test_reads_over_the_websocket_share_the_address_http_budget(backend: Backend) -> None:
+    async with limited_server(backend, http_requests_per_address=4, http_window_seconds=60) as (
+        server,
+        _,
+    ):
+        async with Client.connect(server.url, **from_address("198.51.100.42")) as reader:
+            codes = []
+            for _ in range(5):
+                reply = await reader.request({"type": "history", "player": "nobody-at-all"})
+                codes.append(reply.get("code", reply["type"]))
+            assert "rate-limited" not in codes[:4] and codes[4] == "rate-limited", codes
+            # not a message the connection's own budget refuses: it goes on
+            assert (await reader.request({"type": "ping"}))["type"] == "pong"
+        status, _, body = await asyncio.to_thread(_get, server.http_url + "/daily", "198.51.100.42")
+        assert status == 429 and body["error"]["code"] == "rate-limited", body
+        assert (await asyncio.to_thread(_get, server.http_url + "/daily", "198.51.100.43"))[
+            0
+        ] == 200
