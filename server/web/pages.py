@@ -46,6 +46,8 @@ RACE_ROWS: Final = 100
 HISTORY_GAMES: Final = 50
 #: How often a page's script fetches its live part again (seconds).
 POLL_SECONDS: Final = 3
+#: No board is older than this (a day page links the day before it: year 1 has none).
+FIRST_DAY: Final = date(1970, 1, 1)
 #: Cache-Control of a past day's board (it changes only when a review clears a result).
 PAST_DAY: Final = "public, max-age=60"
 
@@ -158,6 +160,8 @@ async def day_board(source: Source, query: Query, text: str) -> Page:
     today = source.today()
     if day > today:
         raise PageError(404, ErrorCode.NOT_FOUND, f"the board of {day} opens on that day")
+    if day < FIRST_DAY:
+        raise PageError(404, ErrorCode.NOT_FOUND, f"there is no board before {FIRST_DAY}")
     suits = query.suits()
     board = query.board()
     after = query.text("after", 256)

@@ -1,0 +1,152 @@
+"""Plain HTTP on the websocket port, at its edges, through a real server: ``nosniff`` on
+every answer (the library's own refusals too), ``HEAD`` without a body, other methods
+405, ``/metrics`` for the machine itself only (or on a listener of its own), and days out
+of range answered 400/404, never 503 with a traceback."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+from typing import Any
+
+import pytest
+
+from server.net import RunningServer
+from tests.conftest import Backend
+from tests.support.raw import get_from
+from tests.support.servers import Client, free_port, server_settings, serving, unique_name
+
+#: One of each kind of answer: pages, JSON, errors, static files, health, metrics.
+PATHS = {
+    "/": 200,
+    "/day/2026-01-31": 200,
+    "/static/style.css": 200,
+    "/static/nothing.css": 404,
+    "/healthz": 200,
+    "/daily": 200,
+    "/leaderboard?limit=abc": 400,
+    "/history?player=nobody-at-all": 404,
+    "/no/such/path": 404,
+    "/metrics": 200,
+}
+
+
+def _raw(server: RunningServer, request: bytes) -> bytes:
+    """Send ``request`` as it is; everything the server answers until it closes."""
+    with socket.create_connection((server.host, server.port), timeout=10) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+        return answer
+
+
+def _head_and_body(answer: bytes) -> tuple[list[str], bytes]:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return head.decode().split("\r\n"), body
+
+
+async def _get(
+    server: RunningServer, path: str, **options: Any
+) -> tuple[int, dict[str, str], bytes]:
+    return await asyncio.to_thread(
+        get_from, server.host, server.port, path, source="127.0.0.1", **options
+    )
+
+
+async def test_every_answer_says_nosniff(backend: Backend) -> None:
+    async with serving(server_settings(backend)) as server:
+        for path, status in PATHS.items():
+            got, headers, _ = await _get(server, path)
+            assert got == status, (path, got)
+            assert headers.get("X-Content-Type-Options") == "nosniff", (path, headers)
+        # the library's own refusal of a request it will not read
+        too_long = b"GET /" + b"a" * 10_000 + b" HTTP/1.1\r\n\r\n"
+        lines, _ = _head_and_body(await asyncio.to_thread(_raw, server, too_long))
+        assert lines[0].startswith("HTTP/1.1 414"), lines
+        assert "X-Content-Type-Options: nosniff" in lines, lines
+
+
+async def test_head_answers_the_headers_of_get_without_the_body(backend: Backend) -> None:
+    async with serving(server_settings(backend)) as server:
+        for path in ("/", "/daily", "/static/app.js", "/no/such/path"):
+            get, _ = _head_and_body(await asyncio.to_thread(_raw, server, _request("GET", path)))
+            lines, body = _head_and_body(
+                await asyncio.to_thread(_raw, server, _request("HEAD", path))
+            )
+            assert lines[0] == get[0], (path, lines[0], get[0])
+            assert body == b"", (path, body[:80])
+            length = [line for line in lines if line.startswith("Content-Length: ")]
+            assert length and length == [g for g in get if g.startswith("Content-Length: ")]
+            assert length != ["Content-Length: 0"], path
+        lines, _ = _head_and_body(await asyncio.to_thread(_raw, server, _request("POST", "/")))
+        assert lines[0].startswith("HTTP/1.1 405") and "Allow: GET, HEAD" in lines, lines
+
+
+def _request(method: str, path: str) -> bytes:
+    return f"{method} {path} HTTP/1.1\r\nHost: simon\r\nAccept: */*\r\n\r\n".encode()
+
+
+async def test_metrics_are_for_the_machine_itself_not_through_a_proxy(backend: Backend) -> None:
+    settings = server_settings(backend, limits_exempt="", trusted_proxies="127.0.0.1")
+    async with serving(settings) as server:
+        status, _, body = await _get(server, "/metrics")
+        assert status == 200 and b"simon_connections" in body
+        forwarded = await asyncio.to_thread(_raw, server, _forwarded("/metrics", "203.0.113.9"))
+        assert forwarded.startswith(b"HTTP/1.1 404"), forwarded[:200]
+        assert b"simon_connections" not in forwarded
+
+
+def _forwarded(path: str, address: str) -> bytes:
+    return (
+        f"GET {path} HTTP/1.1\r\nHost: simon\r\nAccept: application/json\r\n"
+        f"X-Forwarded-For: {address}\r\n\r\n"
+    ).encode()
+
+
+async def test_metrics_on_a_listener_of_their_own(backend: Backend) -> None:
+    settings = server_settings(backend, metrics_host="127.0.0.1", metrics_port=free_port())
+    async with serving(settings) as server:
+        assert server.metrics_port == settings.metrics_port
+        assert (await _get(server, "/metrics"))[0] == 404  # not on the players' port at all
+        status, headers, body = await asyncio.to_thread(
+            get_from, "127.0.0.1", settings.metrics_port, "/metrics", source="127.0.0.1"
+        )
+        assert status == 200 and b"simon_connections" in body
+        assert headers["X-Content-Type-Options"] == "nosniff"
+        status, _, _ = await asyncio.to_thread(
+            get_from, "127.0.0.1", settings.metrics_port, "/daily", source="127.0.0.1"
+        )
+        assert status == 404
+
+
+OUT_OF_RANGE = ("0001-01-01", "0001-01-02", "9999-12-31", "9999-12-30")
+
+
+async def test_days_out_of_range_are_refused_plainly(
+    backend: Backend, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING)
+    async with serving(server_settings(backend)) as server, Client.connect(server.url) as client:
+        name = unique_name("far")
+        assert (await client.request({"type": "register", "name": name}))["type"] == "registered"
+        for day in OUT_OF_RANGE:
+            for path in (
+                f"/day/{day}",
+                f"/day/{day}?player={name}",
+                f"/leaderboard?day={day}",
+                f"/rank?day={day}&player={name}",
+                f"/player/{name}?day={day}",
+            ):
+                status, _, body = await _get(server, path)
+                assert status in (200, 400, 404), (path, status, body[:200])
+            for message in (
+                {"type": "leaderboard", "day": day},
+                {"type": "rank", "day": day, "player": name},
+            ):
+                reply = await client.request(message)
+                assert reply.get("code") not in ("unavailable", "internal"), (message, reply)
+        status, _, body = await _get(server, "/day/0001-01-01")
+        assert status == 404 and b"no board" in body, body[:300]
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
