@@ -66,3 +66,29 @@ def test_docker_compose_runs_the_shipped_nginx_conf_whole() -> None:
     trusted = set(re.findall(r"SIMON_TRUSTED_PROXIES: (\S+)", config))
     assert trusted == {balancer.group(1)}, trusted
     assert config.count("simon-node") >= 3  # every node answers to the name nginx resolves
+
+
+@pytest.mark.parametrize("profile", [[], ["--profile", "scale"]], ids=["one-node", "scale"])
+def test_only_the_balancer_publishes_a_port(profile: list[str]) -> None:
+    compose = shutil.which("docker-compose")
+    if compose is None:
+        pytest.fail("docker-compose is not installed (Debian package; .ci/run installs it)")
+    env = {**os.environ, "SIMON_SECRET": "check"}
+    result = subprocess.run(
+        [compose, "-f", "docker-compose.yml", *profile, "config"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    # services are the two-space-indented keys under "services:"; each one's own lines follow
+    services = re.split(r"^  (\S+):\n", result.stdout.split("\nservices:\n", 1)[1], flags=re.M)
+    published = {
+        name: re.findall(r"published: (\d+)", body)
+        for name, body in zip(services[1::2], services[2::2], strict=True)
+        if "published:" in body
+    }
+    assert published == {"balancer": ["8765"]}, published
+    assert "SIMON_METRICS_PORT" in result.stdout  # the nodes' figures on a port of their own
