@@ -97,7 +97,8 @@ async def _process_request(
     assert isinstance(connection, GatedConnection)
     connection.admitted(address)
     if request.headers.get("Upgrade", "").lower() == "websocket":
-        return None
+        refused = gate.handshake(address)
+        return None if refused is None else _limited(refused)
     if request.method not in http.METHODS:
         return http.method_not_allowed(request)
     refused = gate.http_request(address)

@@ -511,12 +511,19 @@ class Gate:
                     retry_after=wait,
                 )
             )
+        refused = self.handshake(address)
+        if refused is not None:
+            bucket.tokens = min(bucket.capacity, bucket.tokens + 1.0)  # not spent after all
+        return refused
+
+    def handshake(self, address: str) -> Refusal | None:
+        """A websocket handshake from ``address``: one message of the address's budget, so
+        an address that has spent it cannot open connection after connection either."""
         if self.exempt(address):
             return None
         wait = self.messages.take(address)
         if not wait:
             return None
-        bucket.tokens = min(bucket.capacity, bucket.tokens + 1.0)  # not spent after all
         return self._refuse(
             Refusal(
                 ErrorCode.RATE_LIMITED,

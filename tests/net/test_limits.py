@@ -334,14 +334,18 @@ async def test_reconnecting_does_not_reset_the_message_budget_of_an_address(
     async with limited_server(
         backend, messages_per_address=12, address_message_window_seconds=60
     ) as (server, clock):
-        codes = []
-        for _ in range(5):  # short connections, a few messages each
-            async with Client.connect(server.url, **from_address("198.51.100.40")) as client:
-                for _ in range(3):
-                    reply = await client.request({"type": "ping"})
-                    codes.append(reply.get("code", reply["type"]))
-        assert codes == ["pong"] * 12 + ["rate-limited"] * 3
+        # a handshake is one message, and each ping another: 1 + 4 + 4 + 3, then refusals
         async with Client.connect(server.url, **from_address("198.51.100.40")) as again:
+            codes: list[Any] = []
+            for _ in range(4):  # short connections, a few messages each
+                try:
+                    async with Client.connect(server.url, **from_address("198.51.100.40")) as one:
+                        for _ in range(3):
+                            reply = await one.request({"type": "ping"})
+                            codes.append(reply.get("code", reply["type"]))
+                except InvalidStatus as refused:
+                    codes.append(refused.response.status_code)
+            assert codes == ["pong"] * 8 + ["rate-limited", 429], codes
             # signing in is a message like any other: refused before it is even looked at
             refused = await again.request({"type": "register", "name": unique_name()})
             assert refused["code"] == "rate-limited", refused
