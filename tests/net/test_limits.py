@@ -20,8 +20,14 @@ import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from server.net import RunningServer, run_server
-from server.net.limits import AuthBackoff, Gate, Limits, RateTable, _Table, networks
-from server.net.listen import ACCEPT_OUT_OF_RESOURCES, AcceptErrors, Listener
+from server.net.limits import AuthBackoff, Gate, Limits, Offenders, RateTable, _Table, networks
+from server.net.listen import (
+    ACCEPT_OUT_OF_RESOURCES,
+    SEND_FAILED,
+    AcceptErrors,
+    Listener,
+    SendFailures,
+)
 from tests.conftest import Backend
 from tests.support.servers import Client, quick_prover, server_settings, unique_name
 
@@ -114,6 +120,39 @@ def test_one_log_line_per_interval_however_many_accepts_fail() -> None:
         assert others == [{"message": "something else"}]
     finally:
         loop.close()
+
+
+def test_asyncio_send_failure_warnings_are_one_line_per_interval() -> None:
+    clock = Ticker()
+    failures = SendFailures(60.0, monotonic=clock)
+
+    def record(message: str) -> logging.LogRecord:
+        return logging.LogRecord("asyncio", logging.WARNING, __file__, 1, message, None, None)
+
+    passed = [failures.filter(record(SEND_FAILED)) for _ in range(37_444)]  # the finding
+    assert passed.count(True) == 1 and failures.total == 37_444
+    clock.now += 61
+    again = record(SEND_FAILED)
+    assert failures.filter(again)
+    assert "37444 such writes" in again.getMessage()  # the 37,443 held back, and this one
+    assert failures.filter(record("something else"))
+
+
+def test_an_offender_is_logged_once_per_interval(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING)
+    clock = Ticker()
+    offenders = Offenders(600.0, clock, limit=10)
+    for _ in range(1000):
+        offenders.offended("budget", "203.0.113.1", "closing %s", "203.0.113.1")
+    offenders.offended("budget", "203.0.113.2", "closing %s", "203.0.113.2")
+    offenders.offended("silent", "203.0.113.1", "silent %s", "203.0.113.1")
+    assert offenders.lines == 3 and len(caplog.records) == 3
+    clock.now += 601
+    offenders.offended("budget", "203.0.113.1", "closing %s", "203.0.113.1")
+    assert offenders.lines == 4
+    for n in range(100):  # many offenders: the table stays bounded, each still logged once
+        offenders.offended("budget", f"198.51.100.{n}", "closing %s", n)
+    assert offenders.lines == 104 and len(offenders._next) <= 10
 
 
 def test_after_running_out_of_descriptors_the_listener_rests_the_rest_of_the_burst() -> None:
