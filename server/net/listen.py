@@ -97,7 +97,32 @@ def listen(host: str, port: int, *, backlog: int = 1024) -> Listener:
     return listener
 
 
-class AcceptErrors:
+class _Tally:
+    """Counts one kind of event and says when to log it: the first, then one line per
+    ``interval`` seconds, with how many there were since the last line."""
+
+    def __init__(self, interval: float, monotonic: Monotonic) -> None:
+        self.interval = interval
+        self._clock = monotonic
+        self._next_log = float("-inf")
+        self.failures = 0  # since the last line
+        self.total = 0
+        self.lines = 0
+
+    def _count(self) -> int | None:
+        """Count one; the number since the last line when this one is to be logged."""
+        self.failures += 1
+        self.total += 1
+        now = self._clock()
+        if now < self._next_log:
+            return None
+        self._next_log = now + self.interval
+        self.lines += 1
+        count, self.failures = self.failures, 0
+        return count
+
+
+class AcceptErrors(_Tally):
     """A loop exception handler that turns asyncio's flood of failed accepts into one log
     line per ``interval`` seconds (with how many there were); anything else goes on to the
     handler that was there before."""
@@ -105,13 +130,8 @@ class AcceptErrors:
     def __init__(
         self, interval: float, *, monotonic: Monotonic = time.monotonic, previous: Any = None
     ) -> None:
-        self.interval = interval
-        self._clock = monotonic
+        super().__init__(interval, monotonic)
         self._previous = previous
-        self._next_log = float("-inf")
-        self.failures = 0  # since the last line
-        self.total = 0
-        self.lines = 0
 
     def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         if context.get("message") != ACCEPT_OUT_OF_RESOURCES:
@@ -120,20 +140,15 @@ class AcceptErrors:
             else:
                 loop.default_exception_handler(context)
             return
-        self.failures += 1
-        self.total += 1
-        now = self._clock()
-        if now >= self._next_log:
-            self._next_log = now + self.interval
-            self.lines += 1
+        count = self._count()
+        if count is not None:
             log.error(
                 "cannot accept connections: %s (%d failed accepts since the last report); "
                 "accepting slows to one try a second; raise the descriptor limit or lower "
                 "SIMON_MAX_CONNECTIONS",
                 context.get("exception"),
-                self.failures,
+                count,
             )
-            self.failures = 0
 
 
 #: asyncio's warning for a write to a socket the peer has reset (one per write after the
@@ -141,32 +156,22 @@ class AcceptErrors:
 SEND_FAILED = "socket.send() raised exception."
 
 
-class SendFailures(logging.Filter):
+class SendFailures(_Tally, logging.Filter):
     """A filter for asyncio's logger: of its warnings of writes to reset sockets, one line
     per ``interval`` seconds server-wide, with how many there were; other records pass."""
 
     def __init__(self, interval: float, *, monotonic: Monotonic = time.monotonic) -> None:
-        super().__init__()
-        self.interval = interval
-        self._clock = monotonic
-        self._next_log = float("-inf")
-        self.failures = 0  # since the last line
-        self.total = 0
-        self.lines = 0
+        _Tally.__init__(self, interval, monotonic)
+        logging.Filter.__init__(self)
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.msg != SEND_FAILED:
             return True
-        self.failures += 1
-        self.total += 1
-        now = self._clock()
-        if now < self._next_log:
+        count = self._count()
+        if count is None:
             return False
-        self._next_log = now + self.interval
-        self.lines += 1
         record.msg = "%s (%d such writes since the last report; one report per %g s)"
-        record.args = (SEND_FAILED, self.failures, self.interval)
-        self.failures = 0
+        record.args = (SEND_FAILED, count, self.interval)
         return True
 
 

@@ -43,13 +43,14 @@ def test_nginx_is_sized_for_ten_thousand_websockets_and_outlasts_the_pings() -> 
     assert "error" in directive("proxy_next_upstream")
 
 
-def test_docker_compose_runs_the_shipped_nginx_conf_whole() -> None:
+def compose_config(*options: str) -> str:
+    """``docker-compose config`` of docker-compose.yml with ``options`` (a profile)."""
     compose = shutil.which("docker-compose")
     if compose is None:
         pytest.fail("docker-compose is not installed (Debian package; scripts/test installs it)")
     env = {**os.environ, "SIMON_SECRET": "check"}
     result = subprocess.run(
-        [compose, "-f", "docker-compose.yml", "--profile", "scale", "config"],
+        [compose, "-f", "docker-compose.yml", *options, "config"],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -57,7 +58,11 @@ def test_docker_compose_runs_the_shipped_nginx_conf_whole() -> None:
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
-    config = result.stdout
+    return result.stdout
+
+
+def test_docker_compose_runs_the_shipped_nginx_conf_whole() -> None:
+    config = compose_config("--profile", "scale")
     mounts = re.findall(r"\S*/deploy/nginx\.conf:(\S+)", config)
     assert mounts == ["/etc/nginx/nginx.conf:ro"], mounts
     assert "conf.d" not in config
@@ -70,25 +75,13 @@ def test_docker_compose_runs_the_shipped_nginx_conf_whole() -> None:
 
 @pytest.mark.parametrize("profile", [[], ["--profile", "scale"]], ids=["one-node", "scale"])
 def test_only_the_balancer_publishes_a_port(profile: list[str]) -> None:
-    compose = shutil.which("docker-compose")
-    if compose is None:
-        pytest.fail("docker-compose is not installed (Debian package; .ci/run installs it)")
-    env = {**os.environ, "SIMON_SECRET": "check"}
-    result = subprocess.run(
-        [compose, "-f", "docker-compose.yml", *profile, "config"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
+    config = compose_config(*profile)
     # services are the two-space-indented keys under "services:"; each one's own lines follow
-    services = re.split(r"^  (\S+):\n", result.stdout.split("\nservices:\n", 1)[1], flags=re.M)
+    services = re.split(r"^  (\S+):\n", config.split("\nservices:\n", 1)[1], flags=re.M)
     published = {
         name: re.findall(r"published: (\d+)", body)
         for name, body in zip(services[1::2], services[2::2], strict=True)
         if "published:" in body
     }
     assert published == {"balancer": ["8765"]}, published
-    assert "SIMON_METRICS_PORT" in result.stdout  # the nodes' figures on a port of their own
+    assert "SIMON_METRICS_PORT" in config  # the nodes' figures on a port of their own
