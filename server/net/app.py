@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -35,7 +34,7 @@ from . import http
 from .connection import serve_connection
 from .gated import GatedConnection, connection_class
 from .health import Health
-from .limits import Gate, Limits, Monotonic, Refusal
+from .limits import Gate, Limits, Monotonic, Refusal, parse_address
 from .listen import AcceptErrors, SendFailures, connection_cap, listen
 from .metrics import Metrics
 
@@ -73,10 +72,8 @@ def _limited(refusal: Refusal) -> Response:
 
 
 def _loopback(peer: str | None) -> bool:
-    try:
-        return peer is not None and ipaddress.ip_address(peer.split("%", 1)[0]).is_loopback
-    except ValueError:
-        return False
+    address = parse_address(peer)
+    return address is not None and address.is_loopback
 
 
 async def _process_request(

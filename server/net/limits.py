@@ -349,13 +349,13 @@ class Gate:
 
     def client_address(self, peer: str | None, forwarded: Iterable[str] = ()) -> str:
         """The address a client is counted by (see the module's docstring)."""
-        address = _parse(peer)
+        address = parse_address(peer)
         if address is None:
             return peer or "unknown"
         if self._trusted(address):
             hops = [hop.strip() for value in forwarded for hop in value.split(",")]
             for hop in reversed(hops):
-                parsed = _parse(hop)
+                parsed = parse_address(hop)
                 if parsed is None:
                     break  # not written by a proxy of ours: stop at the last one we trust
                 address = parsed
@@ -398,7 +398,7 @@ class Gate:
         address unless that is a trusted proxy (its clients are counted once their request
         is read) or exempt. Returns the address it was counted by, for :meth:`closed`."""
         self.total += 1
-        parsed = _parse(peer)
+        parsed = parse_address(peer)
         if parsed is None or self._trusted(parsed):
             return None
         key = self.client_address(peer)
@@ -642,7 +642,8 @@ class Gate:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def _parse(text: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+def parse_address(text: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """An IP address (a scope such as ``%eth0`` dropped), or None for anything else."""
     if not text:
         return None
     try:
@@ -664,4 +665,5 @@ __all__ = [
     "RateTable",
     "Refusal",
     "networks",
+    "parse_address",
 ]
