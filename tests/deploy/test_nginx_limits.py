@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 from websockets.exceptions import InvalidStatus
+from websockets.frames import Opcode
 
 from server.net import run_server
 from tests.conftest import Backend
 from tests.support.dns import StubDns
 from tests.support.nginx import NODE_NAME, Nginx, nginx_binary, shared_port
-from tests.support.raw import connect_from, get_from
+from tests.support.raw import connect_from, control_frames, flood, get_from, open_websocket
 from tests.support.servers import Client, free_port, quick_prover, server_settings
 
 NODE = "127.0.0.2"
@@ -110,3 +111,16 @@ async def test_nginx_closes_silent_sockets_at_the_header_timeout(
     async with behind_nginx(backend, tmp_path) as (host, port):
         answer = await asyncio.to_thread(_silent_until_closed, host, port)
         assert answer == b"" or answer.startswith(b"HTTP/1.1 408"), answer[:100]
+
+
+async def test_a_ping_flood_through_nginx_is_closed_by_the_node(
+    backend: Backend, tmp_path: Path
+) -> None:
+    async with behind_nginx(backend, tmp_path) as (host, port):
+        sock = await asyncio.to_thread(open_websocket, host, port, source="127.0.0.11")
+        outcome = await asyncio.to_thread(
+            flood, sock, control_frames(Opcode.PING, 1000), seconds=DEADLINE
+        )
+        assert outcome.closed, outcome
+        async with Client.connect(f"ws://{host}:{port}", local_addr=("127.0.0.12", 0)) as other:
+            assert (await other.request({"type": "ping"}))["type"] == "pong"
