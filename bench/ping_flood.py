@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +88,7 @@ def _summary(times: list[float]) -> str:
     return f"median {median * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms ({len(times)} pings)"
 
 
-async def run(tree: Path, seconds: float) -> dict[str, object]:
+async def run(tree: Path, seconds: float, log_level: str) -> dict[str, object]:
     port = _free_port()
     with tempfile.TemporaryDirectory() as folder:
         env = {
@@ -95,7 +96,7 @@ async def run(tree: Path, seconds: float) -> dict[str, object]:
             "PYTHONPATH": str(tree),
             "SIMON_DATA_DIR": folder,
             "SIMON_LIMITS_EXEMPT": "",
-            "SIMON_LOG_LEVEL": "WARNING",
+            "SIMON_LOG_LEVEL": log_level,
             "SIMON_PING_INTERVAL_SECONDS": "20",
         }
         env.pop("SIMON_DATABASE_URL", None)
@@ -136,6 +137,8 @@ async def run(tree: Path, seconds: float) -> dict[str, object]:
         "ping_quiet": _summary(quiet),
         "ping_under_flood": _summary(under),
         "server_log_lines": len(lines),
+        # the commonest, by their text after the time and level
+        "server_log_commonest": Counter(line.split(" ", 3)[-1] for line in lines).most_common(4),
     }
 
 
@@ -143,8 +146,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose server runs")
     parser.add_argument("--seconds", type=float, default=10.0, help="how long the flood lasts")
+    parser.add_argument("--log-level", default="INFO", help="the server's SIMON_LOG_LEVEL")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(run(args.tree.resolve(), args.seconds)), indent=2))
+    report = asyncio.run(run(args.tree.resolve(), args.seconds, args.log_level))
+    print(json.dumps(report, indent=2))
 
 
 if __name__ == "__main__":

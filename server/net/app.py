@@ -35,7 +35,7 @@ from .connection import serve_connection
 from .gated import GatedConnection, connection_class
 from .health import Health
 from .limits import Gate, Limits, Monotonic, Refusal, parse_address
-from .listen import AcceptErrors, SendFailures, connection_cap, listen
+from .listen import AcceptErrors, ConnectionLines, SendFailures, connection_cap, listen
 from .metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -149,11 +149,14 @@ async def run_server(
     loop.set_exception_handler(
         AcceptErrors(settings.accept_error_log_seconds, previous=previous_handler)
     )
-    send_failures = SendFailures(settings.accept_error_log_seconds)
-    logging.getLogger("asyncio").addFilter(send_failures)
     async with AsyncExitStack() as stack:
         stack.callback(loop.set_exception_handler, previous_handler)
-        stack.callback(logging.getLogger("asyncio").removeFilter, send_failures)
+        for name, log_filter in (
+            ("asyncio", SendFailures(settings.accept_error_log_seconds)),
+            ("websockets.server", ConnectionLines()),
+        ):
+            logging.getLogger(name).addFilter(log_filter)
+            stack.callback(logging.getLogger(name).removeFilter, log_filter)
         rank_redis = None
         if store is None:
             if settings.redis_url:

@@ -175,10 +175,22 @@ class SendFailures(_Tally, logging.Filter):
         return True
 
 
+class ConnectionLines(logging.Filter):
+    """A filter for websockets' server logger: its INFO lines come one per connection
+    opened, answered or closed (a client reconnecting as fast as it can writes hundreds a
+    second), so they pass only while that logger is enabled for DEBUG."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno != logging.INFO or logging.getLogger(record.name).isEnabledFor(
+            logging.DEBUG
+        )
+
+
 __all__ = [
     "ACCEPT_OUT_OF_RESOURCES",
     "SEND_FAILED",
     "AcceptErrors",
+    "ConnectionLines",
     "Listener",
     "SendFailures",
     "connection_cap",
