@@ -76,11 +76,17 @@ def test_the_shipped_figures() -> None:
 
 async def test_nginx_limits_requests_per_address(backend: Backend, tmp_path: Path) -> None:
     async with behind_nginx(backend, tmp_path) as at:
-        statuses = [(await _get(at, "/healthz", "127.0.0.5"))[0] for _ in range(3 * BURST)]
-        assert statuses[:BURST] == [200] * BURST  # the burst
-        assert statuses.count(429) >= BURST // 2, statuses  # then 20 a second
-        status, body = await _get(at, "/healthz", "127.0.0.5")
-        assert status == 429 and b"nginx" in body, body  # nginx's answer, not the node's
+        statuses = [(await _get(at, "/healthz", "127.0.0.5"))[0] for _ in range(BURST)]
+        assert statuses == [200] * BURST  # the burst (and whatever refilled meanwhile)
+        # then 20 a second: many at once, however slow the machine, are mostly refused
+        answers: list[tuple[int, bytes]] = []
+        for _ in range(4):
+            answers += await asyncio.gather(
+                *(_get(at, "/healthz", "127.0.0.5") for _ in range(BURST // 2))
+            )
+        refused = [body for status, body in answers if status == 429]
+        assert len(refused) >= BURST // 2, [status for status, _ in answers]
+        assert b"nginx" in refused[0], refused[0]  # nginx's answer, not the node's
         assert (await _get(at, "/healthz", "127.0.0.6"))[0] == 200  # another address
 
 
