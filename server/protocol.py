@@ -107,6 +107,9 @@ class ErrorCode(StrEnum):
     STALE_GAME = "stale-game"  # played on elsewhere since: a state follows the error
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
+    NOT_VISIBLE = "not-visible"  # a replay (or review) its asker may not see, or not yet
+    ALREADY_REPORTED = "already-reported"  # one report per player per result
+    BUSY = "busy"  # a review of the account's is still being computed
 
 
 #: The HTTP status of a refusal over HTTP (JSON routes and pages), where it is not 400.
@@ -115,6 +118,7 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.NO_SUCH_RACE: 404,
     ErrorCode.RATE_LIMITED: 429,
     ErrorCode.PROVING: 503,
+    ErrorCode.NOT_VISIBLE: 403,
     ErrorCode.UNAVAILABLE: 503,
     ErrorCode.INTERNAL: 500,
 }
@@ -317,6 +321,41 @@ class Ping(_Request):
     type: Literal["ping"]
 
 
+class DayStatsRequest(_Request):
+    """Everyone's results of a day's board: the same object as ``GET /day/DAY/stats``."""
+
+    type: Literal["day_stats"]
+    day: date | None = None  # today (UTC) when omitted
+    suits: SuitCount = 1
+    board: Board = "humans"
+    player: PlayerName | None = None  # adds "you are here"
+
+
+GameId = Annotated[str, Field(min_length=1, max_length=64), CLEAN]
+
+
+class ReplayRequest(_Request):
+    """A finished game's actions as the server applied them, with its times."""
+
+    type: Literal["replay"]
+    game: GameId
+
+
+class ReviewRequest(_Request):
+    """A finished game reviewed against the solver, position by position."""
+
+    type: Literal["review"]
+    game: GameId
+
+
+class ReportRequest(_Request):
+    """Report a ranked daily result of a closed day, with a short reason."""
+
+    type: Literal["report"]
+    game: GameId
+    reason: Annotated[str, Field(min_length=1, max_length=200), CLEAN]
+
+
 ClientMessage = Annotated[
     Hello
     | Register
@@ -341,7 +380,11 @@ ClientMessage = Annotated[
     | RaceStart
     | RaceRematch
     | RaceWatch
-    | Ping,
+    | Ping
+    | DayStatsRequest
+    | ReplayRequest
+    | ReviewRequest
+    | ReportRequest,
     Field(discriminator="type"),
 ]
 
@@ -463,6 +506,14 @@ def moved_frame(
 _JSON_BOOL = {True: "true", False: "false"}
 
 
+class Streak(_Message):
+    """Consecutive UTC days with a finished daily of any suit count: the run that ends
+    today (or yesterday, while today's may still come), and the longest."""
+
+    current: int
+    best: int
+
+
 class Finished(_Message, Result):
     """A game ended (won, resigned, or closed at its day's end): its :class:`Result` (the
     stored one: won, resigned, moves, score, removed, elapsed, finished_at), and more."""
@@ -476,6 +527,11 @@ class Finished(_Message, Result):
     par: int | None = None  # daily: once the day is over
     #: "held": the result is held for fair-play review, off the public board for now.
     review: Literal["held"] | None = None
+    #: daily, ranked: the share of the board's ranked results this one beats or ties (0-100)
+    percentile: float | None = None
+    streak: Streak | None = None  # daily: consecutive UTC days with a finished daily
+    #: daily: a text to share that gives nothing away (no code, no card, no move)
+    share: str | None = None
 
 
 class TargetList(_Message):
@@ -576,6 +632,7 @@ class History(_Message):
     player: str
     stats: PlayerStats
     games: list[HistoryGame]
+    streak: Streak | None = None
 
 
 class RaceEntry(_Message):
@@ -723,6 +780,107 @@ class Error(_Message):
     detail: dict[str, str | int | None] | None = None
 
 
+class MovesBin(_Message):
+    moves: int  # the bin's lowest move count
+    count: int
+
+
+class RemovedCount(_Message):
+    removed: int  # runs removed by a game not won
+    count: int
+
+
+class YouAreHere(_Message):
+    player: str
+    rank: int
+    won: bool
+    moves: int
+    removed: int
+    elapsed: float
+    percentile: float
+
+
+class DayStats(_Message):
+    """Everyone's ranked results of a day's board (held results not counted)."""
+
+    type: Literal["day_stats"] = "day_stats"
+    id: MessageId | None = None
+    day: date
+    suits: SuitCount
+    board: Board = "humans"
+    finished: int
+    won: int
+    moves_histogram: list[MovesBin]  # the winners' move counts, in bins of equal width
+    bin_width: int = 1
+    not_won: list[RemovedCount]  # the games not won, by runs removed
+    #: the winners' times in seconds: the first quartile, the median, the third quartile
+    time_quartiles: list[float] | None = None
+    par: int | None = None  # once the day is over
+    you: YouAreHere | None = None
+
+
+class ReplayStep(_Message):
+    seq: int
+    action: str  # a move FROM-TOxN, undo, restart; or the end: won, resign, closed
+    at: int  # the server's clock, milliseconds since 1970 UTC
+
+
+class Replay(_Message):
+    type: Literal["replay"] = "replay"
+    id: MessageId | None = None
+    game: str
+    code: str
+    player: str
+    suits: SuitCount
+    mode: Mode
+    day: date | None = None
+    race: str | None = None
+    moves: list[ReplayStep]
+
+
+class ReviewPosition(_Message):
+    """The position after ``seq`` (0: the deal), and what its move cost."""
+
+    seq: int
+    action: str | None = None  # the action that led here (None at the deal)
+    winnable: bool | None  # None: the budget ran out before the solver could tell
+    distance: int | None = None  # the solver's line from here, in moves (0 at a win)
+    #: moves the action cost against the solver's line before it (None when unknown)
+    delta: int | None = None
+
+
+class Stretch(_Message):
+    """Where moves went: consecutive actions whose delta added up to ``cost``."""
+
+    first: int  # seq
+    last: int
+    cost: int
+
+
+class Review(_Message):
+    type: Literal["review"] = "review"
+    id: MessageId | None = None
+    game: str
+    positions: list[ReviewPosition]
+    #: a lost game: the seq of the first action after which no win existed (proven)
+    losing_move: int | None = None
+    stretches: list[Stretch] = []  # the costliest, most costly first
+    moves: int  # the game's moves
+    won: bool
+    #: the solver's line from the deal, in moves (not proven the shortest)
+    solver_line: int | None = None
+    against_line: int | None = None  # a won game: its moves less the solver's line
+    par: int | None = None  # a daily's par (the solver's line when the deal was proven)
+    against_par: int | None = None  # a won daily: its moves less the par
+    unknown: int = 0  # positions the budget left unknown
+
+
+class Reported(_Message):
+    type: Literal["reported"] = "reported"
+    id: MessageId | None = None
+    game: str
+
+
 ServerMessage = Annotated[
     Welcome
     | Registered
@@ -742,7 +900,11 @@ ServerMessage = Annotated[
     | RaceUpdate
     | DailyChanged
     | Pong
-    | Error,
+    | Error
+    | DayStats
+    | Replay
+    | Review
+    | Reported,
     Field(discriminator="type"),
 ]
 

@@ -109,6 +109,13 @@ class Settings(BaseSettings):
     #: When a human's daily is held for review (docs/fair-play.md): e.g.
     #: ``SIMON_FAIRPLAY__MAX_AGREEMENT=0.95``; the defaults are in server/play/fairplay.py.
     fairplay: Thresholds = Field(default_factory=Thresholds)
+    #: Comma-separated account names that may see results held for review (their replays).
+    reviewers: str = ""
+    #: The server's address as players reach it (``https://simon.example``): share texts
+    #: link the day's page there; empty: a path alone.
+    public_url: str = ""
+    #: The solver review of a game (docs/protocol.md, "Reviews"): CPU seconds per review.
+    review_seconds: float = Field(20.0, gt=0, le=600)
 
     @field_validator("database_url")
     @classmethod
@@ -141,6 +148,13 @@ class Settings(BaseSettings):
         if self.production and self.secret == DEFAULT_SECRET:
             raise ValueError("SIMON_SECRET must be set to a secret of your own in production")
         return self
+
+    @property
+    def reviewer_names(self) -> frozenset[str]:
+        """The reviewers' names in ``name_key`` form (case and width do not matter)."""
+        from server.store import name_key
+
+        return frozenset(name_key(n.strip()) for n in self.reviewers.split(",") if n.strip())
 
     @property
     def database_timeouts(self) -> dict[str, float]:

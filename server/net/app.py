@@ -206,6 +206,9 @@ async def run_server(
                 sweep=settings.race_sweep_seconds,
             ),
             deal_prover=deal_prover,
+            reviewers=settings.reviewer_names,
+            public_url=settings.public_url,
+            review_seconds=settings.review_seconds,
         )
         hub.start()
         stack.push_async_callback(hub.close)

@@ -2,7 +2,9 @@
 
 ``GET /healthz``, ``/daily``, ``/leaderboard?day=&suits=&board=&limit=&after=``,
 ``/rank?day=&suits=&board=&player=``, ``/history?player=&limit=``, ``/race/CODE`` (a race
-room). The bodies are the same objects the websocket sends, without ``id``. Bad parameters
+room), ``/day/YYYY-MM-DD/stats?suits=&board=&player=`` (everyone's results of a day),
+``/replay/ID`` (a finished game's actions; ``Authorization: Bearer TOKEN`` signs in).
+The bodies are the same objects the websocket sends, without ``id``. Bad parameters
 get ``400`` and ``{"error": {"code": ..., "message": ...}}``. Every other path goes to the
 web pages (:mod:`server.web`), which answer unknown paths with the same JSON 404 unless a
 browser asks for HTML.
@@ -211,6 +213,42 @@ _ROUTES: dict[str, tuple[Callable[[Hub, Query], Awaitable[Response]], frozenset[
 }
 
 
+async def _day_stats(hub: Hub, day_text: str, query: Query) -> Response:
+    """``/day/YYYY-MM-DD/stats``: everyone's results of a day's board (``player``: where
+    that player stands)."""
+    day = _day({"day": day_text})
+    name = _text(query, "player", required=False, longest=64)
+    player = None if name is None else await hub.accounts.named(name)
+    return _model(
+        await hub.after.day_stats(
+            day=day, suits=_int(query, "suits", 1, SUIT_COUNTS), board=_board(query), player=player
+        )
+    )
+
+
+async def _replay(hub: Hub, game_id: str, request: Request) -> Response:
+    """``/replay/ID``: a finished game's actions, if the asker may see them (the owner and
+    reviewers sign in with ``Authorization: Bearer TOKEN``)."""
+    asker = None
+    authorization = request.headers.get("Authorization")
+    if authorization is not None:
+        scheme, _, token = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip() or has_control(token):
+            raise BadQuery("Authorization is Bearer and the account's token")
+        asker = await hub.accounts.authenticate(token.strip())
+    return _model(await hub.after.replay(asker, game_id))
+
+
+def _after_path(path: str) -> tuple[str, str] | None:
+    """``("stats", DAY)`` for ``/day/DAY/stats``, ``("replay", ID)`` for ``/replay/ID``."""
+    parts = path.split("/")
+    if len(parts) == 4 and parts[1] == "day" and parts[3] == "stats" and parts[2]:
+        return "stats", parts[2]
+    if len(parts) == 3 and parts[1] == "replay" and 0 < len(parts[2]) <= 64:
+        return "replay", parts[2]
+    return None
+
+
 async def _race(hub: Hub, code: str) -> Response:
     """``/race/CODE``: a race room, its racers and (once over) its results."""
     return _model(await hub.rooms.reply(None, await hub.rooms.record(code)))
@@ -235,9 +273,27 @@ async def respond(
     room = url.path.removeprefix("/race/") if url.path.startswith("/race/") else None
     if room is not None and not wants_json(request, default=True):
         room = None  # a browser: the room's page (server/web)
-    if route is None and room is None:
+    after = _after_path(url.path)
+    if after is not None and not wants_json(request, default=True):
+        after = None  # a browser: the day's page with its chart, the replay's page
+    if route is None and room is None and after is None:
         return await web.respond(hub, request)
     try:
+        if after is not None:
+            what, argument = after
+            raw = parse_qs(url.query, keep_blank_values=True, strict_parsing=False)
+            takes = {"suits", "board", "player"} if what == "stats" else set()
+            unknown = set(raw) - takes
+            if unknown:
+                raise BadQuery(f"unknown parameter {sorted(unknown)[0]!r}")
+            if any(len(values) > 1 or has_control(values[0]) for values in raw.values()):
+                raise BadQuery("a parameter is given twice or holds a control character")
+            if has_control(argument):
+                raise BadQuery("the path holds a control character")
+            query = {name: values[0] for name, values in raw.items()}
+            if what == "stats":
+                return await _day_stats(hub, argument, query)
+            return await _replay(hub, argument, request)
         if room is not None:
             if url.query:
                 raise BadQuery("a race room's path takes no parameters")

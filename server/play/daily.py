@@ -121,30 +121,34 @@ class SolverProver:
         self._processes = processes
         self._prove = prove
         self._executor: ProcessPoolExecutor | None = None
-        self._running: set[concurrent.futures.Future[Proof]] = set()
+        self._running: set[concurrent.futures.Future[Any]] = set()
         self._closed = False
         #: Searches under way or waiting when :meth:`close` stopped the worker.
         self.cut_short = 0
 
     async def __call__(self, code: str) -> Proof:
+        return await self.run(self._prove, code, self.max_seconds)
+
+    async def run(self, task: Callable[..., T], *args: Any) -> T:
+        """``task(*args)`` in the worker (a top-level function: it is pickled there)."""
         if not self._processes:
-            return await asyncio.to_thread(self._prove, code, self.max_seconds)
+            return await asyncio.to_thread(task, *args)
         try:
-            return await self._in_worker(code)
+            return await self._in_worker(task, *args)
         except BrokenProcessPool:  # the worker died (killed by the system): once more
             if self._closed:
                 raise
             log.warning("solver worker (%s) died; starting another", self.name)
             self._executor = None
-            return await self._in_worker(code)
+            return await self._in_worker(task, *args)
 
-    async def _in_worker(self, code: str) -> Proof:
+    async def _in_worker(self, task: Callable[..., T], *args: Any) -> T:
         if self._closed:
             raise RuntimeError(f"the solver ({self.name}) is stopped")
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[Proof] = loop.create_future()
+        future: asyncio.Future[T] = loop.create_future()
 
-        def settle(work: concurrent.futures.Future[Proof]) -> None:
+        def settle(work: concurrent.futures.Future[T]) -> None:
             if future.done():  # the waiter gave up (shutdown)
                 return
             if work.cancelled():
@@ -154,7 +158,7 @@ class SolverProver:
             else:
                 future.set_result(work.result())
 
-        def deliver(work: concurrent.futures.Future[Proof]) -> None:
+        def deliver(work: concurrent.futures.Future[T]) -> None:
             self._running.discard(work)
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
                 loop.call_soon_threadsafe(settle, work)
@@ -168,7 +172,7 @@ class SolverProver:
         # signals blocked here, it starts with them blocked; ours wait until the unblock
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:
-            work = self._executor.submit(self._prove, code, self.max_seconds)
+            work = self._executor.submit(task, *args)
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         self._running.add(work)

@@ -7,9 +7,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
-from server.protocol import Finished
+from server.protocol import Finished, Streak
 from server.store import OFF_THE_BOARD, PlayStore, StoreError
 
+from .after import percentile_of, share_text, streak_of
 from .clock import Clock, utc_day
 from .daily import DailySchedule
 from .games import PlayerGame
@@ -37,6 +38,8 @@ class GameEndings:
         self._feed = feed
         #: Told when a race room's game ends (set by the hub: server/play/rooms.py).
         self.race_game_ended: Callable[[PlayerGame], Awaitable[None]] | None = None
+        #: The server's public address, for the day's page in a share text ("" : a path).
+        self.public_url = ""
 
     async def screen(self, game: PlayerGame) -> None:
         """Screen a human's finished daily for fair play (off the move path: once a game);
@@ -76,6 +79,7 @@ class GameEndings:
         result = game.result
         assert result is not None
         rank = par = None
+        total = 0
         review = None
         if game.day is not None and await self.under_review(game):
             review = "held"
@@ -89,11 +93,27 @@ class GameEndings:
                     around=0,
                     bots=game.bot,
                 )
-                rank = ranked.rank
+                rank, total = ranked.rank, ranked.total
             except StoreError as error:
                 # The result is stored; only its rank could not be read just now.
                 log.warning("no rank for finished game %s: %s", game.id, error)
             par = await self.par(game)
+        streak = share = None
+        if game.day is not None:
+            streak = await self.streak(game.player_id)
+            share = share_text(
+                day=game.day,
+                suits=game.suits,
+                won=result.won,
+                moves=result.moves,
+                removed=result.removed,
+                elapsed=result.elapsed,
+                par=par,
+                rank=rank,
+                total=total,
+                streak=streak,
+                base_url=self.public_url,
+            )
         return Finished(
             game=game.id,
             code=game.code,
@@ -102,7 +122,19 @@ class GameEndings:
             rank=rank,
             par=par,
             review=review,
+            percentile=None if rank is None else percentile_of(rank, total),
+            streak=streak,
+            share=share,
         )
+
+    async def streak(self, player_id: int) -> Streak | None:
+        """The player's streak of days with a finished daily (None: cannot tell just now)."""
+        try:
+            days = await self._store.daily_days(player_id=player_id)
+        except StoreError as error:
+            log.warning("no streak for player %s: %s", player_id, error)
+            return None
+        return streak_of(days, utc_day(self._clock.now()))
 
     async def par(self, game: PlayerGame) -> int | None:
         """The daily's par, published once its day is over."""

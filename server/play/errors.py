@@ -23,6 +23,7 @@ from server.bus import BusUnavailable
 from server.engine import IllegalMoveError, InvalidCodeError, InvalidMoveError
 from server.protocol import Error, ErrorCode, MessageId
 from server.store import (
+    AlreadyReported,
     BadCursor,
     BotsRefused,
     NameTaken,
@@ -106,6 +107,7 @@ ERROR_CODES: Final[tuple[tuple[type[Exception], ErrorCode, str | None], ...]] = 
     (NoFreshDeal, ErrorCode.NO_DEAL, None),
     (StoreUnavailable, ErrorCode.UNAVAILABLE, "the server's database is not answering just now"),
     (BusUnavailable, ErrorCode.UNAVAILABLE, "the server cannot reach its other nodes just now"),
+    (AlreadyReported, ErrorCode.ALREADY_REPORTED, "you have reported this result already"),
 )
 
 

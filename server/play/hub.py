@@ -11,7 +11,9 @@ Each part does one job; sessions and the HTTP routes call the parts by name:
 - ``queries``: read-only replies from the store's records (:mod:`.queries`);
 - ``days``: the day ticker (:mod:`.days`);
 - ``rooms``: race rooms, where friends race one fresh deal (:mod:`.rooms`), their games'
-  events thinned out by ``feed`` too.
+  events thinned out by ``feed`` too;
+- ``after``: a day's statistics, replays and reports (:mod:`.after`); ``reviews``: games
+  reviewed against the solver (:mod:`.review`).
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from server.bus import Bus
 from server.store import PlayStore, RaceStore
 
 from .accounts import Accounts
+from .after import AfterDay
 from .clock import Clock, utc_day
-from .daily import DailySchedule, Prover
+from .daily import DailySchedule, Prover, SolverProver
 from .days import DayTicker
 from .endings import GameEndings
 from .fairplay import Thresholds
@@ -31,6 +34,7 @@ from .live import LiveGames
 from .queries import Queries
 from .race import RaceRooms
 from .race_feed import RACE_MOVE_INTERVAL, RaceFeed
+from .review import Reviews
 from .room_deals import DealPicker
 from .rooms import Rooms, RoomSettings
 from .screening import Screening
@@ -51,9 +55,17 @@ class Hub:
         room_settings: RoomSettings | None = None,
         deal_prover: Prover | None = None,
         race_store: RaceStore | None = None,
+        reviewers: frozenset[str] = frozenset(),
+        public_url: str = "",
+        review_seconds: float = 20.0,
+        review_worker: SolverProver | None = None,
     ) -> None:
         """``deal_prover`` proves race rooms' fresh deals (by default ``prover``);
-        ``race_store`` defaults to the rooms' queries on ``store``'s database."""
+        ``race_store`` defaults to the rooms' queries on ``store``'s database;
+        ``reviewers``: the accounts (``name_key`` form) that may see held results' replays;
+        ``public_url``: the server's address as players reach it (share texts);
+        ``review_seconds``: the solver's CPU budget per game review, in ``review_worker``
+        (by default a worker process of its own)."""
         self.store = store
         self.clock = clock
         self.daily = DailySchedule(store, secret=secret, prover=prover)
@@ -84,6 +96,11 @@ class Hub:
             settings=room_settings,
         )
         self.feed.room_sink = self.rooms.announce
+        self.endings.public_url = public_url
+        self.after = AfterDay(store=store, clock=clock, rooms=self.rooms.races, reviewers=reviewers)
+        self.reviews = Reviews(
+            store, review_worker or SolverProver(review_seconds), seconds=review_seconds
+        )
         self.endings.race_game_ended = self.rooms.game_ended
         self.queries = Queries(
             store=store, clock=clock, daily=self.daily, races=self.races, rooms=self.rooms.races
@@ -110,6 +127,7 @@ class Hub:
         self.races.close()
         await self.races.flush()
         await self.daily.close()
+        self.reviews.close()
 
     def now(self) -> datetime:
         return self.clock.now()

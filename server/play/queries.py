@@ -23,6 +23,7 @@ from server.protocol import (
 )
 from server.store import LeaderboardEntry, PlayerRecord, PlayStore, RaceStore
 
+from .after import streak_of
 from .clock import Clock, seconds_to_next_day, utc_day
 from .daily import DailySchedule
 from .race import RaceRooms
@@ -135,6 +136,7 @@ class Queries:
         today = self._today()
         return History(
             player=player.name,
+            streak=streak_of(await self._store.daily_days(player_id=player.id), today),
             stats=PlayerStats(
                 games=found.games_total,
                 won=found.won,

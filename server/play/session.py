@@ -56,6 +56,7 @@ from server.protocol import (
 )
 from server.store import PlayerRecord, StaleGame, StoreUnavailable
 
+from .after_handlers import AFTER_HANDLERS
 from .errors import Refused, refusal_of
 from .games import PlayerGame, Remembered, parse_move
 from .hub import Hub
@@ -468,4 +469,5 @@ _HANDLERS: dict[str, Callable[[Session, Any], Awaitable[Replies]]] = {
     "race": Session._race,
     "ping": Session._ping,
     **ROOM_HANDLERS,
+    **AFTER_HANDLERS,
 }

@@ -14,6 +14,7 @@ become :class:`StoreUnavailable`), ``api`` (:class:`PlayStore`), ``migrate``.
 
 from server.kinds import Result
 from server.store.action_log import ActionLog, GameEnd
+from server.store.after import AlreadyReported, DayFigures, ReportRecord
 from server.store.api import PlayStore
 from server.store.errors import (
     AttemptExists,
@@ -77,11 +78,13 @@ __all__ = [
     "RESIGN",
     "WON",
     "ActionLog",
+    "AlreadyReported",
     "AttemptExists",
     "BadCursor",
     "BotsRefused",
     "CodeTaken",
     "DailyDealRecord",
+    "DayFigures",
     "Due",
     "EntrantRecord",
     "EntrantResult",
@@ -108,6 +111,7 @@ __all__ = [
     "RaceStore",
     "RankResult",
     "Refusal",
+    "ReportRecord",
     "Result",
     "RoomOptions",
     "StaleGame",

@@ -13,6 +13,7 @@ from datetime import date, datetime
 from typing import Any, Protocol
 
 from server.kinds import Mode, Result
+from server.store.after import DayFigures
 from server.store.lease import Leases
 from server.store.ranks import BoardKey
 from server.store.records import (
@@ -83,6 +84,8 @@ class PlayStore(Protocol):
 
     async def load_game(self, game_id: str) -> GameLog | None: ...
 
+    async def get_game(self, game_id: str) -> GameRecord | None: ...
+
     async def last_seq(self, game_id: str) -> int: ...
 
     async def append(
@@ -126,3 +129,12 @@ class PlayStore(Protocol):
     async def unscreened(self) -> list[str]: ...
 
     async def screening(self, game_id: str) -> FairPlayRecord | None: ...
+
+    # -- after the daily
+    async def day_figures(self, *, day: date, suits: int, bots: bool = False) -> DayFigures: ...
+
+    async def daily_days(self, *, player_id: int) -> list[date]: ...
+
+    async def report(self, *, game_id: str, player_id: int, reason: str, at: datetime) -> None: ...
+
+    async def reports_since(self, *, player_id: int, since: datetime) -> int: ...

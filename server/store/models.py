@@ -324,3 +324,21 @@ class RaceLobby(Base):
 
     suits: Mapped[int] = mapped_column(sa.SmallInteger, primary_key=True, autoincrement=False)
     code: Mapped[str | None] = mapped_column(sa.String(8))
+
+
+class Report(Base):
+    """A signed-in player's report of a ranked daily result: one per player per result."""
+
+    __tablename__ = "reports"
+
+    game_id: Mapped[str] = mapped_column(
+        GameId, sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    player_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    reason: Mapped[str] = mapped_column(sa.String(200))
+    at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+    # a player's reports in a window: the report budget
+    __table_args__ = (sa.Index("ix_reports_player_id_at", "player_id", "at"),)

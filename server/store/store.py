@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.kinds import MODES, Mode, Result
 from server.store.action_log import DEFAULT_COMMIT_TIMEOUT, DEFAULT_WINDOW, ActionLog, open_writer
+from server.store.after import AfterDayRecords, DayFigures, ReportRecord
 from server.store.boundary import store_boundary
 from server.store.database import Database, create_engine
 from server.store.errors import InvalidRequest, NameTaken, StoreError
@@ -82,6 +83,7 @@ class Store:
         self._leaderboard = Leaderboard(self._database, ranks)
         self._games = GameRecords(self._database)
         self._fair_play = FairPlayRecords(self._database)
+        self._after = AfterDayRecords(self._database)
         #: Work one node does at a time, for all that share this database.
         self.leases = leases_for(engine)
         #: A Redis client to close with the store (``open(..., owns_redis=True)``).
@@ -381,3 +383,30 @@ class Store:
             raise InvalidRequest(f"batch must be at least 1, got {batch}")
         async for logged in self._games.finished(batch):
             yield logged
+
+    # -- after the daily ------------------------------------------------------------------
+
+    async def day_figures(self, *, day: date, suits: int, bots: bool = False) -> DayFigures:
+        """A day's board in counts: finished, won, the winners' moves, the others' runs
+        removed, the winners' time quartiles (held results are on no board)."""
+        return await self._after.day_figures(day, suits, bots)
+
+    async def daily_days(self, *, player_id: int) -> list[date]:
+        """The days on which the player finished a daily, in order (streaks)."""
+        return await self._after.daily_days(player_id)
+
+    async def report(self, *, game_id: str, player_id: int, reason: str, at: datetime) -> None:
+        """Keep a player's report of a result; :class:`AlreadyReported` the second time."""
+        _require_aware("at", at)
+        if not reason or len(reason) > 200:
+            raise InvalidRequest("a report's reason has 1 to 200 characters")
+        await self._after.report(game_id=game_id, player_id=player_id, reason=reason, at=at)
+
+    async def reports_since(self, *, player_id: int, since: datetime) -> int:
+        """How many reports the player made since ``since``."""
+        return await self._after.reports_since(player_id, since)
+
+    async def reported_results(self) -> list[tuple[GameRecord, list[ReportRecord]]]:
+        """Reported results in leaderboard order (day, suit count, board, rank), each with
+        its reports, oldest first."""
+        return await self._after.reported()

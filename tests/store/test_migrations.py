@@ -26,6 +26,7 @@ TABLES = {
     "races",
     "race_entries",
     "race_lobbies",
+    "reports",
 }
 HEAD = migrate.head_revision()
 

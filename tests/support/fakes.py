@@ -16,8 +16,10 @@ from server.store import (
     HELD,
     PASSED,
     ActionLog,
+    AlreadyReported,
     AttemptExists,
     DailyDealRecord,
+    DayFigures,
     FairPlayRecord,
     GameEnd,
     GameLog,
@@ -79,6 +81,7 @@ class FakeStore:
         self.log = ActionLog(self.writer, window=0)
         self.ranked: list[tuple[str, Result]] = []
         self.screenings: dict[str, FairPlayRecord] = {}
+        self.reports: dict[tuple[str, int], tuple[str, datetime]] = {}
         #: Nodes on one fake store share it, and its leases with it.
         self.leases: Leases = ProcessLeases()
 
@@ -302,6 +305,42 @@ class FakeStore:
         for g in list(self.games.values()):
             if g.finished_at is not None:
                 yield GameLog(g, list(self.logs.get(g.id, [])))
+
+    async def day_figures(self, *, day: date, suits: int, bots: bool = False) -> DayFigures:
+        board = self._board(day, suits, bots)
+        winners = [g for g in board if g.won]
+        moves: dict[int, int] = {}
+        not_won: dict[int, int] = {}
+        for g in board:
+            if g.won:
+                moves[g.moves or 0] = moves.get(g.moves or 0, 0) + 1
+            else:
+                not_won[g.removed or 0] = not_won.get(g.removed or 0, 0) + 1
+        times = sorted(g.elapsed or 0.0 for g in winners)
+        quartiles = None
+        if times:
+            at = [max(0, -(-len(times) * share // 4) - 1) for share in (1, 2, 3)]
+            quartiles = (times[at[0]], times[at[1]], times[at[2]])
+        return DayFigures(len(board), len(winners), moves, not_won, quartiles)
+
+    async def daily_days(self, *, player_id: int) -> list[date]:
+        return sorted(
+            {
+                g.day
+                for g in self.games.values()
+                if g.player_id == player_id and g.day is not None and g.finished_at
+            }
+        )
+
+    async def report(self, *, game_id: str, player_id: int, reason: str, at: datetime) -> None:
+        if (game_id, player_id) in self.reports:
+            raise AlreadyReported(game_id)
+        self.reports[game_id, player_id] = (reason, at)
+
+    async def reports_since(self, *, player_id: int, since: datetime) -> int:
+        return sum(
+            1 for (_, who), (_, at) in self.reports.items() if who == player_id and at >= since
+        )
 
 
 def fixed_prover(par: int | None = 10) -> Prover:

@@ -1,0 +1,199 @@
+"""A finished game reviewed against the solver: along the path the game took, whether each
+position could still be won, the solver's line from there, and what each action cost
+against it.
+
+The work runs in a worker process of its own (:class:`~server.play.daily.SolverProver`'s
+pool), never on the event loop: moves are answered while reviews run. A review has a CPU
+budget (``seconds``): positions it leaves unjudged are marked unknown. Each game's review is
+kept once made; an account has at most one review in flight.
+
+Distances are the solver's line, not the shortest possible: the solver shortens its
+solutions but does not prove them optimal, so a delta can be off by what it misses.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Final
+
+from server.engine import Game, Move
+from server.protocol import ErrorCode, Review, ReviewPosition, Stretch
+from server.store import END_ACTIONS, GameRecord, PlayerRecord, PlayStore
+
+from .daily import SolverProver
+from .errors import Refused
+from .games import RESTART, UNDO, apply
+
+#: Reviews kept per node (the oldest go first).
+CACHED_REVIEWS: Final = 512
+#: States the solver may expand for one position (the review's time budget caps it too).
+POSITION_NODES: Final = 60_000
+#: The costliest stretches named in a review.
+STRETCHES: Final = 3
+
+#: One position's verdict in the worker: (winnable, distance), None where unknown.
+Judged = tuple[bool | None, int | None]
+
+
+def judge_path(code: str, actions: Sequence[str], seconds: float) -> list[Judged]:
+    """In the worker: the verdict of the deal and of the position after each action that
+    changes the board (``actions`` as the log holds them, ends left out), within ``seconds``
+    of CPU in all.
+
+    Positions seen before are not solved again; a move along the solver's line takes the
+    line's rest; any position after a move from a lost one is lost too.
+    """
+    from server.solver import Verdict, solve
+
+    deadline = time.process_time() + seconds
+    game = Game.from_code(code)
+    known: dict[object, tuple[bool | None, int | None, tuple[Move, ...]]] = {}
+
+    def solved() -> tuple[bool | None, int | None, tuple[Move, ...]]:
+        left = deadline - time.process_time()
+        if left <= 0:
+            return None, None, ()
+        solution = solve(game.copy(), max_nodes=POSITION_NODES, max_seconds=left)
+        if solution.verdict is Verdict.WINNABLE:
+            return True, len(solution.moves), tuple(solution.moves)
+        if solution.verdict is Verdict.UNWINNABLE:
+            return False, None, ()
+        return None, None, ()
+
+    current = solved()
+    known[game.position_key()] = current
+    found: list[Judged] = [(current[0], current[1])]
+    for action in actions:
+        played: Move | None = None
+        if action not in (UNDO, RESTART):
+            played = Move.from_text(action)
+        apply(game, action)
+        key = game.position_key()
+        previous = current
+        if key in known:
+            current = known[key]
+        elif played is not None and previous[0] is False:
+            current = (False, None, ())
+        elif played is not None and previous[2] and _same(previous[2][0], played):
+            rest = previous[2][1:]
+            current = (True, len(rest), rest)
+        else:
+            current = solved()
+        known[key] = current
+        found.append((current[0], current[1]))
+    return found
+
+
+def _same(line: Move, played: Move) -> bool:
+    return (line.source, line.target, line.count) == (played.source, played.target, played.count)
+
+
+def review_of(
+    record: GameRecord,
+    entries: Sequence[tuple[int, str]],
+    judged: Sequence[Judged],
+    *,
+    par: int | None,
+) -> Review:
+    """The review message from the worker's verdicts (``entries``: the board-changing
+    actions as (seq, action), in order; ``judged``: the deal's verdict, then each one's)."""
+    game = Game.from_code(record.code)
+    positions = [ReviewPosition(seq=0, winnable=judged[0][0], distance=judged[0][1])]
+    losing = None
+    for (seq, action), (winnable, distance), (was_winnable, was_distance) in zip(
+        entries, judged[1:], judged[:-1], strict=True
+    ):
+        moves_before = game.moves
+        apply(game, action)
+        delta = None
+        if distance is not None and was_distance is not None:
+            delta = game.moves - moves_before + distance - was_distance
+        positions.append(
+            ReviewPosition(
+                seq=seq, action=action, winnable=winnable, distance=distance, delta=delta
+            )
+        )
+        if losing is None and was_winnable is True and winnable is False:
+            losing = seq
+    won = bool(record.won)
+    moves = record.moves or 0
+    line = judged[0][1]
+    return Review(
+        game=record.id,
+        positions=positions,
+        losing_move=None if won else losing,
+        stretches=stretches(positions),
+        moves=moves,
+        won=won,
+        solver_line=line,
+        against_line=moves - line if won and line is not None else None,
+        par=par,
+        against_par=moves - par if won and par is not None else None,
+        unknown=sum(position.winnable is None for position in positions),
+    )
+
+
+def stretches(positions: Sequence[ReviewPosition], most: int = STRETCHES) -> list[Stretch]:
+    """Runs of consecutive actions that each cost moves, the costliest first."""
+    found: list[Stretch] = []
+    first = last = None
+    cost = 0
+    for position in [*positions, ReviewPosition(seq=-1, winnable=None)]:
+        if position.delta is not None and position.delta > 0:
+            if first is None:
+                first = position.seq
+            last, cost = position.seq, cost + position.delta
+            continue
+        if first is not None and last is not None:
+            found.append(Stretch(first=first, last=last, cost=cost))
+        first = last = None
+        cost = 0
+    found.sort(key=lambda stretch: (-stretch.cost, stretch.first))
+    return found[:most]
+
+
+class Reviews:
+    """Reviews of finished games: made in the worker, kept per game, one per account at
+    a time."""
+
+    def __init__(self, store: PlayStore, worker: SolverProver, *, seconds: float) -> None:
+        self._store = store
+        self._worker = worker
+        self.seconds = seconds
+        self._done: OrderedDict[str, Review] = OrderedDict()
+        self._busy: set[int] = set()
+
+    async def review(
+        self, player: PlayerRecord, record: GameRecord, *, par: int | None = None
+    ) -> Review:
+        """The review of a finished game the player may see (checked by the caller)."""
+        found = self._done.get(record.id)
+        if found is not None:
+            self._done.move_to_end(record.id)
+            return found
+        if player.id in self._busy:
+            raise Refused(ErrorCode.BUSY, "a review of yours is being made: ask again when done")
+        self._busy.add(player.id)
+        try:
+            logged = await self._store.load_game(record.id)
+            assert logged is not None  # the caller read it
+            entries = [
+                (entry.seq, entry.action)
+                for entry in logged.entries
+                if entry.action not in END_ACTIONS
+            ]
+            judged = await self._worker.run(
+                judge_path, record.code, [action for _, action in entries], self.seconds
+            )
+        finally:
+            self._busy.discard(player.id)
+        found = review_of(logged.game, entries, judged, par=par)
+        self._done[record.id] = found
+        while len(self._done) > CACHED_REVIEWS:
+            self._done.popitem(last=False)
+        return found
+
+    def close(self) -> None:
+        self._worker.close()
