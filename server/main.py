@@ -59,6 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     review.add_argument("game", nargs="?", help="the game id (from the list)")
     review.add_argument("--note", help="why, for the audit line")
     review.add_argument("--json", action="store_true", help="the list as JSON")
+    review.add_argument(
+        "--reports", action="store_true", help="only the results players reported, by rank"
+    )
     return parser
 
 
@@ -167,6 +170,9 @@ async def review(settings: Settings, args: argparse.Namespace) -> int:
         raise AdminError(f"review {args.decision} needs a game id")
     store = await _opened(settings)
     try:
+        if args.decision is None and args.reports:
+            await _print_reports(store, as_json=args.json)
+            return 0
         if args.decision is None:
             held = await store.held_results()
             if args.json:
@@ -180,6 +186,7 @@ async def review(settings: Settings, args: argparse.Namespace) -> int:
                 print("    " + json.dumps(screened.evidence, sort_keys=True))
             if not args.json:
                 print(f"{len(held)} results held for review")
+                await _print_reports(store, as_json=False)
             return 0
         decision = CLEARED if args.decision == "clear" else CONFIRMED
         try:
@@ -197,6 +204,43 @@ async def review(settings: Settings, args: argparse.Namespace) -> int:
         return 0
     finally:
         await store.close()
+
+
+async def _print_reports(store: Store, *, as_json: bool) -> None:
+    """The results players reported, in leaderboard order (day, suit count, board, rank),
+    each with its reports."""
+    reported = await store.reported_results()
+    ranks = await store.ranks_of([game.id for game, _ in reported])
+    rows = [
+        {
+            "game": game.id,
+            "player": game.player_name,
+            "day": str(game.day),
+            "suits": game.suits,
+            "bot": game.bot,
+            "rank": ranks.get(game.id),
+            "score": game.score,
+            "won": game.won,
+            "held": game.held,
+            "reports": [
+                {"by": report.player, "reason": report.reason, "at": report.at.isoformat()}
+                for report in reports
+            ],
+        }
+        for game, reports in reported
+    ]
+    if as_json:
+        print(json.dumps(rows, indent=1))
+        return
+    for game, reports in reported:
+        rank = f"#{ranks[game.id]}" if game.id in ranks else "held"
+        print(
+            f"{game.id}  {game.player_name}  {game.day} {game.suits}-suit  {rank}  "
+            f"score {game.score}  reported {len(reports)} times"
+        )
+        for report in reports:
+            print(f"    {report.at:%Y-%m-%d %H:%M} {report.player}: {report.reason}")
+    print(f"{len(rows)} results reported")
 
 
 def _held_row(game: Any, screened: Any) -> dict[str, Any]:

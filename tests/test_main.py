@@ -306,3 +306,43 @@ def test_host_and_port_are_taken_before_or_after_serve(
 ) -> None:
     args = _parser().parse_args(argv)
     assert (args.host, args.port) == (host, port)
+
+
+async def test_review_reports_lists_reported_results_by_rank_with_their_reports(
+    backend: Backend,
+) -> None:
+    store = await Store.open(backend.database_url)
+    day = date(2090, 1, 1) + timedelta(days=random.randrange(100_000))
+    now = datetime.now(UTC)
+    try:
+        games = []
+        for score in (700, 800):  # the 800 ranks first
+            player = await store.create_player(
+                name=unique_name("r"), token_hash=uuid.uuid4().hex, now=now
+            )
+            game = await store.start_game(
+                game_id=uuid.uuid4().hex, player_id=player.id, mode="daily",
+                code="SS1-S1-AAAAABD", suits=1, day=day, started_at=now,
+            )  # fmt: skip
+            result = Result(
+                won=False, resigned=True, moves=1, score=score, removed=2, elapsed=2.0,
+                finished_at=now,
+            )  # fmt: skip
+            games.append(await finish(store, game, ["1-2"], result))
+        reporter = await store.create_player(
+            name=unique_name("rep"), token_hash=uuid.uuid4().hex, now=now
+        )
+        for game in games:
+            await store.report(game_id=game.id, player_id=reporter.id, reason="odd", at=now)
+        listed = await asyncio.to_thread(
+            run_admin, "review", "--reports", "--json", SIMON_DATABASE_URL=backend.database_url
+        )
+        assert listed.returncode == 0, listed.stderr
+        rows = [row for row in json.loads(listed.stdout) if row["day"] == str(day)]
+        assert [row["game"] for row in rows] == [games[1].id, games[0].id]
+        assert [row["rank"] for row in rows] == [1, 2]
+        assert rows[0]["reports"][0]["by"] == reporter.name
+        text = await asyncio.to_thread(run_admin, "review", SIMON_DATABASE_URL=backend.database_url)
+        assert "results held for review" in text.stdout and f"{reporter.name}: odd" in text.stdout
+    finally:
+        await store.close()
