@@ -129,7 +129,9 @@ def share_text(
     else:
         parts.append(f"{removed} of {RUNS} runs")
     parts.append(clock_text(elapsed))
-    if rank is not None and total:
+    if rank == 1:
+        parts.append(f"first of {total}")
+    elif rank is not None and total:
         parts.append(f"top {top_share(rank, total)}%")
     if streak is not None and streak.current > 1:
         parts.append(f"{streak.current} days in a row")
