@@ -48,8 +48,8 @@ STATS_SECONDS: Final = 5.0
 PAST_STATS_SECONDS: Final = 300.0
 #: Reports a player may make in a day.
 REPORTS_PER_DAY: Final = 10
-#: Runs of a deal: 104 cards, 13 to a run.
-RUNS: Final = 8
+#: Runs of a deal: 52 cards, 13 to a run.
+RUNS: Final = 4
 
 
 def percentile_of(rank: int, total: int) -> float:

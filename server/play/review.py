@@ -195,5 +195,9 @@ class Reviews:
             self._done.popitem(last=False)
         return found
 
+    def cached(self, game_id: str) -> Review | None:
+        """The game's review, if this node made it."""
+        return self._done.get(game_id)
+
     def close(self) -> None:
         self._worker.close()

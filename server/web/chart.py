@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Final
 
-from server.protocol import HistoryGame
+from server.protocol import DayStats, HistoryGame
 
 WIDTH: Final = 640
 HEIGHT: Final = 220
@@ -45,14 +45,11 @@ class Tick:
     text: str
 
 
-@dataclass(frozen=True)
-class Chart:
+class _Frame:
+    """The plotting area inside a chart's margins."""
+
     width: int
     height: int
-    series: tuple[Series, ...]
-    y_ticks: tuple[Tick, ...]
-    x_ticks: tuple[Tick, ...]
-    summary: str
 
     @property
     def left(self) -> int:
@@ -69,6 +66,36 @@ class Chart:
     @property
     def bottom(self) -> int:
         return self.height - BOTTOM
+
+
+@dataclass(frozen=True)
+class Chart(_Frame):
+    width: int
+    height: int
+    series: tuple[Series, ...]
+    y_ticks: tuple[Tick, ...]
+    x_ticks: tuple[Tick, ...]
+    summary: str
+
+
+@dataclass(frozen=True)
+class Bar:
+    x: float
+    y: float
+    width: float
+    height: float
+    label: str  # "48 to 51 moves: 2 winners"
+    mine: bool = False  # the bin of the player asked about
+
+
+@dataclass(frozen=True)
+class Histogram(_Frame):
+    width: int
+    height: int
+    bars: tuple[Bar, ...]
+    y_ticks: tuple[Tick, ...]
+    x_ticks: tuple[Tick, ...]
+    summary: str
 
 
 def score_chart(games: Sequence[HistoryGame]) -> Chart | None:
@@ -122,3 +149,42 @@ def score_chart(games: Sequence[HistoryGame]) -> Chart | None:
         f"to {max(g.score for g in ranked)}."
     )
     return Chart(WIDTH, HEIGHT, tuple(series), y_ticks, x_ticks, summary)
+
+
+def moves_chart(stats: DayStats) -> Histogram | None:
+    """The winners' move counts of a day as bars, fewest moves on the left; the bin of the
+    player asked about (``stats.you``) marked."""
+    bins = stats.moves_histogram
+    if not bins:
+        return None
+    width = stats.bin_width
+    inner_width = WIDTH - LEFT - RIGHT
+    inner_height = HEIGHT - TOP - BOTTOM
+    most = max(b.count for b in bins)
+    step = inner_width / len(bins)
+    mine = stats.you.moves if stats.you is not None and stats.you.won else None
+    bars = []
+    for index, found in enumerate(bins):
+        height = inner_height * found.count / most
+        last = found.moves + width - 1
+        span = f"{found.moves} moves" if width == 1 else f"{found.moves} to {last} moves"
+        bars.append(
+            Bar(
+                x=LEFT + index * step + 1,
+                y=TOP + inner_height - height,
+                width=max(1.0, step - 2),
+                height=height,
+                label=f"{span}: {found.count} winner{'' if found.count == 1 else 's'}",
+                mine=mine is not None and found.moves <= mine <= last,
+            )
+        )
+    y_ticks = (Tick(TOP, str(most)), Tick(TOP + inner_height, "0"))
+    x_ticks = (
+        Tick(LEFT, str(bins[0].moves)),
+        Tick(LEFT + inner_width, str(bins[-1].moves + width - 1)),
+    )
+    summary = (
+        f"Moves of the {stats.won} winners of {stats.finished} results: "
+        f"from {bins[0].moves} to {bins[-1].moves + width - 1}, in bins of {width}."
+    )
+    return Histogram(WIDTH, HEIGHT, tuple(bars), y_ticks, x_ticks, summary)

@@ -3,7 +3,10 @@
 - ``/?board=bots``: today's three boards (top 20), players, time left, yesterday's winners;
 - ``/day/YYYY-MM-DD?suits=&board=&after=&limit=&player=``: a whole day's board, paged by
   cursor; ``player`` shows that player's rank and the rows around it;
-- ``/player/NAME``: a player's figures, a chart of daily scores, recent games;
+- ``/day/YYYY-MM-DD/stats``: the same page for a browser (programs get the day's figures
+  as JSON: server/net/http.py); a day's page draws the winners' moves as a chart;
+- ``/player/NAME``: a player's figures, streak, a chart of daily scores, recent games;
+- ``/replay/ID``: a public replay, stepped through with the keyboard, and its review;
 - ``/race?suits=``: today's daily race, as it is played;
 - ``/live/...``: the live part of ``/``, ``/day/...`` or ``/race`` alone, which the page's
   script fetches again every few seconds;
@@ -25,7 +28,7 @@ from websockets.http11 import Request, Response
 from server.protocol import Board, ErrorCode, RoomEntry
 
 from . import render
-from .chart import score_chart
+from .chart import moves_chart, score_chart
 from .responses import HTML, IMMUTABLE, REVALIDATE, content, json_error, wants_json
 from .source import PageError, Source
 
@@ -182,6 +185,9 @@ async def day_board(source: Source, query: Query, text: str) -> Page:
         page = await source.board(day=day, suits=suits, board=board, limit=limit, after=after)
         rows, total, next_cursor = page.rows, page.total, page.next
         caption = _ranks(rows[0].rank, rows[-1].rank, total) if rows else "No results"
+    stats = await source.day_stats(
+        day=day, suits=suits, board=board, name=name if found is not None else None
+    )
     live = None
     if day == today and after is None and name is None:
         live = render.url(
@@ -211,6 +217,8 @@ async def day_board(source: Source, query: Query, text: str) -> Page:
             "previous_day": day - timedelta(days=1),
             "next_day": day + timedelta(days=1) if day < today else None,
             "live": live,
+            "stats": stats,
+            "histogram": moves_chart(stats),
         },
         cache_control=REVALIDATE if day >= today - timedelta(days=1) else PAST_DAY,
         live=live,
@@ -239,6 +247,7 @@ async def player(source: Source, query: Query, text: str) -> Page:
             "best": best,
             "firsts": sum(game.rank == 1 for game in games),
             "chart": score_chart(games),
+            "streak": history.streak,
         },
     )
 
@@ -268,6 +277,20 @@ async def room(source: Source, query: Query, code: str) -> Page:
     )
 
 
+async def replay(source: Source, query: Query, game_id: str) -> Page:
+    """``/replay/ID``: a public replay, one position at a time (arrow keys step through it),
+    with each move's think time, and the solver's review once one was made."""
+    if not game_id or len(game_id) > 64 or _CONTROL.search(game_id):
+        raise _bad("a game id is 1 to 64 characters")
+    found, steps, review = await source.replay(unquote(game_id))
+    judged = {position.seq: position for position in review.positions} if review else {}
+    return Page(
+        "replay.html",
+        {"replay": found, "steps": steps, "review": review, "judged": judged},
+        cache_control=PAST_DAY,
+    )
+
+
 #: (path pattern, handler, query parameters it takes); ``{}`` is one path segment.
 _ROUTES: Final[tuple[tuple[re.Pattern[str], Handler, frozenset[str]], ...]] = (
     (re.compile(r"^/$"), home, frozenset({"board"})),
@@ -276,7 +299,13 @@ _ROUTES: Final[tuple[tuple[re.Pattern[str], Handler, frozenset[str]], ...]] = (
         day_board,
         frozenset({"suits", "board", "after", "limit", "player"}),
     ),
+    (
+        re.compile(r"^/day/([^/]+)/stats$"),
+        day_board,
+        frozenset({"suits", "board", "player"}),
+    ),
     (re.compile(r"^/player/([^/]+)$"), player, frozenset()),
+    (re.compile(r"^/replay/([^/]+)$"), replay, frozenset()),
     (re.compile(r"^/race$"), race, frozenset({"suits"})),
     (re.compile(r"^/race/([A-Za-z]{1,16})$"), room, frozenset()),
 )
@@ -311,7 +340,9 @@ def _error_page(
 ) -> Response:
     if wants_json(request, default=json_by_default):
         return json_error(request, error.status, error.code.value, error.message)
-    title = {400: "Bad request", 404: "Not found"}.get(error.status, "Unavailable")
+    title = {400: "Bad request", 403: "Not public", 404: "Not found"}.get(
+        error.status, "Unavailable"
+    )
     body = render.page(
         "error.html",
         {"title": title, "message": error.message, "today": source.today(), "poll": POLL_SECONDS},

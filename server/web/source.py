@@ -22,17 +22,22 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, ClassVar, Final, TypeVar, cast
 
+from server.engine import Game
 from server.play.errors import refusal_of
+from server.play.games import apply
 from server.play.hub import Hub
 from server.protocol import (
     HTTP_STATUS,
     Board,
     DailyInfo,
+    DayStats,
     ErrorCode,
     History,
     LeaderboardPage,
     RaceStandings,
     RankInfo,
+    Replay,
+    Review,
     RoomView,
 )
 
@@ -52,6 +57,18 @@ class PageError(Exception):
         self.status = status
         self.code = code
         self.message = message
+
+
+@dataclass(frozen=True)
+class Step:
+    """One position of a replay: the action that led there, its think time, the board."""
+
+    seq: int
+    action: str | None  # None: the deal
+    think: float | None  # seconds since the previous action (None at the deal)
+    columns: tuple[str, ...]  # ten columns, deepest card first
+    moves: int
+    removed: int
 
 
 @dataclass(frozen=True)
@@ -128,6 +145,28 @@ class Source:
         player = await _asking(self._hub.accounts.named(name))
         return await _asking(self._hub.queries.history(player, limit))
 
+    async def day_stats(self, *, day: date, suits: int, board: Board, name: str | None) -> DayStats:
+        player = None if name is None else await _asking(self._hub.accounts.named(name))
+        return await _asking(
+            self._hub.after.day_stats(day=day, suits=suits, board=board, player=player)
+        )
+
+    async def replay(self, game_id: str) -> tuple[Replay, list[Step], Review | None]:
+        """A public replay (as anyone may see it), its positions one by one, and its solver
+        review if one was made."""
+        found = await _asking(self._hub.after.replay(None, game_id))
+        game = Game.from_code(found.code)
+        steps = [Step(0, None, None, _columns(game), game.moves, game.removed_count)]
+        previous = None
+        for step in found.moves:
+            apply(game, step.action)
+            think = None if previous is None else (step.at - previous) / 1000
+            previous = step.at
+            steps.append(
+                Step(step.seq, step.action, think, _columns(game), game.moves, game.removed_count)
+            )
+        return found, steps, self._hub.reviews.cached(game_id)
+
     async def room(self, code: str) -> RoomView:
         """A race room as it stands (its racers, and their places once it is over)."""
         record = await _asking(self._hub.rooms.record(code))
@@ -151,3 +190,7 @@ class Source:
         while len(self._cache) > CACHE_ENTRIES:
             self._cache.popitem(last=False)
         return body
+
+
+def _columns(game: Game) -> tuple[str, ...]:
+    return tuple(game.board_text().splitlines())

@@ -90,8 +90,34 @@
     });
   }
 
+  // A replay's positions: one shown at a time, stepped with the arrow keys or buttons.
+  function replay(element) {
+    var positions = element.querySelectorAll("[data-step]");
+    var at = element.querySelector("[data-step-at]");
+    var shown = 0;
+    function show(index) {
+      shown = Math.max(0, Math.min(positions.length - 1, index));
+      Array.prototype.forEach.call(positions, function (position, i) {
+        position.hidden = i !== shown;
+      });
+      if (at) at.textContent = String(shown);
+    }
+    element.addEventListener("click", function (event) {
+      var by = event.target.getAttribute && event.target.getAttribute("data-step-by");
+      if (by) show(shown + Number(by));
+    });
+    document.addEventListener("keydown", function (event) {
+      var moves = { ArrowRight: shown + 1, ArrowLeft: shown - 1, Home: 0, End: positions.length - 1 };
+      if (event.key in moves) {
+        event.preventDefault();
+        show(moves[event.key]);
+      }
+    });
+  }
+
   function start() {
     countdowns();
+    Array.prototype.forEach.call(document.querySelectorAll("[data-replay]"), replay);
     Array.prototype.forEach.call(document.querySelectorAll("[data-live]"), live);
   }
 

@@ -1,0 +1,115 @@
+"""The day's chart of everyone's results, the replay page and a player's streak, over plain
+HTTP on both backends; the replay page stepped through with real keys in Chromium."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from tests.conftest import Backend
+from tests.support.players import SolvingProver, finished_of, registered
+from tests.support.servers import (
+    HOLD_NOTHING,
+    Client,
+    fresh_clock,
+    server_settings,
+    serving,
+    unique_name,
+)
+from tests.support.web import (
+    chromium,
+    embedded_backend,
+    fetch,
+    finish_daily,
+    no_cache,
+    page,
+    screenshot,
+)
+from tests.web.test_web_browser import run, severe_logs
+
+__all__ = ["chromium"]  # the fixture, used by name
+
+
+async def won_daily(url: str, prover: SolvingProver, name: str) -> dict[str, Any]:
+    """``name`` wins today's 1-suit daily with the solver's line: its ``finished``."""
+    async with Client.connect(url) as client:
+        await registered(client, name)
+        state = (await client.request({"type": "start", "suits": 1}))["state"]
+        for text in prover.solutions[state["code"]]:
+            assert (await client.request({"type": "move", "move": text}))["type"] == "moved"
+        return await finished_of(client, state["game"])
+
+
+async def test_the_day_page_charts_the_winners_and_a_public_replay_steps_through(
+    backend: Backend,
+) -> None:
+    prover, clock = SolvingProver(), fresh_clock()
+    settings = server_settings(backend, fairplay=HOLD_NOTHING)
+    async with serving(settings, clock=clock, prover=prover) as server:
+        no_cache(server)
+        base = server.http_url
+        winner = unique_name("Win")
+        finished = await won_daily(server.url, prover, winner)
+        await finish_daily(server.url, suits=1)
+        day = clock.now().date().isoformat()
+
+        reply = await page(f"{base}/day/{day}?suits=1&player={winner}")
+        assert reply.status == 200
+        text = reply.text
+        assert "Everyone&#39;s results" in text or "Everyone's results" in text
+        assert "<dt>Finished</dt><dd>2</dd>" in text and "<dt>Won</dt><dd>1</dd>" in text
+        svg = text.split('class="chart histogram"', 1)[1].split("</svg>", 1)[0]
+        assert svg.count("<rect") == 1 and 'class="bar mine"' in svg
+        assert "Not won: 1 with 0 runs removed." in text
+        assert "<dt>Par</dt>" not in text  # the day is not over
+        as_page = await page(f"{base}/day/{day}/stats?suits=1")
+        assert as_page.status == 200 and 'class="chart histogram"' in as_page.text
+        as_json = await fetch(f"{base}/day/{day}/stats?suits=1", Accept="application/json")
+        assert as_json.status == 200 and json.loads(as_json.text)["won"] == 1
+        streak = await page(f"{base}/player/{winner}")
+        assert "<dt>Days in a row</dt><dd>1 <small>best 1</small></dd>" in streak.text
+
+        hidden = await page(f"{base}/replay/{finished['game']}")
+        assert hidden.status == 403 and "not public" in hidden.text
+        clock.advance(days=1)
+        shown = await page(f"{base}/replay/{finished['game']}")
+        assert shown.status == 200, shown.text
+        moves = len(prover.solutions[finished["code"]])
+        assert shown.text.count("data-step=") == moves + 2  # the deal, the moves, the win
+        assert "The deal" in shown.text and "No solver review yet" in shown.text
+        past = await page(f"{base}/day/{day}?suits=1")
+        assert f"<dt>Par</dt><dd>{moves} moves</dd>" in past.text
+
+
+async def test_the_replay_page_steps_with_the_arrow_keys_in_chromium(
+    chromium: Any, tmp_path: Path
+) -> None:
+    driver = chromium
+    prover, clock = SolvingProver(), fresh_clock()
+    settings = server_settings(embedded_backend(tmp_path), fairplay=HOLD_NOTHING)
+    async with serving(settings, clock=clock, prover=prover) as server:
+        finished = await won_daily(server.url, prover, unique_name("Key"))
+        clock.advance(days=1)
+        await run(lambda: driver.get(f"{server.http_url}/replay/{finished['game']}"))
+
+        def shown() -> list[str]:
+            found = driver.find_elements(By.CSS_SELECTOR, "[data-step]")
+            return [e.get_attribute("data-step") for e in found if e.is_displayed()]
+
+        assert await run(shown) == ["0"]
+        body = await run(lambda: driver.find_element(By.TAG_NAME, "body"))
+        await run(lambda: body.send_keys(Keys.ARROW_RIGHT, Keys.ARROW_RIGHT))
+        assert await run(shown) == ["2"]
+        heading = await run(lambda: driver.find_element(By.CSS_SELECTOR, "[data-step='2'] h2").text)
+        assert heading.startswith("2. ") and " s" in heading  # the move and its think time
+        await run(lambda: body.send_keys(Keys.END))
+        last = len(prover.solutions[finished["code"]]) + 1
+        assert await run(shown) == [str(last)]
+        await run(lambda: body.send_keys(Keys.ARROW_LEFT))
+        assert await run(shown) == [str(last - 1)]
+        await run(lambda: screenshot(driver, "replay-1280"))
+        assert await run(lambda: severe_logs(driver)) == []
