@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from . import accounts, boards, offline, play, race, solve
+from . import accounts, after, boards, offline, play, race, solve
 from .errors import ClientError, NetworkError, ServerError, UsageError
 from .online import NoAccountError, add_server_argument, print_json
 from .play import BotAccountNeeded
@@ -45,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     race.register(subparsers)
     accounts.register(subparsers)
     boards.register(subparsers)
+    after.register(subparsers)
     return parser
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from typing import Any
@@ -19,6 +20,7 @@ from server.engine import (
 )
 
 from .errors import UsageError
+from .online import add_server_argument
 
 
 def load_game(code: str | None, board_file: str | None, suits: int | None = None) -> Game:
@@ -82,6 +84,12 @@ def cmd_deal(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    if args.game is not None:
+        from .after import online_replay
+
+        return asyncio.run(online_replay(args))
+    if args.moves is None:
+        raise UsageError("give --moves (a code or a board), or --game ID for a finished game")
     game = load_game(args.code, args.board, args.suits)
     try:
         moves = parse_moves(args.moves)
@@ -124,5 +132,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     replay = subparsers.add_parser("replay", help="play a list of moves with the engine")
     add_game_arguments(replay)
-    replay.add_argument("--moves", required=True, help='moves like "3-7 1-2x3"')
+    replay.add_argument("--moves", help='moves like "3-7 1-2x3"')
+    replay.add_argument(
+        "--game", metavar="ID", help="a finished game on the server, step by step (online)"
+    )
+    add_server_argument(replay)
     replay.set_defaults(handler=cmd_replay)

@@ -207,6 +207,7 @@ async def _play_moves(
     start = Start(type="start", mode=mode, suits=suits, code=args.code)  # type: ignore[arg-type]
     view = (await connection.request(start, State)).state
     result: dict[str, Any] = {
+        "game": view.game,
         "code": view.code,
         "mode": view.mode,
         "suits": view.suits,
@@ -245,6 +246,9 @@ async def _play_moves(
                 result["rank"] = end.rank
             if end.review is not None:
                 result["review"] = end.review
+            for name in ("percentile", "streak", "share"):
+                if getattr(end, name) is not None:
+                    result[name] = end.model_dump(mode="json")[name]
     return result
 
 

@@ -160,3 +160,49 @@ def test_bot_mode_stops_at_a_refused_move_with_its_rule(simon: Any) -> None:
     assert result["refused"]["index"] == 1
     assert result["refused"]["move"] == "1-2"
     assert result["refused"]["rule"] == "target-not-one-higher"
+
+
+def test_after_a_solved_daily_stats_replay_review_and_report(simon: Any) -> None:
+    name = new_name()
+    assert simon("register", name, "--bot")[0] == 0
+    assert simon("daily", "--suits", "1", "--json")[0] == 0  # waits while proving
+    status, out, err = simon("play", "--daily", "--suits", "1", "--solve", "--json")
+    assert status == 0, out + err
+    result = json.loads(out)
+    game = result["game"]
+    assert result["streak"]["current"] == 1 and result["code"] not in result["share"]
+    assert 0 < result["percentile"] <= 100
+
+    status, out, err = simon("stats", "--json")
+    assert status == 0, err
+    assert json.loads(out)["streak"] == {"current": 1, "best": 1}
+    status, out, _ = simon("stats")
+    assert "days in a row with a daily: 1 (best 1)" in out
+    status, out, err = simon("stats", "--today", "--suits", "1", "--board", "bots", name, "--json")
+    assert status == 0, err
+    day = json.loads(out)
+    assert day["won"] >= 1 and day["you"]["player"] == name
+    status, out, _ = simon("stats", "--today", "--suits", "1", "--board", "bots", name)
+    assert "◀ you" in out
+
+    status, out, err = simon("replay", "--game", game, "--json")  # the owner's, today
+    assert status == 0, err
+    replay = json.loads(out)
+    assert replay["code"] == result["code"] and replay["moves"][-1]["action"] == "won"
+    status, out, _ = simon("replay", "--game", game)  # not a terminal: every step, the end
+    assert out.splitlines()[1] == "the deal" and out.count("\n") > result["moves"]
+
+    status, out, _ = simon("review", game, "--json")  # a daily: once its day is over
+    assert status == 1 and json.loads(out)["error"]["code"] == "not-visible"
+    status, out, _ = simon("report", game, "looks odd", "--json")
+    assert status == 1 and json.loads(out)["error"]["code"] == "not-visible"
+
+    status, out, err = simon("play", "--code", "SS1-S1-AAAAABD", "--solve", "--json")
+    assert status == 0, err
+    practice = json.loads(out)["game"]
+    status, out, err = simon("review", practice, "--json")
+    assert status == 0, err
+    review = json.loads(out)
+    assert review["won"] and review["positions"][-1]["distance"] == 0
+    status, out, _ = simon("review", practice)
+    assert out.startswith("won in ")
