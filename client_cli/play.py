@@ -151,6 +151,8 @@ async def run_online_screen(args: argparse.Namespace, make_app: Callable[[Connec
 def _after(app: Any) -> int:
     if app.error:
         raise ClientError(app.error)
+    if getattr(app, "printed", None):  # the share text, with no clipboard to copy it to
+        print(app.printed)
     return int(app.return_code or 0)
 
 

@@ -17,6 +17,7 @@ when only the board changed).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import deque
 from collections.abc import Callable
@@ -36,7 +37,10 @@ from server.engine import (
 )
 from server.protocol import (
     AutoMove,
+    Board,
     DailyChanged,
+    DayStats,
+    DayStatsRequest,
     Error,
     Finished,
     GameView,
@@ -145,6 +149,9 @@ class Table:
         #: "held": the finished daily is under fair-play review, off the board for now.
         self.review: str | None = None
         self.finished = False
+        #: A finished game's ``finished`` (percentile, streak, share) and its day's figures.
+        self.after: Finished | None = None
+        self.day_stats: DayStats | None = None
         self.status = ""  # the connection, for online tables
         self.race: dict[str, RaceEntry] = {}
         self.race_left: set[str] = set()  # in the race, not finished, and gone from the server
@@ -417,6 +424,10 @@ class OnlineTable(Table):
             self._refused(message)
         elif isinstance(message, Finished):
             self._finished(message)
+            self._ask_day_stats(message)
+        elif isinstance(message, DayStats):
+            self.day_stats = message
+            self._tell()
         elif isinstance(message, RaceEvent):
             self._race_event(message)
         elif isinstance(message, RaceDigest):
@@ -427,6 +438,21 @@ class OnlineTable(Table):
             self._tell(
                 Notice("info", f"A new day has begun: the deals of {message.day} are ready.")
             )
+
+    def _ask_day_stats(self, message: Finished) -> None:
+        """A finished daily: ask for its day's figures (where it stands among everyone's)."""
+        if self.view is None or message.game != self.view.game or self.day is None:
+            return
+        board: Board = "bots" if self.connection.player and self.connection.player.bot else "humans"
+        request = DayStatsRequest(
+            type="day_stats", id=self.connection.next_id(), day=self.day,
+            suits=self.view.suits, board=board, player=self.player,
+        )  # fmt: skip
+        asyncio.get_running_loop().create_task(self._send_quietly(request))
+
+    async def _send_quietly(self, request: DayStatsRequest) -> None:
+        with contextlib.suppress(ClientError):  # a nicety: the game is over and stored
+            await self.connection.send(request)
 
     def _take(self, message_id: Any) -> Pending | None:
         for index, pending in enumerate(self.pending):
@@ -522,6 +548,7 @@ class OnlineTable(Table):
         if self.view is None or message.game != self.view.game:
             return
         self.finished = True
+        self.after = message
         self.rank = message.rank
         self.review = message.review
         self.par = message.par if message.par is not None else self.par

@@ -22,6 +22,7 @@ from server.engine import Card, IllegalMoveError, InvalidMoveError, Move, SuitCo
 
 from ..errors import ClientError
 from ..table import Notice, Table, won_text
+from .after_panel import AfterPanel, copy_text
 from .commands import CONFIRM, KEYS, Command, CommandKind, chosen_column, read_command
 from .widgets import BoardView, RacePanel, ScoreLine, card_label, describe_move
 
@@ -128,6 +129,8 @@ class SimonApp(App[int]):
         self.table: Table | None = None
         self.error: str | None = None
         self.confirming: CommandKind | None = None  # restart or resign, asked once more
+        #: Text to print once the screen is closed (the share text, with no clipboard here).
+        self.printed: str | None = None
 
     def compose(self) -> ComposeResult:
         yield ScoreLine(id="score")
@@ -136,6 +139,7 @@ class SimonApp(App[int]):
                 yield BoardView(letters=self.letters, id="board")
             yield RacePanel(id="race")
         yield Static("", id="notice")
+        yield AfterPanel(id="after")
         yield Input(
             placeholder=PLACEHOLDER,
             id="prompt",
@@ -186,6 +190,7 @@ class SimonApp(App[int]):
             return
         self.query_one(BoardView).show(table.game.columns)
         self.query_one(ScoreLine).update_from(table, self.letters)
+        self.query_one(AfterPanel).update_from(table)
         if table.mode == "daily":
             self.query_one(RacePanel).update_from(table)
         connection = self.query_one("#connection", Static)
@@ -256,6 +261,9 @@ class SimonApp(App[int]):
         if command.kind == "help":
             self.push_screen(HelpScreen())
             return
+        if command.kind == "copy":
+            self._copy_share()
+            return
         table = self.table
         if table is None:
             return
@@ -300,6 +308,17 @@ class SimonApp(App[int]):
                     won_text(table.game.score, table.game.moves, table.rank, table.review),
                 )
             )
+
+    def _copy_share(self) -> None:
+        """``c``: the share text to the clipboard, or (with none here) printed at the end."""
+        finished = self.table.after if self.table is not None else None
+        if finished is None or not finished.share:
+            self.notify_line(Notice("info", "Nothing to share yet: finish today's daily."))
+        elif copy_text(finished.share):
+            self.notify_line(Notice("info", "Copied the share text."))
+        else:
+            self.printed = finished.share
+            self.notify_line(Notice("info", "No clipboard here: the text is printed on quitting."))
 
     def _moved_text(self, before: Sequence[Sequence[Card]], played: Move, removed: int) -> str:
         """Where the cards went, and the run that left the table if one did."""

@@ -18,7 +18,7 @@ from typing import Literal
 
 from server.engine import COLUMNS, InvalidMoveError, Move
 
-CommandKind = Literal["move", "auto", "undo", "restart", "resign", "quit", "help"]
+CommandKind = Literal["move", "auto", "undo", "restart", "resign", "quit", "help", "copy"]
 
 #: Typed alone, these act at once (no Enter needed).
 KEYS: dict[str, CommandKind] = {
@@ -27,6 +27,7 @@ KEYS: dict[str, CommandKind] = {
     "x": "resign",
     "q": "quit",
     "?": "help",
+    "c": "copy",  # the finished screen's share text
 }
 #: Asked twice: the second press of the same key does it.
 CONFIRM: dict[CommandKind, str] = {

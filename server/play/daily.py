@@ -17,6 +17,7 @@ import contextlib
 import hashlib
 import hmac
 import logging
+import os
 import signal
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -93,6 +94,13 @@ def ignore_stop_signals() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
+def start_worker(nice: int) -> None:
+    """A solver worker's start: the stop signals ignored, its priority lowered by ``nice``."""
+    ignore_stop_signals()
+    if nice:
+        os.nice(nice)
+
+
 class SolverProver:
     """The real prover: the solver in a worker process (or a thread), off the event loop.
 
@@ -112,10 +120,12 @@ class SolverProver:
         processes: bool = True,
         prove: Callable[[str, float], Proof] = solve_code,
         name: str = "daily deals",
+        nice: int = 0,
     ) -> None:
         """``prove`` runs in the worker: the daily's :func:`solve_code` (a short solution:
         par), or a race room's bare verdict (server/play/room_deals.py). ``name`` says
-        whose worker it is in the log."""
+        whose worker it is in the log; ``nice`` lowers its priority (``os.nice``: reviews of
+        games, server/play/review.py)."""
         self.max_seconds = max_seconds
         self.name = name
         self._processes = processes
@@ -123,6 +133,7 @@ class SolverProver:
         self._executor: ProcessPoolExecutor | None = None
         self._running: set[concurrent.futures.Future[Any]] = set()
         self._closed = False
+        self._nice = nice
         #: Searches under way or waiting when :meth:`close` stopped the worker.
         self.cut_short = 0
 
@@ -166,7 +177,10 @@ class SolverProver:
         if self._executor is None:
             # spawn: a forked child of a threaded asyncio process is unsafe
             self._executor = ProcessPoolExecutor(
-                1, mp_context=get_context("spawn"), initializer=ignore_stop_signals
+                1,
+                mp_context=get_context("spawn"),
+                initializer=start_worker,
+                initargs=(self._nice,),
             )
         # the worker is spawned (if need be) by submit, in this thread: with the stop
         # signals blocked here, it starts with them blocked; ours wait until the unblock

@@ -34,7 +34,7 @@ from .live import LiveGames
 from .queries import Queries
 from .race import RaceRooms
 from .race_feed import RACE_MOVE_INTERVAL, RaceFeed
-from .review import Reviews
+from .review import REVIEW_NICE, Reviews
 from .room_deals import DealPicker
 from .rooms import Rooms, RoomSettings
 from .screening import Screening
@@ -99,7 +99,9 @@ class Hub:
         self.endings.public_url = public_url
         self.after = AfterDay(store=store, clock=clock, rooms=self.rooms.races, reviewers=reviewers)
         self.reviews = Reviews(
-            store, review_worker or SolverProver(review_seconds), seconds=review_seconds
+            store,
+            review_worker or SolverProver(review_seconds, name="game reviews", nice=REVIEW_NICE),
+            seconds=review_seconds,
         )
         self.endings.race_game_ended = self.rooms.game_ended
         self.queries = Queries(

@@ -30,6 +30,9 @@ from .games import RESTART, UNDO, apply
 CACHED_REVIEWS: Final = 512
 #: States the solver may expand for one position (the review's time budget caps it too).
 POSITION_NODES: Final = 60_000
+#: How much lower the review worker's priority is than the server's (``os.nice``): the
+#: server's moves come first when both want a core.
+REVIEW_NICE: Final = 10
 #: The costliest stretches named in a review.
 STRETCHES: Final = 3
 

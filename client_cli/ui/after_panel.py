@@ -1,0 +1,94 @@
+"""The finished screen's part for a daily: where the result stands among everyone's, the
+streak, a one-line histogram of the winners' moves, and the text to share (``c`` copies it
+where a clipboard program is found, else it is printed when the game screen closes)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from typing import Final
+
+from rich.text import Text
+from textual.widgets import Static
+
+from server.protocol import DayStats, Finished
+
+from ..table import Table
+
+#: Eight heights of a bar, lowest first.
+BLOCKS: Final = "▁▂▃▄▅▆▇█"
+#: Programs that put text on the clipboard, tried in order (macOS, Wayland, X11).
+CLIPBOARDS: Final = (
+    ("pbcopy",),
+    ("wl-copy",),
+    ("xclip", "-selection", "clipboard"),
+    ("xsel", "-ib"),
+)
+
+
+def sparkline(stats: DayStats) -> tuple[str, str] | None:
+    """The winners' bins as one line of blocks, and a line marking the player's bin (``▲``)."""
+    bins = stats.moves_histogram
+    if not bins:
+        return None
+    most = max(b.count for b in bins) or 1
+    line = "".join(
+        BLOCKS[min(7, (len(BLOCKS) - 1) * b.count // most)] if b.count else " " for b in bins
+    )
+    marks = ""
+    if stats.you is not None and stats.you.won:
+        for index, found in enumerate(bins):
+            if found.moves <= stats.you.moves < found.moves + stats.bin_width:
+                marks = " " * index + "▲"
+    return line, marks
+
+
+def after_text(finished: Finished, stats: DayStats | None) -> Text:
+    """The lines the finished screen shows under the board."""
+    text = Text()
+    facts = []
+    if finished.percentile is not None:
+        facts.append(f"beats or ties {finished.percentile:g}% of today's results")
+    if finished.streak is not None:
+        streak = finished.streak
+        facts.append(f"{streak.current} day{'s' if streak.current != 1 else ''} in a row "
+                     f"(best {streak.best})")  # fmt: skip
+    if facts:
+        text.append(" · ".join(facts) + "\n", "bold")
+    drawn = sparkline(stats) if stats is not None else None
+    if stats is not None and drawn is not None:
+        width = stats.bin_width
+        first, last = stats.moves_histogram[0].moves, stats.moves_histogram[-1].moves + width - 1
+        text.append(f"winners' moves {first} ", "dim")
+        text.append(drawn[0], "cyan")
+        text.append(f" {last}\n", "dim")
+        if drawn[1]:
+            text.append(" " * len(f"winners' moves {first} ") + drawn[1] + " you\n", "yellow")
+    if finished.share:
+        text.append(finished.share + "\n")
+        text.append("c copies the text above", "dim")
+    return text
+
+
+def copy_text(text: str) -> bool:
+    """Put ``text`` on the clipboard with the first clipboard program found; False if none
+    is there (or it failed)."""
+    for command in CLIPBOARDS:
+        if shutil.which(command[0]) is None:
+            continue
+        try:
+            subprocess.run(command, input=text.encode(), check=True, timeout=5)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        return True
+    return False
+
+
+class AfterPanel(Static):
+    """Shown once a daily is over (hidden otherwise)."""
+
+    def update_from(self, table: Table) -> None:
+        finished = table.after
+        self.display = finished is not None and finished.mode == "daily"
+        if finished is not None and self.display:
+            self.update(after_text(finished, table.day_stats))
