@@ -33,6 +33,8 @@ POSITION_NODES: Final = 60_000
 #: How much lower the review worker's priority is than the server's (``os.nice``): the
 #: server's moves come first when both want a core.
 REVIEW_NICE: Final = 10
+#: Reviews asked for and not done yet, on one node at most (they queue for the worker).
+MOST_IN_FLIGHT: Final = 32
 #: The costliest stretches named in a review.
 STRETCHES: Final = 3
 
@@ -167,6 +169,7 @@ class Reviews:
         self.seconds = seconds
         self._done: OrderedDict[str, Review] = OrderedDict()
         self._busy: set[int] = set()
+        self.most_in_flight = MOST_IN_FLIGHT
 
     async def review(
         self, player: PlayerRecord, record: GameRecord, *, par: int | None = None
@@ -178,6 +181,8 @@ class Reviews:
             return found
         if player.id in self._busy:
             raise Refused(ErrorCode.BUSY, "a review of yours is being made: ask again when done")
+        if len(self._busy) >= self.most_in_flight:
+            raise Refused(ErrorCode.BUSY, "the solver has many reviews to make: ask again later")
         self._busy.add(player.id)
         try:
             logged = await self._store.load_game(record.id)

@@ -298,6 +298,8 @@ async def test_review_of_a_lost_game_and_one_review_in_flight_per_account(
     first = asyncio.ensure_future(hub.reviews.review(player, record, par=par))
     await asyncio.sleep(0)  # the first is under way
     await _refused(ErrorCode.BUSY, hub.reviews.review(player, other_record))
+    hub.reviews.most_in_flight = 1  # the node's queue is full: others wait too
+    await _refused(ErrorCode.BUSY, hub.reviews.review(await new_player(store), other_record))
     review = await first
     assert not review.won and review.against_par is None and review.par == 40
     assert [p.seq for p in review.positions] == [0, 1, 2, 3, 4]
