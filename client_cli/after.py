@@ -27,7 +27,8 @@ from server.protocol import (
     ReviewRequest,
 )
 
-from .boards import parse_day
+from .boards import _dump, parse_day
+from .connection import Reply
 from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
 from .table import plural
@@ -39,8 +40,23 @@ REVIEW_TIMEOUT = 300.0
 BAR = 30
 
 
-def _dump(model: BaseModel) -> dict[str, Any]:
-    return model.model_dump(mode="json", exclude={"type", "id"}, exclude_none=True)
+async def _ask(
+    args: argparse.Namespace,
+    message: BaseModel,
+    expect: type[Reply],
+    *,
+    account: bool = False,
+    wait: float | None = None,
+) -> Reply:
+    """One request to ``--server`` on a connection of its own, and its reply (waited for
+    ``wait`` seconds at least)."""
+    connection = await open_connection(args, account=account)
+    if wait is not None:
+        connection.timeout = max(connection.timeout, wait)
+    try:
+        return await connection.request(message, expect)
+    finally:
+        await connection.close()
 
 
 def histogram_lines(stats: DayStats, width: int = BAR) -> list[str]:
@@ -65,17 +81,14 @@ def histogram_lines(stats: DayStats, width: int = BAR) -> list[str]:
 
 async def _stats(args: argparse.Namespace) -> int:
     if args.day is not None or args.today:
-        connection = await open_connection(args)
-        try:
-            stats = await connection.request(
-                DayStatsRequest(
-                    type="day_stats", day=args.day, suits=args.suits, board=args.board,
-                    player=args.name,
-                ),
-                DayStats,
-            )  # fmt: skip
-        finally:
-            await connection.close()
+        stats = await _ask(
+            args,
+            DayStatsRequest(
+                type="day_stats", day=args.day, suits=args.suits, board=args.board,
+                player=args.name,
+            ),
+            DayStats,
+        )  # fmt: skip
         if args.json:
             print_json(_dump(stats))
             return 0
@@ -95,13 +108,12 @@ async def _stats(args: argparse.Namespace) -> int:
             print(f"{stats.you.player}: rank {stats.you.rank}, beats or ties "
                   f"{stats.you.percentile}%")  # fmt: skip
         return 0
-    connection = await open_connection(args, account=args.name is None)
-    try:
-        history = await connection.request(
-            HistoryRequest(type="history", player=args.name, limit=1), History
-        )
-    finally:
-        await connection.close()
+    history = await _ask(
+        args,
+        HistoryRequest(type="history", player=args.name, limit=1),
+        History,
+        account=args.name is None,
+    )
     streak = history.streak
     if args.json:
         print_json(
@@ -167,11 +179,7 @@ def step_through(
 
 async def online_replay(args: argparse.Namespace) -> int:
     """``simon replay --game ID``: a finished game as the server applied it."""
-    connection = await open_connection(args)
-    try:
-        replay = await connection.request(ReplayRequest(type="replay", game=args.game), Replay)
-    finally:
-        await connection.close()
+    replay = await _ask(args, ReplayRequest(type="replay", game=args.game), Replay)
     if args.json:
         print_json(_dump(replay))
         return 0
@@ -188,12 +196,13 @@ async def online_replay(args: argparse.Namespace) -> int:
 
 
 async def _review(args: argparse.Namespace) -> int:
-    connection = await open_connection(args, account=True)
-    connection.timeout = max(connection.timeout, REVIEW_TIMEOUT)
-    try:
-        review = await connection.request(ReviewRequest(type="review", game=args.game), Review)
-    finally:
-        await connection.close()
+    review = await _ask(
+        args,
+        ReviewRequest(type="review", game=args.game),
+        Review,
+        account=True,
+        wait=REVIEW_TIMEOUT,
+    )
     if args.json:
         print_json(_dump(review))
         return 0
@@ -234,13 +243,12 @@ def review_lines(review: Review) -> list[str]:
 
 
 async def _report(args: argparse.Namespace) -> int:
-    connection = await open_connection(args, account=True)
-    try:
-        reported = await connection.request(
-            ReportRequest(type="report", game=args.game, reason=args.reason), Reported
-        )
-    finally:
-        await connection.close()
+    reported = await _ask(
+        args,
+        ReportRequest(type="report", game=args.game, reason=args.reason),
+        Reported,
+        account=True,
+    )
     if args.json:
         print_json(_dump(reported))
     else:
