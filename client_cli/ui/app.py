@@ -190,7 +190,8 @@ class SimonApp(App[int]):
             return
         self.query_one(BoardView).show(table.game.columns)
         self.query_one(ScoreLine).update_from(table, self.letters)
-        self.query_one(AfterPanel).update_from(table)
+        for panel in self.query(AfterPanel):  # a race's screen has none
+            panel.update_from(table)
         if table.mode == "daily":
             self.query_one(RacePanel).update_from(table)
         connection = self.query_one("#connection", Static)
