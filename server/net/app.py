@@ -24,6 +24,7 @@ from server.bus import Bus, open_bus, redis_client
 from server.play.clock import Clock, SystemClock
 from server.play.daily import Prover, SolverProver
 from server.play.hub import Hub
+from server.play.review import REVIEW_NICE
 from server.play.room_deals import verdict_of
 from server.play.rooms import RoomSettings
 from server.protocol import ErrorCode
@@ -180,6 +181,7 @@ async def run_server(
             stack.push_async_callback(bus.close)
         deal_prover = prover
         solvers: tuple[SolverProver, ...] = ()
+        reviews: SolverProver | None = None  # tests that bring a prover: the hub's own
         if prover is None:
             solver = SolverProver(settings.daily_solver_seconds)
             stack.callback(solver.close)
@@ -190,7 +192,10 @@ async def run_server(
             )
             stack.callback(verdicts.close)
             deal_prover = verdicts
-            solvers = (solver, verdicts)
+            # games reviewed against the solver, at a lower priority than play
+            reviews = SolverProver(settings.review_seconds, name="game reviews", nice=REVIEW_NICE)
+            stack.callback(reviews.close)
+            solvers = (solver, verdicts, reviews)
         hub = Hub(
             store=store,
             bus=bus,
@@ -209,6 +214,7 @@ async def run_server(
             reviewers=settings.reviewer_names,
             public_url=settings.public_url,
             review_seconds=settings.review_seconds,
+            review_worker=reviews,
         )
         hub.start()
         stack.push_async_callback(hub.close)
