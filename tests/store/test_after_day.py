@@ -117,6 +117,7 @@ async def test_day_stats_count_the_board_bin_winners_and_hide_par_until_the_day_
     assert [(r.removed, r.count) for r in stats.not_won] == [(0, 1), (2, 2)]
     assert stats.you is not None and stats.you.player == players[1].name
     assert stats.you.moves == 50 and stats.you.won
+    assert (stats.you.rank, stats.you.percentile) == (2, 85.7)  # beats or ties 6 of 7
     day_clock.set(datetime.combine(day + timedelta(days=1), time(1), UTC))
     after = await hub.after.day_stats(day=day, suits=1, board="humans", player=None)
     assert after.par == 37 and after.you is None
