@@ -145,6 +145,8 @@ class Hello(_Request):
     type: Literal["hello"]
     version: int = PROTOCOL_VERSION
     client: Annotated[str, Field(max_length=64), CLEAN] | None = None
+    #: Send ``legal`` (placement help for display) with each ``state`` and ``moved``.
+    legal: bool = False
 
 
 class Register(_Request):
@@ -407,6 +409,11 @@ class PlayerInfo(_Message):
     bot: bool = False
 
 
+#: Placement help: ``legal[c][n - 1]`` lists the columns (1-based) the last ``n`` cards of
+#: column ``c + 1`` may go to; a column's list is as long as its movable group.
+Placements = list[list[list[int]]]
+
+
 class GameView(_Message):
     """The whole state of one game, as the server's engine holds it."""
 
@@ -426,6 +433,9 @@ class GameView(_Message):
     elapsed: float  # seconds by the server's clock since the first start
     par: int | None = None  # the daily's par, once the day is over
     race: str | None = None  # a race game: its room's code
+    #: With ``hello``'s ``legal``: for each column, for each group size from 1 card to its
+    #: movable group, the columns (1-based) that group may go to. Absent once finished.
+    legal: Placements | None = None
 
 
 class Welcome(_Message):
@@ -470,6 +480,7 @@ class Moved(_Message):
     score: int
     removed: int
     won: bool
+    legal: Placements | None = None  # as in the game's view, with ``hello``'s ``legal``
 
 
 def moved_frame(
@@ -483,6 +494,7 @@ def moved_frame(
     score: int,
     removed: int,
     won: bool,
+    legal: Placements | None = None,
 ) -> str:
     """``encode(Moved(...))``, written out: the reply to every move, so the hot path.
 
@@ -496,10 +508,11 @@ def moved_frame(
         head = f'{{"type":"moved","id":{id},'
     else:
         head = f'{{"type":"moved","id":{json.dumps(id, ensure_ascii=False)},'
+    tail = "}" if legal is None else f',"legal":{json.dumps(legal, separators=(",", ":"))}}}'
     return (
         f'{head}"game":"{game}","seq":{seq},"move":"{move}",'
         f'"removed_run":{_JSON_BOOL[removed_run]},"moves":{moves},"score":{score},'
-        f'"removed":{removed},"won":{_JSON_BOOL[won]}}}'
+        f'"removed":{removed},"won":{_JSON_BOOL[won]}{tail}'
     )
 
 

@@ -180,6 +180,32 @@ class Game:
                 if 1 <= count <= run:
                     yield Move(source, target, count)
 
+    def placements(self) -> list[list[list[int]]]:
+        """Placement help for the whole board at once: for each column, for each group
+        size from 1 card to its movable group, the columns that group may go to.
+
+        ``placements()[s][n - 1]`` equals ``targets(s, n)``; a column with nothing to move
+        has an empty list. A won game has nothing to move.
+
+        >>> Game.from_code("SS1-S4-AAAAABD").placements()[:4]  # 3C of column 4 onto a 4
+        [[[3]], [[]], [[3]], [[5, 9]]]
+        """
+        columns = self._columns
+        empty = [t for t, column in enumerate(columns) if not column]
+        by_top: dict[int, list[int]] = {}  # a top card's rank: the columns it tops
+        for target, column in enumerate(columns):
+            if column:
+                by_top.setdefault(rank(column[-1]), []).append(target)
+        found: list[list[list[int]]] = []
+        for source, column in enumerate(columns):
+            groups: list[list[int]] = []
+            for count in range(1, self.movable_count(source) + 1):
+                fits = by_top.get(rank(column[-count]) + 1, [])
+                targets = sorted(t for t in (*fits, *empty) if t != source)
+                groups.append(targets)
+            found.append(groups)
+        return found
+
     def targets(self, source: int, count: int | None = None) -> list[int]:
         """The columns a group from ``source`` may go to (placement help).
 

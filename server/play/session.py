@@ -76,13 +76,15 @@ Play = Callable[[PlayerGame], Awaitable[list[str]]]
 class Session:
     """The state of one connection: who is playing, which game, which races it follows."""
 
-    __slots__ = ("_rooms", "game", "hub", "player", "push")
+    __slots__ = ("_rooms", "game", "hub", "legal", "player", "push")
 
     def __init__(self, hub: Hub, push: Push) -> None:
         self.hub = hub
         self.push = push
         self.player: PlayerRecord | None = None
         self.game: PlayerGame | None = None
+        #: ``hello`` asked for placement help with each state and move (a browser's board).
+        self.legal = False
         self._rooms: set[tuple[date, int]] = set()
         hub.days.listen(push)
 
@@ -153,9 +155,10 @@ class Session:
             self._rooms.add((day, suits))
 
     async def _state(self, message_id: MessageId | None, game: PlayerGame) -> State:
-        return State(
-            id=message_id, state=game.view(self.hub.now(), await self.hub.endings.par(game))
-        )
+        view = game.view(self.hub.now(), await self.hub.endings.par(game))
+        if self.legal and not game.finished:
+            view = view.model_copy(update={"legal": _placements(game)})
+        return State(id=message_id, state=view)
 
     async def _act(self, message_id: MessageId | None, what: str, play: Play) -> list[str]:
         """Run one action on the session's game, one action of a game at a time.
@@ -225,6 +228,7 @@ class Session:
                 ErrorCode.UNSUPPORTED_VERSION,
                 f"this server speaks protocol version {PROTOCOL_VERSION}, not {message.version}",
             )
+        self.legal = message.legal
         return [
             Welcome(
                 id=message.id,
@@ -328,6 +332,7 @@ class Session:
                 score=engine.score,
                 removed=engine.removed_count,
                 won=engine.is_won,
+                legal=_placements(game) if self.legal else None,
             )
         ]
         if engine.is_won:
@@ -443,6 +448,14 @@ class Session:
 
     async def _ping(self, message: Ping) -> Replies:
         return [Pong(id=message.id, server_time=self.hub.now().isoformat())]
+
+
+def _placements(game: PlayerGame) -> list[list[list[int]]]:
+    """The engine's placement help, columns numbered from 1 as players number them."""
+    return [
+        [[target + 1 for target in targets] for targets in groups]
+        for groups in game.engine.placements()
+    ]
 
 
 def _not_over(game: PlayerGame) -> None:

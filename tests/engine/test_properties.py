@@ -86,6 +86,32 @@ def test_random_play_near_the_end_removes_only_one_suit_runs(
     play_randomly_checking_invariants(Game.from_board(near_solved_board(suits, seed), suits), data)
 
 
+def check_placements_agree_with_targets(game: Game) -> None:
+    placements = game.placements()
+    for source in range(10):
+        assert len(placements[source]) == game.movable_count(source)
+        for count, targets in enumerate(placements[source], start=1):
+            assert targets == game.targets(source, count)
+
+
+@PLAY
+@given(suits=st.sampled_from([1, 2, 4]), seed=st.integers(0, 2**32), data=st.data())
+def test_placements_are_the_targets_of_every_movable_group(
+    suits: int, seed: int, data: st.DataObject
+) -> None:
+    # near the end: empty columns, long groups and removals
+    game = Game.from_board(near_solved_board(suits, seed), suits)
+    for _ in range(data.draw(st.integers(0, 20), label="steps")):
+        check_placements_agree_with_targets(game)
+        legal = list(game.legal_moves())
+        if not legal:
+            break
+        game.push(data.draw(st.sampled_from(legal), label="move"))
+    check_placements_agree_with_targets(game)
+    if game.is_won:
+        assert game.placements() == [[] for _ in range(10)]
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(code=codes, data=st.data())
 def test_legal_moves_agree_with_resolve_on_every_column_pair(

@@ -148,6 +148,34 @@ async def test_practice_move_undo_restart(hub: Hub) -> None:
     assert talk.session.game.actions == [move, "undo", move, "restart"]
 
 
+async def test_placement_help_comes_with_states_and_moves_when_hello_asks(hub: Hub) -> None:
+    code = "SS1-S4-AAAAABD"
+    plain = await signed_in(hub, "erin")
+    state = (await plain.one(type="start", mode="practice", code=code))["state"]
+    assert "legal" not in state  # a client that did not ask gets what it always got
+    assert "legal" not in await plain.one(type="move", move=first_legal(code))
+    talk = Talk(hub)
+    assert (await talk.one(type="hello", legal=True))["type"] == "welcome"
+    await talk.one(type="register", name="frank")
+    state = (await talk.one(type="start", mode="practice", code=code))["state"]
+    engine = Game.from_code(code)
+    assert state["legal"][3] == [[6, 10]]  # 3C of column 4 onto 4C or 4D
+    assert state["legal"] == [
+        [[t + 1 for t in engine.targets(s, n)] for n in range(1, engine.movable_count(s) + 1)]
+        for s in range(10)
+    ]
+    moved = await talk.one(type="move", move="4-6", id=1)
+    engine.play("4-6")
+    # column 6 now ends 4C 3C: the 3C onto the 4D of column 10, the pair nowhere
+    assert moved["legal"][5] == [[t + 1 for t in engine.targets(5, n)] for n in (1, 2)]
+    assert moved["legal"][5] == [[10], []]
+    assert (await talk.one(type="undo", id=2))["state"]["legal"] == state["legal"]
+    (_, finished) = await talk(type="resign", id=3)
+    assert finished["type"] == "finished"
+    (resumed, _) = await talk(type="resume", game=state["game"])
+    assert resumed["state"]["finished"] and "legal" not in resumed["state"]
+
+
 async def test_illegal_and_malformed_moves_change_nothing(hub: Hub) -> None:
     talk = await signed_in(hub, "carol")
     await talk.one(type="start", mode="practice", code="SS1-S1-AAAAAAA")
@@ -456,6 +484,8 @@ def test_the_written_out_moved_frame_is_the_model_encoding(
         "removed": 2,
         "won": flags[1],
     }
+    assert moved_frame(**fields) == encode(Moved(**fields))
+    fields["legal"] = [[[2, 7], []], [], [[10]]] + [[] for _ in range(7)]
     assert moved_frame(**fields) == encode(Moved(**fields))
 
 
