@@ -8,6 +8,7 @@
 - ``/player/NAME``: a player's figures, streak, a chart of daily scores, recent games;
 - ``/replay/ID``: a public replay, stepped through with the keyboard, and its review;
 - ``/race?suits=``: today's daily race, as it is played;
+- ``/play?race=CODE``: the game in the browser (a page whose modules do the rest);
 - ``/live/...``: the live part of ``/``, ``/day/...`` or ``/race`` alone, which the page's
   script fetches again every few seconds;
 - ``/static/NAME``: the stylesheet, the script and the icon.
@@ -291,6 +292,19 @@ async def replay(source: Source, query: Query, game_id: str) -> Page:
     )
 
 
+#: The play page's modules, preloaded beside its entry point (``play/main.js``).
+PLAY_MODULES: Final = tuple(
+    sorted(name for name in render.STATIC if name.startswith("play/") and name.endswith(".js"))
+)
+
+
+async def play(source: Source, query: Query, _: str) -> Page:
+    """``/play``: the game itself, played over the websocket by the page's script; ``race``
+    names a room to join (read by the script)."""
+    query.text("race", 32)
+    return Page("play.html", {"modules": [m for m in PLAY_MODULES if m != "play/main.js"]})
+
+
 #: (path pattern, handler, query parameters it takes); ``{}`` is one path segment.
 _ROUTES: Final[tuple[tuple[re.Pattern[str], Handler, frozenset[str]], ...]] = (
     (re.compile(r"^/$"), home, frozenset({"board"})),
@@ -307,6 +321,7 @@ _ROUTES: Final[tuple[tuple[re.Pattern[str], Handler, frozenset[str]], ...]] = (
     (re.compile(r"^/player/([^/]+)$"), player, frozenset()),
     (re.compile(r"^/replay/([^/]+)$"), replay, frozenset()),
     (re.compile(r"^/race$"), race, frozenset({"suits"})),
+    (re.compile(r"^/play$"), play, frozenset({"race"})),
     (re.compile(r"^/race/([A-Za-z]{1,16})$"), room, frozenset()),
 )
 #: ``/live/PAGE`` answers the live part of ``/PAGE``.

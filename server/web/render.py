@@ -1,7 +1,8 @@
 """Templates (Jinja2, every value HTML-escaped) and the static files the pages link to.
 
 Static files are read once, at import, and linked as ``/static/NAME?v=HASH``: a new
-version is a new URL, so browsers may keep each one for a year.
+version is a new URL, so browsers may keep each one for a year. The play page's modules
+live in ``static/play/`` and import one another by plain relative URLs (revalidated).
 """
 
 from __future__ import annotations
@@ -34,13 +35,20 @@ _TYPES: Final = {
 
 
 def _load_static() -> dict[str, StaticFile]:
+    """Every file under ``static/``, by its path there (``play/main.js``)."""
     found = {}
-    for entry in files("server.web").joinpath("static").iterdir():
-        suffix = entry.name[entry.name.rfind(".") :]
-        if entry.is_file() and suffix in _TYPES:
-            body = entry.read_bytes()
-            version = hashlib.sha256(body).hexdigest()[:12]
-            found[entry.name] = StaticFile(body, _TYPES[suffix], version)
+    folders = [("", files("server.web").joinpath("static"))]
+    while folders:
+        prefix, folder = folders.pop()
+        for entry in folder.iterdir():
+            if entry.is_dir():
+                folders.append((f"{prefix}{entry.name}/", entry))
+                continue
+            suffix = entry.name[entry.name.rfind(".") :]
+            if entry.is_file() and suffix in _TYPES:
+                body = entry.read_bytes()
+                version = hashlib.sha256(body).hexdigest()[:12]
+                found[prefix + entry.name] = StaticFile(body, _TYPES[suffix], version)
     return found
 
 

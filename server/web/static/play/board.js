@@ -1,0 +1,156 @@
+// The table: ten columns of overlapping cards, sized to fit the window (no sideways
+// scrolling), with the hooks tests and userscripts use: [data-column] holding [data-card]
+// deepest first, data-legal="true" on the columns a lifted group may go to.
+
+import { card } from "./cards.js";
+
+const MOST_CARD_WIDTH = 118;
+
+export class Board {
+  constructor(element) {
+    this.element = element;
+    this.columns = [];
+    this.counts = [];
+    this.focused = 1;
+    this.size = { width: 60, height: 84, font: 14 };
+    for (let number = 1; number <= 10; number += 1) {
+      const column = document.createElement("div");
+      column.className = "pile";
+      column.dataset.column = String(number);
+      column.setAttribute("role", "list");
+      column.setAttribute("aria-label", `Column ${number}`);
+      column.tabIndex = number === 1 ? 0 : -1;
+      element.append(column);
+      this.columns.push(column);
+    }
+    new ResizeObserver(() => this.layout()).observe(element);
+    window.addEventListener("resize", () => this.layout());
+  }
+
+  /** Show `columns` (arrays of card texts); `movable[c]` cards at the end of column c+1
+   * may be picked up (lit), or null when not known. */
+  render(columns, movable) {
+    columns.forEach((cards, index) => {
+      const column = this.columns[index];
+      const number = index + 1;
+      const existing = column.children;
+      // keep the elements that show the same cards: a move touches two columns
+      let same = 0;
+      while (same < existing.length && same < cards.length && existing[same].dataset.card === cards[same]) {
+        same += 1;
+      }
+      while (existing.length > same) existing[existing.length - 1].remove();
+      for (let position = same; position < cards.length; position += 1) {
+        column.append(cardElement(cards[position], number));
+      }
+      const lit = movable ? movable[index] : 0;
+      Array.from(column.children).forEach((element, position) => {
+        element.classList.toggle("movable", position >= cards.length - lit);
+      });
+      const label = cards.length ? `${cards.length} card${cards.length === 1 ? "" : "s"}` : "empty";
+      column.setAttribute("aria-label", `Column ${number}, ${label}`);
+      column.classList.toggle("empty", !cards.length);
+    });
+    this.counts = columns.map((cards) => cards.length);
+    this.layout();
+  }
+
+  /** Size the cards to the board's width and the overlap to the window's height. */
+  layout() {
+    const width = this.element.clientWidth;
+    if (!width) return;
+    const gap = Math.max(2, Math.round(width * 0.008));
+    const cardWidth = Math.min(MOST_CARD_WIDTH, Math.floor((width - 11 * gap) / 10)); // padding: a gap each side
+    const cardHeight = Math.round(cardWidth * 1.4);
+    const font = Math.max(11, Math.min(20, Math.round(cardWidth * 0.26)));
+    this.size = { width: cardWidth, height: cardHeight, font, gap };
+    const style = this.element.style;
+    style.setProperty("--card-width", `${cardWidth}px`);
+    style.setProperty("--card-height", `${cardHeight}px`);
+    style.setProperty("--card-font", `${font}px`);
+    style.setProperty("--gap", `${gap}px`);
+    const top = this.element.getBoundingClientRect().top + window.scrollY;
+    const room = Math.max(cardHeight * 2, window.innerHeight - top - 12);
+    const most = Math.max(Math.round(cardHeight * 0.27), Math.round(font * 1.4));
+    const least = Math.round(font * 1.2);
+    let tallest = cardHeight;
+    this.columns.forEach((column, index) => {
+      const count = this.counts[index] ?? 0;
+      const step = count > 1 ? Math.max(least, Math.min(most, Math.floor((room - cardHeight) / (count - 1)))) : most;
+      this.steps ??= [];
+      this.steps[index] = step;
+      Array.from(column.children).forEach((element, position) => {
+        element.style.top = `${position * step}px`;
+      });
+      const height = cardHeight + Math.max(0, count - 1) * step;
+      column.style.height = `${height}px`;
+      tallest = Math.max(tallest, height);
+    });
+    this.element.style.minHeight = `${tallest}px`;
+  }
+
+  /** The cards of a group: the last `count` of column `number`. */
+  group(number, count) {
+    const children = Array.from(this.columns[number - 1].children);
+    return children.slice(children.length - count);
+  }
+
+  /** Light the columns a group may go to (data-legal="true"); none: clear them. */
+  highlight(targets) {
+    this.columns.forEach((column, index) => {
+      if (targets && targets.includes(index + 1)) column.dataset.legal = "true";
+      else delete column.dataset.legal;
+    });
+  }
+
+  /** Mark the picked-up group (keyboard or tap), or clear the mark. */
+  select(number, count) {
+    for (const element of this.element.querySelectorAll(".selected")) element.classList.remove("selected");
+    if (number) for (const element of this.group(number, count)) element.classList.add("selected");
+  }
+
+  /** The column under the point (x, y), by the columns' geometry, or 0. */
+  columnAt(x, y) {
+    const board = this.element.getBoundingClientRect();
+    if (y < board.top - 40 || y > Math.max(board.bottom, window.innerHeight) + 40) return 0;
+    let best = 0;
+    let distance = Infinity;
+    this.columns.forEach((column, index) => {
+      const box = column.getBoundingClientRect();
+      const away = x < box.left ? box.left - x : x > box.right ? x - box.right : 0;
+      if (away < distance) {
+        distance = away;
+        best = index + 1;
+      }
+    });
+    return distance <= this.size.gap + 8 ? best : 0;
+  }
+
+  /** Keyboard focus to column `number` (one column takes Tab: the others by arrows). */
+  focus(number) {
+    this.focused = number;
+    this.columns.forEach((column, index) => {
+      column.tabIndex = index + 1 === number ? 0 : -1;
+    });
+    this.columns[number - 1].focus();
+  }
+}
+
+function cardElement(text, column) {
+  const shown = card(text);
+  const element = document.createElement("div");
+  element.className = `playing-card suit-${shown.suit}`;
+  element.dataset.card = text;
+  element.setAttribute("role", "listitem");
+  element.setAttribute("aria-label", `${shown.name}, column ${column}`);
+  const corner = document.createElement("span");
+  corner.className = "corner";
+  corner.textContent = shown.shown + shown.symbol;
+  corner.setAttribute("aria-hidden", "true");
+  const pip = document.createElement("span");
+  pip.className = "pip";
+  pip.textContent = shown.symbol;
+  pip.setAttribute("aria-hidden", "true");
+  element.append(corner, pip);
+  return element;
+}

@@ -1,0 +1,199 @@
+// Pointer input on the table, one path for mouse, touch and pen (Pointer Events with
+// pointer capture; the table has touch-action: none, so a drag never scrolls the page).
+//
+// A press becomes a drag only past a few pixels, so a click stays a click: two clicks (or
+// taps) on one column in quick succession are the double-click move; a single one lifts
+// the group (a second click elsewhere drops it there). While a group is dragged it follows
+// the pointer through requestAnimationFrame and a CSS transform; the drop column comes from
+// the columns' geometry.
+
+const DRAG_FROM = 5; // pixels before a press is a drag
+const DOUBLE_WITHIN = 450; // ms between two presses of a double-click
+const SNAP_BACK = 160; // ms
+
+export class Pointer {
+  /**
+   * @param {Board} board
+   * @param {object} play canLift(column, count) -> true | false | null (not known yet),
+   *   targets(column, count) -> columns | null, drop(from, to, count, legal), auto(column,
+   *   count), refuseLift(column, count), tap(column, count)
+   */
+  constructor(board, play) {
+    this.board = board;
+    this.play = play;
+    this.press = null;
+    this.drag = null;
+    this.lastTap = null;
+    this.frame = 0;
+    const element = board.element;
+    element.addEventListener("pointerdown", (event) => this.down(event));
+    element.addEventListener("pointermove", (event) => this.move(event));
+    element.addEventListener("pointerup", (event) => this.up(event));
+    element.addEventListener("pointercancel", () => this.cancel());
+    element.addEventListener("lostpointercapture", () => this.cancel());
+    element.addEventListener("contextmenu", (event) => event.preventDefault());
+  }
+
+  down(event) {
+    if (this.press || (event.pointerType === "mouse" && event.button !== 0)) return;
+    const found = event.target.closest("[data-card], [data-column]");
+    if (!found) return;
+    const columnElement = found.closest("[data-column]");
+    const column = Number(columnElement.dataset.column);
+    const cards = Array.from(columnElement.children);
+    const index = found.dataset.card ? cards.indexOf(found) : cards.length;
+    event.preventDefault();
+    this.board.element.setPointerCapture(event.pointerId);
+    this.press = {
+      pointer: event.pointerId,
+      column,
+      count: cards.length - index,
+      x: event.clientX,
+      y: event.clientY,
+      time: event.timeStamp,
+    };
+  }
+
+  move(event) {
+    const press = this.press;
+    if (!press || event.pointerId !== press.pointer) return;
+    if (this.drag) {
+      this.drag.x = event.clientX;
+      this.drag.y = event.clientY;
+      if (!this.frame) this.frame = requestAnimationFrame(() => this.follow());
+      return;
+    }
+    if (Math.hypot(event.clientX - press.x, event.clientY - press.y) < DRAG_FROM) return;
+    if (press.count < 1) {
+      this.press = null; // an empty column: nothing to lift
+      return;
+    }
+    const lift = this.play.canLift(press.column, press.count);
+    if (lift === false) {
+      this.play.refuseLift(press.column, press.count);
+      this.press = null;
+      return;
+    }
+    this.start(event);
+  }
+
+  start(event) {
+    const press = this.press;
+    const cards = this.board.group(press.column, press.count);
+    const layer = document.createElement("div");
+    layer.className = "drag-layer";
+    layer.setAttribute("aria-hidden", "true");
+    const first = cards[0].getBoundingClientRect();
+    layer.style.left = `${first.left}px`;
+    layer.style.top = `${first.top}px`;
+    for (const original of cards) {
+      const box = original.getBoundingClientRect();
+      const copy = original.cloneNode(true);
+      copy.removeAttribute("data-card");
+      copy.removeAttribute("role");
+      copy.removeAttribute("aria-label");
+      copy.style.top = `${box.top - first.top}px`;
+      copy.style.left = "0px";
+      layer.append(copy);
+      original.classList.add("lifted");
+    }
+    document.body.append(layer);
+    this.drag = { layer, cards, x: event.clientX, y: event.clientY, over: 0 };
+    this.board.select(0);
+    this.play.lifted?.(press.column, press.count);
+    this.showTargets();
+    this.follow();
+  }
+
+  /** (Re)light the legal columns: at once from what the server sent with the last move, or
+   * as soon as its answer to a move still on its way arrives. */
+  showTargets() {
+    if (!this.drag) return;
+    this.board.highlight(this.play.targets(this.press.column, this.press.count));
+  }
+
+  follow() {
+    this.frame = 0;
+    const drag = this.drag;
+    if (!drag) return;
+    const dx = drag.x - this.press.x;
+    const dy = drag.y - this.press.y;
+    drag.layer.style.transform = `translate3d(${dx}px, ${dy}px, 0)`;
+    const over = this.board.columnAt(drag.x, drag.y);
+    if (over !== drag.over) {
+      if (drag.over) this.board.columns[drag.over - 1].classList.remove("over");
+      if (over) this.board.columns[over - 1].classList.add("over");
+      drag.over = over;
+    }
+  }
+
+  up(event) {
+    const press = this.press;
+    if (!press || event.pointerId !== press.pointer) return;
+    this.press = null;
+    if (this.board.element.hasPointerCapture(event.pointerId)) {
+      this.board.element.releasePointerCapture(event.pointerId);
+    }
+    if (!this.drag) {
+      this.tapped(press, event);
+      return;
+    }
+    const to = this.board.columnAt(event.clientX, event.clientY);
+    const targets = this.play.targets(press.column, press.count);
+    const legal = Boolean(to && targets && targets.includes(to));
+    if (legal) {
+      this.end(false);
+      this.play.drop(press.column, to, press.count, true);
+      return;
+    }
+    this.end(true);
+    if (to && to !== press.column) this.play.drop(press.column, to, press.count, false);
+  }
+
+  tapped(press, event) {
+    const last = this.lastTap;
+    const double =
+      last &&
+      last.column === press.column &&
+      event.timeStamp - last.time < DOUBLE_WITHIN &&
+      Math.hypot(event.clientX - last.x, event.clientY - last.y) < 24;
+    if (double) {
+      this.lastTap = null;
+      this.play.auto(press.column, last.count);
+      return;
+    }
+    this.lastTap = { column: press.column, count: press.count, time: event.timeStamp, x: event.clientX, y: event.clientY };
+    this.play.tap(press.column, press.count);
+  }
+
+  cancel() {
+    if (!this.press) return;
+    this.press = null;
+    if (this.drag) this.end(true);
+  }
+
+  /** Drop the dragged copy: at once, or gliding back to where it came from. */
+  end(snapBack) {
+    const drag = this.drag;
+    this.drag = null;
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    this.board.highlight(null);
+    if (drag.over) this.board.columns[drag.over - 1].classList.remove("over");
+    const restore = () => {
+      drag.layer.remove();
+      for (const card of drag.cards) card.classList.remove("lifted");
+    };
+    if (!snapBack || matchMedia("(prefers-reduced-motion: reduce)").matches) {
+      restore();
+      return;
+    }
+    drag.layer.classList.add("snapping");
+    drag.layer.style.transform = "translate3d(0, 0, 0)";
+    setTimeout(restore, SNAP_BACK);
+  }
+
+  get dragging() {
+    return Boolean(this.drag);
+  }
+}

@@ -1,0 +1,876 @@
+// Simple Simon in the browser: the page's wiring. The server is the judge of every move
+// (the same websocket protocol as the terminal client); this page shows the game, sends
+// what the player does, and shows the server's answers.
+
+import { Board } from "./board.js";
+import { groupText, short } from "./cards.js";
+import { Pointer } from "./drag.js";
+import { Game, RUN_LENGTH } from "./game.js";
+import { Keys } from "./keys.js";
+import { Connection, serverUrl } from "./net.js";
+import { Room, clock, racerLine } from "./race.js";
+
+const TOKEN = "simon.token";
+const GAME = "simon.game";
+const ROOM = "simon.room";
+const FOUR_COLOUR = "simon.four-colour";
+const CONFIRM_FOR = 4000; // ms a restart or resign waits for its confirmation
+const ACTIONS = new Set(["move", "auto", "undo", "restart", "resign"]);
+
+const $ = (selector, scope = document) => scope.querySelector(selector);
+const $$ = (selector, scope = document) => Array.from(scope.querySelectorAll(selector));
+
+const page = {
+  token: localStorage.getItem(TOKEN),
+  player: null,
+  game: null, // Game
+  result: null, // the last `finished`
+  room: new Room(),
+  digest: null, // the daily race's last digest
+  daily: null,
+  history: null,
+  selected: null, // {column, count}: a group lifted by a tap or the keyboard
+  confirming: null, // {action, until}
+  joinCode: new URLSearchParams(location.search).get("race"),
+};
+
+const board = new Board($("[data-board]"));
+const connection = new Connection(serverUrl(), {
+  onOpen: signIn,
+  onMessage: received,
+  onStatus: (text) => {
+    $("[data-connection]").textContent = text;
+  },
+});
+
+// -- views ------------------------------------------------------------------------------
+
+function show(name) {
+  for (const view of $$("section[data-view]")) view.hidden = view.dataset.view !== name;
+  document.body.dataset.screen = name;
+  if (name === "game") board.layout();
+}
+
+function current() {
+  return document.body.dataset.screen;
+}
+
+function setError(scope, text) {
+  const element = $("[data-error]", scope);
+  if (element) element.textContent = text;
+}
+
+// -- signing in -------------------------------------------------------------------------
+
+async function signIn(conn) {
+  const welcome = await conn.early({ type: "hello", version: 1, client: "simon-web", legal: true });
+  if (welcome.type !== "welcome") throw new Error(welcome.message ?? "no welcome");
+  if (!page.token) return;
+  const reply = await conn.early({ type: "auth", token: page.token });
+  if (reply.type === "error") {
+    if (reply.code === "bad-token") {
+      forgetAccount();
+      showWelcome();
+      return;
+    }
+    throw new Error(reply.message);
+  }
+  signedIn(reply.player);
+  const gameId = page.game && !page.game.finished ? page.game.id : localStorage.getItem(GAME);
+  if (gameId) {
+    const resumed = await conn.early({ type: "resume", game: gameId, seq: page.game?.seq ?? 0 });
+    if (resumed.type === "error") localStorage.removeItem(GAME);
+  } else {
+    const code = page.room.view?.code ?? localStorage.getItem(ROOM);
+    if (code) {
+      const watched = await conn.early({ type: "race_watch", code });
+      if (watched.type === "error") localStorage.removeItem(ROOM);
+    }
+  }
+}
+
+function signedIn(player) {
+  page.player = player;
+  $("[data-account]").hidden = false;
+  for (const element of $$("[data-player-name]")) element.textContent = player.name;
+  $("[data-player-link]").href = `/player/${encodeURIComponent(player.name)}`;
+}
+
+function forgetAccount() {
+  localStorage.removeItem(TOKEN);
+  localStorage.removeItem(GAME);
+  localStorage.removeItem(ROOM);
+  page.token = null;
+  page.player = null;
+  $("[data-account]").hidden = true;
+}
+
+function showWelcome() {
+  show("welcome");
+  $("[data-form=register] input[name=name]").focus();
+}
+
+async function register(event) {
+  event.preventDefault();
+  const form = event.currentTarget;
+  const name = form.elements.name.value.trim();
+  setError(form, "");
+  const reply = await connection.request({ type: "register", name });
+  if (reply.type === "error") {
+    setError(form, reply.message);
+    return;
+  }
+  page.token = reply.token;
+  localStorage.setItem(TOKEN, reply.token);
+  signedIn(reply.player);
+  connection.wanted = true;
+  await enterLobby();
+}
+
+async function signInWithToken(event) {
+  event.preventDefault();
+  const form = event.currentTarget;
+  const token = form.elements.token.value.trim();
+  setError(form, "");
+  const reply = await connection.request({ type: "auth", token });
+  if (reply.type === "error") {
+    setError(form, reply.message);
+    return;
+  }
+  page.token = token;
+  localStorage.setItem(TOKEN, token);
+  signedIn(reply.player);
+  connection.wanted = true;
+  await enterLobby();
+}
+
+// -- the lobby --------------------------------------------------------------------------
+
+async function enterLobby() {
+  if (page.joinCode) {
+    const code = page.joinCode;
+    page.joinCode = null;
+    if (await joinRoom(code)) return;
+  }
+  if (current() !== "game" && current() !== "room") show("lobby");
+  await refreshDaily();
+}
+
+async function refreshDaily() {
+  const [daily, history] = await Promise.all([
+    connection.request({ type: "daily" }),
+    connection.request({ type: "history", limit: 20 }),
+  ]);
+  if (daily.type === "daily") page.daily = daily;
+  if (history.type === "history") page.history = history;
+  renderDaily();
+}
+
+function renderDaily() {
+  const daily = page.daily;
+  if (!daily) return;
+  $("[data-day-left]").textContent = `The day (UTC) ends in ${clock(daily.seconds_left)}.`;
+  for (const deal of daily.deals) {
+    const button = $(`[data-start="daily"][data-suits="${deal.suits}"]`);
+    if (!button) continue;
+    const played = (page.history?.games ?? []).find(
+      (game) => game.mode === "daily" && game.day === daily.day && game.suits === deal.suits,
+    );
+    let state = "Play";
+    button.dataset.played = "false";
+    if (deal.finished) {
+      button.dataset.played = "true";
+      if (played?.review === "held") state = "Played · under review";
+      else if (played?.rank) state = `Played · rank ${played.rank} · see the board`;
+      else state = "Played · see the board";
+    } else if (deal.started) {
+      state = "Continue";
+    }
+    $("[data-state]", button).textContent = state;
+  }
+}
+
+async function start(mode, suits, code) {
+  const message = { type: "start", mode, suits };
+  if (code) message.code = code;
+  const reply = await connection.request(message);
+  if (reply.type === "error") {
+    const panel = $(`[data-start="${mode}"]`).closest(".panel, .lobby");
+    if (reply.code === "already-played") {
+      location.href = `/day/${page.daily?.day ?? ""}?suits=${suits}`;
+      return;
+    }
+    setError(panel, reply.message);
+  }
+}
+
+// -- the game ---------------------------------------------------------------------------
+
+function takeState(view, request) {
+  const resumed = request?.type === "resume";
+  const pending = resumed && page.game?.id === view.game ? page.game.pending : [];
+  if (page.game?.id !== view.game) page.result = null;
+  const game = new Game(view);
+  game.pending = pending;
+  page.game = game;
+  page.selected = null;
+  if (view.finished) localStorage.removeItem(GAME);
+  else localStorage.setItem(GAME, view.game);
+  if (view.race) {
+    localStorage.setItem(ROOM, view.race);
+    if (page.room.view?.code !== view.race) connection.request({ type: "race_watch", code: view.race });
+  } else if (!request || request.type === "start") {
+    page.room.view = null;
+    localStorage.removeItem(ROOM);
+  }
+  $("[data-game-title]").textContent = title(view);
+  $("[data-par-box]").hidden = view.par == null;
+  $("[data-par]").textContent = view.par ?? "";
+  if (current() !== "game") {
+    hideResult();
+    show("game");
+  }
+  renderStandings();
+  renderGame();
+  if (!view.finished && request && request.type === "start") announce(`${title(view)}: the deal is dealt.`);
+}
+
+function title(view) {
+  const suits = view.suits === 1 ? "1 suit" : `${view.suits} suits`;
+  if (view.race) return `Race ${view.race} · ${suits}`;
+  if (view.mode === "daily") return `Daily · ${suits}`;
+  return `Practice · ${view.code}`;
+}
+
+function renderGame() {
+  const game = page.game;
+  if (!game) return;
+  const pending = game.pending.length;
+  const movable = pending || !game.legal ? null : game.legal.map((groups) => groups.length);
+  board.render(game.columns(), movable);
+  $("[data-moves]").textContent = String(game.moves + pending);
+  $("[data-score]").textContent = String(game.score - pending);
+  $("[data-removed]").textContent = String(game.removed);
+  $("[data-action=undo]").disabled = game.finished || (!game.canUndo && !pending);
+  $("[data-action=restart]").disabled = game.finished;
+  $("[data-action=resign]").disabled = game.finished;
+  if (page.selected) {
+    board.select(page.selected.column, page.selected.count);
+    board.highlight(game.targets(page.selected.column, page.selected.count));
+  }
+  pointer.showTargets();
+  tick();
+}
+
+function tick() {
+  if (page.game) $("[data-clock]").textContent = clock(page.game.clock());
+  const room = page.room;
+  if (room.view) {
+    const left = room.startsIn();
+    const countdown = $("[data-room-countdown]");
+    if (room.view.state === "countdown" && left != null) {
+      countdown.textContent = left > 0 ? `The deal is revealed in ${Math.ceil(left)}` : "Go!";
+    } else if (room.view.state === "open" && room.view.auto_start_at) {
+      const auto = (Date.parse(room.view.auto_start_at) - Date.now()) / 1000;
+      countdown.textContent = auto > 0 ? `Starts by itself in ${Math.ceil(auto)} s` : "";
+    } else {
+      countdown.textContent = "";
+    }
+    const ends = room.endsIn();
+    $("[data-race-clock]").textContent =
+      room.view.state === "racing" && ends != null ? `Time left ${clock(ends)}` : "";
+  }
+}
+
+function announce(text) {
+  $("[data-announce]").textContent = text;
+}
+
+function refuse(text) {
+  const alert = $("[data-refusal]");
+  alert.textContent = "";
+  // a fresh text each time, so the same rule twice is announced twice
+  requestAnimationFrame(() => {
+    alert.textContent = text;
+  });
+}
+
+function clearRefusal() {
+  $("[data-refusal]").textContent = "";
+}
+
+/** Send a game action; its answer comes back through received(). */
+function act(message) {
+  if (!page.game) return null;
+  const id = connection.nextId();
+  connection.request({ ...message, id });
+  return id;
+}
+
+function move(from, to, count, optimistic) {
+  const game = page.game;
+  if (!game || game.finished) return;
+  clearRefusal();
+  cancelSelection();
+  if (optimistic && count) {
+    const id = connection.nextId();
+    game.optimistic(id, { from, to, count });
+    renderGame();
+    connection.request({ type: "move", id, move: `${from}-${to}x${count}` });
+    return;
+  }
+  act({ type: "move", move: count ? `${from}-${to}x${count}` : `${from}-${to}` });
+}
+
+/** A move typed or chosen by column numbers: the group that fits, as the notation says. */
+function moveTo(from, to, count) {
+  const game = page.game;
+  if (!game) return;
+  if (count == null) {
+    const movable = game.movable(from);
+    for (let n = movable ?? 0; n >= 1; n -= 1) {
+      if ((game.targets(from, n) ?? []).includes(to)) {
+        count = n;
+        break;
+      }
+    }
+  }
+  const legal = count != null && (game.targets(from, count) ?? []).includes(to);
+  move(from, to, count, legal);
+}
+
+function auto(column, count) {
+  if (!page.game || page.game.finished) return;
+  clearRefusal();
+  cancelSelection();
+  const message = { type: "auto", column };
+  if (count) message.count = count;
+  act(message);
+}
+
+function confirmed(action, button) {
+  const now = Date.now();
+  if (page.confirming?.action === action && page.confirming.until > now) {
+    page.confirming = null;
+    button.textContent = button.dataset.label;
+    return true;
+  }
+  for (const other of $$("[data-action=restart], [data-action=resign]")) {
+    if (other.dataset.label) other.textContent = other.dataset.label;
+  }
+  page.confirming = { action, until: now + CONFIRM_FOR };
+  button.dataset.label ??= button.textContent;
+  button.textContent = action === "restart" ? "Restart? Again to confirm" : "Resign? Again to confirm";
+  announce(action === "restart" ? "Press restart again to deal the same cards again." : "Press resign again to end this game.");
+  setTimeout(() => {
+    if (page.confirming?.action === action && page.confirming.until <= Date.now() + 50) {
+      page.confirming = null;
+      button.textContent = button.dataset.label;
+    }
+  }, CONFIRM_FOR);
+  return false;
+}
+
+function undo() {
+  if (!page.game || page.game.finished) return;
+  clearRefusal();
+  cancelSelection();
+  act({ type: "undo" });
+}
+
+function restart() {
+  if (page.game && !page.game.finished && confirmed("restart", $("[data-action=restart]"))) {
+    clearRefusal();
+    act({ type: "restart" });
+  }
+}
+
+function resign() {
+  if (page.game && !page.game.finished && confirmed("resign", $("[data-action=resign]"))) {
+    clearRefusal();
+    act({ type: "resign" });
+  }
+}
+
+function settled(moved) {
+  const game = page.game;
+  if (!game || moved.game !== game.id) return;
+  const before = game.confirmed.map((column) => column.slice());
+  const changed = game.settle(moved);
+  if (changed === null) {
+    connection.request({ type: "resume", game: game.id, seq: game.seq });
+    return;
+  }
+  if (changed && moved.removed_run) leave(before, moved);
+  renderGame();
+  if (changed) {
+    const [from, rest] = moved.move.split("-");
+    const [to, count] = rest.split("x");
+    const cards = before[Number(from) - 1].slice(-Number(count));
+    let text = `${moved.move}: ${groupText(cards)} onto ${before[Number(to) - 1].length ? short(before[Number(to) - 1].at(-1)) : "an empty column"}`;
+    if (moved.removed_run) text += `; a run of ${short(cards.at(-1)).slice(-1)} leaves the table`;
+    announce(text + ".");
+  }
+}
+
+/** A removed run visibly leaves: copies of its cards fly off the table. */
+function leave(before, moved) {
+  if (matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  const [from, rest] = moved.move.split("-");
+  const [to, count] = rest.split("x").map(Number);
+  if (page.game.pending.length) return; // the table shows moves still on their way
+  const shown = before.map((column) => column.slice());
+  // the table as it was, with the move: the run at the end of the target column
+  shown[to - 1].push(...shown[Number(from) - 1].splice(shown[Number(from) - 1].length - count, count));
+  board.render(shown, null);
+  const run = board.group(to, RUN_LENGTH);
+  const layer = document.createElement("div");
+  layer.className = "leaving-layer";
+  layer.setAttribute("aria-hidden", "true");
+  run.forEach((card, index) => {
+    const box = card.getBoundingClientRect();
+    const copy = card.cloneNode(true);
+    copy.removeAttribute("data-card");
+    copy.removeAttribute("role");
+    copy.removeAttribute("aria-label");
+    copy.style.left = `${box.left}px`;
+    copy.style.top = `${box.top}px`;
+    copy.style.animationDelay = `${(RUN_LENGTH - 1 - index) * 25}ms`;
+    layer.append(copy);
+  });
+  document.body.append(layer);
+  setTimeout(() => layer.remove(), 1100);
+  const removed = $("[data-removed]").parentElement;
+  removed.classList.remove("pulse");
+  void removed.offsetWidth;
+  removed.classList.add("pulse");
+}
+
+function refused(error, request) {
+  const game = page.game;
+  if (!game) return;
+  if (request.type === "move" || request.type === "auto") {
+    game.refuse(request.id);
+    renderGame();
+  }
+  if (error.code === "game-over" || error.code === "no-game") {
+    refuse(error.message);
+    return;
+  }
+  const what = request.type === "move" ? `${request.move}: ` : "";
+  refuse(`✗ ${what}${error.message}`);
+}
+
+function finished(message) {
+  const game = page.game;
+  if (game && message.game === game.id) {
+    game.finished = true;
+    game.elapsed = message.elapsed;
+    renderGame();
+  }
+  localStorage.removeItem(GAME);
+  page.result = message;
+  showResult();
+}
+
+// -- selection by tap or keyboard -------------------------------------------------------
+
+function select(column, count) {
+  const game = page.game;
+  if (!game || game.finished) return;
+  const movable = game.movable(column);
+  if (movable === 0) return;
+  const size = count ?? movable ?? 1;
+  if (movable != null && size > movable) {
+    liftRefused(column, size);
+    return;
+  }
+  page.selected = { column, count: size };
+  board.select(column, size);
+  board.highlight(game.targets(column, size));
+  const cards = game.columns()[column - 1].slice(-size);
+  announce(`Lifted ${groupText(cards)} from column ${column}. Choose a column to put it on.`);
+}
+
+function cancelSelection() {
+  if (!page.selected) return;
+  page.selected = null;
+  board.select(0);
+  board.highlight(null);
+}
+
+function choose(column) {
+  const selected = page.selected;
+  if (!selected) {
+    select(column, null);
+    return;
+  }
+  if (selected.column === column) {
+    cancelSelection();
+    return;
+  }
+  moveTo(selected.column, column, selected.count);
+}
+
+/** A group that cannot be lifted: the server says which rule stops it. */
+async function liftRefused(column, count) {
+  const reply = await connection.request({ type: "targets", column, count });
+  if (reply.type === "error") refuse(`✗ ${reply.message}`);
+}
+
+// -- races ------------------------------------------------------------------------------
+
+async function joinRoom(code) {
+  const reply = await connection.request({ type: "race_join", code });
+  if (reply.type !== "error") return true;
+  if (reply.code === "race-started" || reply.code === "race-full") {
+    const watched = await connection.request({ type: "race_watch", code });
+    if (watched.type !== "error") return true;
+  }
+  show("lobby");
+  setError($(".race-panel"), reply.message);
+  return false;
+}
+
+function roomChanged(message) {
+  const room = page.room;
+  if (!room.take(message.room)) return;
+  const view = room.view;
+  if (view.state === "expired") {
+    localStorage.removeItem(ROOM);
+  } else {
+    localStorage.setItem(ROOM, view.code);
+  }
+  const racing = page.game && page.game.view.race === view.code;
+  if (!racing && (view.state === "open" || view.state === "countdown")) {
+    hideResult();
+    show("room");
+  }
+  renderRoom();
+  renderStandings();
+  if (view.state === "over" && racing) showResult();
+  if (message.event === "rematch" && view.next) showResult();
+}
+
+function renderRoom() {
+  const view = page.room.view;
+  if (!view) return;
+  const me = page.player?.name;
+  $("[data-room-code]").textContent = view.code;
+  const link = `${location.origin}/play?race=${encodeURIComponent(view.code)}`;
+  const anchor = $("[data-room-link]");
+  anchor.href = link;
+  anchor.textContent = link;
+  const suits = view.suits === 1 ? "1 suit" : `${view.suits} suits`;
+  const waiting = `${view.racers.length} of ${view.capacity} racers`;
+  const how = view.public
+    ? "It starts by itself: at once with 3 racers, or 30 s after the second came."
+    : view.owner === me
+      ? "Start the race when your friends are in."
+      : `${view.owner} starts the race.`;
+  const lede = {
+    open: `${suits}, ${waiting}. ${how}`,
+    countdown: `${suits}: the race is about to start. Everyone gets the same deal at the same instant.`,
+    racing: `${suits}: racing.`,
+    over: `${suits}: the race is over.`,
+    expired: "This room expired before its race started.",
+  }[view.state];
+  $("[data-room-lede]").textContent = lede;
+  const list = $("[data-room-racers]");
+  list.replaceChildren(...view.racers.map((racer, index) => racerLine(racer, view, me, index)));
+  const startButton = $("[data-action=race-start]");
+  startButton.hidden = !(view.state === "open" && view.owner === me && !view.public);
+  startButton.disabled = view.racers.length < 2;
+  $("[data-action=race-leave]").hidden = view.state !== "open";
+  tick();
+}
+
+function renderStandings() {
+  const aside = $("[data-standings]");
+  const game = page.game;
+  const view = page.room.view;
+  const me = page.player?.name;
+  if (game?.view.race && view && view.code === game.view.race) {
+    aside.hidden = false;
+    $("[data-standings-title]").textContent = `Race ${view.code}`;
+    $("[data-standings-list]").replaceChildren(...view.racers.map((racer, index) => racerLine(racer, view, me, index)));
+  } else if (game?.view.mode === "daily" && page.digest && page.digest.suits === game.view.suits) {
+    aside.hidden = false;
+    const digest = page.digest;
+    $("[data-standings-title]").textContent = `Today's race: ${digest.total} playing`;
+    $("[data-standings-list]").replaceChildren(
+      ...digest.players.map((row) => {
+        const item = document.createElement("li");
+        if (row.player === me) item.className = "me";
+        const state = row.won ? "won" : row.resigned ? "gave up" : row.left ? "left" : "playing";
+        item.textContent = `${row.rank}. ${row.player}${row.bot ? " (bot)" : ""} · ${row.score} · ${state}`;
+        return item;
+      }),
+    );
+  } else {
+    aside.hidden = true;
+  }
+  board.layout();
+}
+
+// -- results ----------------------------------------------------------------------------
+
+function showResult() {
+  const result = page.result;
+  const game = page.game;
+  const view = page.room.view;
+  const inRace = game?.view.race && view?.code === game.view.race;
+  if (!result && !(inRace && view.state === "over")) return;
+  const box = $("[data-result-box]");
+  const me = page.player?.name;
+  let heading = "Game over";
+  const lines = [];
+  if (result) {
+    heading = result.won ? "You cleared the table!" : result.resigned ? "You resigned" : "The game is over";
+    lines.push(`Score ${result.score} in ${result.moves} moves, ${result.removed} of 4 runs, ${clock(result.elapsed)}.`);
+    if (result.review === "held") lines.push("Your result is under review: it reaches the board once a person has looked.");
+    else if (result.rank) lines.push(`Rank ${result.rank} on today's board.`);
+    if (result.par != null) lines.push(`Par: ${result.par} moves.`);
+  }
+  const racers = $("[data-result-racers]");
+  racers.hidden = !inRace;
+  if (inRace) {
+    const mine = view.racers.find((racer) => racer.player === me);
+    if (view.state === "over") {
+      heading = mine?.place === 1 ? "You won the race!" : `Race over: you placed ${mine?.place ?? "?"}`;
+    } else {
+      lines.push("The others are still racing…");
+    }
+    racers.replaceChildren(...view.racers.map((racer, index) => racerLine(racer, view, me, index)));
+  }
+  $("[data-result-title]").textContent = heading;
+  $("[data-result-line]").textContent = lines.join(" ");
+  const links = $("[data-result-links]");
+  links.replaceChildren();
+  const day = game?.view.day;
+  const suits = game?.view.suits ?? 1;
+  const add = (href, text) => {
+    const a = document.createElement("a");
+    a.href = href;
+    a.textContent = text;
+    if (links.childElementCount) links.append(" · ");
+    links.append(a);
+  };
+  if (day) add(`/day/${day}?suits=${suits}`, "The day's board");
+  if (inRace) add(`/race/${encodeURIComponent(view.code)}`, "The race's page");
+  if (me) add(`/player/${encodeURIComponent(me)}`, "Your page");
+  const rematch = $("[data-action=race-rematch]");
+  rematch.hidden = !(inRace && view.state === "over");
+  rematch.textContent = view?.next ? "Join the rematch" : "Rematch";
+  box.hidden = false;
+  $("[data-result]").dataset.result = result?.won ? "won" : result ? (result.resigned ? "resigned" : "over") : "race";
+  $("[data-result-box] button[data-action=lobby]").focus();
+}
+
+function hideResult() {
+  $("[data-result-box]").hidden = true;
+  delete $("[data-result]").dataset.result;
+}
+
+// -- messages from the server -----------------------------------------------------------
+
+function received(message, request) {
+  switch (message.type) {
+    case "state":
+      takeState(message.state, request);
+      break;
+    case "moved":
+      settled(message);
+      break;
+    case "finished":
+      finished(message);
+      break;
+    case "error":
+      if (request && ACTIONS.has(request.type)) refused(message, request);
+      else if (message.code === "stale-game") refuse(message.message);
+      break;
+    case "race_room":
+      roomChanged(message);
+      break;
+    case "race_update":
+      if (page.room.update(message.code, message.entry)) {
+        renderStandings();
+        renderRoom();
+      }
+      break;
+    case "race_digest":
+    case "race":
+      page.digest = message;
+      renderStandings();
+      break;
+    case "daily_changed":
+      if (page.player) refreshDaily();
+      break;
+    default:
+      break;
+  }
+}
+
+// -- wiring -----------------------------------------------------------------------------
+
+const pointer = new Pointer(board, {
+  canLift(column, count) {
+    const movable = page.game?.movable(column);
+    if (!page.game || page.game.finished) return false;
+    return movable == null ? null : count <= movable;
+  },
+  targets: (column, count) => page.game?.targets(column, count) ?? null,
+  lifted: () => {
+    cancelSelection();
+    clearRefusal();
+  },
+  drop: (from, to, count, legal) => move(from, to, count, legal),
+  auto: (column, count) => auto(column, count),
+  refuseLift: (column, count) => liftRefused(column, count),
+  tap(column, count) {
+    const selected = page.selected;
+    if (selected && selected.column !== column) moveTo(selected.column, column, selected.count);
+    else if (selected) cancelSelection();
+    else if (count > 0) select(column, count);
+  },
+});
+
+new Keys({
+  active: () => current() === "game" && Boolean(page.game),
+  move: (from, to, count) => moveTo(from, to, count),
+  auto: (column) => auto(column, null),
+  undo,
+  restart,
+  resign,
+  choose,
+  focus: (column) => board.focus(column),
+  cancel: () => {
+    cancelSelection();
+    clearRefusal();
+  },
+  typed(text, column) {
+    $("[data-typed]").textContent = text ? `Typed: ${text}` : "";
+    if (!page.selected || page.selected.column !== column) {
+      if (column && !text.includes("-")) select(column, null);
+      else if (!text) cancelSelection();
+    }
+  },
+  typedBad(text) {
+    refuse(`✗ ${text}: moves read FROM-TO, like 3-7 or 3-7x2`);
+  },
+});
+
+function click(selector, handler) {
+  for (const element of $$(selector)) element.addEventListener("click", handler);
+}
+
+$("[data-form=register]").addEventListener("submit", register);
+$("[data-form=sign-in]").addEventListener("submit", signInWithToken);
+for (const button of $$("[data-start]")) {
+  button.addEventListener("click", () => {
+    const suits = Number(button.dataset.suits);
+    if (button.dataset.start === "daily" && button.dataset.played === "true" && page.daily) {
+      location.href = `/day/${page.daily.day}?suits=${suits}`;
+      return;
+    }
+    start(button.dataset.start, suits);
+  });
+}
+$("[data-form=practice-code]").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const code = event.currentTarget.elements.code.value.trim().toUpperCase();
+  start("practice", Number(code.match(/-S(\d)-/)?.[1] ?? 1), code);
+});
+$("[data-form=race-join]").addEventListener("submit", (event) => {
+  event.preventDefault();
+  setError($(".race-panel"), "");
+  joinRoom(event.currentTarget.elements.code.value.trim());
+});
+click("[data-action=race-new]", async () => {
+  setError($(".race-panel"), "");
+  const reply = await connection.request({ type: "race_new", suits: Number($("[data-race-suits]").value) });
+  if (reply.type === "error") setError($(".race-panel"), reply.message);
+});
+click("[data-action=race-quick]", async () => {
+  setError($(".race-panel"), "");
+  const reply = await connection.request({ type: "race_quick", suits: Number($("[data-race-suits]").value) });
+  if (reply.type === "error") setError($(".race-panel"), reply.message);
+});
+click("[data-action=race-start]", async () => {
+  const reply = await connection.request({ type: "race_start", code: page.room.view.code });
+  if (reply.type === "error") setError($("[data-view=room]"), reply.message);
+});
+click("[data-action=race-leave]", async () => {
+  const code = page.room.view?.code;
+  page.room.view = null;
+  localStorage.removeItem(ROOM);
+  if (code) await connection.request({ type: "race_leave", code });
+  show("lobby");
+  refreshDaily();
+});
+click("[data-action=race-rematch]", async () => {
+  const reply = await connection.request({ type: "race_rematch", code: page.room.view.code });
+  if (reply.type === "error") refuse(reply.message);
+});
+click("[data-action=copy-link]", () => navigator.clipboard?.writeText($("[data-room-link]").href));
+click("[data-action=undo]", undo);
+click("[data-action=restart]", restart);
+click("[data-action=resign]", resign);
+click("[data-action=lobby]", () => {
+  hideResult();
+  cancelSelection();
+  show("lobby");
+  refreshDaily();
+});
+click("[data-action=close-result]", hideResult);
+
+// the account menu
+const accountButton = $("[data-action=account]");
+const menu = $("#account-menu");
+function closeMenu() {
+  menu.hidden = true;
+  accountButton.setAttribute("aria-expanded", "false");
+}
+accountButton.addEventListener("click", () => {
+  menu.hidden = !menu.hidden;
+  accountButton.setAttribute("aria-expanded", String(!menu.hidden));
+});
+document.addEventListener("click", (event) => {
+  if (!menu.hidden && !event.target.closest("[data-account]")) closeMenu();
+});
+click("[data-action=device]", () => {
+  closeMenu();
+  $("[data-token]").textContent = page.token ?? "";
+  $("[data-token-box]").hidden = false;
+  $("[data-action=copy-token]").focus();
+});
+click("[data-action=copy-token]", () => navigator.clipboard?.writeText(page.token ?? ""));
+click("[data-action=close-token]", () => {
+  $("[data-token]").textContent = "";
+  $("[data-token-box]").hidden = true;
+});
+click("[data-action=sign-out]", () => {
+  if (!confirm("Sign out of this browser? Sign in again with your token (\"Use on another device\" shows it).")) return;
+  forgetAccount();
+  location.reload();
+});
+const fourColour = $("[data-option=four-colour]");
+fourColour.checked = localStorage.getItem(FOUR_COLOUR) === "1";
+document.body.classList.toggle("four-colour", fourColour.checked);
+fourColour.addEventListener("change", () => {
+  localStorage.setItem(FOUR_COLOUR, fourColour.checked ? "1" : "0");
+  document.body.classList.toggle("four-colour", fourColour.checked);
+});
+
+setInterval(tick, 250);
+
+// -- start ------------------------------------------------------------------------------
+
+if (page.token) {
+  $("[data-connection]").textContent = "Connecting…";
+  connection.open();
+  connection.request({ type: "ping" }).then(() => enterLobby());
+} else {
+  connection.wanted = false;
+  showWelcome();
+}

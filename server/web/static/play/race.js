@@ -1,0 +1,82 @@
+// Race rooms as the page shows them: the waiting room, the countdown, the racers beside
+// the board as they race, the results. The server's views and updates are the truth: this
+// only keeps the newest view (by revision) and the racers' lines in the room's order.
+
+/** The room's standings order (docs/protocol.md, "Race rooms"). */
+export function standing(a, b) {
+  if (a.won !== b.won) return a.won ? -1 : 1;
+  if (a.won && (a.elapsed ?? 0) !== (b.elapsed ?? 0)) return (a.elapsed ?? 0) - (b.elapsed ?? 0);
+  if (a.removed !== b.removed) return b.removed - a.removed;
+  if (a.moves !== b.moves) return a.moves - b.moves;
+  return a.player.toLowerCase().localeCompare(b.player.toLowerCase());
+}
+
+export function clock(seconds) {
+  const whole = Math.max(0, Math.floor(seconds));
+  const hours = Math.floor(whole / 3600);
+  const minutes = Math.floor((whole % 3600) / 60);
+  const secs = String(whole % 60).padStart(2, "0");
+  return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${secs}` : `${minutes}:${secs}`;
+}
+
+export class Room {
+  constructor() {
+    this.view = null;
+    this.receivedAt = 0;
+  }
+
+  /** Take a room view; false when it is older than the one held (views may cross). */
+  take(view) {
+    if (this.view && this.view.code === view.code && view.revision < this.view.revision) return false;
+    this.view = { ...view, racers: view.racers.slice().sort(standing) };
+    this.receivedAt = performance.now();
+    return true;
+  }
+
+  /** A racer's line changed (race_update). */
+  update(code, entry) {
+    if (!this.view || this.view.code !== code) return false;
+    const racers = this.view.racers.filter((racer) => racer.player !== entry.player);
+    racers.push(entry);
+    this.view.racers = racers.sort(standing);
+    return true;
+  }
+
+  /** Seconds to the reveal, counted on from the view's figure. */
+  startsIn() {
+    if (!this.view || this.view.starts_in == null) return null;
+    return this.view.starts_in - (performance.now() - this.receivedAt) / 1000;
+  }
+
+  /** Seconds until the time limit (from the server's end time). */
+  endsIn() {
+    if (!this.view?.ends_at) return null;
+    return (Date.parse(this.view.ends_at) - Date.now()) / 1000;
+  }
+}
+
+/** One racer's line: "1. ann · 2 runs · 31 moves · racing". */
+export function racerLine(racer, room, me, index = 0) {
+  const item = document.createElement("li");
+  if (racer.player === me) item.className = "me";
+  const name = document.createElement("span");
+  name.className = "racer-name";
+  name.textContent = racer.player + (racer.bot ? " (bot)" : "") + (racer.player === room.owner ? " ★" : "");
+  const state = document.createElement("span");
+  state.className = "racer-state";
+  let how;
+  if (racer.won) how = `won in ${clock(racer.elapsed ?? 0)}`;
+  else if (racer.resigned) how = "gave up";
+  else if (racer.finished) how = "time up";
+  else if (racer.left) how = "left";
+  else if (room.state === "open" || room.state === "countdown") how = "ready";
+  else how = "racing";
+  const place = `${racer.place ?? index + 1}. `;
+  state.textContent =
+    room.state === "open" || room.state === "countdown"
+      ? how
+      : `${racer.removed}/4 runs · ${racer.moves} moves · ${how}`;
+  name.prepend(place);
+  item.append(name, " ", state);
+  return item;
+}
