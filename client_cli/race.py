@@ -39,7 +39,7 @@ from .connection import Connection
 from .errors import NetworkError, ServerError, UsageError
 from .online import add_server_argument, open_connection, print_json
 from .play import REFUSALS, BotAccountNeeded, _move_paced, _pace, run_online_screen
-from .race_table import Opening, RaceTable, ordinal, race_time
+from .race_table import Opening, RaceTable, browser_link, ordinal, race_time
 from .solve import winning_moves
 from .table import Table, player_label, rule_sentence
 
@@ -142,9 +142,15 @@ async def _bot(args: argparse.Namespace) -> int:
         room = (await connection.request(_opening(args, args.suits), RaceRoom)).room
         _say(
             args,
-            {"room": room.code, "state": room.state, "suits": room.suits, "owner": room.owner},
+            {
+                "room": room.code,
+                "state": room.state,
+                "suits": room.suits,
+                "owner": room.owner,
+                "link": browser_link(connection.url, room.code),
+            },
             f"race room {room.code} ({room.suits}-suit): others join with "
-            f"`simon race join {room.code}`",
+            f"`simon race join {room.code}` or at {browser_link(connection.url, room.code)}",
         )
         bot = _RaceBot(connection, args, room, player.name)
         result = await bot.run(messages)

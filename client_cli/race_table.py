@@ -14,6 +14,7 @@ import contextlib
 import time
 from collections.abc import Callable
 from typing import Literal
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from server.protocol import (
     RaceJoin,
@@ -33,6 +34,15 @@ from server.protocol import (
 from .connection import Connection
 from .errors import ClientError
 from .table import Notice, OnlineTable, player_label
+
+
+def browser_link(server: str, code: str) -> str:
+    """Where a browser joins room ``code`` of the server at websocket URL ``server``:
+    ``ws://host:8765`` gives ``http://host:8765/play?race=CODE``."""
+    parts = urlsplit(server)
+    scheme = "https" if parts.scheme == "wss" else "http"
+    return urlunsplit((scheme, parts.netloc, "/play", urlencode({"race": code}), ""))
+
 
 Phase = Literal["room", "racing", "over"]
 #: What opens the table: a new room, a room by its code, or a quick race.

@@ -19,7 +19,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Static
 
 from ..errors import ClientError
-from ..race_table import RaceTable, ordinal, race_time
+from ..race_table import RaceTable, browser_link, ordinal, race_time
 from ..table import Notice, player_label, plural
 from .app import SimonApp
 from .commands import Command
@@ -65,6 +65,8 @@ def room_text(table: RaceTable) -> RenderableType:
     text.append("\n\n")
     text.append("Others join with ", "dim")
     text.append(f"simon race join {room.code}", "bold")
+    text.append(" or in a browser at ", "dim")
+    text.append(browser_link(table.connection.url, room.code), "bold")
     if room.allow_bots:
         text.append("   (bot accounts welcome)", "dim")
     return text

@@ -149,6 +149,7 @@ async def test_the_screen_shows_the_room_then_the_race_then_the_results() -> Non
         await pilot.pause()
         text = str(app.query_one("#room", Static).content)
         assert "QWERT" in text and "Press s to start" in text and "simon race join QWERT" in text
+        assert "/play?race=QWERT" in text  # the link a browser joins by
         assert not app.query_one("#board-box").display
         await pilot.press(*"3-4", "enter")  # no board yet: nothing is sent
         await pilot.pause()
@@ -245,6 +246,7 @@ def test_two_bots_race_a_fresh_deal_in_a_room_that_allows_bots(
     assert owner.stdout is not None
     first = json.loads(owner.stdout.readline())  # at once, before the race
     assert first["state"] == "open" and len(first["room"]) == 5
+    assert first["link"] == race_server.replace("ws://", "http://") + f"/play?race={first['room']}"
     other = simon_process(
         other_env, "race", "join", first["room"], "--solve", "--pace", "0.01", "--json"
     )

@@ -114,3 +114,20 @@ async def test_urls_through_the_proxy() -> None:
         assert proxied_redis_url("redis://127.0.0.1:6379/0", proxy) == (
             f"redis://127.0.0.1:{proxy.port}/0"
         )
+
+
+async def test_a_delay_holds_each_chunk_each_way_and_keeps_their_order() -> None:
+    loop = asyncio.get_running_loop()
+    async with echo_server() as port, TcpProxy("127.0.0.1", port, delay=0.15) as proxy:
+        reader, writer = await asyncio.open_connection("127.0.0.1", proxy.port)
+        try:
+            sent = loop.time()
+            for part in (b"one ", b"two ", b"three"):  # overlapping: latency, not a queue
+                writer.write(part)
+                await writer.drain()
+            echoed = await asyncio.wait_for(reader.readexactly(13), 5)
+            took = loop.time() - sent
+        finally:
+            writer.close()
+    assert echoed == b"one two three"
+    assert took >= 0.3  # held 150 ms on the way there and 150 ms on the way back

@@ -9,7 +9,9 @@ Put it in front of PostgreSQL or Redis and point the server at the proxy::
         proxy.restore()      # new connections reach the service again
 
 ``freeze()`` keeps every connection open but forwards nothing (a hung backend: the
-bytes wait in the proxy), until ``restore()`` lets them through. Leaving the block stops
+bytes wait in the proxy), until ``restore()`` lets them through. ``delay`` (seconds,
+settable at any time) holds every chunk that long in each direction, as a long network
+path does: latency, not a lower throughput (chunks keep their order and overlap). Leaving the block stops
 the proxy and closes every connection it holds. It runs on the event loop of the code
 using it, with no thread or process of its own, so tests and benchmarks can both use it.
 """
@@ -49,11 +51,15 @@ class _Pair:
 class TcpProxy:
     """Forwards TCP connections from ``127.0.0.1:<port>`` to ``target_host:target_port``."""
 
-    def __init__(self, target_host: str, target_port: int, *, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self, target_host: str, target_port: int, *, host: str = "127.0.0.1", delay: float = 0.0
+    ) -> None:
         self.target_host = target_host
         self.target_port = target_port
         self.host = host
         self.state: State = "open"
+        #: Seconds each chunk is held, each way.
+        self.delay = delay
         #: Connections accepted so far, and bytes forwarded each way.
         self.accepted = 0
         self.bytes_up = 0
@@ -171,11 +177,39 @@ class TcpProxy:
     async def _pump(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, pair: _Pair, *, up: bool
     ) -> None:
+        loop = asyncio.get_running_loop()
+        # chunks read and the time each is due on the other side (with a delay)
+        held: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
+        sender = asyncio.create_task(self._send_held(held, writer, pair, up=up))
         try:
             while not pair.closed:
                 data = await reader.read(_CHUNK)
                 if not data:
                     break
+                held.put_nowait((loop.time() + self.delay, data))
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            await held.put((0.0, b""))  # the end, after what is held
+            await asyncio.gather(sender, return_exceptions=True)
+            pair.close()  # one side ended: end the other
+
+    async def _send_held(
+        self,
+        held: asyncio.Queue[tuple[float, bytes]],
+        writer: asyncio.StreamWriter,
+        pair: _Pair,
+        *,
+        up: bool,
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while not pair.closed:
+                due, data = await held.get()
+                if not data:
+                    break
+                if due > loop.time():
+                    await asyncio.sleep(due - loop.time())
                 await self._flowing.wait()  # frozen: the bytes wait here
                 if pair.closed:
                     break
@@ -186,9 +220,7 @@ class TcpProxy:
                     self.bytes_down += len(data)
                 await writer.drain()
         except (ConnectionError, OSError):
-            pass
-        finally:
-            pair.close()  # one side ended: end the other
+            pair.close()
 
 
 def proxied_database_url(url: str, proxy: TcpProxy) -> str:

@@ -12,16 +12,18 @@ import asyncio
 import gzip
 import os
 import shutil
+import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.message import Message
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 
 from server.play.accounts import hash_token, new_token
 from server.web import Source
@@ -166,3 +168,31 @@ def screenshot(driver: Any, name: str, *, width: int | None = None) -> Path:
     path = ARTIFACTS / f"{name}.png"
     assert driver.save_screenshot(str(path)), path
     return path
+
+
+T = TypeVar("T")
+
+
+async def run(call: Callable[[], T]) -> T:
+    """A blocking browser call, off the event loop the server runs on."""
+    return await asyncio.to_thread(call)
+
+
+async def wait_for(check: Callable[[], Any], timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            found = await run(check)
+        except StaleElementReferenceException:
+            # The page's live update replaced the element between finding and reading it.
+            found = None
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not seen within {timeout} s: {what}")
+        await asyncio.sleep(0.2)
+
+
+def severe_logs(driver: Any) -> list[str]:
+    """Console errors (a content security policy violation is one)."""
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]

@@ -9,54 +9,31 @@ both in ``test_web_http.py``.
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from server.web.pages import POLL_SECONDS
 from tests.support.servers import fresh_clock, server_settings, serving
-from tests.support.web import chromium, embedded_backend, finish_daily, screenshot
+from tests.support.web import (
+    chromium,
+    embedded_backend,
+    finish_daily,
+    run,
+    screenshot,
+    severe_logs,
+    wait_for,
+)
 
 __all__ = ["chromium"]  # the fixture, used by name
-
-T = TypeVar("T")
-
-
-async def run(call: Callable[[], T]) -> T:
-    """A blocking browser call, off the event loop the server runs on."""
-    return await asyncio.to_thread(call)
-
-
-async def wait_for(check: Callable[[], Any], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            found = await run(check)
-        except StaleElementReferenceException:
-            # The page's live update replaced the element between finding and reading it.
-            found = None
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not seen within {timeout} s: {what}")
-        await asyncio.sleep(0.2)
 
 
 def board_names(driver: Any, suits: int | None = None) -> list[str]:
     scope = f"#board-{suits} ~ * " if suits else ""
     rows = driver.find_elements(By.CSS_SELECTOR, f"{scope}table.board tbody th a")
     return [row.text for row in rows]
-
-
-def severe_logs(driver: Any) -> list[str]:
-    """Console errors (a content security policy violation is one)."""
-    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 
 async def test_a_finished_game_appears_on_the_home_page_without_a_reload(

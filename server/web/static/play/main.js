@@ -224,6 +224,8 @@ function takeState(view, request) {
     localStorage.removeItem(ROOM);
   }
   $("[data-game-title]").textContent = title(view);
+  $("[data-game-code]").textContent = view.code;
+  $("[data-view=game]").dataset.code = view.code;
   $("[data-par-box]").hidden = view.par == null;
   $("[data-par]").textContent = view.par ?? "";
   if (current() !== "game") {
@@ -239,7 +241,7 @@ function title(view) {
   const suits = view.suits === 1 ? "1 suit" : `${view.suits} suits`;
   if (view.race) return `Race ${view.race} · ${suits}`;
   if (view.mode === "daily") return `Daily · ${suits}`;
-  return `Practice · ${view.code}`;
+  return `Practice · ${suits}`;
 }
 
 function renderGame() {
@@ -248,6 +250,7 @@ function renderGame() {
   const pending = game.pending.length;
   const movable = pending || !game.legal ? null : game.legal.map((groups) => groups.length);
   board.render(game.columns(), movable);
+  board.element.dataset.pending = String(pending);
   $("[data-moves]").textContent = String(game.moves + pending);
   $("[data-score]").textContent = String(game.score - pending);
   $("[data-removed]").textContent = String(game.removed);
@@ -663,13 +666,13 @@ function showResult() {
   rematch.hidden = !(inRace && view.state === "over");
   rematch.textContent = view?.next ? "Join the rematch" : "Rematch";
   box.hidden = false;
-  $("[data-result]").dataset.result = result?.won ? "won" : result ? (result.resigned ? "resigned" : "over") : "race";
+  $("[data-result-card]").dataset.result = result?.won ? "won" : result ? (result.resigned ? "resigned" : "over") : "race";
   $("[data-result-box] button[data-action=lobby]").focus();
 }
 
 function hideResult() {
   $("[data-result-box]").hidden = true;
-  delete $("[data-result]").dataset.result;
+  delete $("[data-result-card]").dataset.result;
 }
 
 // -- messages from the server -----------------------------------------------------------
@@ -788,7 +791,11 @@ $("[data-form=race-join]").addEventListener("submit", (event) => {
 });
 click("[data-action=race-new]", async () => {
   setError($(".race-panel"), "");
-  const reply = await connection.request({ type: "race_new", suits: Number($("[data-race-suits]").value) });
+  const reply = await connection.request({
+    type: "race_new",
+    suits: Number($("[data-race-suits]").value),
+    allow_bots: $("[data-race-bots]").checked,
+  });
   if (reply.type === "error") setError($(".race-panel"), reply.message);
 });
 click("[data-action=race-quick]", async () => {

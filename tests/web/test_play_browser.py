@@ -1,0 +1,385 @@
+"""The play page (``/play``) in a real headless Chromium, played with real input (DevTools
+mouse and touch events, WebDriver clicks and keys): a new player registers and wins today's
+deal by drag and drop, an illegal drop is refused with its rule, a double-click plays the
+best move and undo takes it back, the keyboard plays, a reload resumes, moves stay honest
+through 150 ms of latency and a cut connection, a race against a ``simon`` bot, a phone
+with touch. No test ends with an error in the browser's console.
+
+One server for the module (the embedded backend: the protocol is tested on both elsewhere);
+each test signs up a player of its own on a fresh origin storage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server.engine import Game, IllegalMoveError, Move
+from server.net import RunningServer
+from tests.support.play import DESKTOP, PHONE, PlayPage, SolvingProver, board_of
+from tests.support.proxy import TcpProxy
+from tests.support.servers import ROOT, fresh_clock, server_settings, serving, unique_name
+from tests.support.web import (
+    chromium,
+    embedded_backend,
+    page,
+    run,
+    severe_logs,
+    wait_for,
+)
+
+__all__ = ["chromium"]  # the fixture, used by name
+
+#: A 1-suit practice deal (winnable).
+DEAL = "SS1-S1-AAAAABD"
+
+
+@pytest.fixture(scope="module")
+async def served(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> AsyncIterator[tuple[RunningServer, SolvingProver]]:
+    prover = SolvingProver()
+    settings = server_settings(
+        embedded_backend(tmp_path_factory.mktemp("play")), race_countdown_seconds=1
+    )
+    async with serving(settings, clock=fresh_clock(), prover=prover) as server:
+        yield server, prover
+
+
+@pytest.fixture
+async def play(
+    chromium: Any, served: tuple[RunningServer, SolvingProver]
+) -> AsyncIterator[PlayPage]:
+    """The play page's tab at 1280x800, on an origin with nothing stored; afterwards no
+    error may be in the console."""
+    server, _ = served
+    table = PlayPage(chromium)
+    await table.viewport(DESKTOP)
+    await table.open(f"{server.http_url}/healthz")
+    origin = server.http_url
+    await run(
+        lambda: chromium.execute_cdp_cmd(
+            "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"}
+        )
+    )
+    await run(lambda: chromium.get_log("browser"))  # what earlier tests left
+    yield table
+    errors = await run(lambda: severe_logs(chromium))
+    await table.viewport(DESKTOP)
+    assert errors == []
+
+
+def first_illegal(game: Game) -> tuple[int, int, int, str]:
+    """A drag the rules refuse: a movable group onto a card it does not fit; with the
+    sentence of the rule that refuses it."""
+    for source in range(10):
+        count = game.movable_count(source)
+        if not count:
+            continue
+        for target in range(10):
+            if target == source or not game.column(target):
+                continue
+            try:
+                game.resolve(Move(source, target, count))
+            except IllegalMoveError as error:
+                return source + 1, count, target + 1, error.message
+    raise AssertionError("no illegal drag on this deal")
+
+
+async def test_a_new_player_wins_the_daily_by_drag_and_drop(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver]
+) -> None:
+    server, prover = served
+    await play.open(f"{server.http_url}/play")
+    name = unique_name("web")
+    await play.register(name)
+    assert await run(lambda: play.text("[data-account] [data-player-name]")) == name
+    code = await play.start("daily", 1)
+    game = Game.from_code(code)
+    await play.shows(game, "today's deal")
+    assert await run(lambda: play.figure("data-moves")) == 0
+    assert await run(lambda: play.figure("data-score")) == 500
+
+    # an illegal drop: it snaps back, and the server's rule is shown
+    source, count, target, sentence = first_illegal(game)
+    await play.drag(source, count, target)
+    alert = await wait_for(lambda: play.text('[role="alert"][data-refusal]'), 10, "the rule")
+    assert sentence in alert
+    await play.settled()
+    assert await run(play.columns) == board_of(game)
+
+    moves = [Move.from_text(text) for text in prover.solution(code)]
+    # while a group is held, its legal columns are lit, with no wait for the server
+    first = moves[0]
+    assert first.count is not None
+    await play.press_and_hold(first.source + 1, first.count, first.target + 1)
+    legal = await run(play.legal_columns)
+    assert legal == [t + 1 for t in game.targets(first.source, first.count)]
+    assert first.target + 1 in legal
+    await play.release_on(first.target + 1)
+    game.push(first)
+    await play.shows(game, "the first move")
+    assert await run(play.legal_columns) == []
+    for number, move in enumerate(moves[1:], start=2):
+        assert move.count is not None
+        await play.drag(move.source + 1, move.count, move.target + 1)
+        game.push(move)
+        await play.shows(game, f"move {number}, {move.text()}")
+    assert game.is_won
+    result = await wait_for(
+        lambda: play.find("[data-result]").get_attribute("data-result"), 15, "the result"
+    )
+    assert result == "won"
+    assert await run(lambda: play.figure("data-moves")) == len(moves)
+    assert await run(lambda: play.figure("data-score")) == 900 - len(moves)
+    line = await run(lambda: play.text("[data-result-line]"))
+    assert f"Score {900 - len(moves)} in {len(moves)} moves" in line
+    # the solver's line at machine speed: fair play holds it for review, and the page says so
+    assert "under review" in line
+    links = await run(
+        lambda: [
+            a.get_attribute("href")
+            for a in play.driver.find_elements("css selector", "[data-result-links] a")
+        ]
+    )
+    day = server.hub.today().isoformat()
+    assert f"{server.http_url}/day/{day}?suits=1" in links
+    assert f"{server.http_url}/player/{name}" in links
+    await play.snapshot("play-won-1280")
+    await play.click('[data-result-box] [data-action="lobby"]')
+    await wait_for(
+        lambda: play.text('[data-start="daily"][data-suits="1"] [data-state]')
+        == "Played · under review",
+        10,
+        "the daily marked played, under review",
+    )
+    board = await page(f"{server.http_url}/day/{day}?suits=1")
+    assert name not in board.text  # held: off the public board
+
+
+async def test_a_double_click_plays_the_best_move_and_undo_takes_it_back(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver]
+) -> None:
+    server, _ = served
+    await play.open(f"{server.http_url}/play")
+    await play.register(unique_name("dbl"))
+    field = await run(lambda: play.find('form[data-form="practice-code"] input[name="code"]'))
+    await run(lambda: field.send_keys(DEAL))
+    await play.click('form[data-form="practice-code"] button[type="submit"]')
+    assert await play.dealt() == DEAL
+    game = Game.from_code(DEAL)
+    await play.shows(game, "the deal")
+    column = next(c for c in range(10) if _auto_or_none(game, c) is not None)
+    before = board_of(game)
+    game.auto_move(column, 1)
+    await play.double_click(column + 1, 1)
+    await play.shows(game, "the best move of the double-clicked card")
+    await play.settled()
+    assert await run(lambda: play.figure("data-moves")) == 1
+    await play.click('[data-action="undo"]')
+    await wait_for(lambda: play.columns() == before, 10, "the undone move")
+    assert await run(lambda: play.figure("data-moves")) == 0
+
+    # the keyboard: a column, another, Enter; then u to undo
+    move = next(game.legal_moves())
+    game.undo()
+    game.push(move)
+    await play.type_keys(str(move.source + 1), "-", str(move.target + 1), "\ue007")
+    await play.shows(game, f"the typed move {move.text()}")
+    await play.settled()
+    await play.type_keys("u")
+    await wait_for(lambda: play.columns() == before, 10, "undone by u")
+
+
+def _auto_or_none(game: Game, column: int) -> Move | None:
+    try:
+        return game.choose_auto_move(column, 1)
+    except IllegalMoveError:
+        return None
+
+
+async def test_a_reload_mid_game_takes_the_game_up_again(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver]
+) -> None:
+    server, _ = served
+    await play.open(f"{server.http_url}/play")
+    await play.register(unique_name("rel"))
+    code = await play.start("daily", 2)
+    game = Game.from_code(code)
+    for _ in range(2):
+        move = game.resolve(next(game.legal_moves()))
+        assert move.count is not None
+        await play.drag(move.source + 1, move.count, move.target + 1)
+        game.push(move)
+        await play.shows(game, f"the move {move.text()}")
+    await play.settled()
+    await run(play.driver.refresh)
+    assert await play.dealt() == code
+    await play.shows(game, "the game as it stood")
+    assert await run(lambda: play.figure("data-moves")) == 2
+    assert not await run(lambda: play.find('[data-view="welcome"]').is_displayed())
+
+
+async def test_moves_show_at_once_and_stay_honest_through_latency_and_a_cut(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver]
+) -> None:
+    server, prover = served
+    async with TcpProxy(server.host, server.port, delay=0.15) as proxy:
+        url = f"http://{proxy.host}:{proxy.port}"
+        await play.open(f"{url}/play")
+        await play.register(unique_name("lag"))
+        field = await run(lambda: play.find('form[data-form="practice-code"] input[name="code"]'))
+        await run(lambda: field.send_keys(DEAL))
+        await play.click('form[data-form="practice-code"] button[type="submit"]')
+        assert await play.dealt() == DEAL
+        game = Game.from_code(DEAL)
+        moves = [Move.from_text(text) for text in prover.solution(DEAL)][:6]
+
+        # optimistic: the table shows the move before the server's answer can be back
+        proxy.delay = 1.0
+        move = moves[0]
+        assert move.count is not None
+        await play.drag(move.source + 1, move.count, move.target + 1)
+        game.push(move)
+        shown, pending = await run(
+            lambda: (play.columns(), play.find("[data-board]").get_attribute("data-pending"))
+        )
+        assert shown == board_of(game) and pending == "1"
+        await play.settled()
+        proxy.delay = 0.15
+
+        # two moves in quick succession, each shown at once, both settled by the server
+        for move in moves[1:3]:
+            assert move.count is not None
+            await play.drag(move.source + 1, move.count, move.target + 1)
+            game.push(move)
+        await play.shows(game, "two quick moves")
+        await play.settled()
+
+        # the connection is cut while a move is on its way (its request or its answer
+        # lost): the page reconnects, resumes, sends it again, and it is played once
+        for wait in (0.05, 0.25):
+            move = moves[3 if wait < 0.1 else 4]
+            assert move.count is not None
+            await play.drag(move.source + 1, move.count, move.target + 1)
+            game.push(move)
+            await asyncio.sleep(wait)
+            proxy.cut()
+            await asyncio.sleep(0.3)
+            proxy.restore()
+            await play.settled(timeout=20)
+            await play.shows(game, f"the move {move.text()} once")
+        assert await run(lambda: play.figure("data-moves")) == 5
+        assert await run(lambda: play.figure("data-score")) == 495
+
+
+async def test_a_race_against_a_simon_bot(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver], tmp_path: Path
+) -> None:
+    server, prover = served
+    env = {
+        **os.environ,
+        "SIMON_CONFIG_DIR": str(tmp_path / "bot"),
+        "SIMON_SERVER": server.url,
+        "PYTHONPATH": str(ROOT),
+    }
+    bot_name = unique_name("bot")
+    registered = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "client_cli.main", "register", bot_name, "--bot"],
+        env=env, cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert registered.returncode == 0, registered.stderr
+    bot = subprocess.Popen(
+        [sys.executable, "-m", "client_cli.main", "race", "new", "--suits", "1", "--allow-bots",
+         "--start-at", "2", "--solve", "--pace", "0.3", "--json"],
+        env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert bot.stdout is not None
+        opened = json.loads(await asyncio.to_thread(bot.stdout.readline))
+        code = opened["room"]
+        assert opened["link"] == f"{server.http_url}/play?race={code}"
+        room_page = await page(f"{server.http_url}/race/{code}")
+        assert f"/play?race={code}" in room_page.text
+
+        # the link: a new player registers and is in the room
+        await play.open(opened["link"])
+        await play.register(unique_name("web"), then="room game")
+        deal = await play.dealt()  # the bot started it at 2 racers; the countdown ran
+        assert await run(lambda: play.find("[data-standings]").is_displayed())
+        standings = await run(lambda: play.text("[data-standings-list]"))
+        assert bot_name in standings
+        game = Game.from_code(deal)
+        await play.shows(game, "the race's deal")
+        for move in (Move.from_text(text) for text in prover.solution(deal)):
+            assert move.count is not None
+            await play.drag(move.source + 1, move.count, move.target + 1)
+            game.push(move)
+            await play.shows(game, f"the race move {move.text()}")
+        # the bot's progress beside the board while it plays on
+        await wait_for(
+            lambda: "won" in play.text("[data-standings-list]").split(bot_name)[1].split("\n")[0],
+            90,
+            "the bot's finish beside the board",
+        )
+        result = await wait_for(
+            lambda: play.find("[data-result]").get_attribute("data-result"), 15, "the result"
+        )
+        assert result in ("won", "race")
+        await wait_for(
+            lambda: (
+                "Race over" in play.text("[data-result-title]")
+                or "won the race" in play.text("[data-result-title]")
+            ),
+            30,
+            "the race's end",
+        )
+        racers = await run(lambda: play.text("[data-result-racers]"))
+        assert bot_name in racers
+        await wait_for(
+            lambda: play.find('[data-action="race-rematch"]').is_displayed(), 5, "rematch"
+        )
+        await play.snapshot("play-race-over-1280")
+        out, err = await asyncio.to_thread(bot.communicate, timeout=120)
+        assert bot.returncode == 0, err
+        final = json.loads(out.strip().splitlines()[-1])
+        assert final["state"] == "over" and len(final["standings"]) == 2
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+
+
+async def test_a_phone_plays_by_touch_with_no_sideways_scrolling(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver]
+) -> None:
+    server, _ = served
+    await play.viewport(PHONE, touch=True)
+    await play.open(f"{server.http_url}/play")
+    await play.register(unique_name("tap"))
+    assert await run(play.sideways_overflow) == 0
+    code = await play.start("practice", 1)
+    game = Game.from_code(code)
+    await play.shows(game, "the deal")
+    assert await run(play.sideways_overflow) == 0
+    move = game.resolve(next(game.legal_moves()))
+    assert move.count is not None
+    await play.touch_drag(move.source + 1, move.count, move.target + 1)
+    game.push(move)
+    await play.shows(game, "the touched move")
+    await play.settled()
+    column = next(c for c in range(10) if _auto_or_none(game, c) is not None)
+    game.auto_move(column, 1)
+    await play.double_tap(column + 1, 1)
+    await play.shows(game, "the double-tapped move")
+    assert await run(play.sideways_overflow) == 0
+    await play.snapshot("play-phone-390")
