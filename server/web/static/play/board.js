@@ -62,16 +62,18 @@ export class Board {
     const gap = Math.max(2, Math.round(width * 0.008));
     const cardWidth = Math.min(MOST_CARD_WIDTH, Math.floor((width - 11 * gap) / 10)); // padding: a gap each side
     const cardHeight = Math.round(cardWidth * 1.4);
-    const font = Math.max(11, Math.min(20, Math.round(cardWidth * 0.26)));
+    const font = Math.max(12, Math.min(20, Math.round(cardWidth * 0.26)));
     this.size = { width: cardWidth, height: cardHeight, font, gap };
-    const style = this.element.style;
+    // on the root: the dragged and the leaving cards are drawn outside the table
+    const style = document.documentElement.style;
     style.setProperty("--card-width", `${cardWidth}px`);
     style.setProperty("--card-height", `${cardHeight}px`);
     style.setProperty("--card-font", `${font}px`);
     style.setProperty("--gap", `${gap}px`);
     const top = this.element.getBoundingClientRect().top + window.scrollY;
     const room = Math.max(cardHeight * 2, window.innerHeight - top - 12);
-    const most = Math.max(Math.round(cardHeight * 0.27), Math.round(font * 1.4));
+    // a card's strip shows its rank and suit; with room to spare (a tall phone) it grows
+    const most = Math.max(Math.round(cardHeight * 0.3), Math.round(font * 1.9));
     const least = Math.round(font * 1.2);
     let tallest = cardHeight;
     this.columns.forEach((column, index) => {

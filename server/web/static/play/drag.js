@@ -98,7 +98,9 @@ export class Pointer {
       original.classList.add("lifted");
     }
     document.body.append(layer);
-    this.drag = { layer, cards, x: event.clientX, y: event.clientY, over: 0 };
+    // under a finger the cards would hide beneath it: they ride a little above
+    const lift = event.pointerType === "touch" ? -Math.round(this.board.size.height * 0.4) : 0;
+    this.drag = { layer, cards, x: event.clientX, y: event.clientY, over: 0, lift };
     this.board.select(0);
     this.play.lifted?.(press.column, press.count);
     this.showTargets();
@@ -117,7 +119,7 @@ export class Pointer {
     const drag = this.drag;
     if (!drag) return;
     const dx = drag.x - this.press.x;
-    const dy = drag.y - this.press.y;
+    const dy = drag.y - this.press.y + drag.lift;
     drag.layer.style.transform = `translate3d(${dx}px, ${dy}px, 0)`;
     const over = this.board.columnAt(drag.x, drag.y);
     if (over !== drag.over) {

@@ -600,7 +600,8 @@ function renderStandings() {
   } else if (game?.view.mode === "daily" && page.digest && page.digest.suits === game.view.suits) {
     aside.hidden = false;
     const digest = page.digest;
-    $("[data-standings-title]").textContent = `Today's race: ${digest.total} playing`;
+    $("[data-standings-title]").textContent =
+      `Today's race: ${digest.playing} playing, ${digest.finished} finished`;
     $("[data-standings-list]").replaceChildren(
       ...digest.players.map((row) => {
         const item = document.createElement("li");
