@@ -156,8 +156,10 @@ async def test_a_new_player_wins_the_daily_by_drag_and_drop(
     await play.snapshot("play-won-1280")
     await play.click('[data-result-box] [data-action="lobby"]')
     await wait_for(
-        lambda: play.text('[data-start="daily"][data-suits="1"] [data-state]')
-        == "Played · under review",
+        lambda: (
+            play.text('[data-start="daily"][data-suits="1"] [data-state]')
+            == "Played · under review"
+        ),
         10,
         "the daily marked played, under review",
     )

@@ -23,7 +23,13 @@ export class Board {
       element.append(column);
       this.columns.push(column);
     }
-    new ResizeObserver(() => this.layout()).observe(element);
+    // a new width resizes the cards; the table growing taller with a move does not
+    new ResizeObserver(([entry]) => {
+      if (entry.contentRect.width !== this.observedWidth) {
+        this.observedWidth = entry.contentRect.width;
+        this.layout();
+      }
+    }).observe(element);
     window.addEventListener("resize", () => this.layout());
   }
 
@@ -52,10 +58,11 @@ export class Board {
       column.classList.toggle("empty", !cards.length);
     });
     this.counts = columns.map((cards) => cards.length);
-    this.layout();
+    this.arrange();
   }
 
-  /** Size the cards to the board's width and the overlap to the window's height. */
+  /** Size the cards to the board's width and the overlap to the window's height (on a
+   * resize, or when the table is shown: it measures, so never on a move). */
   layout() {
     const width = this.element.clientWidth;
     if (!width) return;
@@ -63,15 +70,26 @@ export class Board {
     const cardWidth = Math.min(MOST_CARD_WIDTH, Math.floor((width - 11 * gap) / 10)); // padding: a gap each side
     const cardHeight = Math.round(cardWidth * 1.4);
     const font = Math.max(12, Math.min(20, Math.round(cardWidth * 0.26)));
+    const changed = cardWidth !== this.size.width || gap !== this.size.gap;
     this.size = { width: cardWidth, height: cardHeight, font, gap };
-    // on the root: the dragged and the leaving cards are drawn outside the table
-    const style = document.documentElement.style;
-    style.setProperty("--card-width", `${cardWidth}px`);
-    style.setProperty("--card-height", `${cardHeight}px`);
-    style.setProperty("--card-font", `${font}px`);
-    style.setProperty("--gap", `${gap}px`);
+    if (changed) {
+      // on the root: the dragged and the leaving cards are drawn outside the table
+      const style = document.documentElement.style;
+      style.setProperty("--card-width", `${cardWidth}px`);
+      style.setProperty("--card-height", `${cardHeight}px`);
+      style.setProperty("--card-font", `${font}px`);
+      style.setProperty("--gap", `${gap}px`);
+    }
     const top = this.element.getBoundingClientRect().top + window.scrollY;
-    const room = Math.max(cardHeight * 2, window.innerHeight - top - 12);
+    this.room = Math.max(cardHeight * 2, window.innerHeight - top - 12);
+    this.arrange();
+  }
+
+  /** Place the cards by the last measures: only what changed is written, so a move
+   * restyles two columns and nothing is measured. */
+  arrange() {
+    const { height: cardHeight, font } = this.size;
+    const room = this.room ?? cardHeight * 4;
     // a card's strip shows its rank and suit; with room to spare (a tall phone) it grows
     const most = Math.max(Math.round(cardHeight * 0.3), Math.round(font * 1.9));
     const least = Math.round(font * 1.2);
@@ -79,16 +97,24 @@ export class Board {
     this.columns.forEach((column, index) => {
       const count = this.counts[index] ?? 0;
       const step = count > 1 ? Math.max(least, Math.min(most, Math.floor((room - cardHeight) / (count - 1)))) : most;
-      this.steps ??= [];
-      this.steps[index] = step;
       Array.from(column.children).forEach((element, position) => {
-        element.style.top = `${position * step}px`;
+        const top = position * step;
+        if (element.placedAt !== top) {
+          element.placedAt = top;
+          element.style.top = `${top}px`;
+        }
       });
       const height = cardHeight + Math.max(0, count - 1) * step;
-      column.style.height = `${height}px`;
+      if (column.placedHeight !== height) {
+        column.placedHeight = height;
+        column.style.height = `${height}px`;
+      }
       tallest = Math.max(tallest, height);
     });
-    this.element.style.minHeight = `${tallest}px`;
+    if (this.tallest !== tallest) {
+      this.tallest = tallest;
+      this.element.style.minHeight = `${tallest}px`;
+    }
   }
 
   /** The cards of a group: the last `count` of column `number`. */

@@ -46,6 +46,7 @@ const connection = new Connection(serverUrl(), {
 // -- views ------------------------------------------------------------------------------
 
 function show(name) {
+  if (!document.body.dataset.screen) performance.mark("simon:ready"); // the first view shown
   for (const view of $$("section[data-view]")) view.hidden = view.dataset.view !== name;
   document.body.dataset.screen = name;
   if (name === "game") board.layout();
@@ -318,8 +319,10 @@ function move(from, to, count, optimistic) {
   if (optimistic && count) {
     const id = connection.nextId();
     game.optimistic(id, { from, to, count });
-    renderGame();
+    // sent first: the table is drawn while the move is on its way
     connection.request({ type: "move", id, move: `${from}-${to}x${count}` });
+    performance.mark(`simon:sent:${id}`);
+    renderGame();
     return;
   }
   act({ type: "move", move: count ? `${from}-${to}x${count}` : `${from}-${to}` });
@@ -679,6 +682,14 @@ function hideResult() {
 // -- messages from the server -----------------------------------------------------------
 
 function received(message, request) {
+  if (message.type === "moved" && request) {
+    // a move's round trip, for DevTools' timeline and bench/play_page.py
+    const sent = `simon:sent:${request.id}`;
+    if (performance.getEntriesByName(sent).length) {
+      performance.measure("simon:move", sent);
+      performance.clearMarks(sent);
+    }
+  }
   switch (message.type) {
     case "state":
       takeState(message.state, request);

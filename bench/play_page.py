@@ -1,0 +1,407 @@
+"""The play page's budgets, measured in Debian's Chromium against a server process::
+
+    python -m bench.play_page [--games 4] [--drag-seconds 2]
+
+Starts ``python -m server.main`` on a free port (the embedded SQLite database in a
+temporary folder), then measures, with real input from Chromium's DevTools protocol:
+
+- **first load**: the bytes a first visit to ``/play`` transfers (page, stylesheets,
+  scripts: the Resource Timing API's ``transferSize``, headers included, gzip as sent),
+  with the browser's cache off;
+- **interactive**: from the start of navigation to the page's first view shown with its
+  handlers attached (the page's ``simon:ready`` mark), for a first visit and for a
+  returning player whose game is taken up again (the table shown), median of ``--loads``;
+- **drag**: a card dragged in a circle for ``--drag-seconds`` with a pointer event every
+  16 ms; from the DevTools timeline trace, the main thread's tasks longer than 50 ms and
+  the frames drawn, and the gaps between them;
+- **round trip**: the moves of ``--games`` won 1-suit deals played by drag and drop, each
+  from its send to its ``moved`` (the page's ``simon:move`` measures), against the same
+  moves sent by ``simon``'s websocket client (``client_cli.connection.Connection``) on the
+  same server: p50 and p99 of each, and the difference of the p99s.
+
+Prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from client_cli.connection import Connection
+from server.engine import Game, Move
+from server.protocol import Moved, MoveRequest, Register, Registered, Start, State
+from server.solver import solve
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Deals whose solutions are replayed (1 suit: the solver wins them in milliseconds).
+DEALS = ["SS1-S1-AAAAABD", "SS1-S1-QWERTYU", "SS1-S1-BCDEFGH", "SS1-S1-ZYXWVUT"]
+LONG_TASK_MS = 50.0
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def server_process(folder: Path) -> Iterator[int]:
+    port = free_port()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "SIMON_DATA_DIR": str(folder),
+        "SIMON_DATABASE_URL": f"sqlite+aiosqlite:///{folder / 'simon.sqlite3'}",
+        "SIMON_RATE_LIMIT_MESSAGES": "100000",
+        "SIMON_LIMITS_EXEMPT": "127.0.0.0/8",
+        "SIMON_DAILY_SOLVER_SECONDS": "5",
+        "SIMON_LOG_LEVEL": "WARNING",
+    }
+    env.pop("SIMON_REDIS_URL", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "server.main", "--port", str(port)], cwd=ROOT, env=env
+    )
+    try:
+        import socket
+
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the server did not start") from None
+                time.sleep(0.2)
+        yield port
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def browser() -> Any:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("SIMON_CHROMIUM", "/usr/bin/chromium")
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-extensions",
+        "--no-first-run",
+        "--window-size=1280,800",
+    ):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    options.add_experimental_option(
+        "perfLoggingPrefs",
+        {
+            "enableNetwork": False,
+            "enablePage": False,
+            "traceCategories": "toplevel,devtools.timeline,blink.user_timing",
+        },
+    )
+    service = Service(os.environ.get("SIMON_CHROMEDRIVER", "/usr/bin/chromedriver"))
+    driver = webdriver.Chrome(service=service, options=options)
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False},
+    )
+    return driver
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(share * len(ordered)) - 1)]
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {
+        "count": len(values),
+        "p50": round(statistics.median(values), 3),
+        "p99": round(percentile(values, 0.99), 3),
+        "max": round(max(values), 3),
+    }
+
+
+def wait(driver: Any, script: str, timeout: float = 20.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = driver.execute_script(script)
+        if found:
+            return found
+        time.sleep(0.05)
+    raise TimeoutError(script)
+
+
+# -- what the browser measures -------------------------------------------------------
+
+
+def first_load(driver: Any, url: str) -> dict[str, Any]:
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+    driver.get(f"{url}/play")
+    wait(driver, "return performance.getEntriesByName('simon:ready').length")
+    entries = driver.execute_script(
+        """
+        const all = [performance.getEntriesByType('navigation')[0],
+                     ...performance.getEntriesByType('resource')];
+        return all.map((e) => [new URL(e.name).pathname, e.transferSize, e.decodedBodySize]);
+        """
+    )
+    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
+    files = {path: {"transferred": sent, "decoded": size} for path, sent, size in entries}
+    return {
+        "transferred_bytes": sum(sent for _, sent, _ in entries),
+        "decoded_bytes": sum(size for _, _, size in entries),
+        "files": files,
+    }
+
+
+def ready_ms(driver: Any) -> float:
+    wait(driver, "return performance.getEntriesByName('simon:ready').length")
+    return float(
+        driver.execute_script("return performance.getEntriesByName('simon:ready')[0].startTime")
+    )
+
+
+def mouse(driver: Any, kind: str, x: float, y: float, buttons: int) -> None:
+    event: dict[str, Any] = {"type": kind, "x": x, "y": y, "buttons": buttons}
+    event["button"] = "left" if kind != "mouseMoved" or buttons else "none"
+    if kind != "mouseMoved":
+        event["clickCount"] = 1
+    driver.execute_cdp_cmd("Input.dispatchMouseEvent", event)
+
+
+def rect(driver: Any, selector: str, index: int = -1) -> tuple[float, float, float, float]:
+    return tuple(  # type: ignore[return-value]
+        driver.execute_script(
+            "const e = Array.from(document.querySelectorAll(arguments[0])).at(arguments[1]);"
+            "const r = e.getBoundingClientRect(); return [r.left, r.top, r.width, r.height];",
+            selector,
+            index,
+        )
+    )
+
+
+def drag_move(driver: Any, move: Move) -> None:
+    assert move.count is not None
+    left, top, width, _ = rect(
+        driver, f'[data-column="{move.source + 1}"] [data-card]', -move.count
+    )
+    x0, y0 = left + width / 2, top + 6
+    target = f'[data-column="{move.target + 1}"]'
+    cards = driver.execute_script(
+        f"return document.querySelectorAll('{target} [data-card]').length"
+    )
+    if cards:
+        left, top, width, height = rect(driver, f"{target} [data-card]")
+    else:
+        left, top, width, height = rect(driver, target, 0)
+        height = min(height, 80)
+    x1, y1 = left + width / 2, top + height / 2
+    mouse(driver, "mouseMoved", x0, y0, 0)
+    mouse(driver, "mousePressed", x0, y0, 1)
+    for step in range(1, 5):
+        mouse(driver, "mouseMoved", x0 + (x1 - x0) * step / 4, y0 + (y1 - y0) * step / 4, 1)
+    mouse(driver, "mouseReleased", x1, y1, 0)
+
+
+def practice(driver: Any, code: str) -> None:
+    """Start a practice game of ``code`` from the lobby (real clicks and keys)."""
+    from selenium.webdriver.common.by import By
+
+    for button in reversed(driver.find_elements(By.CSS_SELECTOR, '[data-action="lobby"]')):
+        if button.is_displayed():  # the result's, over the table, or the table's own
+            button.click()
+            break
+    field = driver.find_element(By.CSS_SELECTOR, 'form[data-form="practice-code"] input')
+    field.clear()
+    field.send_keys(code)
+    driver.find_element(By.CSS_SELECTOR, 'form[data-form="practice-code"] button').click()
+    wait(driver, f"return document.querySelector('[data-view=game]').dataset.code === '{code}'"
+         " && !document.querySelector('[data-view=game]').hidden")  # fmt: skip
+
+
+def register(driver: Any, url: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{url}/play")
+    field = driver.find_element(By.CSS_SELECTOR, 'form[data-form="register"] input[name="name"]')
+    field.send_keys(f"bench-{uuid.uuid4().hex[:8]}")
+    driver.find_element(By.CSS_SELECTOR, 'form[data-form="register"] button').click()
+    wait(driver, "return !document.querySelector('[data-view=lobby]').hidden")
+
+
+def drag_trace(driver: Any, seconds: float) -> dict[str, Any]:
+    """Drag the last card of column 1 round in circles (a fresh browser whose timeline
+    trace has not been read yet: chromedriver hands it over once)."""
+    driver.execute_script("performance.mark('bench:drag-start')")
+    left, top, width, _ = rect(driver, '[data-column="1"] [data-card]', -1)
+    x0, y0 = left + width / 2, top + 6
+    mouse(driver, "mouseMoved", x0, y0, 0)
+    mouse(driver, "mousePressed", x0, y0, 1)
+    started = time.monotonic()
+    step = 0
+    while time.monotonic() - started < seconds:
+        angle = step / 20
+        mouse(driver, "mouseMoved", x0 + 200 * math.sin(angle), y0 + 120 * (1 - math.cos(angle)), 1)
+        step += 1
+        time.sleep(max(0.0, started + step * 0.016 - time.monotonic()))
+    mouse(driver, "mouseReleased", x0, y0, 0)  # back where it came from: no move
+    driver.execute_script("performance.mark('bench:drag-end')")
+    time.sleep(0.3)
+    events = [json.loads(entry["message"])["message"] for entry in driver.get_log("performance")]
+    trace = [e["params"] for e in events if e.get("method") == "Tracing.dataCollected"]
+    marks = {e["name"]: e for e in trace if e.get("name", "").startswith("bench:drag-")}
+    begin, end = marks["bench:drag-start"], marks["bench:drag-end"]
+    page = begin["pid"]
+    names = {
+        (e["pid"], e["tid"]): e["args"]["name"] for e in trace if e.get("name") == "thread_name"
+    }
+    main = {key for key, name in names.items() if key[0] == page and name == "CrRendererMain"}
+
+    def during(e: dict[str, Any]) -> bool:
+        return begin["ts"] <= e.get("ts", 0) <= end["ts"] and (e["pid"], e["tid"]) in main
+
+    tasks = [
+        e["dur"] / 1000 for e in trace
+        if during(e) and e.get("ph") == "X" and "dur" in e and e["name"].endswith("RunTask")
+    ]  # fmt: skip
+    frames = sorted(
+        e["ts"] for e in trace if during(e) and e.get("name") == "AnimationFrame"
+        and e.get("ph") in ("b", "B")
+    )  # fmt: skip
+    gaps = [(b - a) / 1000 for a, b in zip(frames, frames[1:], strict=False)]
+    drawn = (end["ts"] - begin["ts"]) / 1e6
+    return {
+        "pointer_events": step,
+        "seconds": round(drawn, 2),
+        "main_thread_tasks": len(tasks),
+        "long_tasks_over_50ms": sum(d > LONG_TASK_MS for d in tasks),
+        "longest_task_ms": round(max(tasks, default=0.0), 2),
+        "task_p99_ms": round(percentile(tasks, 0.99), 2) if tasks else None,
+        "frames": len(frames),
+        "frames_per_second": round(len(frames) / drawn, 1),
+        "frame_gap_p99_ms": round(percentile(gaps, 0.99), 2) if gaps else None,
+    }
+
+
+def browser_round_trips(driver: Any, games: int) -> list[float]:
+    driver.execute_script("performance.clearMeasures('simon:move')")
+    for code in DEALS[:games]:
+        practice(driver, code)
+        game = Game.from_code(code)
+        for move in solve(game.copy(), shorten=False).moves:
+            drag_move(driver, move)
+            game.push(move)
+            time.sleep(0.1)  # the page's main thread to itself while the move goes round
+            wait(driver, "return document.querySelector('[data-board]').dataset.pending === '0'")
+    return list(
+        driver.execute_script(
+            "return performance.getEntriesByName('simon:move').map((e) => e.duration)"
+        )
+    )
+
+
+async def simon_round_trips(url: str, games: int) -> list[float]:
+    times: list[float] = []
+    async with Connection(url) as connection:
+        await connection.request(
+            Register(type="register", name=f"bench-{uuid.uuid4().hex[:8]}"), Registered
+        )
+        for code in DEALS[:games]:
+            await connection.request(Start(type="start", mode="practice", code=code), State)
+            for move in solve(Game.from_code(code), shorten=False).moves:
+                sent = time.perf_counter()
+                await connection.request(MoveRequest(type="move", move=move.text()), Moved)
+                times.append((time.perf_counter() - sent) * 1000)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=4, choices=range(1, len(DEALS) + 1))
+    parser.add_argument("--loads", type=int, default=7)
+    parser.add_argument("--drag-seconds", type=float, default=2.0)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder, server_process(Path(folder)) as port:
+        url = f"http://127.0.0.1:{port}"
+        driver = browser()
+        try:
+            load = first_load(driver, url)
+            first_visit = []
+            for _ in range(args.loads):
+                driver.execute_cdp_cmd(
+                    "Storage.clearDataForOrigin", {"origin": url, "storageTypes": "all"}
+                )
+                driver.get(f"{url}/play")
+                first_visit.append(ready_ms(driver))
+            register(driver, url)
+            driver.find_element("css selector", '[data-start="practice"][data-suits="1"]').click()
+            wait(driver, "return !document.querySelector('[data-view=game]').hidden")
+            returning = []
+            for _ in range(args.loads):
+                driver.get(f"{url}/play")
+                returning.append(ready_ms(driver))
+                wait(driver, "return document.querySelector('[data-board] [data-card]')")
+            browser_times = browser_round_trips(driver, args.games)
+            errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        finally:
+            driver.quit()
+        driver = browser()
+        try:  # a browser of its own: its timeline trace is read once
+            register(driver, url)
+            driver.find_element("css selector", '[data-start="practice"][data-suits="1"]').click()
+            wait(driver, "return document.querySelector('[data-board] [data-card]')")
+            drag = drag_trace(driver, args.drag_seconds)
+        finally:
+            driver.quit()
+        simon_times = asyncio.run(simon_round_trips(f"ws://127.0.0.1:{port}", args.games))
+    browser_rt, simon_rt = summary(browser_times), summary(simon_times)
+    print(
+        json.dumps(
+            {
+                "first_load": load,
+                "interactive_ms": {
+                    "first_visit": summary(first_visit),
+                    "returning_to_a_game": summary(returning),
+                },
+                "drag": drag,
+                "round_trip_ms": {
+                    "browser": browser_rt,
+                    "simon": simon_rt,
+                    "p99_difference": round(browser_rt["p99"] - simon_rt["p99"], 3),
+                },
+                "console_errors": errors,
+            },
+            indent=2,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
