@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import math
 import os
@@ -295,7 +296,7 @@ def drag_trace(driver: Any, seconds: float) -> dict[str, Any]:
         e["ts"] for e in trace if during(e) and e.get("name") == "AnimationFrame"
         and e.get("ph") in ("b", "B")
     )  # fmt: skip
-    gaps = [(b - a) / 1000 for a, b in zip(frames, frames[1:], strict=False)]
+    gaps = [(b - a) / 1000 for a, b in itertools.pairwise(frames)]
     drawn = (end["ts"] - begin["ts"]) / 1e6
     return {
         "pointer_events": step,

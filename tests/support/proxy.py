@@ -8,12 +8,14 @@ Put it in front of PostgreSQL or Redis and point the server at the proxy::
         ...                  # the service is down
         proxy.restore()      # new connections reach the service again
 
-``freeze()`` keeps every connection open but forwards nothing (a hung backend: the
-bytes wait in the proxy), until ``restore()`` lets them through. ``delay`` (seconds,
-settable at any time) holds every chunk that long in each direction, as a long network
-path does: latency, not a lower throughput (chunks keep their order and overlap). Leaving the block stops
-the proxy and closes every connection it holds. It runs on the event loop of the code
-using it, with no thread or process of its own, so tests and benchmarks can both use it.
+``freeze()`` keeps every connection open but forwards nothing (a hung backend: the bytes
+wait in the proxy), until ``restore()`` lets them through. ``delay`` (seconds, settable
+at any time) holds every chunk that long in each direction, as a long network path does:
+latency, not a lower throughput (chunks keep their order and overlap).
+
+Leaving the block stops the proxy and closes every connection it holds. It runs on the
+event loop of the code using it, with no thread or process of its own, so tests and
+benchmarks can both use it.
 """
 
 from __future__ import annotations
