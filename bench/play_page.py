@@ -17,7 +17,9 @@ temporary folder), then measures, with real input from Chromium's DevTools proto
 - **round trip**: the moves of ``--games`` won 1-suit deals played by drag and drop, each
   from its send to its ``moved`` (the page's ``simon:move`` measures), against the same
   moves sent by ``simon``'s websocket client (``client_cli.connection.Connection``) on the
-  same server: p50 and p99 of each, and the difference of the p99s.
+  same server: p50 and p99 of each, and the difference of the p99s; and the same moves
+  from a bare websocket of the page's origin (nothing drawn, no input), and pings both ways,
+  which tell the browser's connection apart from the page's frames.
 
 Prints one JSON object.
 """
@@ -328,6 +330,78 @@ def browser_round_trips(driver: Any, games: int) -> list[float]:
     )
 
 
+_PINGS = """
+const done = arguments[arguments.length - 1];
+const socket = new WebSocket(arguments[0]);
+const times = [];
+let sent = 0;
+const ping = () => {
+  sent = performance.now();
+  socket.send(JSON.stringify({type: "ping", id: times.length}));
+};
+socket.onopen = ping;
+socket.onmessage = () => {
+  times.push(performance.now() - sent);
+  if (times.length < arguments[1]) ping(); else { socket.close(); done(times); }
+};
+socket.onerror = () => done([]);
+"""
+
+
+_MOVES = """
+const [url, code, moves, done] = [arguments[0], arguments[1], arguments[2], arguments[3]];
+const socket = new WebSocket(url);
+const send = (message) => socket.send(JSON.stringify(message));
+const times = [];
+let sent = 0;
+const next = () => {
+  sent = performance.now();
+  send({type: "move", id: `m${times.length}`, move: moves[times.length]});
+};
+socket.onopen = () => {
+  send({type: "hello", id: "h", legal: true});
+  send({type: "register", id: "r", name: `raw-${Math.random().toString(36).slice(2, 10)}`});
+  send({type: "start", id: "s", mode: "practice", code});
+};
+socket.onmessage = (event) => {
+  const message = JSON.parse(event.data);
+  if (message.id === "s") next();
+  if (message.type !== "moved") return;
+  times.push(performance.now() - sent);
+  if (times.length < moves.length) next(); else { socket.close(); done(times); }
+};
+socket.onerror = () => done([]);
+"""
+
+
+def page_socket_round_trips(driver: Any, url: str, games: int) -> list[float]:
+    """The same moves from a websocket of the page's origin, with nothing drawn: the
+    browser's connection without the page's input and frames."""
+    times: list[float] = []
+    for code in DEALS[:games]:
+        moves = [move.text() for move in solve(Game.from_code(code), shorten=False).moves]
+        times += driver.execute_async_script(_MOVES, url, code, moves)
+    return times
+
+
+def browser_pings(driver: Any, url: str, count: int) -> list[float]:
+    """The connection alone: pings from a websocket of the page's origin, nothing drawn."""
+    return list(driver.execute_async_script(_PINGS, url, count))
+
+
+async def simon_pings(url: str, count: int) -> list[float]:
+    from websockets.asyncio.client import connect
+
+    times = []
+    async with connect(url, compression=None) as socket:
+        for number in range(count):
+            sent = time.perf_counter()
+            await socket.send(json.dumps({"type": "ping", "id": number}))
+            await socket.recv()
+            times.append((time.perf_counter() - sent) * 1000)
+    return times
+
+
 async def simon_round_trips(url: str, games: int) -> list[float]:
     times: list[float] = []
     async with Connection(url) as connection:
@@ -370,6 +444,8 @@ def main() -> None:
                 returning.append(ready_ms(driver))
                 wait(driver, "return document.querySelector('[data-board] [data-card]')")
             browser_times = browser_round_trips(driver, args.games)
+            browser_ping = browser_pings(driver, f"ws://127.0.0.1:{port}/", 200)
+            socket_times = page_socket_round_trips(driver, f"ws://127.0.0.1:{port}/", args.games)
             errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         finally:
             driver.quit()
@@ -382,6 +458,7 @@ def main() -> None:
         finally:
             driver.quit()
         simon_times = asyncio.run(simon_round_trips(f"ws://127.0.0.1:{port}", args.games))
+        simon_ping = asyncio.run(simon_pings(f"ws://127.0.0.1:{port}", 200))
     browser_rt, simon_rt = summary(browser_times), summary(simon_times)
     print(
         json.dumps(
@@ -395,8 +472,10 @@ def main() -> None:
                 "round_trip_ms": {
                     "browser": browser_rt,
                     "simon": simon_rt,
+                    "page_socket_no_drawing": summary(socket_times),
                     "p99_difference": round(browser_rt["p99"] - simon_rt["p99"], 3),
                 },
+                "ping_ms": {"browser": summary(browser_ping), "python": summary(simon_ping)},
                 "console_errors": errors,
             },
             indent=2,
