@@ -363,6 +363,7 @@ async def test_a_race_rooms_page_for_browsers_and_its_json_for_programs(
             )
             assert f'data-live="/live/race/{room["code"]}"' in shown.text
             assert f'href="/player/{owner}"' in shown.text
+            assert f'href="/play?race={room["code"]}"' in shown.text  # join in the browser
             live = await page(f"{server.http_url}/live/race/{room['code']}")
             assert live.status == 200 and live.text.count("<tr>") == 3  # the head and 2 racers
             data = await fetch(f"{server.http_url}/race/{room['code']}")  # no Accept: JSON
@@ -371,3 +372,46 @@ async def test_a_race_rooms_page_for_browsers_and_its_json_for_programs(
             )
             missing = await page(f"{server.http_url}/race/ZZZZZ")
             assert missing.status == 404 and "Not found" in missing.text
+
+
+async def test_the_play_page_and_its_modules_come_from_the_package_under_the_policy(
+    backend: Backend,
+) -> None:
+    async with serving(server_settings(backend)) as server:
+        base = server.http_url
+        shown = await page(f"{base}/play?race=ABCDE")
+        assert shown.status == 200
+        assert shown.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+        assert "<script>" not in shown.text and "style=" not in shown.text  # CSP: files only
+        entry = re.search(
+            r'<script type="module" src="(/static/play/main\.js\?v=\w+)">', shown.text
+        )
+        assert entry is not None
+        preloaded = re.findall(
+            r'<link rel="modulepreload" href="(/static/play/[\w.]+)">', shown.text
+        )
+        modules = sorted(
+            name for name in STATIC if name.startswith("play/") and name.endswith(".js")
+        )
+        assert sorted(f"/static/{name}" for name in modules) == sorted(
+            [*preloaded, entry[1].split("?")[0]]
+        )
+        for path in [entry[1], *preloaded]:
+            reply = await fetch(base + path, Accept_Encoding="gzip")
+            assert reply.status == 200 and reply.headers["Content-Type"] == (
+                "text/javascript; charset=utf-8"
+            )
+            assert reply.body == STATIC[path.split("?")[0].removeprefix("/static/")].body
+            # every module names its imports relatively, inside the package
+            for imported in re.findall(r'from "([^"]+)"', reply.body.decode()):
+                assert imported.startswith("./") and f"play/{imported[2:]}" in STATIC
+        zipped = await fetch(f"{base}/static/play/main.js", Accept_Encoding="gzip")
+        assert zipped.headers["Content-Encoding"] == "gzip"
+        for hook in (
+            'form data-form="register"',
+            'data-start="daily" data-suits="4"',
+            'data-start="practice" data-suits="1"',
+            'data-action="undo"',
+        ):
+            assert hook in shown.text
+        assert (await page(f"{base}/play?suits=1")).status == 400
