@@ -142,7 +142,8 @@ export class Pointer {
     }
     const to = this.board.columnAt(event.clientX, event.clientY);
     const targets = this.play.targets(press.column, press.count);
-    const legal = Boolean(to && targets && targets.includes(to));
+    // not known yet (a move still on its way): shown as dropped, and the server settles it
+    const legal = Boolean(to && to !== press.column && (targets === null || targets.includes(to)));
     if (legal) {
       this.end(false);
       this.play.drop(press.column, to, press.count, true);

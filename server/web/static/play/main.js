@@ -153,7 +153,7 @@ async function enterLobby() {
     page.joinCode = null;
     if (await joinRoom(code)) return;
   }
-  if (current() !== "game" && current() !== "room") show("lobby");
+  if (current() !== "game" && current() !== "room") showLobby();
   await refreshDaily();
 }
 
@@ -164,7 +164,16 @@ async function refreshDaily() {
   ]);
   if (daily.type === "daily") page.daily = daily;
   if (history.type === "history") page.history = history;
+  if (daily.type === "error" && daily.code === "proving") {
+    $("[data-day-left]").textContent = "Today's deals are being proven: a moment…";
+    setTimeout(refreshDaily, 5000);
+  }
   renderDaily();
+}
+
+function showLobby() {
+  show("lobby");
+  $("[data-action=back-to-game]").hidden = !page.game || page.game.finished;
 }
 
 function renderDaily() {
@@ -824,7 +833,7 @@ click("[data-action=race-leave]", async () => {
   page.room.view = null;
   localStorage.removeItem(ROOM);
   if (code) await connection.request({ type: "race_leave", code });
-  show("lobby");
+  showLobby();
   refreshDaily();
 });
 click("[data-action=race-rematch]", async () => {
@@ -835,10 +844,11 @@ click("[data-action=copy-link]", () => navigator.clipboard?.writeText($("[data-r
 click("[data-action=undo]", undo);
 click("[data-action=restart]", restart);
 click("[data-action=resign]", resign);
+click("[data-action=back-to-game]", () => show("game"));
 click("[data-action=lobby]", () => {
   hideResult();
   cancelSelection();
-  show("lobby");
+  showLobby();
   refreshDaily();
 });
 click("[data-action=close-result]", hideResult);
