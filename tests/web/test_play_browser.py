@@ -179,6 +179,17 @@ async def test_a_double_click_plays_the_best_move_and_undo_takes_it_back(
     assert await play.dealt() == DEAL
     game = Game.from_code(DEAL)
     await play.shows(game, "the deal")
+    # named for screen readers: the card and where it lies
+    exposed = board_of(game)[2][-1]
+    label = await run(
+        lambda: play.find(f'[data-column="3"] [data-card="{exposed}"]:last-child').get_attribute(
+            "aria-label"
+        )
+    )
+    rank = {"A": "ace", "T": "10", "J": "jack", "Q": "queen", "K": "king"}.get(
+        exposed[0], exposed[0]
+    )
+    assert label == f"{rank} of spades, column 3"
     column = next(c for c in range(10) if _auto_or_none(game, c) is not None)
     before = board_of(game)
     game.auto_move(column, 1)
@@ -228,6 +239,32 @@ async def test_a_reload_mid_game_takes_the_game_up_again(
     await play.shows(game, "the game as it stood")
     assert await run(lambda: play.figure("data-moves")) == 2
     assert not await run(lambda: play.find('[data-view="welcome"]').is_displayed())
+
+    # the account on another device: the token shown once asked for, signed in with
+    await play.click('[data-action="account"]')
+    await play.click('[data-action="device"]')
+    token = await wait_for(lambda: play.text("[data-token]"), 5, "the token")
+    await play.click('[data-action="close-token"]')
+    name = await run(lambda: play.text("[data-account] [data-player-name]"))
+    origin = server.http_url
+    await run(
+        lambda: play.driver.execute_cdp_cmd(
+            "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"}
+        )
+    )
+    await run(play.driver.refresh)  # a browser that never saw the account
+    await wait_for(lambda: play.find('[data-view="welcome"]').is_displayed(), 10, "welcome")
+    await play.click('[data-view="welcome"] summary')
+    field = await run(lambda: play.find('form[data-form="sign-in"] input[name="token"]'))
+    await run(lambda: field.send_keys(token))
+    await play.click('form[data-form="sign-in"] button[type="submit"]')
+    await wait_for(lambda: play.find('[data-view="lobby"]').is_displayed(), 10, "the lobby")
+    assert await run(lambda: play.text("[data-account] [data-player-name]")) == name
+    await wait_for(
+        lambda: play.text('[data-start="daily"][data-suits="2"] [data-state]') == "Continue",
+        10,
+        "today's 2-suit deal marked started",
+    )
 
 
 async def test_moves_show_at_once_and_stay_honest_through_latency_and_a_cut(

@@ -148,6 +148,7 @@ async function signInWithToken(event) {
 // -- the lobby --------------------------------------------------------------------------
 
 async function enterLobby() {
+  if (!page.player) return; // the token was refused: the welcome form is up
   if (page.joinCode) {
     const code = page.joinCode;
     page.joinCode = null;
