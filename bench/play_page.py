@@ -3,7 +3,8 @@
     python -m bench.play_page [--games 4] [--drag-seconds 2]
 
 Starts ``python -m server.main`` on a free port (the embedded SQLite database in a
-temporary folder), then measures, with real input from Chromium's DevTools protocol:
+temporary folder; ``tests.support.servers.server_process``), then measures, with real
+input from Chromium's DevTools protocol:
 
 - **first load**: the bytes a first visit to ``/play`` transfers (page, stylesheets,
   scripts: the Resource Timing API's ``transferSize``, headers included, gzip as sent),
@@ -28,18 +29,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import itertools
 import json
 import math
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -49,57 +47,12 @@ from client_cli.connection import Connection
 from server.engine import Game, Move
 from server.protocol import Moved, MoveRequest, Register, Registered, Start, State
 from server.solver import solve
+from tests.support.servers import server_process
+from tests.support.web import embedded_backend
 
-ROOT = Path(__file__).resolve().parent.parent
 #: Deals whose solutions are replayed (1 suit: the solver wins them in milliseconds).
 DEALS = ["SS1-S1-AAAAABD", "SS1-S1-QWERTYU", "SS1-S1-BCDEFGH", "SS1-S1-ZYXWVUT"]
 LONG_TASK_MS = 50.0
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@contextlib.contextmanager
-def server_process(folder: Path) -> Iterator[int]:
-    port = free_port()
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "SIMON_DATA_DIR": str(folder),
-        "SIMON_DATABASE_URL": f"sqlite+aiosqlite:///{folder / 'simon.sqlite3'}",
-        "SIMON_RATE_LIMIT_MESSAGES": "100000",
-        "SIMON_LIMITS_EXEMPT": "127.0.0.0/8",
-        "SIMON_DAILY_SOLVER_SECONDS": "5",
-        "SIMON_LOG_LEVEL": "WARNING",
-    }
-    env.pop("SIMON_REDIS_URL", None)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "server.main", "--port", str(port)], cwd=ROOT, env=env
-    )
-    try:
-        import socket
-
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the server did not start") from None
-                time.sleep(0.2)
-        yield port
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def browser() -> Any:
@@ -417,70 +370,73 @@ async def simon_round_trips(url: str, games: int) -> list[float]:
     return times
 
 
+def measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
+    """Every figure, against the server at websocket URL ``url``."""
+    http = url.replace("ws://", "http://")
+    driver = browser()
+    try:
+        load = first_load(driver, http)
+        first_visit = []
+        for _ in range(args.loads):
+            driver.execute_cdp_cmd(
+                "Storage.clearDataForOrigin", {"origin": http, "storageTypes": "all"}
+            )
+            driver.get(f"{http}/play")
+            first_visit.append(ready_ms(driver))
+        register(driver, http)
+        driver.find_element("css selector", '[data-start="practice"][data-suits="1"]').click()
+        wait(driver, "return !document.querySelector('[data-view=game]').hidden")
+        returning = []
+        for _ in range(args.loads):
+            driver.get(f"{http}/play")
+            returning.append(ready_ms(driver))
+            wait(driver, "return document.querySelector('[data-board] [data-card]')")
+        browser_times = browser_round_trips(driver, args.games)
+        browser_ping = browser_pings(driver, f"{url}/", 200)
+        socket_times = page_socket_round_trips(driver, f"{url}/", args.games)
+        errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    finally:
+        driver.quit()
+    driver = browser()
+    try:  # a browser of its own: its timeline trace is read once
+        register(driver, http)
+        driver.find_element("css selector", '[data-start="practice"][data-suits="1"]').click()
+        wait(driver, "return document.querySelector('[data-board] [data-card]')")
+        drag = drag_trace(driver, args.drag_seconds)
+    finally:
+        driver.quit()
+    simon_times = asyncio.run(simon_round_trips(url, args.games))
+    simon_ping = asyncio.run(simon_pings(url, 200))
+    browser_rt, simon_rt = summary(browser_times), summary(simon_times)
+    return {
+        "first_load": load,
+        "interactive_ms": {
+            "first_visit": summary(first_visit),
+            "returning_to_a_game": summary(returning),
+        },
+        "drag": drag,
+        "round_trip_ms": {
+            "browser": browser_rt,
+            "simon": simon_rt,
+            "page_socket_no_drawing": summary(socket_times),
+            "p99_difference": round(browser_rt["p99"] - simon_rt["p99"], 3),
+        },
+        "ping_ms": {"browser": summary(browser_ping), "python": summary(simon_ping)},
+        "console_errors": errors,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4, choices=range(1, len(DEALS) + 1))
     parser.add_argument("--loads", type=int, default=7)
     parser.add_argument("--drag-seconds", type=float, default=2.0)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder, server_process(Path(folder)) as port:
-        url = f"http://127.0.0.1:{port}"
-        driver = browser()
-        try:
-            load = first_load(driver, url)
-            first_visit = []
-            for _ in range(args.loads):
-                driver.execute_cdp_cmd(
-                    "Storage.clearDataForOrigin", {"origin": url, "storageTypes": "all"}
-                )
-                driver.get(f"{url}/play")
-                first_visit.append(ready_ms(driver))
-            register(driver, url)
-            driver.find_element("css selector", '[data-start="practice"][data-suits="1"]').click()
-            wait(driver, "return !document.querySelector('[data-view=game]').hidden")
-            returning = []
-            for _ in range(args.loads):
-                driver.get(f"{url}/play")
-                returning.append(ready_ms(driver))
-                wait(driver, "return document.querySelector('[data-board] [data-card]')")
-            browser_times = browser_round_trips(driver, args.games)
-            browser_ping = browser_pings(driver, f"ws://127.0.0.1:{port}/", 200)
-            socket_times = page_socket_round_trips(driver, f"ws://127.0.0.1:{port}/", args.games)
-            errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-        finally:
-            driver.quit()
-        driver = browser()
-        try:  # a browser of its own: its timeline trace is read once
-            register(driver, url)
-            driver.find_element("css selector", '[data-start="practice"][data-suits="1"]').click()
-            wait(driver, "return document.querySelector('[data-board] [data-card]')")
-            drag = drag_trace(driver, args.drag_seconds)
-        finally:
-            driver.quit()
-        simon_times = asyncio.run(simon_round_trips(f"ws://127.0.0.1:{port}", args.games))
-        simon_ping = asyncio.run(simon_pings(f"ws://127.0.0.1:{port}", 200))
-    browser_rt, simon_rt = summary(browser_times), summary(simon_times)
-    print(
-        json.dumps(
-            {
-                "first_load": load,
-                "interactive_ms": {
-                    "first_visit": summary(first_visit),
-                    "returning_to_a_game": summary(returning),
-                },
-                "drag": drag,
-                "round_trip_ms": {
-                    "browser": browser_rt,
-                    "simon": simon_rt,
-                    "page_socket_no_drawing": summary(socket_times),
-                    "p99_difference": round(browser_rt["p99"] - simon_rt["p99"], 3),
-                },
-                "ping_ms": {"browser": summary(browser_ping), "python": summary(simon_ping)},
-                "console_errors": errors,
-            },
-            indent=2,
-        )
-    )
+    with tempfile.TemporaryDirectory() as folder:
+        data = Path(folder)
+        with server_process(embedded_backend(data), data) as url:
+            measured = measure(url, args)
+    print(json.dumps(measured, indent=2))
 
 
 if __name__ == "__main__":

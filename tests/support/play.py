@@ -136,6 +136,13 @@ class PlayPage:
         await self.click(f'[data-start="{mode}"][data-suits="{suits}"]')
         return await self.dealt()
 
+    async def practice(self, code: str) -> str:
+        """Type a deal's code in the lobby's practice form and play it."""
+        field = await run(lambda: self.find('form[data-form="practice-code"] input[name="code"]'))
+        await run(lambda: field.send_keys(code))
+        await self.click('form[data-form="practice-code"] button[type="submit"]')
+        return await self.dealt()
+
     async def dealt(self) -> str:
         """The code of the game on the table, once it shows."""
         await wait_for(lambda: self.find('[data-view="game"]').is_displayed(), 15, "the table")

@@ -173,10 +173,7 @@ async def test_a_double_click_plays_the_best_move_and_undo_takes_it_back(
     server, _ = served
     await play.open(f"{server.http_url}/play")
     await play.register(unique_name("dbl"))
-    field = await run(lambda: play.find('form[data-form="practice-code"] input[name="code"]'))
-    await run(lambda: field.send_keys(DEAL))
-    await play.click('form[data-form="practice-code"] button[type="submit"]')
-    assert await play.dealt() == DEAL
+    assert await play.practice(DEAL) == DEAL
     game = Game.from_code(DEAL)
     await play.shows(game, "the deal")
     # named for screen readers: the card and where it lies
@@ -275,10 +272,7 @@ async def test_moves_show_at_once_and_stay_honest_through_latency_and_a_cut(
         url = f"http://{proxy.host}:{proxy.port}"
         await play.open(f"{url}/play")
         await play.register(unique_name("lag"))
-        field = await run(lambda: play.find('form[data-form="practice-code"] input[name="code"]'))
-        await run(lambda: field.send_keys(DEAL))
-        await play.click('form[data-form="practice-code"] button[type="submit"]')
-        assert await play.dealt() == DEAL
+        assert await play.practice(DEAL) == DEAL
         game = Game.from_code(DEAL)
         moves = [Move.from_text(text) for text in prover.solution(DEAL)][:6]
 

@@ -111,38 +111,37 @@ function showWelcome() {
   $("[data-form=register] input[name=name]").focus();
 }
 
-async function register(event) {
+/** The welcome forms: a new account (`register`) or a token from another device (`auth`). */
+async function welcomed(event, message, tokenOf) {
   event.preventDefault();
   const form = event.currentTarget;
-  const name = form.elements.name.value.trim();
   setError(form, "");
-  const reply = await connection.request({ type: "register", name });
+  const reply = await connection.request(message(form.elements));
   if (reply.type === "error") {
     setError(form, reply.message);
     return;
   }
-  page.token = reply.token;
-  localStorage.setItem(TOKEN, reply.token);
+  page.token = tokenOf(reply, form.elements);
+  localStorage.setItem(TOKEN, page.token);
   signedIn(reply.player);
   connection.wanted = true;
   await enterLobby();
 }
 
-async function signInWithToken(event) {
-  event.preventDefault();
-  const form = event.currentTarget;
-  const token = form.elements.token.value.trim();
-  setError(form, "");
-  const reply = await connection.request({ type: "auth", token });
-  if (reply.type === "error") {
-    setError(form, reply.message);
-    return;
-  }
-  page.token = token;
-  localStorage.setItem(TOKEN, token);
-  signedIn(reply.player);
-  connection.wanted = true;
-  await enterLobby();
+function register(event) {
+  return welcomed(
+    event,
+    (fields) => ({ type: "register", name: fields.name.value.trim() }),
+    (reply) => reply.token,
+  );
+}
+
+function signInWithToken(event) {
+  return welcomed(
+    event,
+    (fields) => ({ type: "auth", token: fields.token.value.trim() }),
+    (_, fields) => fields.token.value.trim(),
+  );
 }
 
 // -- the lobby --------------------------------------------------------------------------
