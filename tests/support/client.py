@@ -49,6 +49,7 @@ class ScriptedConnection:
 
     def __init__(self, replies: list[Any]) -> None:
         self.replies = replies
+        self.url = "ws://127.0.0.1:8765"  # the local server's address, as the real one has it
         self.sent: list[Any] = []
         self.requests: list[Any] = []
         self.player = PlayerInfo(name="ann")
