@@ -205,7 +205,7 @@ async function start(mode, suits, code) {
   if (code) message.code = code;
   const reply = await connection.request(message);
   if (reply.type === "error") {
-    const panel = $(`[data-start="${mode}"]`).closest(".panel, .lobby");
+    const panel = $(`[data-start="${mode}"]`).closest(".panel, .daily-panel");
     if (reply.code === "already-played") {
       location.href = `/day/${page.daily?.day ?? ""}?suits=${suits}`;
       return;
