@@ -86,6 +86,15 @@ class PlayPage:
             )
         )
 
+    async def plain(self) -> None:
+        """Back to the browser's own window and mouse (for the other tests of the session)."""
+        await run(lambda: self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {}))
+        await run(
+            lambda: self.driver.execute_cdp_cmd(
+                "Emulation.setTouchEmulationEnabled", {"enabled": False}
+            )
+        )
+
     async def open(self, url: str) -> None:
         await run(lambda: self.driver.get(url))
 

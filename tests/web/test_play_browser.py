@@ -73,7 +73,7 @@ async def play(
     await run(lambda: chromium.get_log("browser"))  # what earlier tests left
     yield table
     errors = await run(lambda: severe_logs(chromium))
-    await table.viewport(DESKTOP)
+    await table.plain()
     assert errors == []
 
 
