@@ -386,6 +386,12 @@ async def test_a_race_against_a_simon_bot(
         assert bot.returncode == 0, err
         final = json.loads(out.strip().splitlines()[-1])
         assert final["state"] == "over" and len(final["standings"]) == 2
+        # a rematch: a new room, with this player in it, waiting for the others
+        await play.click('[data-action="race-rematch"]')
+        await wait_for(lambda: play.find('[data-view="room"]').is_displayed(), 10, "the rematch")
+        rematch = await run(lambda: play.text("[data-room-code]"))
+        assert rematch and rematch != code
+        assert f"/play?race={rematch}" in await run(lambda: play.text("[data-room-link]"))
     finally:
         if bot.poll() is None:
             bot.kill()
