@@ -2,23 +2,33 @@
 // (the same websocket protocol as the terminal client); this page shows the game, sends
 // what the player does, and shows the server's answers.
 
+import { setupAccountMenu } from "./account.js";
 import { Board } from "./board.js";
 import { groupText, short } from "./cards.js";
+import {
+  $,
+  $$,
+  announce,
+  clearRefusal,
+  click,
+  current,
+  refuse,
+  setError,
+  show as showView,
+} from "./dom.js";
 import { Pointer } from "./drag.js";
 import { Game, RUN_LENGTH } from "./game.js";
 import { Keys } from "./keys.js";
 import { Connection, serverUrl } from "./net.js";
-import { Room, clock, racerLine } from "./race.js";
+import * as panels from "./panels.js";
+import { Room, clock } from "./race.js";
 
 const TOKEN = "simon.token";
 const GAME = "simon.game";
 const ROOM = "simon.room";
-const FOUR_COLOUR = "simon.four-colour";
 const CONFIRM_FOR = 4000; // ms a restart or resign waits for its confirmation
 const ACTIONS = new Set(["move", "auto", "undo", "restart", "resign"]);
 
-const $ = (selector, scope = document) => scope.querySelector(selector);
-const $$ = (selector, scope = document) => Array.from(scope.querySelectorAll(selector));
 
 const page = {
   token: localStorage.getItem(TOKEN),
@@ -46,19 +56,8 @@ const connection = new Connection(serverUrl(), {
 // -- views ------------------------------------------------------------------------------
 
 function show(name) {
-  if (!document.body.dataset.screen) performance.mark("simon:ready"); // the first view shown
-  for (const view of $$("section[data-view]")) view.hidden = view.dataset.view !== name;
-  document.body.dataset.screen = name;
+  showView(name);
   if (name === "game") board.layout();
-}
-
-function current() {
-  return document.body.dataset.screen;
-}
-
-function setError(scope, text) {
-  const element = $("[data-error]", scope);
-  if (element) element.textContent = text;
 }
 
 // -- signing in -------------------------------------------------------------------------
@@ -293,23 +292,6 @@ function tick() {
     $("[data-race-clock]").textContent =
       room.view.state === "racing" && ends != null ? `Time left ${clock(ends)}` : "";
   }
-}
-
-function announce(text) {
-  $("[data-announce]").textContent = text;
-}
-
-function refuse(text) {
-  const alert = $("[data-refusal]");
-  alert.textContent = "";
-  // a fresh text each time, so the same rule twice is announced twice
-  requestAnimationFrame(() => {
-    alert.textContent = text;
-  });
-}
-
-function clearRefusal() {
-  $("[data-refusal]").textContent = "";
 }
 
 /** Send a game action; its answer comes back through received(). */
@@ -568,125 +550,20 @@ function roomChanged(message) {
 }
 
 function renderRoom() {
-  const view = page.room.view;
-  if (!view) return;
-  const me = page.player?.name;
-  $("[data-room-code]").textContent = view.code;
-  const link = `${location.origin}/play?race=${encodeURIComponent(view.code)}`;
-  const anchor = $("[data-room-link]");
-  anchor.href = link;
-  anchor.textContent = link;
-  const suits = view.suits === 1 ? "1 suit" : `${view.suits} suits`;
-  const waiting = `${view.racers.length} of ${view.capacity} racers`;
-  const how = view.public
-    ? "It starts by itself: at once with 3 racers, or 30 s after the second came."
-    : view.owner === me
-      ? "Start the race when your friends are in."
-      : `${view.owner} starts the race.`;
-  const lede = {
-    open: `${suits}, ${waiting}. ${how}`,
-    countdown: `${suits}: the race is about to start. Everyone gets the same deal at the same instant.`,
-    racing: `${suits}: racing.`,
-    over: `${suits}: the race is over.`,
-    expired: "This room expired before its race started.",
-  }[view.state];
-  $("[data-room-lede]").textContent = lede;
-  const list = $("[data-room-racers]");
-  list.replaceChildren(...view.racers.map((racer, index) => racerLine(racer, view, me, index)));
-  const startButton = $("[data-action=race-start]");
-  startButton.hidden = !(view.state === "open" && view.owner === me && !view.public);
-  startButton.disabled = view.racers.length < 2;
-  $("[data-action=race-leave]").hidden = view.state !== "open";
+  panels.renderRoom(page);
   tick();
 }
 
 function renderStandings() {
-  const aside = $("[data-standings]");
-  const game = page.game;
-  const view = page.room.view;
-  const me = page.player?.name;
-  if (game?.view.race && view && view.code === game.view.race) {
-    aside.hidden = false;
-    $("[data-standings-title]").textContent = `Race ${view.code}`;
-    $("[data-standings-list]").replaceChildren(...view.racers.map((racer, index) => racerLine(racer, view, me, index)));
-  } else if (game?.view.mode === "daily" && page.digest && page.digest.suits === game.view.suits) {
-    aside.hidden = false;
-    const digest = page.digest;
-    $("[data-standings-title]").textContent =
-      `Today's race: ${digest.playing} playing, ${digest.finished} finished`;
-    $("[data-standings-list]").replaceChildren(
-      ...digest.players.map((row) => {
-        const item = document.createElement("li");
-        if (row.player === me) item.className = "me";
-        const state = row.won ? "won" : row.resigned ? "gave up" : row.left ? "left" : "playing";
-        item.textContent = `${row.rank}. ${row.player}${row.bot ? " (bot)" : ""} · ${row.score} · ${state}`;
-        return item;
-      }),
-    );
-  } else {
-    aside.hidden = true;
-  }
+  panels.renderStandings(page);
   board.layout();
 }
 
-// -- results ----------------------------------------------------------------------------
-
 function showResult() {
-  const result = page.result;
-  const game = page.game;
-  const view = page.room.view;
-  const inRace = game?.view.race && view?.code === game.view.race;
-  if (!result && !(inRace && view.state === "over")) return;
-  const box = $("[data-result-box]");
-  const me = page.player?.name;
-  let heading = "Game over";
-  const lines = [];
-  if (result) {
-    heading = result.won ? "You cleared the table!" : result.resigned ? "You resigned" : "The game is over";
-    lines.push(`Score ${result.score} in ${result.moves} moves, ${result.removed} of 4 runs, ${clock(result.elapsed)}.`);
-    if (result.review === "held") lines.push("Your result is under review: it reaches the board once a person has looked.");
-    else if (result.rank) lines.push(`Rank ${result.rank} on today's board.`);
-    if (result.par != null) lines.push(`Par: ${result.par} moves.`);
-  }
-  const racers = $("[data-result-racers]");
-  racers.hidden = !inRace;
-  if (inRace) {
-    const mine = view.racers.find((racer) => racer.player === me);
-    if (view.state === "over") {
-      heading = mine?.place === 1 ? "You won the race!" : `Race over: you placed ${mine?.place ?? "?"}`;
-    } else {
-      lines.push("The others are still racing…");
-    }
-    racers.replaceChildren(...view.racers.map((racer, index) => racerLine(racer, view, me, index)));
-  }
-  $("[data-result-title]").textContent = heading;
-  $("[data-result-line]").textContent = lines.join(" ");
-  const links = $("[data-result-links]");
-  links.replaceChildren();
-  const day = game?.view.day;
-  const suits = game?.view.suits ?? 1;
-  const add = (href, text) => {
-    const a = document.createElement("a");
-    a.href = href;
-    a.textContent = text;
-    if (links.childElementCount) links.append(" · ");
-    links.append(a);
-  };
-  if (day) add(`/day/${day}?suits=${suits}`, "The day's board");
-  if (inRace) add(`/race/${encodeURIComponent(view.code)}`, "The race's page");
-  if (me) add(`/player/${encodeURIComponent(me)}`, "Your page");
-  const rematch = $("[data-action=race-rematch]");
-  rematch.hidden = !(inRace && view.state === "over");
-  rematch.textContent = view?.next ? "Join the rematch" : "Rematch";
-  box.hidden = false;
-  $("[data-result-card]").dataset.result = result?.won ? "won" : result ? (result.resigned ? "resigned" : "over") : "race";
-  $("[data-result-box] button[data-action=lobby]").focus();
+  panels.showResult(page);
 }
 
-function hideResult() {
-  $("[data-result-box]").hidden = true;
-  delete $("[data-result-card]").dataset.result;
-}
+const hideResult = panels.hideResult;
 
 // -- messages from the server -----------------------------------------------------------
 
@@ -784,10 +661,6 @@ new Keys({
   },
 });
 
-function click(selector, handler) {
-  for (const element of $$(selector)) element.addEventListener("click", handler);
-}
-
 $("[data-form=register]").addEventListener("submit", register);
 $("[data-form=sign-in]").addEventListener("submit", signInWithToken);
 for (const button of $$("[data-start]")) {
@@ -853,42 +726,12 @@ click("[data-action=lobby]", () => {
 });
 click("[data-action=close-result]", hideResult);
 
-// the account menu
-const accountButton = $("[data-action=account]");
-const menu = $("#account-menu");
-function closeMenu() {
-  menu.hidden = true;
-  accountButton.setAttribute("aria-expanded", "false");
-}
-accountButton.addEventListener("click", () => {
-  menu.hidden = !menu.hidden;
-  accountButton.setAttribute("aria-expanded", String(!menu.hidden));
-});
-document.addEventListener("click", (event) => {
-  if (!menu.hidden && !event.target.closest("[data-account]")) closeMenu();
-});
-click("[data-action=device]", () => {
-  closeMenu();
-  $("[data-token]").textContent = page.token ?? "";
-  $("[data-token-box]").hidden = false;
-  $("[data-action=copy-token]").focus();
-});
-click("[data-action=copy-token]", () => navigator.clipboard?.writeText(page.token ?? ""));
-click("[data-action=close-token]", () => {
-  $("[data-token]").textContent = "";
-  $("[data-token-box]").hidden = true;
-});
-click("[data-action=sign-out]", () => {
-  if (!confirm("Sign out of this browser? Sign in again with your token (\"Use on another device\" shows it).")) return;
-  forgetAccount();
-  location.reload();
-});
-const fourColour = $("[data-option=four-colour]");
-fourColour.checked = localStorage.getItem(FOUR_COLOUR) === "1";
-document.body.classList.toggle("four-colour", fourColour.checked);
-fourColour.addEventListener("change", () => {
-  localStorage.setItem(FOUR_COLOUR, fourColour.checked ? "1" : "0");
-  document.body.classList.toggle("four-colour", fourColour.checked);
+setupAccountMenu({
+  token: () => page.token,
+  signOut() {
+    forgetAccount();
+    location.reload();
+  },
 });
 
 setInterval(tick, 250);

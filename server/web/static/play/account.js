@@ -1,0 +1,45 @@
+// The account menu (the player's name, top right): who you are, the token for another
+// device, the four-colour pack, signing out.
+
+import { $, click } from "./dom.js";
+
+const FOUR_COLOUR = "simon.four-colour";
+
+/** @param {object} account token() -> the token kept, signOut() */
+export function setupAccountMenu(account) {
+  const accountButton = $("[data-action=account]");
+  const menu = $("#account-menu");
+  function closeMenu() {
+    menu.hidden = true;
+    accountButton.setAttribute("aria-expanded", "false");
+  }
+  accountButton.addEventListener("click", () => {
+    menu.hidden = !menu.hidden;
+    accountButton.setAttribute("aria-expanded", String(!menu.hidden));
+  });
+  document.addEventListener("click", (event) => {
+    if (!menu.hidden && !event.target.closest("[data-account]")) closeMenu();
+  });
+  click("[data-action=device]", () => {
+    closeMenu();
+    $("[data-token]").textContent = account.token() ?? "";
+    $("[data-token-box]").hidden = false;
+    $("[data-action=copy-token]").focus();
+  });
+  click("[data-action=copy-token]", () => navigator.clipboard?.writeText(account.token() ?? ""));
+  click("[data-action=close-token]", () => {
+    $("[data-token]").textContent = "";
+    $("[data-token-box]").hidden = true;
+  });
+  click("[data-action=sign-out]", () => {
+    if (!confirm("Sign out of this browser? Sign in again with your token (\"Use on another device\" shows it).")) return;
+    account.signOut();
+  });
+  const fourColour = $("[data-option=four-colour]");
+  fourColour.checked = localStorage.getItem(FOUR_COLOUR) === "1";
+  document.body.classList.toggle("four-colour", fourColour.checked);
+  fourColour.addEventListener("change", () => {
+    localStorage.setItem(FOUR_COLOUR, fourColour.checked ? "1" : "0");
+    document.body.classList.toggle("four-colour", fourColour.checked);
+  });
+}
