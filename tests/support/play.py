@@ -178,6 +178,11 @@ class PlayPage:
             "every move answered",
         )
 
+    def result(self) -> str | None:
+        """``[data-result]`` once a game is finished (``won``, ``resigned``, ...), else None."""
+        found = self.driver.find_elements(By.CSS_SELECTOR, "[data-result]")
+        return str(found[0].get_attribute("data-result")) if found else None
+
     def figure(self, hook: str) -> int:
         return int(self.text(f"[{hook}]"))
 

@@ -26,7 +26,15 @@ from server.engine import Game, IllegalMoveError, Move
 from server.net import RunningServer
 from tests.support.play import DESKTOP, PHONE, PlayPage, SolvingProver, board_of
 from tests.support.proxy import TcpProxy
-from tests.support.servers import ROOT, fresh_clock, server_settings, serving, unique_name
+from tests.support.rooms import room_reply, signed_up
+from tests.support.servers import (
+    ROOT,
+    Client,
+    fresh_clock,
+    server_settings,
+    serving,
+    unique_name,
+)
 from tests.support.web import (
     chromium,
     embedded_backend,
@@ -48,7 +56,9 @@ async def served(
 ) -> AsyncIterator[tuple[RunningServer, SolvingProver]]:
     prover = SolvingProver()
     settings = server_settings(
-        embedded_backend(tmp_path_factory.mktemp("play")), race_countdown_seconds=1
+        embedded_backend(tmp_path_factory.mktemp("play")),
+        race_countdown_seconds=1,
+        race_quick_wait_seconds=1,
     )
     async with serving(settings, clock=fresh_clock(), prover=prover) as server:
         yield server, prover
@@ -134,9 +144,7 @@ async def test_a_new_player_wins_the_daily_by_drag_and_drop(
         game.push(move)
         await play.shows(game, f"move {number}, {move.text()}")
     assert game.is_won
-    result = await wait_for(
-        lambda: play.find("[data-result]").get_attribute("data-result"), 15, "the result"
-    )
+    result = await wait_for(play.result, 15, "the result")
     assert result == "won"
     assert await run(lambda: play.figure("data-moves")) == len(moves)
     assert await run(lambda: play.figure("data-score")) == 900 - len(moves)
@@ -364,9 +372,7 @@ async def test_a_race_against_a_simon_bot(
             90,
             "the bot's finish beside the board",
         )
-        result = await wait_for(
-            lambda: play.find("[data-result]").get_attribute("data-result"), 15, "the result"
-        )
+        result = await wait_for(play.result, 15, "the result")
         assert result in ("won", "race")
         await wait_for(
             lambda: (
@@ -422,3 +428,31 @@ async def test_a_phone_plays_by_touch_with_no_sideways_scrolling(
     await play.shows(game, "the double-tapped move")
     assert await run(play.sideways_overflow) == 0
     await play.snapshot("play-phone-390")
+
+
+async def test_a_quick_race_then_a_resignation_asked_twice(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver]
+) -> None:
+    server, _ = served
+    await play.open(f"{server.http_url}/play")
+    await play.register(unique_name("qk"))
+    await play.click('[data-action="race-quick"]')
+    await wait_for(lambda: play.find('[data-view="room"]').is_displayed(), 10, "the room")
+    code = await run(lambda: play.text("[data-room-code]"))
+    async with Client.connect(server.url) as other:
+        await signed_up(other, "qk")
+        joined = await room_reply(other, {"type": "race_quick", "suits": 1})
+        assert joined["code"] == code  # the open quick room: this one
+        # a public room counts down by itself (here 1 s after the second racer, 1 s long)
+        await play.dealt()
+        assert await run(lambda: play.find("[data-standings]").is_displayed())
+        assert await run(lambda: play.text("[data-game-title]")) == f"Race {code} · 1 suit"
+        await play.click('[data-action="resign"]')  # asks first
+        assert "Again to confirm" in await run(lambda: play.text('[data-action="resign"]'))
+        assert await run(lambda: play.find("[data-board]").get_attribute("data-pending")) == "0"
+        assert not await run(lambda: play.find("[data-result-box]").is_displayed())
+        await play.click('[data-action="resign"]')
+        result = await wait_for(play.result, 15, "the result")
+        assert result == "resigned"
+        assert "The others are still racing" in await run(lambda: play.text("[data-result-line]"))
+        await play.snapshot("play-quick-race-resigned-1280")

@@ -227,6 +227,7 @@ function takeState(view, request) {
   else localStorage.setItem(GAME, view.game);
   if (view.race) {
     localStorage.setItem(ROOM, view.race);
+    page.room.reveal(view.race);
     if (page.room.view?.code !== view.race) connection.request({ type: "race_watch", code: view.race });
   } else if (!request || request.type === "start") {
     page.room.view = null;
@@ -284,13 +285,17 @@ function tick() {
       countdown.textContent = left > 0 ? `The deal is revealed in ${Math.ceil(left)}` : "Go!";
     } else if (room.view.state === "open" && room.view.auto_start_at) {
       const auto = (Date.parse(room.view.auto_start_at) - Date.now()) / 1000;
-      countdown.textContent = auto > 0 ? `Starts by itself in ${Math.ceil(auto)} s` : "";
+      // by this machine's time of day: shown only when it agrees with the server's promise
+      const plausible = auto > 0 && auto <= 60;
+      countdown.textContent = plausible ? `Starts by itself in ${Math.ceil(auto)} s` : "";
     } else {
       countdown.textContent = "";
     }
-    const ends = room.endsIn();
-    $("[data-race-clock]").textContent =
-      room.view.state === "racing" && ends != null ? `Time left ${clock(ends)}` : "";
+    // from the race's own clock (the game's elapsed time since the reveal): no trust in
+    // this machine's time of day
+    const racing = room.view.state === "racing" && page.game?.view.race === room.view.code;
+    const remaining = racing ? room.view.time_limit - page.game.clock() : null;
+    $("[data-race-clock]").textContent = remaining != null ? `Time left ${clock(remaining)}` : "";
   }
 }
 

@@ -23,6 +23,7 @@ export class Room {
   constructor() {
     this.view = null;
     this.receivedAt = 0;
+    this.revealed = null; // the room whose deal this page has seen revealed
   }
 
   /** Take a room view; false when it is older than the one held (views may cross). */
@@ -30,7 +31,21 @@ export class Room {
     if (this.view && this.view.code === view.code && view.revision < this.view.revision) return false;
     this.view = { ...view, racers: view.racers.slice().sort(standing) };
     this.receivedAt = performance.now();
+    this.settleState();
     return true;
+  }
+
+  /** The racer's game of room `code` arrived: its race runs, whatever a view made just
+   * before the reveal said. */
+  reveal(code) {
+    this.revealed = code;
+    this.settleState();
+  }
+
+  settleState() {
+    if (this.view?.code === this.revealed && this.view.state === "countdown") {
+      this.view.state = "racing";
+    }
   }
 
   /** A racer's line changed (race_update). */
@@ -46,12 +61,6 @@ export class Room {
   startsIn() {
     if (!this.view || this.view.starts_in == null) return null;
     return this.view.starts_in - (performance.now() - this.receivedAt) / 1000;
-  }
-
-  /** Seconds until the time limit (from the server's end time). */
-  endsIn() {
-    if (!this.view?.ends_at) return null;
-    return (Date.parse(this.view.ends_at) - Date.now()) / 1000;
   }
 }
 
