@@ -3,7 +3,8 @@ mouse and touch events, WebDriver clicks and keys): a new player registers and w
 deal by drag and drop, an illegal drop is refused with its rule, a double-click plays the
 best move and undo takes it back, the keyboard plays, a reload resumes, moves stay honest
 through 150 ms of latency and a cut connection, a race against a ``simon`` bot and a
-rematch, a quick race and a resignation, a phone with touch. No test ends with an error in the browser's console.
+rematch, a quick race and a resignation, a phone with touch. No test ends with an error in
+the browser's console.
 
 One server for the module (the embedded backend: the protocol is tested on both elsewhere);
 each test signs up a player of its own on a fresh origin storage.
