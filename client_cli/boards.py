@@ -93,9 +93,7 @@ async def _leaderboard(args: argparse.Namespace) -> int:
             result = _dump(info)
             rows = info.around
             title = f"{info.day} · {plural(info.suits, 'suit')}{_board_title(info.board)} · "
-            title += f"{info.player}: " + (
-                f"rank {info.rank} of {info.total}" if info.rank else f"no result of {info.total}"
-            )
+            title += f"{info.player}: " + _rank_text(info)
         else:
             rows, after, page = [], None, None
             while len(rows) < args.top:
@@ -131,6 +129,14 @@ async def _leaderboard(args: argparse.Namespace) -> int:
     else:
         Console().print(_rows_table(title, rows, me))
     return 0
+
+
+def _rank_text(info: RankInfo) -> str:
+    """Where the player stands, or why they have no rank (``rank`` absent)."""
+    if info.rank is not None:
+        return f"rank {info.rank} of {info.total}"
+    why = "result held for fair-play review" if info.review == "held" else "no result"
+    return f"no rank ({why}), {plural(info.total, 'result')} on the board"
 
 
 def _board_title(board: str) -> str:

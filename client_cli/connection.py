@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -66,6 +67,16 @@ def describe_failure(url: str, error: BaseException) -> str:
     else:
         reason = str(error) or type(error).__name__
     return f"cannot reach the server at {url}: {reason}"
+
+
+def _frame_id(frame: str | bytes) -> int | str | None:
+    """The ``id`` of a frame that is a JSON object, if it has a usable one."""
+    try:
+        found = json.loads(frame)
+    except ValueError:
+        return None
+    key = found.get("id") if isinstance(found, dict) else None
+    return key if isinstance(key, int | str) and not isinstance(key, bool) else None
 
 
 class Connection:
@@ -228,7 +239,20 @@ class Connection:
     def _dispatch(self, frame: str | bytes) -> None:
         try:
             message = parse_server_message(frame)
-        except ValidationError:
+        except ValidationError as error:
+            key = _frame_id(frame)
+            waiter = self._waiters.get(key) if key is not None else None
+            if waiter is not None and not waiter.done():
+                # the answer to a request that cannot be read: fail it now, not at the timeout
+                problem = error.errors()[0]
+                where = ".".join(str(part) for part in problem["loc"]) or "the frame"
+                waiter.set_exception(
+                    NetworkError(
+                        f"the server's reply is not protocol v1 as this client reads it "
+                        f"({where}: {problem['msg']})"
+                    )
+                )
+                return
             log.warning("ignored a frame that is not protocol v1: %.200r", frame)
             return
         key = getattr(message, "id", None)

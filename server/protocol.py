@@ -611,9 +611,11 @@ class RankInfo(_Message):
     suits: SuitCount
     board: Board = "humans"
     player: str
-    rank: int | None  # None: no result that day
+    rank: int | None = None  # None (left out): no result on this board that day
     total: int
     around: list[LeaderboardRow]
+    #: "held": no rank because the player's finished result is held for fair-play review.
+    review: Literal["held"] | None = None
 
 
 class HistoryGame(_Message):

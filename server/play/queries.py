@@ -121,6 +121,7 @@ class Queries:
             rank=ranked.rank,
             total=ranked.total,
             around=[leaderboard_row(row) for row in ranked.around],
+            review="held" if ranked.held else None,
         )
 
     async def history(self, player: PlayerRecord, limit: int, *, own: bool = False) -> History:

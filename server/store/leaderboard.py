@@ -27,6 +27,7 @@ from server.kinds import Result
 from server.store.database import Database
 from server.store.errors import BadCursor, CacheNotReady, InvalidRequest
 from server.store.models import (
+    IS_DAILY,
     LEADERBOARD_KEY,
     ON_LEADERBOARD,
     GameRow,
@@ -124,6 +125,16 @@ _LIMIT = sa.bindparam("limit", type_=sa.Integer(), literal_execute=True)
 _PAGE = _BOARD.order_by(*LEADERBOARD_KEY).limit(_LIMIT)
 _PAGE_AFTER = _BOARD.where(_ROW > _KEY).order_by(*LEADERBOARD_KEY).limit(_LIMIT)
 _OWN = _BOARD.where(GameRow.player_id == sa.bindparam("player_id", type_=sa.Integer()))
+# The player's finished daily on that board held off it (for review): why they have no rank.
+_HELD = sa.select(GameRow.id).where(
+    IS_DAILY,
+    GameRow.finished_at.is_not(None),
+    GameRow.held,
+    GameRow.day == sa.bindparam("day", type_=sa.Date()),
+    GameRow.suits == sa.bindparam("suits", type_=sa.SmallInteger()),
+    GameRow.bot == sa.bindparam("bots", type_=sa.Boolean()),
+    GameRow.player_id == sa.bindparam("player_id", type_=sa.Integer()),
+)
 # The rows just before and just after a key, in one round trip (in no particular order).
 _AROUND = sa.union_all(
     sa.select(
@@ -203,7 +214,11 @@ class Leaderboard:
         board = (day, suits, bots)
         own_rows = await self._database.rows(_OWN, _board(*board) | {"player_id": player_id})
         if not own_rows:
-            return RankResult(rank=None, total=await self._total(board), around=[])
+            params = _board(*board) | {"player_id": player_id}
+            total, held = await asyncio.gather(
+                self._total(board), self._database.rows(_HELD, params)
+            )
+            return RankResult(rank=None, total=total, around=[], held=bool(held))
         own = own_rows[0]
         key = ResultKey.of(own)
         if around:

@@ -162,6 +162,8 @@ class RankResult:
     rank: int | None  # None: the player has no finished result that day
     total: int
     around: list[LeaderboardEntry]  # includes the player's own row
+    #: No rank because the player's finished result is held off the board for review.
+    held: bool = False
 
 
 @dataclass(frozen=True)

@@ -119,3 +119,25 @@ async def test_without_reconnect_a_drop_fails_the_next_request(
     with pytest.raises(NetworkError, match="not connected"):
         await connection.request(Ping(type="ping"), Pong)
     await connection.close()
+
+
+async def test_a_reply_that_cannot_be_read_fails_its_request_at_once() -> None:
+    """A reply with the request's id that does not parse (here a ``rank`` without its
+    ``total``) fails that request with a sentence saying so, long before the timeout."""
+
+    async def handle(socket: ServerConnection) -> None:
+        async for frame in socket:
+            message = parse_client_message(frame)
+            if message.type == "hello":
+                await socket.send(encode(Welcome(id=message.id, server_time="now")))
+            else:
+                garbled = {"type": "rank", "id": message.id, "day": "2026-03-01", "suits": 1}
+                await socket.send(json.dumps({**garbled, "player": "ann", "around": []}))
+
+    async with serve(handle, "127.0.0.1", 0) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        async with Connection(f"ws://127.0.0.1:{port}", timeout=60) as connection:
+            with pytest.raises(NetworkError) as failed:
+                await connection.request(Ping(type="ping"), Pong)
+    assert "not protocol v1" in str(failed.value) and "total" in str(failed.value)
+    assert "in time" not in str(failed.value)
