@@ -16,11 +16,13 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from server.web.pages import POLL_SECONDS
-from tests.support.servers import fresh_clock, server_settings, serving
+from tests.support.rooms import DEAL, revealed, room_clock, room_event, room_reply, signed_up
+from tests.support.servers import Client, fresh_clock, server_settings, serving
 from tests.support.web import (
     chromium,
     embedded_backend,
     finish_daily,
+    no_cache,
     run,
     screenshot,
     severe_logs,
@@ -183,4 +185,83 @@ async def test_the_keyboard_reaches_the_boards_and_dark_mode_follows_the_system(
             lambda: driver.find_elements(By.CSS_SELECTOR, "h2 .suits[aria-hidden=true]")
         )
         assert len(hidden) == 3
+        assert await run(lambda: severe_logs(driver)) == []
+
+
+async def test_a_race_rooms_page_in_each_state_of_its_room(chromium: Any, tmp_path: Path) -> None:
+    """``/race/CODE`` open, counting down (the clock runs in the browser), racing, over with
+    its results, and expired: each says what the room is doing, and only an open room
+    invites racers to join."""
+    driver = chromium
+    clock = room_clock()
+    settings = server_settings(embedded_backend(tmp_path))
+    async with (
+        serving(settings, clock=clock) as server,
+        Client.connect(server.url) as alice,
+        Client.connect(server.url) as bob,
+    ):
+        no_cache(server)
+        ann = (await signed_up(alice, "ann"))["player"]["name"]
+        ben = (await signed_up(bob, "ben"))["player"]["name"]
+        code = (await room_reply(alice, {"type": "race_new", "code": DEAL}))["code"]
+        idle = (await room_reply(bob, {"type": "race_new"}))["code"]
+        await room_reply(bob, {"type": "race_join", "code": code})
+        await run(lambda: driver.set_window_size(1280, 900))
+
+        def shown(room: str) -> tuple[str, str, list[str]]:
+            """The room's page, loaded afresh: its state line, all its text, the racers'
+            state column."""
+            driver.get(f"{server.http_url}/race/{room}")
+            cells = driver.find_elements(By.CSS_SELECTOR, "tbody tr td:nth-child(3)")
+            text = driver.find_element(By.TAG_NAME, "main").text
+            line = driver.find_element(By.CSS_SELECTOR, ".total").text
+            return line, text, [cell.text for cell in cells]
+
+        line, text, states = await run(lambda: shown(code))
+        assert line.startswith("Waiting for the start: 2 of 10 racers in.")
+        assert f"simon race join {code}" in line and states == ["waiting", "waiting"]
+
+        await room_reply(alice, {"type": "race_start", "code": code})
+        line, text, states = await run(lambda: shown(code))
+        assert line.startswith("The countdown is on: the deal is revealed to every racer at once")
+        assert "0:10" in line and "too late to join" in line and "expired" not in text
+        assert DEAL not in text and states == ["waiting", "waiting"]
+        # the countdown runs in the browser, while the server's clock stands still
+        await wait_for(
+            lambda: driver.find_element(By.CSS_SELECTOR, ".total time").text in ("0:09", "0:08"),
+            5,
+            "the countdown ticking",
+        )
+        await run(lambda: screenshot(driver, "room-countdown"))
+
+        clock.advance(seconds=10)
+        await revealed(alice)
+        await revealed(bob)
+        line, text, states = await run(lambda: shown(code))
+        assert line.startswith(f"Racing on {DEAL}, until ") and "UTC at the latest." in line
+        assert "expired" not in text and "Join it" not in text
+        assert "Racers take their race up again in the browser" in line  # after a drop
+        assert states == ["playing", "playing"]
+        await run(lambda: screenshot(driver, "room-racing"))
+        await run(lambda: screenshot(driver, "room-racing-phone-390", width=390))
+
+        for racer in (alice, bob):
+            resigned = await racer.request({"type": "resign"})
+            assert resigned["type"] == "state", resigned
+        await room_event(alice, "over", code)
+        await run(lambda: driver.set_window_size(1280, 900))
+        line, text, states = await run(lambda: shown(code))
+        assert line == f"This race is over: the deal was {DEAL}; the results are below."
+        assert "Join it from the terminal" not in text and "simon race join" not in text
+        caption = await run(lambda: driver.find_element(By.CSS_SELECTOR, "caption").text)
+        assert caption == "Results" and states == ["resigned", "resigned"]
+        names = await run(lambda: board_names(driver))
+        assert sorted(names) == sorted([ann, ben])
+        await run(lambda: screenshot(driver, "room-over"))
+
+        clock.advance(minutes=61)  # an hour since the idle room opened, nobody started it
+        await server.hub.rooms.sweep()
+        line, text, _ = await run(lambda: shown(idle))
+        assert line == "This room expired before its race started."
+        assert "simon race join" not in text
         assert await run(lambda: severe_logs(driver)) == []

@@ -2,8 +2,8 @@
 //
 // An element with data-live="URL" is fetched again every data-every seconds (an HTML
 // fragment the server renders; 304 when unchanged) and replaced when it changed. Elements
-// with data-countdown="SECONDS" count down to zero; at zero the day is over and the page
-// reloads for the new one.
+// with data-countdown="SECONDS" count down to zero (those a live part brings too); at zero
+// the day is over, or a race room's deal is revealed, and the page reloads.
 "use strict";
 
 (function () {
@@ -22,24 +22,27 @@
   }
 
   function countdowns() {
-    var started = Date.now();
-    var clocks = Array.prototype.slice.call(document.querySelectorAll("[data-countdown]"));
-    if (!clocks.length) return;
-    var ends = clocks.map(function (element) {
-      return started + Number(element.getAttribute("data-countdown")) * 1000;
-    });
+    // Each element counts from when it was first seen: one in a live part the server just
+    // sent again starts over from its fresh value.
+    var ends = new WeakMap();
     var reloading = false;
-    setInterval(function () {
+    function tick() {
       var now = Date.now();
-      clocks.forEach(function (element, index) {
-        var left = (ends[index] - now) / 1000;
+      Array.prototype.forEach.call(document.querySelectorAll("[data-countdown]"), function (element) {
+        if (!ends.has(element)) {
+          ends.set(element, now + Number(element.getAttribute("data-countdown")) * 1000);
+        }
+        var left = (ends.get(element) - now) / 1000;
         element.textContent = clock(left);
         if (left <= 0 && !reloading) {
           reloading = true;
           setTimeout(function () { window.location.reload(); }, 5000);
         }
       });
-    }, 1000);
+    }
+    if (!document.querySelector("[data-countdown], [data-live]")) return;
+    tick();
+    setInterval(tick, 1000);
   }
 
   function keepFocus(region, replace) {
