@@ -21,12 +21,24 @@ from server.bus import InProcessBus
 from server.engine import Game
 from server.main import _parser
 from server.play.clock import ManualClock
+from server.play.fairplay import Thresholds
 from server.play.hub import Hub
 from server.play.screening import FLAGGED_REASON
 from server.store import GameRecord, Result, Store
 from tests.conftest import Backend
-from tests.support.servers import HOLD_NOTHING, get_json, quick_prover, unique_name
+from tests.support.servers import (
+    HOLD_NOTHING,
+    Client,
+    fresh_clock,
+    get_json,
+    quick_prover,
+    server_settings,
+    serving,
+    unique_name,
+)
 from tests.support.store import entries, finish
+from tests.support.web import finish_daily, no_cache
+from tests.support.web import page as fetch_page
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -346,3 +358,49 @@ async def test_review_reports_lists_reported_results_by_rank_with_their_reports(
         assert "results held for review" in text.stdout and f"{reporter.name}: odd" in text.stdout
     finally:
         await store.close()
+
+
+async def test_a_result_cleared_by_review_counts_in_every_total(backend: Backend) -> None:
+    """A held daily, cleared by ``simon-server review`` (a process of its own) while the
+    server runs: the server's boards count it, not only list it: the ``leaderboard`` reply,
+    the HTTP JSON, ``/`` and ``/day/...`` (they used to say "0 results" above its row)."""
+    hold_all = Thresholds(min_decisions=1, min_median_think=10_000.0)
+    clock = fresh_clock()
+    settings = server_settings(backend, fairplay=hold_all)
+    admin_env = {
+        "SIMON_DATABASE_URL": backend.database_url,
+        "SIMON_REDIS_PREFIX": settings.redis_prefix,
+        **({"SIMON_REDIS_URL": backend.redis_url} if backend.redis_url else {}),
+    }
+    async with serving(settings, clock=clock) as server:
+        no_cache(server)
+        day = clock.now().date().isoformat()
+        name = await finish_daily(server.url, suits=1)
+        async with Client.connect(server.url) as client:
+            ask = {"type": "leaderboard", "day": day, "suits": 1}
+            board = await client.request(ask)  # the board's count, held: none
+            assert (board["rows"], board["total"]) == ([], 0)
+            deadline = time.monotonic() + 20
+            while True:  # the screening holds the result in its own time
+                listed = await asyncio.to_thread(run_admin, "review", "--json", **admin_env)
+                assert listed.returncode == 0, listed.stderr
+                held = [row["game"] for row in json.loads(listed.stdout) if row["player"] == name]
+                if held or time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(0.2)
+            cleared = await asyncio.to_thread(run_admin, "review", "clear", *held, **admin_env)
+            assert cleared.returncode == 0, cleared.stderr
+
+            deadline = time.monotonic() + 20
+            while True:  # an in-process rank cache looks for reviews once a second
+                board = await client.request(ask)
+                if board["total"] or time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(0.2)
+            assert [row["player"] for row in board["rows"]] == [name] and board["total"] == 1
+        status, page = await get_json(f"{server.http_url}/leaderboard?day={day}&suits=1")
+        assert status == 200 and page["total"] == 1
+        home = (await fetch_page(f"{server.http_url}/")).text
+        assert '<span class="count">1</span> player' in home and "Top 1 of 1" in home
+        whole = (await fetch_page(f"{server.http_url}/day/{day}?suits=1")).text
+        assert '<span class="count">1</span> result' in whole and "Rank 1 of 1" in whole

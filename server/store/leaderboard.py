@@ -16,6 +16,7 @@ import base64
 import binascii
 import dataclasses
 import logging
+import time
 from collections.abc import AsyncIterator
 from datetime import date
 from typing import Any, Final
@@ -32,11 +33,12 @@ from server.store.models import (
     ON_LEADERBOARD,
     GameRow,
     Player,
+    ReviewAudit,
     leaderboard_key,
     on_leaderboard,
 )
 from server.store.order import ResultKey
-from server.store.ranks import BoardKey, Loader, RankCache
+from server.store.ranks import BoardKey, Loader, LocalRankCache, RankCache
 from server.store.records import (
     LeaderboardEntry,
     LeaderboardSlice,
@@ -48,6 +50,9 @@ log = logging.getLogger(__name__)
 
 #: What a failing rank cache raises: the store then counts in the database (the record).
 CACHE_FAILURES: Final = (CacheNotReady, redis.RedisError, OSError)
+#: How often an in-process rank cache looks for reviews decided by another process
+#: (seconds): a result a review cleared is counted at most this late.
+REVIEW_CHECK_SECONDS: Final = 1.0
 
 
 def encode_cursor(key: ResultKey) -> str:
@@ -145,6 +150,8 @@ _AROUND = sa.union_all(
     ),
     sa.select(_BOARD.where(_ROW > _KEY).order_by(*LEADERBOARD_KEY).limit(_LIMIT).subquery()),
 )
+# The last review decision: it moves when a review may have put a result on a board.
+_LAST_REVIEW = sa.select(sa.func.max(ReviewAudit.id))
 _COUNT = sa.select(sa.func.count()).select_from(GameRow).where(*_ON_BOARD)
 _COUNT_BEFORE = _COUNT.where(_ROW < _KEY)
 _COUNT_UP_TO = _COUNT.where(_ROW <= _KEY)
@@ -176,6 +183,23 @@ class Leaderboard:
     def __init__(self, database: Database, ranks: RankCache) -> None:
         self._database = database
         self.ranks = ranks
+        self._last_review: int | None = None
+        self._reviews_checked = -REVIEW_CHECK_SECONDS  # monotonic time of the last look
+
+    async def _notice_reviews(self) -> None:
+        """Start an in-process rank cache over when a review was decided since it last
+        looked: ``simon-server review`` runs in a process of its own and cannot add a result
+        it clears to this one (a cache in Redis is shared, and the review adds it there)."""
+        if not isinstance(self.ranks, LocalRankCache):
+            return
+        now = time.monotonic()
+        if now - self._reviews_checked < REVIEW_CHECK_SECONDS:
+            return
+        self._reviews_checked = now
+        ((last,),) = await self._database.rows(_LAST_REVIEW, {})
+        if last != self._last_review:
+            self._last_review = last
+            self.ranks.clear()
 
     async def page(
         self, *, day: date, suits: int, limit: int, after: str | None = None, bots: bool = False
@@ -259,6 +283,7 @@ class Leaderboard:
         """How many results sort before ``key`` (or at it, if ``inclusive``), and how many
         there are: from the rank cache, else counted in the database."""
         try:
+            await self._notice_reviews()
             position = await self.ranks.position(
                 board, key.member(), self._loader(board), inclusive=inclusive
             )
@@ -275,6 +300,7 @@ class Leaderboard:
 
     async def _total(self, board: BoardKey) -> int:
         try:
+            await self._notice_reviews()
             return await self.ranks.total(board, self._loader(board))
         except CACHE_FAILURES as error:
             log.warning("rank cache unavailable (%s); counting", error)

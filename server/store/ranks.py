@@ -104,6 +104,10 @@ class LocalRankCache(RankCache):
                 board.complete = True
         return board
 
+    def clear(self) -> None:
+        """Forget every set (each is warmed again from the database when next asked for)."""
+        self._boards.clear()
+
     async def position(
         self, board: BoardKey, member: str, load: Loader, *, inclusive: bool = False
     ) -> Position:
