@@ -72,12 +72,17 @@ def tune_gc() -> None:
     gc.set_threshold(50_000, 20, 100)
 
 
+def descriptor_limit_line(before: int, now: int) -> str:
+    """The start-up line about the descriptor limit, e.g. ``descriptor limit 20000
+    (raised from 1024)``."""
+    return f"descriptor limit {now}" + (f" (raised from {before})" if now != before else "")
+
+
 async def serve(settings: Settings) -> None:
     from server.net import run_server
-    from server.net.listen import raise_descriptor_limit
+    from server.net.listen import CannotListen, raise_descriptor_limit
 
-    before, now = raise_descriptor_limit()
-    log.info("descriptor limit %d (raised from %d)", now, before)
+    log.info(descriptor_limit_line(*raise_descriptor_limit()))
 
     stop = asyncio.Event()
     received: list[signal.Signals] = []
@@ -89,10 +94,13 @@ async def serve(settings: Settings) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stopping, signum)
-    async with run_server(settings) as running:
-        tune_gc()
-        await stop.wait()
-        connections = running.gate.total
+    try:
+        async with run_server(settings) as running:
+            tune_gc()
+            await stop.wait()
+            connections = running.gate.total
+    except CannotListen as error:
+        raise AdminError(error.strerror) from None  # not a database or Redis failure
     log.info(stop_summary(received[0].name, connections, running.solvers))
 
 

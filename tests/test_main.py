@@ -19,7 +19,7 @@ import pytest
 
 from server.bus import InProcessBus
 from server.engine import Game
-from server.main import _parser
+from server.main import _parser, descriptor_limit_line
 from server.play.clock import ManualClock
 from server.play.fairplay import Thresholds
 from server.play.hub import Hub
@@ -404,3 +404,22 @@ async def test_a_result_cleared_by_review_counts_in_every_total(backend: Backend
         assert '<span class="count">1</span> player' in home and "Top 1 of 1" in home
         whole = (await fetch_page(f"{server.http_url}/day/{day}?suits=1")).text
         assert '<span class="count">1</span> result' in whole and "Rank 1 of 1" in whole
+
+
+def test_a_busy_port_is_named_as_such(tmp_path: Path) -> None:
+    """A second server on a port another holds says so, not that the database failed."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_admin(
+            "serve", "--port", str(port), SIMON_DATABASE_URL=f"sqlite:///{tmp_path / 's.sqlite3'}"
+        )
+    assert result.returncode == 1, result.stderr
+    assert f"simon-server: cannot listen on 127.0.0.1:{port}: the port is in use" in result.stderr
+    assert "database" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_descriptor_limit_line_says_raised_only_when_it_was() -> None:
+    assert descriptor_limit_line(1024, 20000) == "descriptor limit 20000 (raised from 1024)"
+    assert descriptor_limit_line(20000, 20000) == "descriptor limit 20000"

@@ -81,9 +81,27 @@ class Listener(socket.socket):
             raise
 
 
+class CannotListen(OSError):
+    """The server cannot listen where it was told: the port is taken, the address is not
+    this machine's, ... The message says where and why, in a line."""
+
+    def __init__(self, host: str, port: int, error: OSError) -> None:
+        if error.errno == errno.EADDRINUSE:
+            why = "the port is in use (is another server running there?)"
+        else:
+            why = error.strerror or str(error)
+        super().__init__(error.errno, f"cannot listen on {host or '*'}:{port}: {why}")
+
+
 def listen(host: str, port: int, *, backlog: int = 1024) -> Listener:
-    """A non-blocking :class:`Listener` bound to ``host`` (its first address) and ``port``."""
-    infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    """A non-blocking :class:`Listener` bound to ``host`` (its first address) and ``port``;
+    :class:`CannotListen` if that fails."""
+    try:
+        infos = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except OSError as error:
+        raise CannotListen(host, port, error) from error
     family, _, _, _, address = infos[0]
     listener = Listener(family)
     try:
@@ -91,6 +109,9 @@ def listen(host: str, port: int, *, backlog: int = 1024) -> Listener:
         listener.bind(address)
         listener.listen(backlog)
         listener.setblocking(False)
+    except OSError as error:
+        listener.close()
+        raise CannotListen(host, port, error) from error
     except BaseException:
         listener.close()
         raise
