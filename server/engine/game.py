@@ -16,6 +16,7 @@ import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from itertools import pairwise
 from typing import Final
 
 from .board import Columns, board_text, check_cards, parse_board, removed_runs
@@ -249,7 +250,7 @@ class Game:
         count = rank(top) - rank(column[-1])
         if 1 <= count <= run:
             return Move(source, target, count)
-        if 1 <= count <= len(column):
+        if 1 <= count <= len(column) and rank(column[-count]) == rank(top) - 1:
             self._check_group(source, count)  # names why the card that would fit cannot move
         self._check_landing(column[-1], top)
         raise IllegalMoveError(Rule.NOT_ONE_HIGHER)  # the card that would fit is not there
@@ -272,9 +273,10 @@ class Game:
         if count < 1 or count > len(column):
             raise IllegalMoveError(Rule.TOO_MANY_CARDS)
         for index in range(len(column) - count, len(column) - 1):
-            upper, lower = column[index], column[index + 1]
-            if upper != lower + 1:  # not one rank higher of the same suit: say which
-                if rank(upper) != rank(lower) + 1:
+            if column[index] != column[index + 1] + 1:  # not one higher of the same suit
+                group = column[len(column) - count :]
+                # a break in the ranks anywhere is named before a change of suit
+                if any(rank(a) != rank(b) + 1 for a, b in pairwise(group)):
                     raise IllegalMoveError(Rule.NOT_DESCENDING)
                 raise IllegalMoveError(Rule.NOT_ONE_SUIT)
 

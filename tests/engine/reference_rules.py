@@ -147,15 +147,15 @@ class ReferenceGame:
             if column[-n][0] == top[0] - 1:
                 return Verdict(True, n)
         # Refused: it may name the landing, or the shape of the group that would
-        # have to move for a card one rank lower than the target to go on it.
+        # have to move for a card one rank lower than the target (one that is there) to
+        # go on it; never a group whose deepest card would not fit either.
         rules = {"target-not-one-higher"}
         if top[0] == 1:
             rules.add("nothing-on-an-ace")
         if column[-1][0] == RUN:
             rules.add("king-needs-empty-column")
-        by_rank = top[0] - column[-1][0]
         for n in range(1, len(column) + 1):
-            if column[-n][0] == top[0] - 1 or n == by_rank:
+            if column[-n][0] == top[0] - 1:
                 rules |= group_faults(column[-n:])
         return Verdict(False, rules=rules)
 

@@ -88,6 +88,16 @@ def test_replay_refusal_gives_index_move_rule_message_and_exit_1(
     assert (result["moves"], result["score"], result["board"]) == (3, 497, game.board_text())
 
 
+def test_replay_names_the_rank_when_the_rank_is_what_is_wrong(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # after 1-4, column 4 ends ... 4S QC 3H 3C 2C and column 5 ends 7H: a 6 five deep
+    # would go, but that card is a 4: the 2C does not go on the 7H (nor does any group)
+    status, out, _ = run(capsys, "replay", CODE, "--moves", "1-4 4-5", "--json")
+    assert status == 1
+    assert json.loads(out)["refused"]["rule"] == "target-not-one-higher"
+
+
 def test_replay_text_output_names_the_refused_move(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "replay", CODE, "--moves", "4-4")
     assert status == 1
