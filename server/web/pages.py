@@ -180,6 +180,11 @@ async def day_board(source: Source, query: Query, text: str) -> Page:
             found = ranked
             rows, total = ranked.around, ranked.total
             caption = _ranks(rows[0].rank, rows[-1].rank, total)
+        elif ranked.review == "held":
+            notice = (
+                f"{ranked.player}'s result on this board that day is held for fair-play "
+                "review: it is ranked once a reviewer clears it."
+            )
         else:
             notice = f"{ranked.player} has no result on this board that day."
     if found is None:
@@ -232,8 +237,10 @@ async def player(source: Source, query: Query, text: str) -> Page:
         raise _bad("a player's name is 1 to 64 characters")
     found = await source.player(name)
     history = await source.history(found.name, HISTORY_GAMES)
-    # A daily with no rank is held for fair-play review (or not screened yet): not shown.
+    # A daily with no rank is held for fair-play review (or not screened yet): not shown,
+    # only counted, so that the figures (which count it) do not look wrong.
     games = [game for game in history.games if game.day is None or game.rank is not None]
+    held = len(history.games) - len(games)
     best: dict[int, tuple[int, int]] = {}  # suit count: best score, best rank
     for game in games:
         if game.rank is not None:
@@ -245,6 +252,7 @@ async def player(source: Source, query: Query, text: str) -> Page:
             "player": found,
             "history": history,
             "games": games,
+            "held": held,
             "best": best,
             "firsts": sum(game.rank == 1 for game in games),
             "chart": score_chart(games),

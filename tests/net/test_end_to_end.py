@@ -295,7 +295,8 @@ async def test_daily_by_the_solver_held_for_a_human_and_ranked_for_a_bot(
             assert (await human.request(practice))["code"] == "daily-not-over"
             board = await human.request({"type": "leaderboard", "day": day, "suits": 1})
             assert board["rows"] == [] and board["total"] == 0
-            assert "rank" not in await human.request({"type": "rank", "suits": 1})
+            unranked = await human.request({"type": "rank", "suits": 1})
+            assert "rank" not in unranked and unranked["review"] == "held"  # told why
             history = await human.request({"type": "history"})
             # its player sees it under review; today's code stays secret until the day is over
             assert [(g.get("code"), g.get("rank"), g["review"]) for g in history["games"]] == [

@@ -15,6 +15,7 @@ from typing import Any
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from server.play.fairplay import Thresholds
 from server.web.pages import POLL_SECONDS
 from tests.support.rooms import DEAL, revealed, room_clock, room_event, room_reply, signed_up
 from tests.support.servers import Client, fresh_clock, server_settings, serving
@@ -264,4 +265,38 @@ async def test_a_race_rooms_page_in_each_state_of_its_room(chromium: Any, tmp_pa
         line, text, _ = await run(lambda: shown(idle))
         assert line == "This room expired before its race started."
         assert "simon race join" not in text
+        assert await run(lambda: severe_logs(driver)) == []
+
+
+async def test_a_held_daily_is_told_as_held_on_the_player_and_day_pages(
+    chromium: Any, tmp_path: Path
+) -> None:
+    """A first daily held for review: the player's page counts it as held beside the
+    figures that count it (it used to say "No finished games yet" beside "Games finished
+    1"), and the day's board says so when the player is looked up, without the result."""
+    driver = chromium
+    clock = fresh_clock()
+    hold_all = Thresholds(min_decisions=1, min_median_think=10_000.0)
+    settings = server_settings(embedded_backend(tmp_path), fairplay=hold_all)
+    async with serving(settings, clock=clock) as server:
+        no_cache(server)
+        name = await finish_daily(server.url, suits=1)
+        day = clock.now().date().isoformat()
+        await run(lambda: driver.set_window_size(1280, 900))
+        await run(lambda: driver.get(f"{server.http_url}/player/{name}"))
+        figures = await run(lambda: driver.find_element(By.CSS_SELECTOR, "dl.figures").text)
+        assert "Games finished\n1" in figures
+        games = await run(lambda: driver.find_element(By.ID, "games").find_element(By.XPATH, ".."))
+        text = await run(lambda: games.text)
+        assert "1 daily result is held for fair-play review" in text
+        assert "No finished games yet" not in text and "500" not in text  # not the result
+        await run(lambda: screenshot(driver, "player-held"))
+        await run(lambda: screenshot(driver, "player-held-phone-390", width=390))
+
+        await run(lambda: driver.set_window_size(1280, 900))
+        await run(lambda: driver.get(f"{server.http_url}/day/{day}?suits=1&player={name}"))
+        notice = await run(lambda: driver.find_element(By.CSS_SELECTOR, ".notice").text)
+        assert notice.startswith(f"{name}'s result on this board that day is held for fair-play")
+        assert name not in await run(lambda: " ".join(board_names(driver)))
+        await run(lambda: screenshot(driver, "day-held"))
         assert await run(lambda: severe_logs(driver)) == []

@@ -247,10 +247,12 @@ async def test_results_held_for_review_appear_on_no_page(backend: Backend) -> No
             assert held not in (await page(base + path)).text, path
         assert robot in (await page(f"{base}/?board=bots")).text
         player = await page(f"{base}/player/{held}")
-        assert player.status == 200 and "No finished games yet." in player.text
-        assert "No ranked daily results yet." in player.text
+        assert player.status == 200 and "No ranked daily results yet." in player.text
+        # counted, as its figures count it, but not shown
+        assert "1 daily result is held for fair-play review" in player.text
+        assert "No finished games yet." not in player.text
         found = await page(f"{base}/day/{day}?suits=1&player={held}")
-        assert "has no result on this board that day" in found.text
+        assert "result on this board that day is held for fair-play review" in found.text
 
 
 EVIL = [
