@@ -279,6 +279,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     configure(settings.log_level, settings.log_format)
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # start-up noise
+    if args.command in ("review", "verify"):
+        # their output is the report: not the schema check's "Context impl SQLiteImpl."
+        logging.getLogger("alembic.runtime.migration").setLevel(logging.WARNING)
     try:
         if args.command == "migrate":
             asyncio.run(migrate(settings))

@@ -390,6 +390,7 @@ async def test_a_result_cleared_by_review_counts_in_every_total(backend: Backend
                 await asyncio.sleep(0.2)
             cleared = await asyncio.to_thread(run_admin, "review", "clear", *held, **admin_env)
             assert cleared.returncode == 0, cleared.stderr
+            assert cleared.stderr == "" and listed.stderr == ""  # no alembic INFO lines
 
             deadline = time.monotonic() + 20
             while True:  # an in-process rank cache looks for reviews once a second

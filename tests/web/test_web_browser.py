@@ -299,4 +299,7 @@ async def test_a_held_daily_is_told_as_held_on_the_player_and_day_pages(
         assert notice.startswith(f"{name}'s result on this board that day is held for fair-play")
         assert name not in await run(lambda: " ".join(board_names(driver)))
         await run(lambda: screenshot(driver, "day-held"))
+        footer = await run(lambda: driver.find_element(By.TAG_NAME, "footer").text)
+        assert "(pip install . in a copy of its source)" in footer  # how to get the client
+        assert "simon register NAME" in footer and "--server HOST:PORT" in footer
         assert await run(lambda: severe_logs(driver)) == []
