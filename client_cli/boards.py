@@ -135,8 +135,8 @@ def _rank_text(info: RankInfo) -> str:
     """Where the player stands, or why they have no rank (``rank`` absent)."""
     if info.rank is not None:
         return f"rank {info.rank} of {info.total}"
-    why = "result held for fair-play review" if info.review == "held" else "no result"
-    return f"no rank ({why}), {plural(info.total, 'result')} on the board"
+    why = "result held for review" if info.review == "held" else "no result"
+    return f"{why}, {plural(info.total, 'result')}"
 
 
 def _board_title(board: str) -> str:

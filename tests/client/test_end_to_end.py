@@ -211,10 +211,11 @@ def test_after_a_solved_daily_stats_replay_review_and_report(simon: Any) -> None
 def test_around_me_with_no_result_today_says_so_at_once(simon: Any) -> None:
     """The ``rank`` reply of a player with no result leaves ``rank`` out: the client reads
     it (it used to drop it and wait for the timeout) and says there is no rank."""
-    assert simon("register", new_name())[0] == 0
+    name = new_name()
+    assert simon("register", name)[0] == 0
     status, out, err = simon("leaderboard", "--suits", "2", "--around-me")
     assert (status, err) == (0, ""), err
-    assert "no rank (no result), " in " ".join(out.split())  # the title, however wrapped
+    assert f"{name}: no result, " in " ".join(out.split())  # the title, however wrapped
     status, out, err = simon("leaderboard", "--suits", "2", "--around-me", "--json")
     assert status == 0, err
     ranked = json.loads(out)
