@@ -366,9 +366,17 @@ def _error_page(
     title = {400: "Bad request", 403: "Not public", 404: "Not found"}.get(
         error.status, "Unavailable"
     )
+    # a passing refusal (deals being proven, the database down): the page asks again itself
+    retry = POLL_SECONDS if error.status == 503 else None
     body = render.page(
         "error.html",
-        {"title": title, "message": error.message, "today": source.today(), "poll": POLL_SECONDS},
+        {
+            "title": title,
+            "message": error.message,
+            "today": source.today(),
+            "poll": POLL_SECONDS,
+            "retry": retry,
+        },
     )
     return content(
         request, body.encode(), content_type=HTML, cache_control="no-store", status=error.status

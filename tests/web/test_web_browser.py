@@ -15,10 +15,11 @@ from typing import Any
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from server.play.daily import Proof
 from server.play.fairplay import Thresholds
 from server.web.pages import POLL_SECONDS
 from tests.support.rooms import DEAL, revealed, room_clock, room_event, room_reply, signed_up
-from tests.support.servers import Client, fresh_clock, server_settings, serving
+from tests.support.servers import Client, fresh_clock, quick_prover, server_settings, serving
 from tests.support.web import (
     chromium,
     embedded_backend,
@@ -303,3 +304,31 @@ async def test_a_held_daily_is_told_as_held_on_the_player_and_day_pages(
         assert "(pip install . in a copy of its source)" in footer  # how to get the client
         assert "simon register NAME" in footer and "--server HOST:PORT" in footer
         assert await run(lambda: severe_logs(driver)) == []
+
+
+async def test_while_the_deals_are_proven_the_page_tries_again_by_itself(
+    chromium: Any, tmp_path: Path
+) -> None:
+    """A fresh server's first start: the page answers 503 while today's deals are proven,
+    and shows the boards by itself once they are (a new user need not guess to reload)."""
+    driver = chromium
+    proven = asyncio.Event()
+
+    async def slow_prover(code: str) -> Proof:
+        await proven.wait()
+        return await quick_prover(code)
+
+    settings = server_settings(embedded_backend(tmp_path))
+    async with serving(settings, clock=fresh_clock(), prover=slow_prover, ready=False) as server:
+        no_cache(server)
+        await run(lambda: driver.set_window_size(1280, 900))
+        await run(lambda: driver.get(f"{server.http_url}/"))
+        assert await run(lambda: driver.find_element(By.TAG_NAME, "h1").text) == "Unavailable"
+        main = await run(lambda: driver.find_element(By.TAG_NAME, "main").text)
+        assert "still being proven" in main and "tries again by itself" in main
+        proven.set()
+        await wait_for(
+            lambda: driver.find_element(By.TAG_NAME, "h1").text == "Today's daily challenge",
+            POLL_SECONDS * 3 + 10,
+            "the boards, without a reload by hand",
+        )
