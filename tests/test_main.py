@@ -21,12 +21,12 @@ from server.bus import InProcessBus
 from server.engine import Game
 from server.main import _parser, descriptor_limit_line
 from server.play.clock import ManualClock
-from server.play.fairplay import Thresholds
 from server.play.hub import Hub
 from server.play.screening import FLAGGED_REASON
 from server.store import GameRecord, Result, Store
 from tests.conftest import Backend
 from tests.support.servers import (
+    HOLD_EVERYTHING,
     HOLD_NOTHING,
     Client,
     fresh_clock,
@@ -364,9 +364,8 @@ async def test_a_result_cleared_by_review_counts_in_every_total(backend: Backend
     """A held daily, cleared by ``simon-server review`` (a process of its own) while the
     server runs: the server's boards count it, not only list it: the ``leaderboard`` reply,
     the HTTP JSON, ``/`` and ``/day/...`` (they used to say "0 results" above its row)."""
-    hold_all = Thresholds(min_decisions=1, min_median_think=10_000.0)
     clock = fresh_clock()
-    settings = server_settings(backend, fairplay=hold_all)
+    settings = server_settings(backend, fairplay=HOLD_EVERYTHING)
     admin_env = {
         "SIMON_DATABASE_URL": backend.database_url,
         "SIMON_REDIS_PREFIX": settings.redis_prefix,

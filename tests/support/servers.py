@@ -57,6 +57,9 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Fair-play thresholds that hold no result: for tests of something else (durability, ranks)
 #: whose bots play the solver's line at machine speed from human accounts.
 HOLD_NOTHING = Thresholds(max_agreement=2.0, min_decisions=2**31)
+#: Fair-play thresholds that hold every human's daily (no one thinks 10,000 s a move): for
+#: tests of held results.
+HOLD_EVERYTHING = Thresholds(min_decisions=1, min_median_think=10_000.0)
 
 
 def fresh_clock() -> ManualClock:
@@ -188,6 +191,7 @@ async def get_json(url: str) -> tuple[int, Any]:
 
 
 __all__ = [
+    "HOLD_EVERYTHING",
     "HOLD_NOTHING",
     "Client",
     "fresh_clock",

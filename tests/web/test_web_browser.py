@@ -16,10 +16,16 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from server.play.daily import Proof
-from server.play.fairplay import Thresholds
 from server.web.pages import POLL_SECONDS
 from tests.support.rooms import DEAL, revealed, room_clock, room_event, room_reply, signed_up
-from tests.support.servers import Client, fresh_clock, quick_prover, server_settings, serving
+from tests.support.servers import (
+    HOLD_EVERYTHING,
+    Client,
+    fresh_clock,
+    quick_prover,
+    server_settings,
+    serving,
+)
 from tests.support.web import (
     chromium,
     embedded_backend,
@@ -277,8 +283,7 @@ async def test_a_held_daily_is_told_as_held_on_the_player_and_day_pages(
     1"), and the day's board says so when the player is looked up, without the result."""
     driver = chromium
     clock = fresh_clock()
-    hold_all = Thresholds(min_decisions=1, min_median_think=10_000.0)
-    settings = server_settings(embedded_backend(tmp_path), fairplay=hold_all)
+    settings = server_settings(embedded_backend(tmp_path), fairplay=HOLD_EVERYTHING)
     async with serving(settings, clock=clock) as server:
         no_cache(server)
         name = await finish_daily(server.url, suits=1)

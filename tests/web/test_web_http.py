@@ -12,13 +12,19 @@ from urllib.parse import quote
 
 from markupsafe import escape
 
-from server.play.fairplay import Thresholds
 from server.web.render import STATIC
 from server.web.responses import CONTENT_SECURITY_POLICY
 from tests.conftest import Backend
 from tests.support.fakes import fixed_prover
 from tests.support.rooms import DEAL, room_clock, room_reply, signed_up
-from tests.support.servers import Client, fresh_clock, server_settings, serving, unique_name
+from tests.support.servers import (
+    HOLD_EVERYTHING,
+    Client,
+    fresh_clock,
+    server_settings,
+    serving,
+    unique_name,
+)
 from tests.support.web import fetch, finish_daily, no_cache, page, player_named
 
 NEXT_LINK = re.compile(r'<a href="([^"]+)" rel="next">Next')
@@ -235,9 +241,8 @@ async def test_todays_race_live_and_the_bots_board(backend: Backend) -> None:
 
 
 async def test_results_held_for_review_appear_on_no_page(backend: Backend) -> None:
-    hold_all = Thresholds(min_decisions=1, min_median_think=10_000.0)
     clock = fresh_clock()
-    async with serving(server_settings(backend, fairplay=hold_all), clock=clock) as server:
+    async with serving(server_settings(backend, fairplay=HOLD_EVERYTHING), clock=clock) as server:
         no_cache(server)
         base = server.http_url
         held = await finish_daily(server.url, suits=1)
