@@ -229,7 +229,18 @@ async def test_a_race_rooms_page_in_each_state_of_its_room(chromium: Any, tmp_pa
         assert line.startswith("Waiting for the start: 2 of 10 racers in.")
         assert f"simon race join {code}" in line and states == ["waiting", "waiting"]
 
+        await run(lambda: driver.execute_script("window.stillTheSamePage = true"))
         await room_reply(alice, {"type": "race_start", "code": code})
+        # the open page turns to the countdown by itself, and its clock runs
+        await wait_for(
+            lambda: (
+                {"0:09", "0:08"}
+                & {clock.text for clock in driver.find_elements(By.CSS_SELECTOR, ".total time")}
+            ),
+            POLL_SECONDS * 3 + 5,
+            "the countdown, live, ticking",
+        )
+        assert await run(lambda: driver.execute_script("return window.stillTheSamePage === true"))
         line, text, states = await run(lambda: shown(code))
         assert line.startswith("The countdown is on: the deal is revealed to every racer at once")
         assert "0:10" in line and "too late to join" in line and "expired" not in text
