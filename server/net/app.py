@@ -36,7 +36,14 @@ from .connection import serve_connection
 from .gated import GatedConnection, connection_class
 from .health import Health
 from .limits import Gate, Limits, Monotonic, Refusal, parse_address
-from .listen import AcceptErrors, ConnectionLines, SendFailures, connection_cap, listen
+from .listen import (
+    AcceptErrors,
+    ConnectionLines,
+    SendFailures,
+    bind,
+    connection_cap,
+    listen,
+)
 from .metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -152,6 +159,8 @@ async def run_server(
     )
     async with AsyncExitStack() as stack:
         stack.callback(loop.set_exception_handler, previous_handler)
+        bound = bind(settings.host, settings.port)  # a busy port fails here, before any work
+        stack.callback(bound.close)
         for name, log_filter in (
             ("asyncio", SendFailures(settings.accept_error_log_seconds)),
             ("websockets.server", ConnectionLines()),
@@ -225,8 +234,8 @@ async def run_server(
         metrics = Metrics(hub, gate, health)
         metrics.watch_commits(store)
         gate.on_refuse = metrics.refused
-        listener = listen(settings.host, settings.port)
-        stack.callback(listener.close)  # the server closes it too; twice does no harm
+        listener = listen(settings.host, settings.port, bound=bound)
+        # the server closes it too; twice does no harm
         server = await stack.enter_async_context(
             serve(
                 partial(_connection, hub, gate, metrics),

@@ -93,9 +93,11 @@ class CannotListen(OSError):
         super().__init__(error.errno, f"cannot listen on {host or '*'}:{port}: {why}")
 
 
-def listen(host: str, port: int, *, backlog: int = 1024) -> Listener:
-    """A non-blocking :class:`Listener` bound to ``host`` (its first address) and ``port``;
-    :class:`CannotListen` if that fails."""
+def bind(host: str, port: int) -> Listener:
+    """A non-blocking :class:`Listener` bound to ``host`` (its first address) and ``port``,
+    not listening yet (a connection is refused, not left waiting, until :func:`listen`);
+    :class:`CannotListen` if the address cannot be had. Bound first thing at start, a busy
+    port fails the start at once."""
     try:
         infos = socket.getaddrinfo(
             host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
@@ -107,7 +109,6 @@ def listen(host: str, port: int, *, backlog: int = 1024) -> Listener:
     try:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(address)
-        listener.listen(backlog)
         listener.setblocking(False)
     except OSError as error:
         listener.close()
@@ -115,6 +116,18 @@ def listen(host: str, port: int, *, backlog: int = 1024) -> Listener:
     except BaseException:
         listener.close()
         raise
+    return listener
+
+
+def listen(host: str, port: int, *, backlog: int = 1024, bound: Listener | None = None) -> Listener:
+    """A non-blocking :class:`Listener` on ``host`` and ``port`` (``bound`` by :func:`bind`
+    already, or bound now), listening; :class:`CannotListen` if that fails."""
+    listener = bound if bound is not None else bind(host, port)
+    try:
+        listener.listen(backlog)
+    except OSError as error:
+        listener.close()
+        raise CannotListen(host, port, error) from error
     return listener
 
 
