@@ -160,7 +160,7 @@ async def run_server(
     async with AsyncExitStack() as stack:
         stack.callback(loop.set_exception_handler, previous_handler)
         bound = bind(settings.host, settings.port)  # a busy port fails here, before any work
-        stack.callback(bound.close)
+        stack.callback(bound.close)  # the server closes it too; twice does no harm
         for name, log_filter in (
             ("asyncio", SendFailures(settings.accept_error_log_seconds)),
             ("websockets.server", ConnectionLines()),
@@ -235,7 +235,6 @@ async def run_server(
         metrics.watch_commits(store)
         gate.on_refuse = metrics.refused
         listener = listen(settings.host, settings.port, bound=bound)
-        # the server closes it too; twice does no harm
         server = await stack.enter_async_context(
             serve(
                 partial(_connection, hub, gate, metrics),
