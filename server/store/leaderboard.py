@@ -236,11 +236,11 @@ class Leaderboard:
         if around < 0:
             raise InvalidRequest(f"around must be non-negative, got {around}")
         board = (day, suits, bots)
-        own_rows = await self._database.rows(_OWN, _board(*board) | {"player_id": player_id})
+        players = _board(*board) | {"player_id": player_id}
+        own_rows = await self._database.rows(_OWN, players)
         if not own_rows:
-            params = _board(*board) | {"player_id": player_id}
             total, held = await asyncio.gather(
-                self._total(board), self._database.rows(_HELD, params)
+                self._total(board), self._database.rows(_HELD, players)
             )
             return RankResult(rank=None, total=total, around=[], held=bool(held))
         own = own_rows[0]
