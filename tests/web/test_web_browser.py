@@ -267,6 +267,13 @@ async def test_a_race_rooms_page_in_each_state_of_its_room(chromium: Any, tmp_pa
         assert states == ["playing", "playing"]
         await run(lambda: screenshot(driver, "room-racing"))
         await run(lambda: screenshot(driver, "room-racing-phone-390", width=390))
+        standings = await run(lambda: driver.find_element(By.CSS_SELECTOR, ".scroll"))
+        sideways = await run(
+            lambda: driver.execute_script(
+                "return arguments[0].scrollWidth - arguments[0].clientWidth", standings
+            )
+        )
+        assert sideways <= 0  # at a phone's width the standings fit, the moves column dropped
 
         for racer in (alice, bob):
             resigned = await racer.request({"type": "resign"})
