@@ -129,8 +129,17 @@ def _program(variable: str, name: str) -> str:
     return found
 
 
+@pytest.fixture
+def chromium(chromium_session: Any) -> Any:
+    """The session's Chromium on a blank page with its console read: a page left open by
+    the test before, whose server has stopped, polls no more and logs nothing here."""
+    chromium_session.get("about:blank")
+    chromium_session.get_log("browser")
+    return chromium_session
+
+
 @pytest.fixture(scope="session")
-def chromium() -> Iterator[Any]:
+def chromium_session() -> Iterator[Any]:
     """A headless Chromium through chromedriver, for the whole session (fails, never
     skips, when either is missing)."""
     from selenium import webdriver
