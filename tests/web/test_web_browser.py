@@ -30,7 +30,6 @@ from tests.support.servers import (
 )
 from tests.support.web import (
     chromium,
-    chromium_session,
     embedded_backend,
     finish_daily,
     no_cache,
@@ -40,7 +39,7 @@ from tests.support.web import (
     wait_for,
 )
 
-__all__ = ["chromium", "chromium_session"]  # the fixtures, used by name
+__all__ = ["chromium"]  # the fixture, used by name
 
 
 def board_names(driver: Any, suits: int | None = None) -> list[str]:
