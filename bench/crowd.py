@@ -72,7 +72,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -1038,6 +1038,10 @@ async def serve(share: Share) -> None:
 def _report_failure(task: asyncio.Task[None]) -> None:
     if not task.cancelled() and task.exception() is not None:
         print(f"FAILED {task.exception()!r}", flush=True)
+
+
+#: No bench of its own: bench.soak and bench.race_digest start it, and their smoke runs it.
+SMOKE: Final = None
 
 
 def main() -> None:

@@ -20,6 +20,7 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
+from typing import Final
 
 from server.engine import SUIT_COUNTS
 
@@ -93,6 +94,10 @@ def deep_size(root: object) -> int:
         slots = getattr(type(item), "__slots__", ())
         stack.extend(getattr(item, name) for name in slots if hasattr(item, name))
     return total
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--games 3"
 
 
 def main() -> None:

@@ -33,6 +33,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Final
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -134,6 +135,10 @@ async def run(args: argparse.Namespace) -> int:
         f"{total_lost} actions lost"
     )
     return 1 if total_lost or total_problems else 0
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--kills 1 --bots 1 --max-play 0.5"
 
 
 def main() -> None:

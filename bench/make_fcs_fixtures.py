@@ -19,6 +19,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Final
 
 from bench.fcsolve import SIMPLE_SIMON_PRESETS, best_of_presets
 from server.engine import Game, GameCode
@@ -53,6 +54,10 @@ def fixture(name: str, game: Game) -> dict[str, object]:
             moves=" ".join(move.text() for move in best.moves),
         )
     return entry
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--count 1 --output /dev/null"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -34,7 +34,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from bench.server_load import move_frame, move_sequence
 from server.engine import GameCode
@@ -108,6 +108,10 @@ async def measure(variant: str, players: int, rounds: int, seed: int) -> float:
             if not moved:
                 raise SystemExit("no move was played")
             return used / moved
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--players 4 --rounds 2 --repeats 1"
 
 
 def main() -> None:

@@ -22,6 +22,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Final
 
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
@@ -95,6 +96,10 @@ async def measure(count: int, rounds: int) -> dict[str, float]:
         "outbox_push_us": statistics.median(written) * 1e6,
         "awaited_send_us": statistics.median(awaited) * 1e6,
     }
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--connections 10 --rounds 1"
 
 
 def main() -> None:

@@ -54,7 +54,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -473,6 +473,13 @@ def free_ports(count: int) -> list[int]:
     for probe in sockets:
         probe.close()
     return ports
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = (
+    "--racers 4 --room-size 2 --daily-players 2 --rate 5 --seconds 1 --warmup 0.5 --setup 6 "
+    "--client-processes 1"
+)
 
 
 def main() -> None:

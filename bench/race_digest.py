@@ -62,7 +62,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -416,6 +416,10 @@ def summary(report: dict[str, Any]) -> str:
         lines.append("FAILED:")
         lines.extend(f"  {problem}" for problem in report["problems"])
     return "\n".join(lines)
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--sizes 4 --warmup 1 --seconds 2 --interval 1 --client-processes 1 --rate 2"
 
 
 def main() -> None:

@@ -33,7 +33,7 @@ import sys
 import time
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -182,6 +182,10 @@ async def main(sizes: list[int], rounds: int) -> list[dict[str, Any]]:
             flush=True,
         )
     return results
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--sizes 20 --rounds 1"
 
 
 if __name__ == "__main__":

@@ -108,7 +108,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -929,8 +929,13 @@ async def run(options: Options, json_path: Path | None) -> None:
     simon = min(r.cpu_us_per_rt for r in results["simon"])
     memory = statistics.median(r.rss_per_player_kib for r in results["simon"])
     echo_memory = statistics.median(r.rss_per_player_kib for r in results["echo"])
+    # a short run may measure no CPU at all for the echo (the clock ticks every 10 ms)
+    ratio = simon / echo if echo > 0 else None
     print(f"least CPU per round trip: echo {echo:.1f} us, simon {simon:.1f} us")
-    print(f"CPU per round trip, simon / echo: {simon / echo:.2f}x")
+    if ratio is None:
+        print("CPU per round trip, simon / echo: no ratio (the echo's CPU was too small to see)")
+    else:
+        print(f"CPU per round trip, simon / echo: {ratio:.2f}x")
     print(
         f"memory per connected player with a game in progress: {memory:.1f} KiB "
         f"(echo server, per connection: {echo_memory:.1f} KiB)"
@@ -967,7 +972,7 @@ async def run(options: Options, json_path: Path | None) -> None:
             "summary": {
                 "echo_cpu_us_per_rt": echo,
                 "simon_cpu_us_per_rt": simon,
-                "cpu_ratio": simon / echo,
+                "cpu_ratio": ratio,
                 "simon_rss_per_player_kib": memory,
                 "echo_rss_per_connection_kib": echo_memory,
                 "simon_refused": refused,
@@ -984,6 +989,10 @@ def _version(package: str) -> str | None:
         return version(package)
     except PackageNotFoundError:
         return None
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--bots 4 --seconds 1 --warmup 0.5 --rounds 1"
 
 
 def main() -> None:

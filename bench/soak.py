@@ -53,7 +53,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -485,6 +485,13 @@ def summary(report: dict[str, Any]) -> str:
     else:
         lines.append("passed: no unexpected error, memory within its bound")
     return "\n".join(lines)
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = (
+    "--minutes 0.1 --interval 3 --players 3 --followers 2 --vandals 1 --bad-rate 4 "
+    "--registrations 1 --client-processes 1"
+)
 
 
 def main() -> None:

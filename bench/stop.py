@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Final
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -92,6 +93,10 @@ async def run(args: argparse.Namespace) -> int:
             )
     print("\n".join(lines))
     return 1 if bad else 0
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--tries 1 --spread 0.2"
 
 
 def main() -> None:

@@ -33,7 +33,7 @@ import uuid
 from datetime import UTC, date, datetime, timedelta
 from datetime import time as clock_time
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import asyncpg
 import redis.asyncio as redis
@@ -154,6 +154,10 @@ async def transferred(host: str, port: int, path: str) -> dict[str, int]:
     head, _, body = data.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 200") and b"Content-Encoding: gzip" in head, head
     return {"bytes": len(data), "body_bytes": len(body)}
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--rows 1000 --per-day 100 --requests 3"
 
 
 async def main() -> None:

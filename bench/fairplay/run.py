@@ -458,6 +458,10 @@ def print_report(figures: dict[str, Any]) -> None:
     )
 
 
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--players 1 --days 1 --solver-seconds 5 --plan-seconds 0.5"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.fairplay",

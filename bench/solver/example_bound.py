@@ -16,6 +16,7 @@ import argparse
 import heapq
 import time
 from pathlib import Path
+from typing import Final
 
 from server.engine import Game
 from server.solver.search import UNIT, Columns, breaks, canonical, children
@@ -58,6 +59,10 @@ def bounded(start: Columns, moves: int) -> tuple[int | None, int]:
             counter += 1
             heapq.heappush(heap, (g + 1 + child_h, child_h, counter, g + 1, new))
     return None, nodes
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--moves 5"
 
 
 def main() -> None:

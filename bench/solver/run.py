@@ -28,7 +28,7 @@ import random
 import statistics
 import sys
 import time
-from typing import Any
+from typing import Any, Final
 
 from bench import fcsolve
 from server.engine import SUIT_COUNTS, Game, GameCode
@@ -140,6 +140,10 @@ def winnable_fraction(
         if progress:
             print(suits, result[f"{suits} suits"], file=sys.stderr, flush=True)
     return result
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--boards 1 --codes 1"
 
 
 def main(argv: list[str] | None = None) -> int:

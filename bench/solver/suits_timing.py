@@ -11,10 +11,14 @@ import argparse
 import random
 import statistics
 import time
+from typing import Final
 
 from server.engine import Game, GameCode
 from server.engine.codes import DEALS_PER_SUIT_COUNT
 from server.solver import solve
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--count 1"
 
 
 def main() -> None:
