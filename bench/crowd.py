@@ -68,7 +68,7 @@ import resource
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from functools import partial
 from pathlib import Path
@@ -111,6 +111,10 @@ PER_ADDRESS = 4
 ENTITY_ADDRESSES = 20_000
 
 
+#: The kinds of client a client process connects (:attr:`Share.takes`).
+Takes = Literal["all", "players", "followers"]
+
+
 @dataclass
 class Share:
     """One client process's part of the load."""
@@ -128,7 +132,7 @@ class Share:
     connect_at_once: int = 25
     #: Which clients this process connects: ``all`` kinds, or only ``players`` or only
     #: ``followers`` (see :meth:`Fleet.add`).
-    takes: Literal["all", "players", "followers"] = "all"
+    takes: Takes = "all"
     #: Added to the process's niceness: a process of readers only, run apart, so that on a
     #: machine the nodes share with their clients the load does not crowd out the nodes
     #: and the players whose moves are timed (as clients on other machines would not).
@@ -866,7 +870,7 @@ def spread(total: int, parts: int) -> list[int]:
     return [size + (part < extra) for part in range(parts)]
 
 
-def spread_over(total: int, takes: list[str], kind: str) -> list[int]:
+def spread_over(total: int, takes: Sequence[Takes], kind: str) -> list[int]:
     """``total`` clients of ``kind`` spread over the processes that take that kind."""
     counts = [0] * len(takes)
     if not total:

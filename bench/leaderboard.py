@@ -36,12 +36,12 @@ import sqlalchemy as sa
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from server.store import Store
+from server.store.errors import CacheNotReady
 from server.store.leaderboard import encode_cursor
 from server.store.models import LEADERBOARD_KEY, ON_LEADERBOARD, GameRow
 from server.store.order import ResultKey
 from server.store.ranks import (
     BoardKey,
-    CacheNotReady,
     Loader,
     LocalRankCache,
     Position,
@@ -175,7 +175,7 @@ async def timed(
         await make(n)
         samples.append((time.perf_counter() - start) * 1000)
     samples.sort()
-    figures = {
+    figures: dict[str, float | str] = {
         "query": label,
         "p50_ms": round(statistics.median(samples), 3),
         "p99_ms": round(samples[min(len(samples) - 1, int(len(samples) * 0.99))], 3),

@@ -372,7 +372,9 @@ class Figures:
     late: bool
 
 
-async def measure(path: str, options: argparse.Namespace, backend: Backend, pids: list[int]):
+async def measure(
+    path: str, options: argparse.Namespace, backend: Backend, pids: list[int]
+) -> Figures:
     """One path on the running nodes: the bots play, the window is measured."""
     now = time.monotonic()
     play_at = now + options.setup
@@ -399,7 +401,7 @@ async def measure(path: str, options: argparse.Namespace, backend: Backend, pids
         cpu_after = sum(cpu_seconds(pid) for pid in pids)
         services_after = services_cpu(service_pids)
         results = await asyncio.gather(*futures)
-    moves = sum(r["moves"] for r in results)
+    moves: int = sum(r["moves"] for r in results)
     histogram = merge(r["histogram"] for r in results)
     errors: Counter[str] = Counter()
     for r in results:

@@ -62,7 +62,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -77,7 +77,7 @@ from bench.cluster import (  # noqa: E402
     over,
     round_trip_buckets,
 )
-from bench.crowd import Fleet, Share, merged  # noqa: E402
+from bench.crowd import Fleet, Share, Takes, merged  # noqa: E402
 from bench.server_load import merge, percentile  # noqa: E402
 
 MIB = 2**20
@@ -228,9 +228,10 @@ def client_shares(args: argparse.Namespace, urls: list[str], run: str) -> list[S
     ``--follower-processes``, of players only, and the followers in processes of their own
     at ``--follower-nice``."""
     apart = args.follower_processes > 0
-    kinds: list[tuple[Literal["all", "players", "followers"], int]] = [
-        ("players" if apart else "all", 0)
-    ] * args.client_processes + [("followers", args.follower_nice)] * args.follower_processes
+    together: Takes = "players" if apart else "all"
+    kinds: list[tuple[Takes, int]] = [(together, 0)] * args.client_processes + [
+        ("followers", args.follower_nice)
+    ] * args.follower_processes
     return [
         Share(
             worker=w,

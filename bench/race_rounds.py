@@ -142,7 +142,8 @@ async def measure(size: int, rounds: int) -> dict[str, Any]:
     clock.advance(seconds=1)
     measured = [await one_round(rooms, clock, pushes, k) for k in range(rounds)]
     middle = f"r{size // 2:05}"
-    racing, watching = [], []
+    racing: list[float] = []
+    watching: list[float] = []
     for _ in range(rounds):
         for who, into in ((middle, racing), (f"f{size - 1:05}", watching)):
             started = time.perf_counter()

@@ -138,11 +138,11 @@ def bucket(seconds: float) -> int:
     us = int(seconds * 1e6)
     if us < 1000:
         return us
-    step = 10 ** (int(math.log10(us)) - 2)
+    step: int = 10 ** (int(math.log10(us)) - 2)
     return us // step * step
 
 
-def merge(histograms: Iterable[Mapping[int | str, int]]) -> Counter[int]:
+def merge(histograms: Iterable[Mapping[int, int] | Mapping[str, int]]) -> Counter[int]:
     """Histograms added up (keys may be strings, as JSON leaves them)."""
     total: Counter[int] = Counter()
     for histogram in histograms:
@@ -505,10 +505,11 @@ async def make_bot(
     websocket = await connect(url, compression=None, max_size=MAX_SIZE, ping_interval=None)
     if kind == "echo":
         return Bot(websocket, moves, None)
-    bot = Bot(websocket, moves, json.dumps({"type": "start", "mode": "practice", "code": code}))
+    start = json.dumps({"type": "start", "mode": "practice", "code": code})
+    bot = Bot(websocket, moves, start)
     name = f"bot-{index}-{rng.getrandbits(32):x}"
     register = json.dumps({"type": "register", "name": name})
-    for frame, want in ((register, "registered"), (bot.start, "state")):
+    for frame, want in ((register, "registered"), (start, "state")):
         got = await request(bot, tally, frame, want, stop)
         if got != want:
             raise RuntimeError(f"bot {index}: {want} refused with {got or 'the run stopping'}")
@@ -855,9 +856,11 @@ async def measure(kind: str, options: Options) -> Figures:
     for t in tallies:
         errors.update(t.errors)
     service_cpu: dict[str, float | None] = {}
-    for name, start in services_start.items():
-        end = services_end.get(name)
-        service_cpu[name] = None if start is None or end is None else (end - start) / count * 1e6
+    for name, before in services_start.items():
+        after = services_end.get(name)
+        service_cpu[name] = (
+            None if before is None or after is None else (after - before) / count * 1e6
+        )
     return Figures(
         kind=kind,
         backend=backend.label if kind == "simon" else "echo",

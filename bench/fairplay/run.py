@@ -93,7 +93,9 @@ class Connection:
         self.websocket = websocket
         self.ids = itertools.count(1)
 
-    async def request(self, message: dict[str, Any], *, until: str | None = None) -> list[dict]:
+    async def request(
+        self, message: dict[str, Any], *, until: str | None = None
+    ) -> list[dict[str, Any]]:
         """Send ``message``; return the frames answering it (through the frame of type
         ``until`` when given, else through the first reply)."""
         message = {"id": next(self.ids), **message}
@@ -351,7 +353,10 @@ def _quantiles(values: list[float]) -> dict[str, float] | None:
     if not values:
         return None
     values = sorted(values)
-    pick = lambda q: values[min(len(values) - 1, int(q * len(values)))]  # noqa: E731
+
+    def pick(q: float) -> float:
+        return values[min(len(values) - 1, int(q * len(values)))]
+
     return {
         "min": round(values[0], 3),
         "p10": round(pick(0.1), 3),

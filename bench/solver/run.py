@@ -28,6 +28,7 @@ import random
 import statistics
 import sys
 import time
+from dataclasses import asdict, dataclass
 from typing import Any, Final
 
 from bench import fcsolve
@@ -49,9 +50,26 @@ def _quantiles(values: list[float]) -> str:
     return f"median {statistics.median(ordered):.2f}, p90 {p90:.2f}, max {ordered[-1]:.2f}"
 
 
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One board of part 1: our solver's result and fc-solve's best."""
+
+    code: str
+    verdict: str
+    length: int | None  # our solution's moves, if it won
+    nodes: int
+    seconds: float
+    cpu_seconds: float
+    fcs_won: bool
+    fcs_length: int | None  # fc-solve's best solution, expanded into single moves
+    fcs_preset: str | None
+    fcs_seconds: float  # every preset's time
+    fcs_error: str | None
+
+
 def side_by_side(codes: list[GameCode], progress: bool) -> dict[str, Any]:
     """Part 1: our solver and fc-solve on the same 4-suit boards."""
-    rows = []
+    rows: list[Row] = []
     for index, code in enumerate(codes):
         game = Game.from_code(code)
         cpu = time.process_time()
@@ -65,52 +83,54 @@ def side_by_side(codes: list[GameCode], progress: bool) -> dict[str, Any]:
             expand_error = None
         except fcsolve.FcSolveError as error:  # its solution could not be followed
             best, results, expand_error = None, [], str(error)
-        rows.append(
-            {
-                "code": str(code),
-                "verdict": ours.verdict.value,
-                "length": len(texts) if ours.verdict is Verdict.WINNABLE else None,
-                "nodes": ours.nodes,
-                "seconds": ours.seconds,
-                "cpu_seconds": cpu,
-                "fcs_won": best is not None,
-                "fcs_length": len(best.moves) if best else None,
-                "fcs_preset": (best.preset or "default") if best else None,
-                "fcs_seconds": sum(r.seconds for r in results),
-                "fcs_error": expand_error,
-            }
+        row = Row(
+            code=str(code),
+            verdict=ours.verdict.value,
+            length=len(texts) if ours.verdict is Verdict.WINNABLE else None,
+            nodes=ours.nodes,
+            seconds=ours.seconds,
+            cpu_seconds=cpu,
+            fcs_won=best is not None,
+            fcs_length=len(best.moves) if best else None,
+            fcs_preset=(best.preset or "default") if best else None,
+            fcs_seconds=sum(r.seconds for r in results),
+            fcs_error=expand_error,
         )
+        rows.append(row)
         if progress:
-            row = rows[-1]
             print(
-                f"[{index + 1}/{len(codes)}] {code} {row['verdict']} {row['length']} "
-                f"({row['seconds']:.2f} s) fc-solve {row['fcs_length']}",
+                f"[{index + 1}/{len(codes)}] {code} {row.verdict} {row.length} "
+                f"({row.seconds:.2f} s) fc-solve {row.fcs_length}",
                 file=sys.stderr,
                 flush=True,
             )
-    both = [r for r in rows if r["length"] is not None and r["fcs_length"] is not None]
-    ours_median = statistics.median(r["length"] for r in both) if both else None
-    fcs_median = statistics.median(r["fcs_length"] for r in both) if both else None
+    both = [
+        (r.length, r.fcs_length) for r in rows if r.length is not None and r.fcs_length is not None
+    ]
+    ours_median = statistics.median(ours for ours, _ in both) if both else None
+    fcs_median = statistics.median(fcs for _, fcs in both) if both else None
     return {
         "boards": len(rows),
-        "ours_won": sum(r["verdict"] == "winnable" for r in rows),
-        "ours_unwinnable": sum(r["verdict"] == "unwinnable" for r in rows),
-        "ours_unknown": sum(r["verdict"] == "unknown" for r in rows),
-        "fcs_won": sum(r["fcs_won"] for r in rows),
-        "fcs_won_ours_not": [r["code"] for r in rows if r["fcs_won"] and r["length"] is None],
-        "fcs_errors": [r["code"] for r in rows if r["fcs_error"]],
-        "ours_won_fcs_not": sum(1 for r in rows if r["length"] is not None and not r["fcs_won"]),
+        "ours_won": sum(r.verdict == "winnable" for r in rows),
+        "ours_unwinnable": sum(r.verdict == "unwinnable" for r in rows),
+        "ours_unknown": sum(r.verdict == "unknown" for r in rows),
+        "fcs_won": sum(r.fcs_won for r in rows),
+        "fcs_won_ours_not": [r.code for r in rows if r.fcs_won and r.length is None],
+        "fcs_errors": [r.code for r in rows if r.fcs_error],
+        "ours_won_fcs_not": sum(1 for r in rows if r.length is not None and not r.fcs_won),
         "both_won": len(both),
         "median_length_ours": ours_median,
         "median_length_fcs": fcs_median,
-        "median_ratio": (ours_median / fcs_median) if both else None,
-        "median_per_deal_ratio": (
-            statistics.median(r["length"] / r["fcs_length"] for r in both) if both else None
+        "median_ratio": (
+            ours_median / fcs_median if ours_median is not None and fcs_median else None
         ),
-        "ours_seconds": _quantiles([r["seconds"] for r in rows]),
-        "ours_cpu_seconds": _quantiles([r["cpu_seconds"] for r in rows]),
-        "fcs_seconds_all_presets": _quantiles([r["fcs_seconds"] for r in rows]),
-        "rows": rows,
+        "median_per_deal_ratio": (
+            statistics.median(ours / fcs for ours, fcs in both) if both else None
+        ),
+        "ours_seconds": _quantiles([r.seconds for r in rows]),
+        "ours_cpu_seconds": _quantiles([r.cpu_seconds for r in rows]),
+        "fcs_seconds_all_presets": _quantiles([r.fcs_seconds for r in rows]),
+        "rows": [asdict(r) for r in rows],
     }
 
 

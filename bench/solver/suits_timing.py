@@ -27,7 +27,10 @@ def main() -> None:
     args = parser.parse_args()
     for suits in (1, 2):
         rng = random.Random(100 + suits)
-        lengths, seconds, cpu, verdicts = [], [], [], {}
+        lengths: list[int] = []
+        seconds: list[float] = []
+        cpu: list[float] = []
+        verdicts: dict[str, int] = {}
         for _ in range(args.count):
             game = Game.from_code(GameCode(suits, rng.randrange(DEALS_PER_SUIT_COUNT)))
             started = time.process_time()

@@ -48,7 +48,8 @@ START_SECONDS = 60.0
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
+        return port
 
 
 def server_command() -> list[str]:
@@ -202,7 +203,8 @@ def _healthy(port: int, ready: bool = True) -> bool:
     """Whether ``/healthz`` answers 200 (or, unless ``ready``, answers at all)."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
-            return response.status == 200
+            status: int = response.status
+            return status == 200
     except urllib.error.HTTPError:
         return not ready
     except (OSError, urllib.error.URLError):
@@ -397,7 +399,7 @@ class Bot:
         try:
             async with asyncio.timeout(REPLY_SECONDS):
                 while True:
-                    frame = json.loads(await ws.recv())
+                    frame: dict[str, Any] = json.loads(await ws.recv())
                     if wanted(frame):
                         return frame
         except TimeoutError:
