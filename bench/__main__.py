@@ -2,18 +2,21 @@
 
 Run from the repository root::
 
-    python -m bench --smoke                              # every bench, one after the other
+    python -m bench --smoke                                  # every bench, 3 at a time
     python -m bench --smoke bench.engine bench.leaderboard   # only these
+    python -m bench --smoke --jobs 1                         # one after the other
 
 Each benchmark module declares its own smoke arguments next to its argument parser: a
 module constant ``SMOKE``, its arguments as a command line would write them (``None`` for a
 module that benches start as a worker of theirs and that is no bench of its own). Every
 module of ``bench``, ``bench.solver`` and ``bench.fairplay`` that declares them is run as
-``python -m MODULE SMOKE``, each in a process of its own (the benches start servers,
-client processes and event loops of their own), and gets one line: its name, ``ok`` or
-``FAILED``, the wall-clock seconds and the CPU seconds of the bench and of every process it
-waited for (its servers and clients). A failed bench's last lines of output follow its
-line. The last line sums up; the exit status is 1 if any bench failed.
+``python -m MODULE SMOKE``, each in a process (and session) of its own, ``--jobs`` at a
+time (at these sizes a bench mostly waits: for its servers to start, for its windows to
+pass). As each one ends it gets a line: its name, ``ok`` or ``FAILED``, its wall-clock
+seconds and the CPU seconds of the bench and of every process it waited for (its servers
+and clients). A failed bench's last lines of output follow its line; a bench still running
+after ``--timeout`` seconds is stopped, with everything it started, and fails. The last line
+sums up; the exit status is 1 if any bench failed.
 
 The benches that need PostgreSQL and Redis make a database and a key prefix of their own on
 the servers ``SIMON_TEST_POSTGRES`` and ``SIMON_TEST_REDIS`` name (tests/support/services.py),
@@ -28,14 +31,15 @@ import contextlib
 import importlib
 import os
 import pkgutil
-import resource
 import shlex
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -43,6 +47,9 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parents[1]
 #: A bench still running after this long has hung: it is stopped and counts as failed.
 TIMEOUT = 300.0
+#: Benches run at once: at a smoke's sizes most of a bench's time is waiting (for servers
+#: to start, for its windows to pass), not computing.
+JOBS = 3
 #: Lines of a failed bench's output shown under its line.
 TAIL_LINES = 30
 
@@ -107,16 +114,11 @@ def discover() -> list[Bench]:
     return sorted(benches, key=lambda b: b.name)
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def run_one(bench: Bench, timeout: float = TIMEOUT) -> Outcome:
     """Run one bench in a process (and session) of its own; a bench that outlives
     ``timeout`` is stopped, with everything it started."""
     with tempfile.TemporaryFile() as output:
-        started, cpu = time.monotonic(), _children_cpu()
+        started = time.monotonic()
         process = subprocess.Popen(
             bench.command(),
             cwd=ROOT,
@@ -125,49 +127,63 @@ def run_one(bench: Bench, timeout: float = TIMEOUT) -> Outcome:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        note = ""
+        hung = threading.Event()
+
+        def stop() -> None:
+            hung.set()
+            _stop_group(process.pid)
+
+        stopper = threading.Timer(timeout, stop)
+        stopper.start()
         try:
-            status = process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            note = f"\n(stopped: still running after {timeout:g} s)"
-            status = None
+            # wait4, not Popen.wait: the CPU time of the bench and of what it waited for
+            _, status, usage = os.wait4(process.pid, 0)
         except BaseException:  # Ctrl-C: nothing of the bench's may outlive this run
-            _stop_group(process)
+            _stop_group(process.pid)
             raise
-        if status is None:
-            _stop_group(process)
-        seconds, cpu = time.monotonic() - started, _children_cpu() - cpu
+        finally:
+            stopper.cancel()
+        process.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.monotonic() - started
         output.seek(0)
         lines = output.read().decode(errors="replace").splitlines()
-    tail = "\n".join(lines[-TAIL_LINES:]) + note
-    return Outcome(bench, status == 0, seconds, cpu, tail)
+    tail = "\n".join(lines[-TAIL_LINES:])
+    if hung.is_set():
+        tail += f"\n(stopped: still running after {timeout:g} s)"
+    ok = process.returncode == 0 and not hung.is_set()
+    return Outcome(bench, ok, seconds, usage.ru_utime + usage.ru_stime, tail)
 
 
-def _stop_group(process: subprocess.Popen[bytes]) -> None:
-    """TERM the bench's whole process group, then KILL what is left after 10 s."""
-    for signum, grace in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 10.0)):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signum)
-        try:
-            process.wait(grace)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+def _stop_group(pgid: int) -> None:
+    """TERM a bench's whole process group, then KILL what is left of it after 10 s."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            os.killpg(pgid, 0)  # ProcessLookupError once the whole group is gone
+            time.sleep(0.1)
+        os.killpg(pgid, signal.SIGKILL)
 
 
 def smoke(
-    benches: Iterable[Bench], timeout: float = TIMEOUT, say: Callable[[str], None] = print
+    benches: Iterable[Bench],
+    timeout: float = TIMEOUT,
+    jobs: int = 1,
+    say: Callable[[str], None] = print,
 ) -> int:
-    """Run each bench, say a line for each and a summary; 1 if any failed, else 0."""
+    """Run the benches, ``jobs`` at a time; say a line for each as it ends, then a summary.
+    Returns 1 if any failed, else 0."""
     started = time.monotonic()
     outcomes = []
-    for bench in benches:
-        outcome = run_one(bench, timeout)
-        outcomes.append(outcome)
-        say(outcome.line())
-        if not outcome.ok:
-            say("    " + outcome.tail.replace("\n", "\n    "))
-    failed = [o.bench.name for o in outcomes if not o.ok]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(run_one, bench, timeout) for bench in benches]
+        for future in as_completed(futures):
+            outcome = future.result()
+            outcomes.append(outcome)
+            say(outcome.line())
+            if not outcome.ok:
+                say("    " + outcome.tail.replace("\n", "\n    "))
+    failed = sorted(o.bench.name for o in outcomes if not o.ok)
     seconds = time.monotonic() - started
     if failed:
         say(f"bench smoke: FAILED: {', '.join(failed)} ({len(outcomes)} benches, {seconds:.0f} s)")
@@ -183,6 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--smoke", action="store_true", required=True, help="run every bench tiny")
     parser.add_argument("names", nargs="*", metavar="MODULE", help="only these (bench.engine)")
     parser.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds a bench may take")
+    parser.add_argument(
+        "--jobs", type=int, default=JOBS, help=f"benches at a time (default {JOBS})"
+    )
     args = parser.parse_args(argv)
     benches = discover()
     if args.names:
@@ -190,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             parser.error(f"no bench declares smoke arguments: {', '.join(sorted(unknown))}")
         benches = [b for b in benches if b.name in args.names]
-    return smoke(benches, args.timeout, say=lambda line: print(line, flush=True))
+    if args.jobs < 1:
+        parser.error("--jobs takes at least 1")
+    return smoke(benches, args.timeout, args.jobs, say=lambda line: print(line, flush=True))
 
 
 if __name__ == "__main__":

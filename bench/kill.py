@@ -138,7 +138,7 @@ async def run(args: argparse.Namespace) -> int:
 
 
 #: Its arguments at a tiny size, for ``python -m bench --smoke``.
-SMOKE: Final = "--kills 1 --bots 1 --max-play 0.5"
+SMOKE: Final = "--kills 1 --bots 1 --max-play 0.5 --mode services"
 
 
 def main() -> None:
