@@ -479,7 +479,7 @@ def free_ports(count: int) -> list[int]:
 
 #: Its arguments at a tiny size, for ``python -m bench --smoke``.
 SMOKE: Final = (
-    "--racers 4 --room-size 2 --daily-players 2 --rate 5 --seconds 1 --warmup 0.5 --setup 6 "
+    "--racers 4 --room-size 2 --daily-players 2 --rate 5 --seconds 1 --warmup 0.5 --setup 8 "
     "--client-processes 1"
 )
 
@@ -543,6 +543,9 @@ def main() -> None:
                 indent=1,
             )
         )
+    idle = [f.path for f in figures if not f.moves_per_second]
+    if idle:
+        sys.exit(f"no move was measured on: {', '.join(idle)}")
 
 
 if __name__ == "__main__":
