@@ -30,7 +30,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -140,6 +140,10 @@ async def run(tree: Path, seconds: float, log_level: str) -> dict[str, object]:
         # the commonest, by their text after the time and level
         "server_log_commonest": Counter(line.split(" ", 3)[-1] for line in lines).most_common(4),
     }
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--seconds 1"
 
 
 def main() -> None:
