@@ -53,6 +53,10 @@ JOBS = 3
 #: Lines of a failed bench's output shown under its line.
 TAIL_LINES = 30
 
+#: The process groups of the benches running now (each bench leads one).
+_RUNNING: set[int] = set()
+_LOCK = threading.Lock()
+
 
 @dataclass(frozen=True, slots=True)
 class Bench:
@@ -127,6 +131,8 @@ def run_one(bench: Bench, timeout: float = TIMEOUT) -> Outcome:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+        with _LOCK:
+            _RUNNING.add(process.pid)
         hung = threading.Event()
 
         def stop() -> None:
@@ -143,6 +149,8 @@ def run_one(bench: Bench, timeout: float = TIMEOUT) -> Outcome:
             raise
         finally:
             stopper.cancel()
+            with _LOCK:
+                _RUNNING.discard(process.pid)
         process.returncode = os.waitstatus_to_exitcode(status)
         seconds = time.monotonic() - started
         output.seek(0)
@@ -155,14 +163,16 @@ def run_one(bench: Bench, timeout: float = TIMEOUT) -> Outcome:
 
 
 def _stop_group(pgid: int) -> None:
-    """TERM a bench's whole process group, then KILL what is left of it after 10 s."""
+    """Stop a bench's whole process group: SIGINT first (a bench then cleans up as after
+    Ctrl-C: servers it started in sessions of their own, databases), then SIGTERM, then
+    SIGKILL, each after the group outlived the one before by 10 s."""
     with contextlib.suppress(ProcessLookupError):
-        os.killpg(pgid, signal.SIGTERM)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            os.killpg(pgid, 0)  # ProcessLookupError once the whole group is gone
-            time.sleep(0.1)
-        os.killpg(pgid, signal.SIGKILL)
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+            os.killpg(pgid, signum)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                os.killpg(pgid, 0)  # ProcessLookupError once the whole group is gone
+                time.sleep(0.1)
 
 
 def smoke(
@@ -177,12 +187,21 @@ def smoke(
     outcomes = []
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(run_one, bench, timeout) for bench in benches]
-        for future in as_completed(futures):
-            outcome = future.result()
-            outcomes.append(outcome)
-            say(outcome.line())
-            if not outcome.ok:
-                say("    " + outcome.tail.replace("\n", "\n    "))
+        try:
+            for future in as_completed(futures):
+                outcome = future.result()
+                outcomes.append(outcome)
+                say(outcome.line())
+                if not outcome.ok:
+                    say("    " + outcome.tail.replace("\n", "\n    "))
+        except BaseException:  # Ctrl-C: the benches run in sessions of their own
+            pool.shutdown(wait=False, cancel_futures=True)
+            with _LOCK:
+                running = list(_RUNNING)
+            for pgid in running:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pgid, signal.SIGINT)
+            raise
     failed = sorted(o.bench.name for o in outcomes if not o.ok)
     seconds = time.monotonic() - started
     if failed:
@@ -211,7 +230,11 @@ def main(argv: list[str] | None = None) -> int:
         benches = [b for b in benches if b.name in args.names]
     if args.jobs < 1:
         parser.error("--jobs takes at least 1")
-    return smoke(benches, args.timeout, args.jobs, say=lambda line: print(line, flush=True))
+    try:
+        return smoke(benches, args.timeout, args.jobs, say=lambda line: print(line, flush=True))
+    except KeyboardInterrupt:  # the running benches were sent SIGINT too
+        print("bench smoke: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
