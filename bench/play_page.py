@@ -39,7 +39,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -153,7 +153,7 @@ def mouse(driver: Any, kind: str, x: float, y: float, buttons: int) -> None:
 
 
 def rect(driver: Any, selector: str, index: int = -1) -> tuple[float, float, float, float]:
-    return tuple(  # type: ignore[return-value]
+    return tuple(
         driver.execute_script(
             "const e = Array.from(document.querySelectorAll(arguments[0])).at(arguments[1]);"
             "const r = e.getBoundingClientRect(); return [r.left, r.top, r.width, r.height];",
@@ -424,6 +424,10 @@ def measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
         "ping_ms": {"browser": summary(browser_ping), "python": summary(simon_ping)},
         "console_errors": errors,
     }
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--games 1 --loads 1 --drag-seconds 0.5"
 
 
 def main() -> None:

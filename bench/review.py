@@ -34,7 +34,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from websockets.asyncio.client import connect
 
@@ -78,7 +78,10 @@ def cpu(games: int, seconds: float, seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     figures: dict[str, Any] = {}
     for suits in (1, 2, 4):
-        spent, positions, unknown, won = [], [], [], 0
+        spent: list[float] = []
+        positions: list[int] = []
+        unknown: list[int] = []
+        won = 0
         while len(spent) < games:
             code = str(GameCode(suits, rng.randrange(26**7)))
             actions = played_game(code, rng)
@@ -195,6 +198,11 @@ async def latency(
             figures.setdefault(phase, []).append(found)
             print(phase, found, flush=True)
     return figures
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``: the latency run, which
+#: runs the reviews in the server's review worker as the cpu run times them.
+SMOKE: Final = "latency --players 2 --reviews 1 --window 1 --rounds 1 --seconds 1"
 
 
 def main() -> None:

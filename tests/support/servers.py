@@ -147,7 +147,8 @@ class Client:
         )
 
     async def receive(self, timeout: float = 5.0) -> dict[str, Any]:
-        return json.loads(await asyncio.wait_for(self.websocket.recv(), timeout))
+        message: dict[str, Any] = json.loads(await asyncio.wait_for(self.websocket.recv(), timeout))
+        return message
 
     async def request(self, message: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
         """Send ``message`` with a fresh id (unless it has one); return the first reply to it."""
