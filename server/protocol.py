@@ -105,6 +105,7 @@ class ErrorCode(StrEnum):
     BOTS_NOT_ALLOWED = "bots-not-allowed"
     NO_DEAL = "no-deal"  # no fresh deal could be proven winnable in time
     STALE_GAME = "stale-game"  # played on elsewhere since: a state follows the error
+    DAY_OVER = "day-over"  # an action on a daily after its day's end: a state follows the error
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
     NOT_VISIBLE = "not-visible"  # a replay (or review) its asker may not see, or not yet

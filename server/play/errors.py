@@ -7,6 +7,7 @@ client (a stable protocol error code).
     ├── Refused          a refusal with its code (and the rule a refused move breaks)
     ├── BadName          a name that breaks the naming rule (a ValueError too)
     ├── NoDailyDeal      no candidate of a day could be proven winnable
+    ├── DayOver          an action on a daily after its day's end
     ├── DealsNotReady    the day's deals are still being proven
     └── NoFreshDeal      no fresh race deal could be proven winnable in time
 
@@ -68,6 +69,10 @@ class NoDailyDeal(PlayError):
     """No candidate of the day could be proven winnable (a misconfigured solver budget)."""
 
 
+class DayOver(PlayError):
+    """An action on a daily after its day's end (the game is closed as it stood then)."""
+
+
 class DealsNotReady(PlayError):
     """The day's deals are still being proven (by this node or another)."""
 
@@ -105,6 +110,7 @@ ERROR_CODES: Final[tuple[tuple[type[Exception], ErrorCode, str | None], ...]] = 
     (NotInRace, ErrorCode.NOT_IN_RACE, None),
     (RaceNotOver, ErrorCode.RACE_NOT_OVER, None),
     (NoFreshDeal, ErrorCode.NO_DEAL, None),
+    (DayOver, ErrorCode.DAY_OVER, None),
     (StoreUnavailable, ErrorCode.UNAVAILABLE, "the server's database is not answering just now"),
     (BusUnavailable, ErrorCode.UNAVAILABLE, "the server cannot reach its other nodes just now"),
     (AlreadyReported, ErrorCode.ALREADY_REPORTED, "you have reported this result already"),
