@@ -140,12 +140,17 @@ class Session:
         return PlayerInfo(name=player.name, created=player.created_at.isoformat(), bot=player.bot)
 
     async def _take(self, game: PlayerGame) -> None:
-        """Make ``game`` this session's game, letting go of the previous one."""
+        """Make ``game`` this session's game, letting go of the previous one. Refused
+        (too many follows of its race), the session keeps its game and lets go of ``game``."""
+        if game.day is not None:
+            try:
+                await self._follow(game.day, game.suits)
+            except Refused:
+                self.hub.games.release(game)
+                raise
         previous, self.game = self.game, game
         if previous is not None:  # the same game again: this drops the extra hold
             self.hub.games.release(previous)
-        if game.day is not None:
-            await self._follow(game.day, game.suits)
         if game.race is not None:
             await self.hub.rooms.follow_game(game, self.push)
 
@@ -283,6 +288,8 @@ class Session:
         if message.mode == "daily":
             if message.code is not None:
                 raise Refused(ErrorCode.INVALID_MESSAGE, "a daily game takes no code")
+            # refused before the attempt exists: a refused start changes nothing (its clock)
+            self.hub.races.may_follow(self.hub.today(), message.suits, self.push, player.name)
             game = await self.hub.games.daily(player, message.suits)
         else:
             game = await self.hub.games.practice(player, message.code, message.suits)

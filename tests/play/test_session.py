@@ -703,3 +703,24 @@ async def test_an_action_after_midnight_is_refused_day_over_and_closes_the_daily
     stored = fake_store(hub).games[state["game"]]
     assert stored.finished_at == clock.now() and not stored.resigned  # closed, not resigned
     assert [e.action for e in fake_store(hub).logs[state["game"]]] == [move, "closed"]
+
+
+async def test_a_start_refused_too_many_follows_changes_nothing(hub: Hub) -> None:
+    clock = hub.clock
+    assert isinstance(clock, ManualClock)
+    registered = await Talk(hub).one(type="register", name="fan")
+    followers = [Talk(hub) for _ in range(FOLLOWS_PER_ACCOUNT + 1)]
+    for talk in followers:
+        await talk.one(type="auth", token=registered["token"])
+    for talk in followers[:-1]:
+        assert (await talk.one(type="race", suits=1))["type"] == "race"
+    late = followers[-1]
+    practice = (await late.one(type="start", mode="practice", suits=1))["state"]
+    refused = await late.one(type="start", suits=1)
+    assert refused["code"] == "too-many-follows"
+    assert not [g for g in fake_store(hub).games.values() if g.day is not None]  # no attempt
+    assert late.session.game is not None and late.session.game.id == practice["game"]
+    clock.advance(seconds=60)
+    await followers[0].session.close()
+    started = (await late.one(type="start", suits=1))["state"]
+    assert started["elapsed"] == 0.0 and started["seq"] == 0  # its clock starts now
