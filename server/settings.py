@@ -66,6 +66,9 @@ class Settings(BaseSettings):
     race_open_seconds: float = Field(3600.0, gt=0)
     race_sweep_seconds: float = Field(5.0, gt=0, le=300)
     race_solver_seconds: float = Field(2.0, gt=0)
+    #: Rooms an account may own open at once, and rooms a connection may follow at once.
+    race_open_rooms_per_account: int = Field(3, ge=1)
+    race_watches_per_connection: int = Field(4, ge=1)
     # -- limits per client address, and on the whole server (docs/operations.md) ----------
     #: Comma-separated addresses or networks of proxies whose ``X-Forwarded-For`` is believed.
     trusted_proxies: str = ""

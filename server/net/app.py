@@ -226,6 +226,8 @@ async def run_server(
                 quick_wait=settings.race_quick_wait_seconds,
                 open_for=settings.race_open_seconds,
                 sweep=settings.race_sweep_seconds,
+                open_rooms=settings.race_open_rooms_per_account,
+                watches=settings.race_watches_per_connection,
             ),
             deal_prover=deal_prover,
             reviewers=settings.reviewer_names,

@@ -37,6 +37,7 @@ from server.store import (
     StaleGame,
     StoreUnavailable,
     TooFewRacers,
+    TooManyRooms,
 )
 
 
@@ -109,6 +110,7 @@ ERROR_CODES: Final[tuple[tuple[type[Exception], ErrorCode, str | None], ...]] = 
     (TooFewRacers, ErrorCode.NOT_ENOUGH_RACERS, None),
     (NotInRace, ErrorCode.NOT_IN_RACE, None),
     (RaceNotOver, ErrorCode.RACE_NOT_OVER, None),
+    (TooManyRooms, ErrorCode.TOO_MANY_ROOMS, None),
     (NoFreshDeal, ErrorCode.NO_DEAL, None),
     (DayOver, ErrorCode.DAY_OVER, None),
     (StoreUnavailable, ErrorCode.UNAVAILABLE, "the server's database is not answering just now"),
