@@ -12,7 +12,7 @@ import pytest
 
 from server.bus import InProcessBus
 from server.engine import Game
-from server.play.clock import ManualClock
+from server.play.clock import ManualClock, day_end
 from server.play.daily import Proof, candidate_codes
 from server.play.games import REPLAY_MEMORY, PlayerGame
 from server.play.hub import Hub
@@ -694,7 +694,7 @@ async def test_an_action_after_midnight_is_refused_day_over_and_closes_the_daily
     state = (await talk.one(type="start", suits=2))["state"]
     move = first_legal(state["code"])
     await talk.one(type="move", move=move)
-    clock.set(datetime.combine(clock.now().date() + timedelta(days=1), time(0)).replace(tzinfo=UTC))
+    clock.set(day_end(clock.now().date()))
     for message in ({"type": "resign"}, {"type": "restart"}, {"type": "move", "move": move}):
         refused, closed = await talk(**message, id=3)
         assert refused == {**refused, "type": "error", "id": 3, "code": "day-over"}
