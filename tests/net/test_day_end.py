@@ -1,6 +1,7 @@
 """The day ends at midnight for every action, however many dailies are still open: a real
 server on both backends, its clock moved past midnight before the day ticker has closed
-anything (with hundreds of open dailies it closes them one by one)."""
+anything (with hundreds of open dailies it closes them one by one); and two nodes on one
+database, each ending the day by itself, closing the game once."""
 
 from __future__ import annotations
 
@@ -107,3 +108,34 @@ async def test_a_game_won_before_midnight_stays_won_and_is_over(backend: Backend
         assert after["code"] == "game-over"  # over by a win, not by the day's end
         stored = await server.hub.store.get_game(game["game"])
         assert stored is not None and stored.won and stored.finished_at < day_end(today)
+
+
+async def test_every_node_ends_the_day_and_closes_the_game_once(
+    postgres_url: str, redis_url: str, run_id: str
+) -> None:
+    shared = Backend("services", postgres_url, redis_url, f"simon-test-{run_id}")
+    settings = server_settings(shared)  # one Redis prefix and secret for both nodes
+    clock = fresh_clock()
+    today = clock.now().date()
+    async with (
+        serving(settings, clock=clock) as node_a,
+        serving(settings, clock=clock) as node_b,
+        Client.connect(node_a.url) as on_a,
+        Client.connect(node_b.url) as on_b,
+    ):
+        token = (await on_a.request({"type": "register", "name": unique_name("n")}))["token"]
+        await on_b.request({"type": "auth", "token": token})
+        state = (await on_a.request({"type": "start", "suits": 1}))["state"]
+        move = first_legal(state["code"])
+        await on_a.request({"type": "move", "move": move})
+        resumed = await on_b.request({"type": "resume", "game": state["game"]})
+        assert resumed["state"]["seq"] == 1  # both nodes hold the game, unfinished
+        clock.set(day_end(today) + timedelta(seconds=1))
+        for client in (on_b, on_a):  # node A's copy is behind: node B closed the game
+            refused = await client.request({"type": "undo"})
+            assert refused["code"] == "day-over", refused
+            closed = await client.pushed_event(lambda frame: frame["type"] == "state")
+            assert closed["state"]["finished"] and closed["state"]["seq"] == 2
+        logged = await node_a.hub.store.load_game(state["game"])
+        assert logged is not None
+        assert [entry.action for entry in logged.entries] == [move, "closed"]
