@@ -140,6 +140,11 @@ async def test_a_race_ends_once_with_its_results_and_rematch(
         {other.id: (1, True, 95.5), owner.id: (2, False, 30.0)},
         {owner.id: (1, False, 30.0), other.id: (2, True, 95.5)},
     )
+    with pytest.raises(RaceRefused) as too_many:  # opening a rematch is opening a room
+        await races.rematch(
+            room.code, player=other, now=end, new_code=next_code(), auto_wait=30, most_open=0
+        )
+    assert too_many.value.refusal is Refusal.TOO_MANY
     stranger = await new_player(store)
     with pytest.raises(RaceRefused) as not_racer:
         await races.rematch(room.code, player=stranger, now=end, new_code=next_code(), auto_wait=30)
