@@ -73,9 +73,9 @@ async def test_no_action_after_midnight_with_hundreds_of_open_dailies(backend: B
         again = await human.request({"type": "move", "move": move, "id": "before"})
         assert again["type"] == "moved" and again["seq"] == 1
 
-        # closed by the refusals themselves, at midnight: the ticker has not come round yet
+        # closed by the refusals themselves, at midnight, whether or not the day ticker (which
+        # wakes every 30 s) has begun on the open dailies
         store = server.hub.store
-        assert len(await store.unfinished_dailies(before=today + timedelta(days=1))) == OPEN_DAILIES
         bots_board = await store.leaderboard_page(day=today, suits=1, limit=100, bots=True)
         (row,) = [row for row in bots_board.rows if row.player == bot_name]
         assert not row.won and row.finished_at == day_end(today)
