@@ -37,9 +37,10 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False, default=str)
 
 
-#: Libraries whose DEBUG records carry what passes through them (SQL parameters, frames):
-#: today's deal codes, players' games. They log at INFO at most, whatever the level.
-QUIET_LIBRARIES = ("aiosqlite", "asyncpg", "websockets")
+#: Database drivers whose DEBUG records carry every query's parameters (today's deal
+#: codes, players' games): they log at INFO at most, whatever the level. (The websocket
+#: library's DEBUG lines carry every frame: docs/operations.md says so of DEBUG.)
+QUIET_LIBRARIES = ("aiosqlite", "asyncpg")
 
 
 def configure(level: str, log_format: LogFormat) -> None:
