@@ -46,7 +46,7 @@ from .table import LocalTable, OnlineTable, Table, plural, rule_sentence
 FINISH_WAIT = 5.0  # seconds bot mode waits for the result after a winning move
 RATE_RETRIES = 30
 RATE_PAUSE = 1.0  # seconds to wait when the server rate-limits bot mode
-REFUSALS = {ErrorCode.ILLEGAL_MOVE, ErrorCode.BAD_MOVE, ErrorCode.GAME_OVER}
+REFUSALS = {ErrorCode.ILLEGAL_MOVE, ErrorCode.BAD_MOVE, ErrorCode.GAME_OVER, ErrorCode.DAY_OVER}
 
 
 def random_code(suits: int) -> GameCode:

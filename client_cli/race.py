@@ -20,6 +20,7 @@ from typing import Any
 
 from server.engine import SUIT_COUNTS, GameCode, InvalidCodeError
 from server.protocol import (
+    ROOM_CODE_RULE,
     ErrorCode,
     Moved,
     RaceJoin,
@@ -32,6 +33,7 @@ from server.protocol import (
     RoomView,
     ServerMessage,
     State,
+    room_code_form,
 )
 
 from .config import Config
@@ -293,6 +295,14 @@ def _standings_text(result: dict[str, Any]) -> str:
 # -- the command line -----------------------------------------------------------------
 
 
+def _room_code(text: str) -> str:
+    """A room code as typed (any case, the dash optional), checked before connecting."""
+    code = room_code_form(text)
+    if code is None:
+        raise argparse.ArgumentTypeError(ROOM_CODE_RULE)
+    return code
+
+
 def _capacity(text: str) -> int:
     try:
         value = int(text)
@@ -369,7 +379,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     _bot_arguments(new)
     _screen_arguments(new)
     join = commands.add_parser("join", help="join a room by its code")
-    join.add_argument("code", metavar="CODE", help="the room's 5 letters")
+    join.add_argument(
+        "code", type=_room_code, metavar="CODE", help="the room's code, e.g. KXR4M-7M2PQ"
+    )
     join.set_defaults(suits=None)
     _bot_arguments(join)
     _screen_arguments(join)

@@ -197,7 +197,7 @@ class RaceTable(OnlineTable):
             self._set_clock(self.elapsed(), running=False)
         if event == "over":
             notice = Notice("won" if self._won() else "info", self.results_line())
-        elif event == "rematch" and room.next is not None:
+        elif event == "rematch":
             notice = Notice("info", "A rematch is open: press m to join it.")
         elif event == "countdown":
             notice = Notice("status", "The countdown has begun.")

@@ -37,6 +37,12 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False, default=str)
 
 
+#: Database drivers whose DEBUG records carry every query's parameters (today's deal
+#: codes, players' games): they log at INFO at most, whatever the level. (The websocket
+#: library's DEBUG lines carry every frame: docs/operations.md says so of DEBUG.)
+QUIET_LIBRARIES = ("aiosqlite", "asyncpg")
+
+
 def configure(level: str, log_format: LogFormat) -> None:
     """Send every log record to stderr, in ``log_format``."""
     handler = logging.StreamHandler(sys.stderr)
@@ -44,6 +50,15 @@ def configure(level: str, log_format: LogFormat) -> None:
         JsonFormatter() if log_format == "json" else logging.Formatter(TEXT_FORMAT)
     )
     logging.basicConfig(level=level.upper(), handlers=[handler])
+    quiet_libraries()
 
 
-__all__ = ["JsonFormatter", "LogFormat", "configure"]
+def quiet_libraries() -> None:
+    """Keep :data:`QUIET_LIBRARIES` at INFO or above (a DEBUG server logs nothing secret)."""
+    for name in QUIET_LIBRARIES:
+        library = logging.getLogger(name)
+        if library.getEffectiveLevel() < logging.INFO:
+            library.setLevel(logging.INFO)
+
+
+__all__ = ["QUIET_LIBRARIES", "JsonFormatter", "LogFormat", "configure", "quiet_libraries"]

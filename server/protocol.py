@@ -104,7 +104,9 @@ class ErrorCode(StrEnum):
     RACE_NOT_OVER = "race-not-over"  # a rematch before the end
     BOTS_NOT_ALLOWED = "bots-not-allowed"
     NO_DEAL = "no-deal"  # no fresh deal could be proven winnable in time
+    TOO_MANY_ROOMS = "too-many-rooms"  # open rooms per account, or rooms followed per connection
     STALE_GAME = "stale-game"  # played on elsewhere since: a state follows the error
+    DAY_OVER = "day-over"  # an action on a daily after its day's end: a state follows the error
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
     NOT_VISIBLE = "not-visible"  # a replay (or review) its asker may not see, or not yet
@@ -261,7 +263,40 @@ class RaceRequest(_Request):
     suits: SuitCount = 1
 
 
-#: A race room's code: 5 letters (any case on the way in).
+#: A race room code's symbols: Crockford's base 32, the digits and the letters but I, L, O
+#: and U, which read aloud and copy by hand without doubt (typed, O counts as 0, I and L
+#: as 1). A code is 10 of them (50 random bits), shown in two groups: ``KXR4M-7M2PQ``.
+ROOM_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+ROOM_CODE_SYMBOLS = 10
+ROOM_CODE_RULE = "a room code is 10 letters and digits, such as KXR4M-7M2PQ"
+#: Rooms opened by earlier versions have 5-letter codes, which still name them.
+_OLD_ROOM_CODE = re.compile(r"^[A-Z]{5}$")
+_TYPED_AS = str.maketrans({"O": "0", "I": "1", "L": "1", "-": None, " ": None})
+
+
+def grouped_room_code(symbols: str) -> str:
+    """A room code's symbols in its two groups: ``KXR4M7M2PQ`` -> ``KXR4M-7M2PQ``."""
+    half = ROOM_CODE_SYMBOLS // 2
+    return f"{symbols[:half]}-{symbols[half:]}"
+
+
+def room_code_form(text: str) -> str | None:
+    """A room code as typed (any case, with or without its dash, spaces around) in its one
+    form, or None if it is none::
+
+        >>> room_code_form(" kxr4m7m2pq "), room_code_form("KXR4M-7M2P")
+        ('KXR4M-7M2PQ', None)
+    """
+    typed = text.strip().upper()
+    if _OLD_ROOM_CODE.match(typed):
+        return typed
+    symbols = typed.translate(_TYPED_AS)
+    if len(symbols) != ROOM_CODE_SYMBOLS or any(s not in ROOM_ALPHABET for s in symbols):
+        return None
+    return grouped_room_code(symbols)
+
+
+#: A race room's code: ``KXR4M-7M2PQ`` (any case, the dash optional, on the way in).
 RoomCode = Annotated[str, Field(min_length=1, max_length=16), CLEAN]
 
 

@@ -11,7 +11,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from server.play.fairplay import Thresholds
 
-DEFAULT_SECRET = "change-me"
+#: A secret set in production is at least this long.
+SECRET_LENGTH = 16
 
 
 class Settings(BaseSettings):
@@ -29,8 +30,9 @@ class Settings(BaseSettings):
     #: Prefix of every Redis key and channel, so several deployments can share one Redis.
     redis_prefix: str = "simon"
     data_dir: Path = Field(default_factory=lambda: Path(user_data_dir("simple-simon-online")))
-    #: Seeds the daily deals; a production server must set its own.
-    secret: str = DEFAULT_SECRET
+    #: Seeds the daily deals. Unset: the install's own, made at random at its first start
+    #: and kept in its database, shared by every node on it (docs/operations.md).
+    secret: str | None = None
     production: bool = False
     max_message_bytes: int = Field(4096, ge=512)
     #: Per connection: a token bucket of this many messages per window; a message over it is
@@ -64,6 +66,9 @@ class Settings(BaseSettings):
     race_open_seconds: float = Field(3600.0, gt=0)
     race_sweep_seconds: float = Field(5.0, gt=0, le=300)
     race_solver_seconds: float = Field(2.0, gt=0)
+    #: Rooms an account may own open at once, and rooms a connection may follow at once.
+    race_open_rooms_per_account: int = Field(3, ge=1)
+    race_watches_per_connection: int = Field(4, ge=1)
     # -- limits per client address, and on the whole server (docs/operations.md) ----------
     #: Comma-separated addresses or networks of proxies whose ``X-Forwarded-For`` is believed.
     trusted_proxies: str = ""
@@ -143,10 +148,19 @@ class Settings(BaseSettings):
                 ipaddress.ip_network(part.strip(), strict=False)  # ValueError: bad settings
         return text
 
+    @field_validator("secret")
+    @classmethod
+    def _blank_secret_unset(cls, secret: str | None) -> str | None:
+        """An empty ``SIMON_SECRET`` (a compose file's default) means unset."""
+        return secret if secret and secret.strip() else None
+
     @model_validator(mode="after")
-    def _no_default_secret_in_production(self) -> Settings:
-        if self.production and self.secret == DEFAULT_SECRET:
-            raise ValueError("SIMON_SECRET must be set to a secret of your own in production")
+    def _no_short_secret_in_production(self) -> Settings:
+        if self.production and self.secret is not None and len(self.secret) < SECRET_LENGTH:
+            raise ValueError(
+                f"SIMON_SECRET must be a long random string (at least {SECRET_LENGTH} "
+                "characters), or unset for the install's own"
+            )
         return self
 
     @property

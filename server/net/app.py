@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -30,6 +31,7 @@ from server.play.rooms import RoomSettings
 from server.protocol import ErrorCode
 from server.settings import Settings
 from server.store import Store
+from server.store.database import private_folder
 
 from . import http
 from .connection import serve_connection
@@ -168,6 +170,8 @@ async def run_server(
             logging.getLogger(name).addFilter(log_filter)
             stack.callback(logging.getLogger(name).removeFilter, log_filter)
         rank_redis = None
+        if settings.database_url is None:  # the embedded database: in the data folder
+            private_folder(settings.data_dir)
         if store is None:
             if settings.redis_url:
                 rank_redis = redis_client(settings.redis_url, **settings.redis_timeouts)
@@ -205,11 +209,15 @@ async def run_server(
             reviews = SolverProver(settings.review_seconds, name="game reviews", nice=REVIEW_NICE)
             stack.callback(reviews.close)
             solvers = (solver, verdicts, reviews)
+        # unset: the install's own, made at its first start and kept in its database
+        secret = settings.secret or await store.install_secret(
+            name="daily", candidate=secrets.token_urlsafe(32), now=clock.now()
+        )
         hub = Hub(
             store=store,
             bus=bus,
             clock=clock,
-            secret=settings.secret,
+            secret=secret,
             prover=prover,
             thresholds=settings.fairplay,
             room_settings=RoomSettings(
@@ -218,6 +226,8 @@ async def run_server(
                 quick_wait=settings.race_quick_wait_seconds,
                 open_for=settings.race_open_seconds,
                 sweep=settings.race_sweep_seconds,
+                open_rooms=settings.race_open_rooms_per_account,
+                watches=settings.race_watches_per_connection,
             ),
             deal_prover=deal_prover,
             reviewers=settings.reviewer_names,

@@ -104,7 +104,11 @@ def utc_day(moment: datetime) -> date:
     return moment.astimezone(UTC).date()
 
 
+def day_end(day: date) -> datetime:
+    """The instant a UTC day ends (the next day's midnight): from then on its daily is over."""
+    return datetime.combine(day + timedelta(days=1), datetime.min.time(), UTC)
+
+
 def seconds_to_next_day(moment: datetime) -> float:
     moment = moment.astimezone(UTC)
-    midnight = datetime.combine(moment.date() + timedelta(days=1), datetime.min.time(), UTC)
-    return (midnight - moment).total_seconds()
+    return (day_end(moment.date()) - moment).total_seconds()

@@ -329,16 +329,20 @@ class DailySchedule:
         return found
 
     async def _prove(self, day: date, suits: int) -> DailyDealRecord:
-        for code in candidate_codes(self._secret, day, suits):
+        # the logs name candidates by number, never by code: a log read before the day
+        # ends must not give its deal away
+        for n, code in enumerate(candidate_codes(self._secret, day, suits)):
             proof = await self._prover(code)
             if proof.winnable:
-                log.info("daily %s S%d: %s, par %s", day, suits, code, proof.par)
+                log.info("daily %s S%d: candidate %d proven, par %s", day, suits, n, proof.par)
                 return await self._stored(
                     self._store.put_daily_deal(
                         day=day, suits=suits, code=code, par=proof.par, solution=proof.moves
                     )
                 )
-            log.info("daily %s S%d: skipped %s (winnable: %s)", day, suits, code, proof.winnable)
+            log.info(
+                "daily %s S%d: candidate %d skipped (winnable: %s)", day, suits, n, proof.winnable
+            )
         raise NoDailyDeal(f"no provable deal for {day} with {suits} suits")
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, timedelta
 from typing import Final
 
 from server.bus import Bus
@@ -106,7 +106,8 @@ class DayTicker:
     async def close_unfinished_dailies(self, today: date) -> None:
         """Close the daily attempts of days before ``today`` still unfinished, as they stand
         at their day's end (a non-win: its runs removed and score rank it). Those held on
-        this node are closed in place, so their sessions and race see it."""
+        this node are closed in place, so their sessions and race see it. (An action on one
+        after its day's end closes it first: see :meth:`close_daily`.)"""
         for game_id in await self._store.unfinished_dailies(before=today):
             game = self._live.get(game_id)
             if game is None:
@@ -115,20 +116,30 @@ class DayTicker:
                     continue
                 game = PlayerGame.from_log(logged)
             async with game.lock:
-                if game.finished or game.day is None:
-                    continue
-                day_end = datetime.combine(game.day + timedelta(days=1), time(0), UTC)
-                before = game.seq
-                game.end(now=day_end)
                 try:
-                    await self._live.commit(game, before, at=day_end)
-                except StaleGame:  # played on, or closed, elsewhere: the log has it
-                    await self._live.refresh(game)
-                    continue
+                    closed = await self.close_daily(game)
                 except StoreUnavailable as error:  # tried again at the next new day
                     log.warning("could not close daily %s: %s", game_id, error)
                     continue
-            await self._endings.screen(game)
+            if closed:
+                await self._endings.screen(game)
+
+    async def close_daily(self, game: PlayerGame) -> bool:
+        """Close a daily whose day is over as it stood at the day's end, unless it is over
+        already (here, or by the log: another node may have closed it); whether this call
+        closed it. Call with the game's lock held; :class:`StoreUnavailable` changes nothing."""
+        for _ in range(2):
+            if game.finished or game.ends_at is None:
+                return False
+            before = game.seq
+            game.end(now=game.ends_at)
+            try:
+                await self._live.commit(game, before, at=game.ends_at)
+            except StaleGame:  # played on, or closed, elsewhere: the log has it
+                await self._live.refresh(game)
+                continue
+            return True
+        return False
 
     async def _catch_up(self) -> None:
         """Close the days that ended while no node ran, and do the screenings a stopped node

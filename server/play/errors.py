@@ -7,6 +7,7 @@ client (a stable protocol error code).
     ├── Refused          a refusal with its code (and the rule a refused move breaks)
     ├── BadName          a name that breaks the naming rule (a ValueError too)
     ├── NoDailyDeal      no candidate of a day could be proven winnable
+    ├── DayOver          an action on a daily after its day's end
     ├── DealsNotReady    the day's deals are still being proven
     └── NoFreshDeal      no fresh race deal could be proven winnable in time
 
@@ -36,6 +37,7 @@ from server.store import (
     StaleGame,
     StoreUnavailable,
     TooFewRacers,
+    TooManyRooms,
 )
 
 
@@ -66,6 +68,10 @@ class BadName(PlayError, ValueError):
 
 class NoDailyDeal(PlayError):
     """No candidate of the day could be proven winnable (a misconfigured solver budget)."""
+
+
+class DayOver(PlayError):
+    """An action on a daily after its day's end (the game is closed as it stood then)."""
 
 
 class DealsNotReady(PlayError):
@@ -104,7 +110,9 @@ ERROR_CODES: Final[tuple[tuple[type[Exception], ErrorCode, str | None], ...]] = 
     (TooFewRacers, ErrorCode.NOT_ENOUGH_RACERS, None),
     (NotInRace, ErrorCode.NOT_IN_RACE, None),
     (RaceNotOver, ErrorCode.RACE_NOT_OVER, None),
+    (TooManyRooms, ErrorCode.TOO_MANY_ROOMS, None),
     (NoFreshDeal, ErrorCode.NO_DEAL, None),
+    (DayOver, ErrorCode.DAY_OVER, None),
     (StoreUnavailable, ErrorCode.UNAVAILABLE, "the server's database is not answering just now"),
     (BusUnavailable, ErrorCode.UNAVAILABLE, "the server cannot reach its other nodes just now"),
     (AlreadyReported, ErrorCode.ALREADY_REPORTED, "you have reported this result already"),

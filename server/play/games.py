@@ -27,6 +27,8 @@ from server.kinds import Mode
 from server.protocol import GameView, MessageId, moved_frame
 from server.store import CLOSED, END_ACTIONS, RESIGN, WON, GameLog, LogEntry, Result
 
+from .clock import day_end
+
 #: Replies kept per game for resent client message ids (a client resends only the few
 #: actions it sent but saw no answer to).
 REPLAY_MEMORY: Final = 8
@@ -94,6 +96,7 @@ class PlayerGame:
         "bot",
         "code",
         "day",
+        "ends_at",
         "engine",
         "id",
         "lock",
@@ -124,6 +127,8 @@ class PlayerGame:
         self.mode = mode
         self.code = code
         self.day = day
+        #: A daily's end (its day's end, by the server's clock): no action is taken from then.
+        self.ends_at = None if day is None else day_end(day)
         #: The player is a declared bot: the game is on the bots' board and marked in races.
         self.bot = bot
         self.started_at = started_at
@@ -198,6 +203,17 @@ class PlayerGame:
     def finished(self) -> bool:
         return self.result is not None
 
+    def over_by_day(self, now: datetime) -> bool:
+        """Whether ``now`` is past this daily's day (never for other games): a comparison
+        with the end instant worked out once, as it is asked on every action."""
+        ends_at = self.ends_at
+        return ends_at is not None and now >= ends_at
+
+    @property
+    def closed(self) -> bool:
+        """Whether the game was closed at its day's end (neither won nor resigned)."""
+        return self.result is not None and self.actions[-1:] == [CLOSED]
+
     # -- actions: each is applied in memory and bumps seq ---------------------------------
 
     def move(self, move: Move) -> str:
@@ -223,9 +239,16 @@ class PlayerGame:
 
     def end(self, *, now: datetime, resigned: bool = False) -> Result:
         """End the game: a win, a resignation, or (neither) closed as it stands when its
-        day is over. Returns its result; the end action is ``won``, ``resign`` or ``closed``."""
+        day is over. Returns its result; the end action is ``won``, ``resign`` or ``closed``.
+
+        A daily ended at or after its day's end is closed as it stood then, whatever the
+        board: a win after midnight is ranked on no day."""
         engine = self.engine
-        won = engine.is_won and not resigned
+        late = self.over_by_day(now)
+        if late:
+            assert self.ends_at is not None
+            now, resigned = self.ends_at, False
+        won = engine.is_won and not resigned and not late
         self.result = Result(
             won=won,
             resigned=resigned,

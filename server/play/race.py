@@ -180,8 +180,9 @@ class RaceRooms:
         self.dropped = 0
         self._logged_at = -FAILURE_LOG_INTERVAL
 
-    async def follow(self, day: date, suits: int, push: Push, player: str) -> None:
-        """Send ``push`` the race's digests from now on, on behalf of account ``player``."""
+    def may_follow(self, day: date, suits: int, push: Push, player: str) -> None:
+        """Refuse (``too-many-follows``) what :meth:`follow` would refuse, changing nothing:
+        asked before work that must not be done for a refused request."""
         race = self._races.get((day, suits))
         if race is not None and push in race.followers:
             return
@@ -190,6 +191,13 @@ class RaceRooms:
                 ErrorCode.TOO_MANY_FOLLOWS,
                 f"an account follows races on at most {FOLLOWS_PER_ACCOUNT} connections",
             )
+
+    async def follow(self, day: date, suits: int, push: Push, player: str) -> None:
+        """Send ``push`` the race's digests from now on, on behalf of account ``player``."""
+        self.may_follow(day, suits, push, player)
+        race = self._races.get((day, suits))
+        if race is not None and push in race.followers:
+            return
         if race is None:
             race = self._races[(day, suits)] = _Race()
             await self._bus.join_race(day, suits)  # events from now on, then the stored rows

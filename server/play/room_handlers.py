@@ -1,6 +1,8 @@
 """The session's answers to the ``race_*`` requests (race rooms: :mod:`.rooms`).
 
-Each answers with the room's view (``race_room``). A racer who comes back to a room whose
+Each answers with the room's view (``race_room``). Following a room (every request but
+``race_leave`` and ``race_start``) is refused ``too-many-rooms`` before any work when the
+connection follows as many rooms as it may. A racer who comes back to a room whose
 race runs (``race_join`` or ``race_watch``) also gets the ``state`` of their game, taken
 up as the connection's game, as they do at the reveal.
 """
@@ -72,6 +74,7 @@ async def _reveal_to(session: Session, code: str, game_id: str) -> None:
 
 async def race_new(session: Session, message: RaceNew) -> Replies:
     player = session._who()
+    session.hub.rooms.may_follow(session.push)
     record = await session.hub.rooms.create(
         player,
         suits=message.suits,
@@ -86,19 +89,24 @@ async def race_new(session: Session, message: RaceNew) -> Replies:
 
 
 async def race_join(session: Session, message: RaceJoin) -> Replies:
-    record = await session.hub.rooms.join(session._who(), message.code)
+    player = session._who()
+    session.hub.rooms.may_follow(session.push, normal_code(message.code))
+    record = await session.hub.rooms.join(player, message.code)
     games = await _enter(session, record)
     return [await session.hub.rooms.reply(message.id, record), *games]
 
 
 async def race_quick(session: Session, message: RaceQuick) -> Replies:
-    record = await session.hub.rooms.quick(session._who(), message.suits)
+    player = session._who()
+    session.hub.rooms.may_follow(session.push)
+    record = await session.hub.rooms.quick(player, message.suits)
     await _enter(session, record)
     return [await session.hub.rooms.reply(message.id, record)]
 
 
 async def race_watch(session: Session, message: RaceWatch) -> Replies:
     session._who()  # following needs an account, as for the daily race
+    session.hub.rooms.may_follow(session.push, normal_code(message.code))
     record = await session.hub.rooms.record(message.code)
     games = await _enter(session, record)
     return [await session.hub.rooms.reply(message.id, record), *games]
@@ -115,7 +123,9 @@ async def race_start(session: Session, message: RaceStart) -> Replies:
 
 
 async def race_rematch(session: Session, message: RaceRematch) -> Replies:
-    record = await session.hub.rooms.rematch(session._who(), message.code)
+    player = session._who()
+    session.hub.rooms.may_follow(session.push, normal_code(message.code))  # in place of it
+    record = await session.hub.rooms.rematch(player, message.code)
     await session.hub.rooms.unfollow(normal_code(message.code), session.push)
     await _enter(session, record)
     return [await session.hub.rooms.reply(message.id, record)]

@@ -1,12 +1,15 @@
 """Race rooms: a few players race one fresh deal head to head, across server nodes.
 
-A room is opened by its owner (``race_new``) or by a quick race (``race_quick``), joined
-by its 5-letter code before its countdown, and started by its owner (a public room counts
+A room is opened by its owner (``race_new``: a few open at once per account) or by a
+quick race (``race_quick``), joined by its code (``KXR4M-7M2PQ``: 50 random bits, see
+:func:`room_code`) before its countdown, and started by its owner (a public room counts
 down by itself: at 3 racers, or 30 s after the second came). When the countdown begins
 the deal is fixed (a fresh code proven winnable) and every racer's game is created, all
 starting at the reveal; at the reveal each node hands its racers their game. The race
 ends when every racer has won or resigned, or at its time limit, and its results are
-stored. A rematch opens a new room with the same options for whoever joins it.
+stored. A rematch opens a new room with the same options for whoever joins it. A room
+nobody started expires, and is deleted a while later by the sweep (finished rooms stay:
+their results are in players' histories).
 
 The database is the record of every room (server/store/races.py): any node rebuilds a
 room from it, and every decision is a transaction that only one node can win (the
@@ -22,14 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import secrets
-import string
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 from pydantic import ValidationError
@@ -37,6 +38,9 @@ from pydantic import ValidationError
 from server.bus import Bus, BusError
 from server.engine import GameCode, InvalidCodeError
 from server.protocol import (
+    ROOM_ALPHABET,
+    ROOM_CODE_RULE,
+    ROOM_CODE_SYMBOLS,
     ErrorCode,
     MessageId,
     RaceEventKind,
@@ -47,6 +51,8 @@ from server.protocol import (
     RoomState,
     RoomView,
     encode,
+    grouped_room_code,
+    room_code_form,
 )
 from server.store import (
     CodeTaken,
@@ -73,9 +79,6 @@ from .room_deals import DealPicker
 
 log = logging.getLogger(__name__)
 
-ROOM_LETTERS: Final = string.ascii_uppercase
-ROOM_CODE_LENGTH: Final = 5
-_ROOM_CODE = re.compile(rf"^[A-Z]{{{ROOM_CODE_LENGTH}}}$")
 #: A failing bus is logged at most this often (seconds).
 FAILURE_LOG_INTERVAL: Final = 10.0
 #: Room events waiting for a slow bus; past this many the oldest are dropped.
@@ -99,18 +102,25 @@ class RoomSettings:
     quick_racers: int = 3  # ... and at once with this many
     open_for: float = 3600.0  # an open room nobody starts expires after this
     sweep: float = 5.0  # how often a node looks for rooms whose time came
+    open_rooms: int = 3  # rooms an account may own open at once (race_new, a rematch)
+    watches: int = 4  # rooms one connection may follow at once
+    expired_kept: float = 3600.0  # an expired room is deleted this long after it expired
 
 
 def room_code() -> str:
-    """A new room code: 5 random letters."""
-    return "".join(secrets.choice(ROOM_LETTERS) for _ in range(ROOM_CODE_LENGTH))
+    """A new room code: :data:`~server.protocol.ROOM_CODE_SYMBOLS` random symbols of
+    :data:`~server.protocol.ROOM_ALPHABET` (50 bits), grouped: ``KXR4M-7M2PQ``."""
+    return grouped_room_code(
+        "".join(secrets.choice(ROOM_ALPHABET) for _ in range(ROOM_CODE_SYMBOLS))
+    )
 
 
 def normal_code(text: str) -> str:
-    """A room code as typed (any case, spaces around) in its one form; refuses others."""
-    code = text.strip().upper()
-    if not _ROOM_CODE.match(code):
-        raise Refused(ErrorCode.NO_SUCH_RACE, f"a room code is {ROOM_CODE_LENGTH} letters")
+    """A room code as typed in its one form (:func:`~server.protocol.room_code_form`);
+    refuses (``no-such-race``) what is no room code."""
+    code = room_code_form(text)
+    if code is None:
+        raise Refused(ErrorCode.NO_SUCH_RACE, f"{ROOM_CODE_RULE}: {text.strip()!r} is not")
     return code
 
 
@@ -324,7 +334,11 @@ class Rooms:
         for _ in range(CODE_DRAWS):
             try:
                 return await self.races.create(
-                    code=room_code(), owner=player, options=options, now=self._clock.now()
+                    code=room_code(),
+                    owner=player,
+                    options=options,
+                    now=self._clock.now(),
+                    most_open=self.settings.open_rooms,
                 )
             except CodeTaken:
                 continue
@@ -410,6 +424,7 @@ class Rooms:
                     now=self._clock.now(),
                     new_code=room_code(),
                     auto_wait=self.settings.quick_wait,
+                    most_open=self.settings.open_rooms,
                 )
             except CodeTaken:
                 continue
@@ -467,7 +482,9 @@ class Rooms:
             ends_at=_iso(record.ends_at),
             auto_start_at=_iso(record.auto_start_at),
             deal=record.deal if state in ("racing", "over") else None,
-            next=record.next,
+            # a private rematch is joined by its code, which only its racers are given (by
+            # race_rematch): a room's page or a spectator must not hand it to anyone
+            next=record.next if record.public else None,
             previous=record.previous,
             revision=record.revision,
         )
@@ -498,6 +515,19 @@ class Rooms:
         return None if logged is None else PlayerGame.from_log(logged)
 
     # -- followers ------------------------------------------------------------------------
+
+    def may_follow(self, push: Push, code: str | None = None) -> None:
+        """Refuse (``too-many-rooms``) a connection following one room more (``code``, or a
+        room yet to be opened) than ``settings.watches``, changing nothing: asked before a
+        request does its work."""
+        following = self._by_push.get(push, ())
+        if code in following or len(following) < self.settings.watches:
+            return
+        raise Refused(
+            ErrorCode.TOO_MANY_ROOMS,
+            f"a connection follows at most {self.settings.watches} rooms at once: leave one "
+            "(race_leave) first",
+        )
 
     async def follow(self, code: str, follower: Follower, record: RaceRecord | None = None) -> None:
         """``follower`` gets the room's events (and, as a racer, their game at the reveal);
@@ -806,6 +836,10 @@ class Rooms:
                 else:
                     await self._expire(item.code)
             await self._catch_up()
+            now = self._clock.now()
+            await self.races.delete_expired(
+                before=now - timedelta(seconds=self.settings.expired_kept)
+            )
         except (StoreError, BusError) as error:
             log.warning("race room sweep failed: %s", error)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from server.engine import IllegalMoveError
@@ -57,7 +57,7 @@ from server.protocol import (
 from server.store import PlayerRecord, StaleGame, StoreUnavailable
 
 from .after_handlers import AFTER_HANDLERS
-from .errors import Refused, refusal_of
+from .errors import DayOver, Refused, refusal_of
 from .games import PlayerGame, Remembered, parse_move
 from .hub import Hub
 from .race import Push
@@ -69,8 +69,9 @@ log = logging.getLogger(__name__)
 Replies = list[ServerMessage | str]
 
 
-#: Plays one action on a game in memory and commits it; returns the reply frames.
-Play = Callable[[PlayerGame], Awaitable[list[str]]]
+#: Plays one action on a game in memory and commits it, as of the server's time given (the
+#: instant its day's end was checked against); returns the reply frames.
+Play = Callable[[PlayerGame, datetime], Awaitable[list[str]]]
 
 
 class Session:
@@ -139,12 +140,17 @@ class Session:
         return PlayerInfo(name=player.name, created=player.created_at.isoformat(), bot=player.bot)
 
     async def _take(self, game: PlayerGame) -> None:
-        """Make ``game`` this session's game, letting go of the previous one."""
+        """Make ``game`` this session's game, letting go of the previous one. Refused
+        (too many follows of its race), the session keeps its game and lets go of ``game``."""
+        if game.day is not None:
+            try:
+                await self._follow(game.day, game.suits)
+            except Refused:
+                self.hub.games.release(game)
+                raise
         previous, self.game = self.game, game
         if previous is not None:  # the same game again: this drops the extra hold
             self.hub.games.release(previous)
-        if game.day is not None:
-            await self._follow(game.day, game.suits)
         if game.race is not None:
             await self.hub.rooms.follow_game(game, self.push)
 
@@ -163,10 +169,12 @@ class Session:
     async def _act(self, message_id: MessageId | None, what: str, play: Play) -> list[str]:
         """Run one action on the session's game, one action of a game at a time.
 
-        A resend of an action already taken is answered again. This node's copy of the game
-        may be out of date (the player went on through another node): when the log refuses
-        the append, or the engine refuses the action, the copy is brought up to date from the
-        log and the action is tried once more, against the game as it truly stands.
+        A resend of an action already taken is answered again. An action on a daily whose
+        day is over (by the server's clock, on any node, whether or not the day ticker has
+        closed the game yet) is refused ``day-over``. This node's copy of the game may be out
+        of date (the player went on through another node): when the log refuses the append,
+        or the engine refuses the action, the copy is brought up to date from the log and the
+        action is tried once more, against the game as it truly stands.
         """
         game = self._current()
         async with game.lock:
@@ -174,9 +182,12 @@ class Session:
                 again = game.answered(message_id, what)
                 if again is not None:
                     return await self._again(message_id, game, again)
+                now = self.hub.now()
+                if game.over_by_day(now) and (not game.finished or game.closed):
+                    return await self._day_over(message_id, game)
                 _not_over(game)
                 try:
-                    return await play(game)
+                    return await play(game, now)
                 except IllegalMoveError as error:
                     if last_try or not await self.hub.live.caught_up(game):
                         raise Refused.illegal(error) from None
@@ -189,16 +200,33 @@ class Session:
             )
             return [encode(refused.reply(message_id)), encode(await self._state(None, game))]
 
+    async def _day_over(self, message_id: MessageId | None, game: PlayerGame) -> list[str]:
+        """Refuse an action on a daily whose day is over, closing the game first if nothing
+        has yet (as it stood at the day's end); the game's state follows the refusal."""
+        if await self.hub.days.close_daily(game):  # StoreUnavailable: refused, nothing changed
+            await self.hub.endings.screen(game)
+        refused = refusal_of(
+            DayOver(
+                f"the day of this daily ({game.day}) is over: it was closed as it stood at "
+                "midnight UTC; here it is"
+            )
+        )
+        assert refused is not None
+        return [encode(refused.reply(message_id)), encode(await self._state(None, game))]
+
     async def _commit(
-        self, game: PlayerGame, before: int, message_id: MessageId | None, what: str
+        self,
+        game: PlayerGame,
+        before: int,
+        message_id: MessageId | None,
+        what: str,
+        now: datetime,
     ) -> None:
         """Make the game's actions after ``before`` durable; until this returns, nothing of
         them is answered. On failure the game is put back as it was at ``before``, and
         :class:`StaleGame` (the log moved on elsewhere) is raised for :meth:`_act`."""
         try:
-            await self.hub.live.commit(
-                game, before, at=self.hub.now(), message_id=message_id, request=what
-            )
+            await self.hub.live.commit(game, before, at=now, message_id=message_id, request=what)
         except StoreUnavailable:
             raise Refused(
                 ErrorCode.UNAVAILABLE,
@@ -260,6 +288,8 @@ class Session:
         if message.mode == "daily":
             if message.code is not None:
                 raise Refused(ErrorCode.INVALID_MESSAGE, "a daily game takes no code")
+            # refused before the attempt exists: a refused start changes nothing (its clock)
+            self.hub.races.may_follow(self.hub.today(), message.suits, self.push, player.name)
             game = await self.hub.games.daily(player, message.suits)
         else:
             game = await self.hub.games.practice(player, message.code, message.suits)
@@ -294,7 +324,9 @@ class Session:
             return game.move(move)
 
         return await self._act(
-            message.id, message.move, lambda game: self._play(game, message.id, message.move, push)
+            message.id,
+            message.move,
+            lambda game, now: self._play(game, now, message.id, message.move, push),
         )
 
     async def _auto(self, message: AutoMove) -> Replies:
@@ -304,12 +336,15 @@ class Session:
             return game.auto(message.column - 1, message.count)
 
         return list(
-            await self._act(message.id, what, lambda game: self._play(game, message.id, what, auto))
+            await self._act(
+                message.id, what, lambda game, now: self._play(game, now, message.id, what, auto)
+            )
         )
 
     async def _play(
         self,
         game: PlayerGame,
+        now: datetime,
         message_id: MessageId | None,
         what: str,
         apply: Callable[[PlayerGame], str],
@@ -336,8 +371,8 @@ class Session:
             )
         ]
         if engine.is_won:
-            game.end(resigned=False, now=self.hub.now())
-        await self._commit(game, before, message_id, what)
+            game.end(resigned=False, now=now)
+        await self._commit(game, before, message_id, what, now)
         if game.finished:
             await self.hub.endings.screen(game)
             frames.append(encode(await self.hub.endings.finished_message(game)))
@@ -347,36 +382,36 @@ class Session:
         return frames
 
     async def _undo(self, message: Undo) -> Replies:
-        async def undo(game: PlayerGame) -> list[str]:
+        async def undo(game: PlayerGame, now: datetime) -> list[str]:
             before = game.seq
             game.undo()  # raises IllegalMoveError, changing nothing
-            return await self._changed(message.id, "undo", game, before)
+            return await self._changed(message.id, "undo", game, before, now)
 
         return list(await self._act(message.id, "undo", undo))
 
     async def _restart(self, message: Restart) -> Replies:
-        async def restart(game: PlayerGame) -> list[str]:
+        async def restart(game: PlayerGame, now: datetime) -> list[str]:
             before = game.seq
             game.restart()
-            return await self._changed(message.id, "restart", game, before)
+            return await self._changed(message.id, "restart", game, before, now)
 
         return list(await self._act(message.id, "restart", restart))
 
     async def _changed(
-        self, message_id: MessageId | None, what: str, game: PlayerGame, before: int
+        self, message_id: MessageId | None, what: str, game: PlayerGame, before: int, now: datetime
     ) -> list[str]:
         """Commit an undo or restart and answer with the whole state."""
-        await self._commit(game, before, message_id, what)
+        await self._commit(game, before, message_id, what, now)
         replies = [encode(await self._state(message_id, game))]
         game.remember(message_id, what, replies)
         self.hub.feed.tell(game, "moved")
         return replies
 
     async def _resign(self, message: Resign) -> Replies:
-        async def resign(game: PlayerGame) -> list[str]:
+        async def resign(game: PlayerGame, now: datetime) -> list[str]:
             before = game.seq
-            game.end(resigned=True, now=self.hub.now())
-            await self._commit(game, before, message.id, "resign")
+            game.end(resigned=True, now=now)
+            await self._commit(game, before, message.id, "resign", now)
             await self.hub.endings.screen(game)
             replies = [
                 encode(await self._state(message.id, game)),

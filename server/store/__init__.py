@@ -43,6 +43,7 @@ from server.store.races import (
     Refusal,
     RoomOptions,
     TooFewRacers,
+    TooManyRooms,
 )
 from server.store.records import (
     CLEARED,
@@ -119,5 +120,6 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "TooFewRacers",
+    "TooManyRooms",
     "name_key",
 ]

@@ -11,12 +11,17 @@ concurrent tasks never share one::
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+
+log = logging.getLogger(__name__)
 
 
 def create_engine(
@@ -50,7 +55,7 @@ def create_engine(
         return create_async_engine(url, **{**timed, **options})
     database = parsed.database or ""
     if database and database != ":memory:" and not database.startswith("file:"):
-        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        private_files(Path(database).expanduser())
     engine = create_async_engine(url, **options)
 
     @sa.event.listens_for(engine.sync_engine, "connect")
@@ -63,6 +68,34 @@ def create_engine(
         cursor.close()
 
     return engine
+
+
+#: What SQLite keeps beside a database file (its write-ahead log and shared memory).
+SQLITE_COMPANIONS = ("-wal", "-shm")
+
+
+def private_folder(folder: Path) -> None:
+    """Make ``folder`` (and its parents) if need be, readable by this user alone (0700): the
+    data folder holds today's deals and the solver's lines."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder.chmod(0o700)
+
+
+def private_files(database: Path) -> None:
+    """An SQLite database's files readable by this user alone (0600), made so before
+    SQLite opens them: a new database file is created empty with that mode, and SQLite
+    gives its log and shared memory files the database's mode. Its folder is made 0700
+    if it is made here."""
+    if not database.parent.exists():
+        private_folder(database.parent)
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(database, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    for path in (database, *(Path(f"{database}{end}") for end in SQLITE_COMPANIONS)):
+        try:
+            if path.exists() and path.stat().st_mode & 0o077:
+                path.chmod(0o600)
+        except OSError as error:  # another user's file: SQLite may still open it
+            log.warning("could not make %s private: %s", path, error)
 
 
 class Database:

@@ -23,6 +23,8 @@ NAMING_CONVENTION: dict[str, str] = {
 
 NAME_LENGTH = 64
 GAME_ID_LENGTH = 64
+#: The longest room code stored (codes are 11 characters, ``KXR4M-7M2PQ``; older ones 5).
+ROOM_CODE_LENGTH = 16
 
 
 class UTCDateTime(sa.TypeDecorator[datetime]):
@@ -93,6 +95,18 @@ class DailyDeal(Base):
     #: The solver's solution (moves, space-separated): the fair-play evidence compares
     #: players' lines with it.
     solution: Mapped[str | None] = mapped_column(sa.Text)
+
+
+class InstallSecret(Base):
+    """A secret of this install, made at its first start and read by every node sharing the
+    database from then on (``daily``: seeds the daily deals when ``SIMON_SECRET`` is unset).
+    Written once: the first node to store one wins."""
+
+    __tablename__ = "install_secrets"
+
+    name: Mapped[str] = mapped_column(sa.String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(sa.String(128))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class GameRow(Base):
@@ -258,7 +272,7 @@ class Race(Base):
 
     __tablename__ = "races"
 
-    code: Mapped[str] = mapped_column(sa.String(8), primary_key=True)
+    code: Mapped[str] = mapped_column(sa.String(ROOM_CODE_LENGTH), primary_key=True)
     owner_id: Mapped[int] = mapped_column(sa.ForeignKey("players.id", ondelete="CASCADE"))
     suits: Mapped[int] = mapped_column(sa.SmallInteger)
     #: The practice code the owner chose as the deal, if any (else a fresh random one).
@@ -279,12 +293,13 @@ class Race(Base):
     ends_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     #: The rematch chain: the room this one continues, and the room that continues it.
-    previous: Mapped[str | None] = mapped_column(sa.String(8))
-    next: Mapped[str | None] = mapped_column(sa.String(8))
+    previous: Mapped[str | None] = mapped_column(sa.String(ROOM_CODE_LENGTH))
+    next: Mapped[str | None] = mapped_column(sa.String(ROOM_CODE_LENGTH))
 
     __table_args__ = (
         sa.CheckConstraint("state IN ('open', 'started', 'over', 'expired')", name="state"),
         sa.Index("ix_races_state", "state"),
+        sa.Index("ix_races_owner_id", "owner_id"),
     )
 
 
@@ -323,7 +338,7 @@ class RaceLobby(Base):
     __tablename__ = "race_lobbies"
 
     suits: Mapped[int] = mapped_column(sa.SmallInteger, primary_key=True, autoincrement=False)
-    code: Mapped[str | None] = mapped_column(sa.String(8))
+    code: Mapped[str | None] = mapped_column(sa.String(ROOM_CODE_LENGTH))
 
 
 class Report(Base):

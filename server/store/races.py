@@ -7,9 +7,9 @@ countdown begins once (``open`` -> ``started`` happens in exactly one transactio
 fixes the deal and creates every racer's game, all starting at the reveal)::
 
     races = RaceStore(store)
-    room = await races.create(code="QWERT", owner=alice, suits=1, now=now, ...)
-    room, _ = await races.join("QWERT", player=bob, now=now, auto_wait=30.0)
-    room = await races.start("QWERT", by=alice.id, deal="SS1-S1-ABCDEFG", now=now)
+    room = await races.create(code="KXR4M-7M2PQ", owner=alice, suits=1, now=now, ...)
+    room, _ = await races.join("KXR4M-7M2PQ", player=bob, now=now, auto_wait=30.0)
+    room = await races.start("KXR4M-7M2PQ", by=alice.id, deal="SS1-S1-ABCDEFG", now=now)
 
 Refusals raise a kind of :class:`RaceRefused` (its ``refusal`` says which); nothing is
 changed then. A driver's failure is :class:`~server.store.errors.StoreUnavailable`.
@@ -24,7 +24,8 @@ Error tree (under :class:`~server.store.errors.StoreError`)::
     ├── NotRaceOwner      only its owner starts it
     ├── TooFewRacers      a race needs two
     ├── NotInRace         not one of its racers
-    └── RaceNotOver       a rematch before the end
+    ├── RaceNotOver       a rematch before the end
+    └── TooManyRooms      the owner has as many open rooms as they may
     CodeTaken             a new room's code is taken: draw another
 """
 
@@ -65,6 +66,7 @@ class Refusal(Enum):
     TOO_FEW = "too-few"  # fewer than two racers
     NOT_ENTRANT = "not-entrant"
     NOT_OVER = "not-over"  # a rematch before the end
+    TOO_MANY = "too-many"  # the owner has as many open rooms as they may
 
 
 class RaceRefused(StoreError):
@@ -103,6 +105,10 @@ class NotInRace(RaceRefused):
 
 class RaceNotOver(RaceRefused):
     refusal = Refusal.NOT_OVER
+
+
+class TooManyRooms(RaceRefused):
+    refusal = Refusal.TOO_MANY
 
 
 class CodeTaken(StoreError):
@@ -308,10 +314,13 @@ class RaceStore:
         options: RoomOptions,
         now: datetime,
         previous: str | None = None,
+        most_open: int | None = None,
     ) -> RaceRecord:
-        """A new room with its owner as its first racer; :class:`CodeTaken` if ``code`` is."""
+        """A new room with its owner as its first racer; :class:`CodeTaken` if ``code`` is,
+        :class:`TooManyRooms` if the owner has ``most_open`` open rooms already."""
         try:
             async with self._writes().begin() as session:
+                await _may_open(session, owner.id, most_open)
                 _add_room(session, code, owner.id, options, now, previous)
         except IntegrityError:
             if await self.get(code) is not None:
@@ -535,10 +544,12 @@ class RaceStore:
         now: datetime,
         new_code: str,
         auto_wait: float,
+        most_open: int | None = None,
     ) -> tuple[RaceRecord, bool]:
         """After a race: its rematch room, with ``player`` in it. The first to ask opens it
-        (code ``new_code``, the same options, a fresh deal) and owns it; the others join it.
-        Returns the room and whether it was opened now."""
+        (code ``new_code``, the same options, a fresh deal) and owns it, if they may open
+        one more (``most_open``); the others join it. Returns the room and whether it was
+        opened now."""
         async with self._writes().begin() as session:
             room = await _locked(session, code)
             if room.state != OVER:
@@ -559,11 +570,35 @@ class RaceStore:
                     countdown=room.countdown,
                     time_limit=room.time_limit,
                 )
+                await _may_open(session, player.id, most_open)
                 _add_room(session, new_code, player.id, options, now, code)
                 await session.flush()
                 await session.execute(_update(code, {"next": new_code}))
                 target, opened = new_code, True
         return await self._required(target), opened
+
+    async def delete_expired(self, *, before: datetime, most: int = 1000) -> int:
+        """Delete up to ``most`` rooms that expired (never started: no games, no results)
+        before ``before``, so that codes are never used up; returns how many went. A room
+        whose rematch this was forgets it."""
+        async with self._writes().begin() as session:
+            codes = list(
+                await session.scalars(
+                    sa.select(Race.code)
+                    .where(Race.state == EXPIRED, Race.finished_at < before)
+                    .limit(most)
+                )
+            )
+            if not codes:
+                return 0
+            for statement in (
+                sa.update(Race).where(Race.next.in_(codes)).values(next=None),
+                sa.update(RaceLobby).where(RaceLobby.code.in_(codes)).values(code=None),
+                sa.delete(RaceEntrant).where(RaceEntrant.race_code.in_(codes)),
+                sa.delete(Race).where(Race.code.in_(codes)),
+            ):
+                await session.execute(statement, execution_options={"synchronize_session": False})
+        return len(codes)
 
     async def _required(self, code: str) -> RaceRecord:
         room = await self.get(code)
@@ -615,6 +650,29 @@ def _add_room(
         )
     )
     session.add(RaceEntrant(race_code=code, player_id=owner_id, joined_at=now))
+
+
+async def _may_open(session: AsyncSession, owner_id: int, most_open: int | None) -> None:
+    """Refuse a room over its owner's cap of open rooms. The owner's row is locked first
+    (a write that changes nothing), so two of their requests on two nodes take turns."""
+    if most_open is None:
+        return
+    await session.execute(
+        sa.update(Player)
+        .where(Player.id == owner_id)
+        .values(id=Player.id)
+        .execution_options(synchronize_session=False)
+    )
+    count = await session.scalar(
+        sa.select(sa.func.count())
+        .select_from(Race)
+        .where(Race.owner_id == owner_id, Race.state == OPEN)
+    )
+    if (count or 0) >= most_open:
+        raise TooManyRooms(
+            f"you have {count} open rooms already (at most {most_open}): start, leave or "
+            "let one expire first"
+        )
 
 
 async def _join(

@@ -31,7 +31,7 @@ from server.store.games import GameRecords
 from server.store.leaderboard import Leaderboard, result_key
 from server.store.lease import leases_for
 from server.store.migrate import upgrade
-from server.store.models import NAME_LENGTH, DailyDeal, GameRow, Player
+from server.store.models import NAME_LENGTH, DailyDeal, GameRow, InstallSecret, Player
 from server.store.ranks import BoardKey, LocalRankCache, RankCache, RedisRankCache
 from server.store.records import (
     CLEARED,
@@ -195,6 +195,22 @@ class Store:
             )
         assert deal is not None  # inserted or already there, in this transaction
         return _deal(deal)
+
+    async def install_secret(self, *, name: str, candidate: str, now: datetime) -> str:
+        """The install's secret ``name``: the one stored, or ``candidate`` stored now if there
+        is none (its first start). Nodes starting at once on one database agree: the first
+        write wins, and every node reads it back."""
+        _require_aware("now", now)
+        insert = self._database.insert(InstallSecret).values(
+            name=name, value=candidate, created_at=now
+        )
+        async with self._database.sessions.begin() as session:
+            await session.execute(insert.on_conflict_do_nothing(index_elements=["name"]))
+            stored = await session.scalar(
+                sa.select(InstallSecret.value).where(InstallSecret.name == name)
+            )
+        assert stored is not None  # inserted or already there, in this transaction
+        return stored
 
     async def set_daily_solution(self, *, day: date, suits: int, solution: Sequence[str]) -> None:
         """Keep the solver's line of a deal stored without one (found later, once)."""

@@ -330,7 +330,7 @@ _ROUTES: Final[tuple[tuple[re.Pattern[str], Handler, frozenset[str]], ...]] = (
     (re.compile(r"^/replay/([^/]+)$"), replay, frozenset()),
     (re.compile(r"^/race$"), race, frozenset({"suits"})),
     (re.compile(r"^/play$"), play, frozenset({"race"})),
-    (re.compile(r"^/race/([A-Za-z]{1,16})$"), room, frozenset()),
+    (re.compile(r"^/race/([A-Za-z0-9-]{1,16})$"), room, frozenset()),
 )
 #: ``/live/PAGE`` answers the live part of ``/PAGE``.
 _LIVE_PREFIX: Final = "/live"

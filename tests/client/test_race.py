@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -44,7 +45,7 @@ def room(
     state: str = "open", revision: int = 1, racers: tuple[str, ...] = ("ann",), **extra: Any
 ) -> RoomView:
     return RoomView(
-        code="QWERT",
+        code="KXR4M-7M2PQ",
         state=state,  # type: ignore[arg-type]
         owner="ann",
         suits=4,
@@ -60,7 +61,7 @@ def room(
 
 
 def race_state(seq: int = 0) -> State:
-    view = view_of(Game.from_code(CODE), seq).model_copy(update={"race": "QWERT"})
+    view = view_of(Game.from_code(CODE), seq).model_copy(update={"race": "KXR4M-7M2PQ"})
     return State(state=view)
 
 
@@ -93,9 +94,9 @@ async def test_the_table_follows_the_room_to_the_race_and_its_results() -> None:
     assert table.room is not None and table.room.revision == 3
 
     table.receive(race_state())  # the reveal
-    assert table.phase == "racing" and table.game is not None and table.race_room == "QWERT"
+    assert table.phase == "racing" and table.game is not None and table.race_room == "KXR4M-7M2PQ"
     bob = RoomEntry(player="bob", moves=7, score=493, removed=1)
-    table.receive(RaceUpdate(code="QWERT", event="removed", entry=bob))
+    table.receive(RaceUpdate(code="KXR4M-7M2PQ", event="removed", entry=bob))
     assert table.standings["bob"] == bob and table.race_log[-1] == "bob removed a run (1/4)"
     assert [entry.player for entry in table.ordered()] == ["bob", "ann"]
 
@@ -125,10 +126,10 @@ async def test_the_view_of_the_reveal_keeps_the_racers_updates_that_overtook_it(
     # the server pushes it once every racer has their game: a racer may have moved by then
     connection = ScriptedConnection([RaceRoom(id=1, room=room("countdown", 2, ("ann", "bob")))])
     table = RaceTable(connection)  # type: ignore[arg-type]
-    await table.open(RaceJoin(type="race_join", code="QWERT"))
+    await table.open(RaceJoin(type="race_join", code="KXR4M-7M2PQ"))
     table.receive(race_state())  # the reveal
     ann = RoomEntry(player="ann", moves=1, score=499)
-    table.receive(RaceUpdate(code="QWERT", event="moved", entry=ann))
+    table.receive(RaceUpdate(code="KXR4M-7M2PQ", event="moved", entry=ann))
     table.receive(RaceRoom(event="started", room=room("racing", 2, ("ann", "bob"), deal=CODE)))
     assert table.room is not None and table.room.state == "racing"
     assert table.standings == {"ann": ann, "bob": RoomEntry(player="bob")}
@@ -148,8 +149,12 @@ async def test_the_screen_shows_the_room_then_the_race_then_the_results() -> Non
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         text = str(app.query_one("#room", Static).content)
-        assert "QWERT" in text and "Press s to start" in text and "simon race join QWERT" in text
-        assert "/play?race=QWERT" in text  # the link a browser joins by
+        assert (
+            "KXR4M-7M2PQ" in text
+            and "Press s to start" in text
+            and "simon race join KXR4M-7M2PQ" in text
+        )
+        assert "/play?race=KXR4M-7M2PQ" in text  # the link a browser joins by
         assert not app.query_one("#board-box").display
         await pilot.press(*"3-4", "enter")  # no board yet: nothing is sent
         await pilot.pause()
@@ -245,11 +250,10 @@ def test_two_bots_race_a_fresh_deal_in_a_room_that_allows_bots(
     )  # fmt: skip
     assert owner.stdout is not None
     first = json.loads(owner.stdout.readline())  # at once, before the race
-    assert first["state"] == "open" and len(first["room"]) == 5
+    assert first["state"] == "open" and re.fullmatch(r"[0-9A-Z]{5}-[0-9A-Z]{5}", first["room"])
     assert first["link"] == race_server.replace("ws://", "http://") + f"/play?race={first['room']}"
-    other = simon_process(
-        other_env, "race", "join", first["room"], "--solve", "--pace", "0.01", "--json"
-    )
+    typed = first["room"].lower().replace("-", "")  # as a friend may type it
+    other = simon_process(other_env, "race", "join", typed, "--solve", "--pace", "0.01", "--json")
     try:
         other_out, other_err = other.communicate(timeout=120)
         owner_rest, owner_err = owner.communicate(timeout=120)

@@ -8,11 +8,14 @@ announcement carries all three.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import Counter
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
 
+from server.logs import QUIET_LIBRARIES, quiet_libraries
 from server.play.clock import utc_day
 from server.play.daily import Proof
 from tests.conftest import Backend
@@ -82,3 +85,43 @@ async def test_two_nodes_prove_each_day_once_ahead_of_midnight(
                 assert [deal["suits"] for deal in changed["yesterday"]] == [1, 2, 4]
                 daily = await client.request({"type": "daily"})
                 assert [deal["suits"] for deal in daily["deals"]] == [1, 2, 4]
+
+
+@pytest.fixture
+def library_levels() -> Iterator[None]:
+    """The libraries' log levels put back after the test."""
+    levels = {name: logging.getLogger(name).level for name in QUIET_LIBRARIES}
+    yield
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
+
+
+@pytest.mark.usefixtures("library_levels")
+async def test_no_daily_code_is_logged_before_its_day_ends(
+    backend: Backend, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)  # even at DEBUG, as the server configures it
+    quiet_libraries()
+    clock = fresh_clock()
+    clock.advance(hours=10)  # 22:00: tomorrow's deals are proven too
+    async with serving(server_settings(backend), clock=clock) as server:
+        await server.hub.days.tick()
+        tomorrow = utc_day(clock.now()) + timedelta(days=1)
+        deals = [
+            *await server.hub.daily.deals(server.hub.today()),
+            *await server.hub.daily.deals(tomorrow),
+        ]
+        async with Client.connect(server.url) as client:
+            await client.request({"type": "register", "name": unique_name()})
+            for suits in (1, 2, 4):
+                assert (await client.request({"type": "start", "suits": suits}))["type"] == "state"
+    # all but the websocket library's DEBUG lines, which carry every frame (documented)
+    logged = "\n".join(
+        record.getMessage()
+        for record in caplog.records
+        if not (record.name.startswith("websockets") and record.levelno < logging.INFO)
+    )
+    for deal in deals:
+        assert deal.code not in logged
+        assert deal.code.rsplit("-", 1)[1] not in logged  # nor its deal number's letters
+    assert "candidate 0 proven" in logged  # the proving was logged, by number

@@ -76,8 +76,9 @@ async def test_two_racers_on_two_nodes_race_one_deal(
 
         # the rematch, asked on node B and joined from node A
         again = await room_reply(bob, {"type": "race_rematch", "code": code})
-        assert (await room_event(alice, "rematch", code))["next"] == again["code"]
-        await room_reply(alice, {"type": "race_join", "code": again["code"]})
+        assert "next" not in await room_event(alice, "rematch", code)  # a private room's
+        joined = await room_reply(alice, {"type": "race_rematch", "code": code})
+        assert joined["code"] == again["code"]
         await room_event(bob, "joined", again["code"])
         await room_reply(bob, {"type": "race_start", "code": again["code"]})
         await room_event(alice, "countdown", again["code"])

@@ -8,6 +8,7 @@ from server.bus import BusUnavailable
 from server.engine import IllegalMoveError, InvalidCodeError, InvalidMoveError, Rule
 from server.play.errors import (
     BadName,
+    DayOver,
     DealsNotReady,
     NoDailyDeal,
     Refused,
@@ -28,6 +29,7 @@ from server.store import BadCursor, NameTaken, StaleGame, StoreUnavailable
         (NoDailyDeal("none"), ErrorCode.NO_DAILY),
         (DealsNotReady("soon"), ErrorCode.PROVING),
         (StaleGame("moved on"), ErrorCode.STALE_GAME),
+        (DayOver("midnight"), ErrorCode.DAY_OVER),
         (StoreUnavailable("down"), ErrorCode.UNAVAILABLE),
         (BusUnavailable("down"), ErrorCode.UNAVAILABLE),
     ],

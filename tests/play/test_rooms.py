@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -11,17 +12,26 @@ import pytest
 
 from server.play.errors import Refused
 from server.play.rooms import normal_code, room_code, room_state
-from server.protocol import ErrorCode, RoomEntry
+from server.protocol import ROOM_ALPHABET, ROOM_CODE_SYMBOLS, ErrorCode, RoomEntry
 from server.store import RaceRecord
 
 T0 = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
 
 
-def test_room_codes_are_five_random_letters_read_in_any_case() -> None:
-    codes = {room_code() for _ in range(200)}
-    assert len(codes) == 200 and all(re.fullmatch(r"[A-Z]{5}", code) for code in codes)
-    assert normal_code(" qwErt ") == "QWERT"
-    for bad in ("QWER", "QWERTY", "QW3RT", "ÄBCDE", ""):
+def test_room_codes_are_fifty_random_bits_read_aloud_and_typed_loosely() -> None:
+    codes = {room_code() for _ in range(2000)}
+    assert len(codes) == 2000
+    assert all(re.fullmatch(r"[0-9A-HJKMNP-TV-Z]{5}-[0-9A-HJKMNP-TV-Z]{5}", code) for code in codes)
+    assert len(ROOM_ALPHABET) ** ROOM_CODE_SYMBOLS >= 2**50  # the code space
+    assert set(ROOM_ALPHABET).isdisjoint("ILOU")  # no letter read as another
+    symbols = Counter("".join(codes).replace("-", ""))
+    assert set(symbols) == set(ROOM_ALPHABET)  # every symbol is drawn
+    for typed in (" kxr4m7m2pq ", "KXR4M-7M2PQ", "kxr4m-7m2pq", "KXR4M 7M2PQ"):
+        assert normal_code(typed) == "KXR4M-7M2PQ"
+    assert normal_code("ABCDE-FGHIJ") == normal_code("abcde fgh1j") == "ABCDE-FGH1J"  # I is 1
+    assert normal_code("o0o0o-lLiI1") == "00000-11111"  # O is 0, L and I are 1
+    assert normal_code(" qwErt ") == "QWERT"  # the 5 letters of an earlier version's room
+    for bad in ("KXR4M-7M2P", "KXR4M-7M2PQX", "KXR4U-7M2PQ", "ÄBCDE-FGHJK", "QW3RT", ""):
         with pytest.raises(Refused) as refused:
             normal_code(bad)
         assert refused.value.code is ErrorCode.NO_SUCH_RACE
@@ -42,7 +52,7 @@ def test_the_standings_put_winners_by_time_then_runs_then_fewer_moves() -> None:
 
 def test_a_started_room_counts_down_until_its_reveal() -> None:
     room = RaceRecord(
-        code="QWERT",
+        code="KXR4M-7M2PQ",
         owner_id=1,
         owner_name="ann",
         suits=1,

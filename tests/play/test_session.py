@@ -12,7 +12,7 @@ import pytest
 
 from server.bus import InProcessBus
 from server.engine import Game
-from server.play.clock import ManualClock
+from server.play.clock import ManualClock, day_end
 from server.play.daily import Proof, candidate_codes
 from server.play.games import REPLAY_MEMORY, PlayerGame
 from server.play.hub import Hub
@@ -625,7 +625,8 @@ async def test_an_unfinished_daily_is_closed_when_its_day_ends(hub: Hub) -> None
         assert record is not None and record.finished_at == day_end  # as it stood then
         assert (record.won, record.resigned, record.moves) == (False, False, moves)
         assert store.logs[game_id][-1].action == "closed"
-    assert (await here.one(type="move", move="1-2"))["code"] == ErrorCode.GAME_OVER
+    refused, closed = await here(type="move", move="1-2")  # closed by the day's end
+    assert refused["code"] == ErrorCode.DAY_OVER and closed["state"]["finished"]
     await hub.races.flush()
     clock.advance(seconds=1)
     last = digests(watcher)[-1]  # the race's last word
@@ -682,3 +683,44 @@ def test_every_client_message_type_has_a_handler() -> None:
     types = {get_args(model.model_fields["type"].annotation)[0] for model in get_args(union)}
     # a move goes straight to Session._move, the hot path, without the table
     assert set(_HANDLERS) | {"move"} == types and "move" not in _HANDLERS
+
+
+async def test_an_action_after_midnight_is_refused_day_over_and_closes_the_daily(
+    hub: Hub,
+) -> None:
+    clock = hub.clock
+    assert isinstance(clock, ManualClock)
+    talk = await signed_in(hub, "owl")
+    state = (await talk.one(type="start", suits=2))["state"]
+    move = first_legal(state["code"])
+    await talk.one(type="move", move=move)
+    clock.set(day_end(clock.now().date()))
+    for message in ({"type": "resign"}, {"type": "restart"}, {"type": "move", "move": move}):
+        refused, closed = await talk(**message, id=3)
+        assert refused == {**refused, "type": "error", "id": 3, "code": "day-over"}
+        assert closed["type"] == "state" and closed["state"]["finished"]
+        assert closed["state"]["moves"] == 1 and not closed["state"]["won"]
+    stored = fake_store(hub).games[state["game"]]
+    assert stored.finished_at == clock.now() and not stored.resigned  # closed, not resigned
+    assert [e.action for e in fake_store(hub).logs[state["game"]]] == [move, "closed"]
+
+
+async def test_a_start_refused_too_many_follows_changes_nothing(hub: Hub) -> None:
+    clock = hub.clock
+    assert isinstance(clock, ManualClock)
+    registered = await Talk(hub).one(type="register", name="fan")
+    followers = [Talk(hub) for _ in range(FOLLOWS_PER_ACCOUNT + 1)]
+    for talk in followers:
+        await talk.one(type="auth", token=registered["token"])
+    for talk in followers[:-1]:
+        assert (await talk.one(type="race", suits=1))["type"] == "race"
+    late = followers[-1]
+    practice = (await late.one(type="start", mode="practice", suits=1))["state"]
+    refused = await late.one(type="start", suits=1)
+    assert refused["code"] == "too-many-follows"
+    assert not [g for g in fake_store(hub).games.values() if g.day is not None]  # no attempt
+    assert late.session.game is not None and late.session.game.id == practice["game"]
+    clock.advance(seconds=60)
+    await followers[0].session.close()
+    started = (await late.one(type="start", suits=1))["state"]
+    assert started["elapsed"] == 0.0 and started["seq"] == 0  # its clock starts now

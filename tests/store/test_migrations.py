@@ -27,6 +27,7 @@ TABLES = {
     "race_entries",
     "race_lobbies",
     "reports",
+    "install_secrets",
 }
 HEAD = migrate.head_revision()
 

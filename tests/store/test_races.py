@@ -140,6 +140,11 @@ async def test_a_race_ends_once_with_its_results_and_rematch(
         {other.id: (1, True, 95.5), owner.id: (2, False, 30.0)},
         {owner.id: (1, False, 30.0), other.id: (2, True, 95.5)},
     )
+    with pytest.raises(RaceRefused) as too_many:  # opening a rematch is opening a room
+        await races.rematch(
+            room.code, player=other, now=end, new_code=next_code(), auto_wait=30, most_open=0
+        )
+    assert too_many.value.refusal is Refusal.TOO_MANY
     stranger = await new_player(store)
     with pytest.raises(RaceRefused) as not_racer:
         await races.rematch(room.code, player=stranger, now=end, new_code=next_code(), auto_wait=30)
@@ -154,3 +159,33 @@ async def test_a_race_ends_once_with_its_results_and_rematch(
     assert second.owner_id == other.id and second.previous == room.code
     assert {e.player_id for e in second.entrants} == {owner.id, other.id}
     assert (await races.get(room.code)).next == first.code  # type: ignore[union-attr]
+
+
+async def test_an_owner_opens_at_most_so_many_rooms_even_all_at_once(
+    store: Store, races: RaceStore
+) -> None:
+    owner = await new_player(store)
+    other = RaceStore(store.engine)  # another node's queries, on the same database
+    made = await asyncio.gather(
+        *(
+            (races if n % 2 else other).create(
+                code=next_code(), owner=owner, options=RoomOptions(suits=1), now=T0, most_open=3
+            )
+            for n in range(6)
+        ),
+        return_exceptions=True,
+    )
+    refusals = [m.refusal for m in made if isinstance(m, RaceRefused)]
+    assert refusals == [Refusal.TOO_MANY] * 3, made
+
+
+async def test_expired_rooms_are_deleted_after_a_while(store: Store, races: RaceStore) -> None:
+    owner = await new_player(store)
+    old = await races.create(code=next_code(), owner=owner, options=RoomOptions(suits=1), now=T0)
+    await races.expire(old.code, now=T0)
+    new = await races.create(code=next_code(), owner=owner, options=RoomOptions(suits=1), now=T0)
+    await races.expire(new.code, now=T0 + timedelta(hours=1))
+    assert await races.delete_expired(before=T0 + timedelta(minutes=30)) >= 1
+    assert await races.get(old.code) is None
+    kept = await races.get(new.code)
+    assert kept is not None and kept.state == "expired" and len(kept.entrants) == 1

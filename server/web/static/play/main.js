@@ -551,7 +551,7 @@ function roomChanged(message) {
   renderRoom();
   renderStandings();
   if (view.state === "over" && racing) showResult();
-  if (message.event === "rematch" && view.next) showResult();
+  if (message.event === "rematch") showResult(); // a private room names no rematch: asked for by race_rematch
 }
 
 function renderRoom() {
