@@ -7,25 +7,25 @@ from collections.abc import Iterable, Sequence
 from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
+from textual import events
+from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from server.engine import COLUMNS, RUNS_PER_GAME, Card, Move, rank, suit
-from server.engine.cards import RANK_LETTERS, SUIT_LETTERS
+from server.engine import COLUMNS, RUNS_PER_GAME, Card, Move
+from server.engine.cards import SUIT_LETTERS
 from server.protocol import RaceEntry
 
 from ..table import UNDER_REVIEW, Table, player_label, plural
-
-SUIT_SYMBOLS = "♠♥♦♣"
-#: A four-colour pack that reads on dark and light terminals; the symbol carries the suit too.
-SUIT_STYLES = ("bold", "bold red", "bold dodger_blue2", "bold green3")
-CELL = 5  # characters per column: " T♥ " and a gap
-
-
-def card_label(card: Card, letters: bool = False) -> str:
-    """``T♥``, or ``TH`` with ``letters``: readable with or without colour."""
-    symbols = SUIT_LETTERS if letters else SUIT_SYMBOLS
-    return RANK_LETTERS[rank(card) - 1] + symbols[suit(card)]
+from .cards import (
+    CELL,
+    HEADER,
+    SUIT_SYMBOLS,
+    WIDEST,
+    card_label,
+    render_board,
+)
 
 
 def describe_move(columns: Sequence[Sequence[Card]], move: Move, letters: bool = False) -> str:
@@ -42,26 +42,37 @@ def describe_move(columns: Sequence[Sequence[Card]], move: Move, letters: bool =
     return f"{notation}: {cards} {where}"
 
 
-def movable_run(column: Sequence[Card]) -> int:
-    """How many cards at the end of a column go down one by one in one suit."""
-    count = 1 if column else 0
-    while count < len(column) and column[-count - 1] == column[-count] + 1:
-        count += 1
-    return count
-
-
 def format_clock(seconds: float) -> str:
     minutes, seconds = divmod(int(seconds), 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours}:{minutes:02}:{seconds:02}" if hours else f"{minutes}:{seconds:02}"
 
 
+class BoardBox(VerticalScroll):
+    """Scrolls the board in a short terminal; never takes the focus from the prompt (keys
+    typed after a click on the board still play)."""
+
+    can_focus = False
+
+
 class BoardView(Widget):
-    """The ten columns, their numbers, and the placement help for a chosen column."""
+    """The ten columns, their numbers, and the placement help for a chosen column.
+
+    It fills the width it is given (wider columns, up to a point) and spaces the cards
+    apart when the height allows. A click posts :class:`BoardView.Clicked`: which column,
+    and which card of it (None: its number, or below its cards).
+    """
 
     DEFAULT_CSS = """
-    BoardView { height: auto; width: auto; }
+    BoardView { height: auto; width: 1fr; min-width: 50; }
     """
+
+    class Clicked(Message):
+        def __init__(self, column: int, card: int | None, chain: int) -> None:
+            super().__init__()
+            self.column = column  # 0-based
+            self.card = card  # the card's index in its column, deepest first
+            self.chain = chain  # 2: the second click of a double click
 
     def __init__(self, letters: bool = False, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -80,54 +91,50 @@ class BoardView(Widget):
         self.targets = frozenset(targets)
         self.refresh()
 
+    @property
+    def cell(self) -> int:
+        """Characters per column at the width the board has now."""
+        return max(CELL, min(WIDEST, self.size.width // COLUMNS))
+
+    def _deepest(self) -> int:
+        return max(1, max(len(column) for column in self.columns))
+
+    @property
+    def row_height(self) -> int:
+        """Lines per card: two when the tallest column still fits the space there is."""
+        space = self.parent.size.height if isinstance(self.parent, Widget) else 0
+        return 2 if HEADER + 2 * self._deepest() + 1 <= space else 1
+
     def get_content_width(self, container: object, viewport: object) -> int:
         return CELL * COLUMNS
 
     def get_content_height(self, container: object, viewport: object, width: int) -> int:
-        return 2 + max(1, max(len(column) for column in self.columns))
+        return HEADER + self.row_height * self._deepest()
+
+    def on_resize(self) -> None:
+        self.refresh(layout=True)
 
     def render(self) -> RenderableType:
-        text = Text(no_wrap=True)
-        for index in range(COLUMNS):
-            style = ""
-            if index == self.selected:
-                style = "bold reverse"
-            elif index in self.targets:
-                style = "bold black on green3"
-            text.append(f"{index + 1:^{CELL - 1}}", style)
-            text.append(" ")
-        text.append("\n")
-        for index in range(COLUMNS):
-            mark = "▼" if index in self.targets else " "
-            text.append(f"{mark:^{CELL - 1}} ", "green3")
-        text.append("\n")
-        height = max(1, max(len(column) for column in self.columns))
-        for row in range(height):
-            for index, column in enumerate(self.columns):
-                text.append_text(self._cell(index, column, row))
-                text.append(" ")
-            if row < height - 1:
-                text.append("\n")
-        return text
+        return render_board(
+            self.columns,
+            letters=self.letters,
+            cell=self.cell,
+            row_height=self.row_height,
+            selected=self.selected,
+            selected_count=self.selected_count,
+            targets=self.targets,
+        )
 
-    def _cell(self, index: int, column: Sequence[Card], row: int) -> Text:
-        if not column:
-            return Text(" ·· " if row == 0 else " " * (CELL - 1), "dim")
-        if row >= len(column):
-            return Text(" " * (CELL - 1))
-        card = column[row]
-        run = movable_run(column)
-        style = SUIT_STYLES[suit(card)]
-        in_run = row >= len(column) - run
-        if not in_run:
-            style = style.replace("bold", "").strip() or "default"
-        if index == self.selected:
-            group = self.selected_count or run
-            if row >= len(column) - group:
-                style += " reverse"
-        elif index in self.targets and row == len(column) - 1:
-            style += " underline on grey23"
-        return Text(f" {card_label(card, self.letters)} ", style)
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        column = min(COLUMNS - 1, offset.x // self.cell)
+        card: int | None = None
+        if offset.y >= HEADER:
+            index = (offset.y - HEADER) // self.row_height
+            card = index if index < len(self.columns[column]) else None
+        self.post_message(self.Clicked(column, card, event.chain))
 
 
 class ScoreLine(Static):

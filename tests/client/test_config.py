@@ -72,7 +72,8 @@ def test_every_account_of_a_server_is_kept_and_one_is_current(tmp_path: Path) ->
     config.save()
     again = Config(tmp_path)
     assert again.accounts(server) == [Account("alice", "a-token"), Account("robo", "r-token", True)]
-    assert again.current(server) == "robo" and again.account(server) == again.account(server, "robo")
+    assert again.current(server) == "robo"
+    assert again.account(server) == again.account(server, "robo")
     assert again.account(server, "alice") == Account("alice", "a-token")
     assert again.use(server, "alice").token == "a-token"
     assert again.current(server) == "alice"
