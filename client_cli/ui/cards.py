@@ -79,6 +79,15 @@ def render_board(
     return text
 
 
+def board_lines(columns: Sequence[Sequence[Card]], letters: bool = False) -> list[Text]:
+    """The board as :func:`render_board` draws it with no selection, one line of text
+    each, with no trailing blanks: for printing outside the screen."""
+    lines = render_board(columns, letters=letters, marks=False).split("\n")
+    for line in lines:
+        line.rstrip()
+    return lines
+
+
 def _cell(
     column: Sequence[Card],
     row: int,
