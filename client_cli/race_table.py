@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Literal
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
@@ -29,6 +30,7 @@ from server.protocol import (
     RoomEntry,
     RoomView,
     ServerMessage,
+    State,
 )
 
 from .connection import Connection
@@ -69,12 +71,18 @@ def race_time(seconds: float) -> str:
 class RaceTable(OnlineTable):
     """A race room, and the racer's game in it once revealed."""
 
-    def __init__(self, connection: Connection, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        connection: Connection,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
         super().__init__(connection)
         self.room: RoomView | None = None
         self.standings: dict[str, RoomEntry] = {}
         self.room_left: set[str] = set()  # racers gone from the server mid-race
         self._clock = clock
+        self._wall = wall  # this machine's time of day, for the server's times (+ its offset)
         self._room_seen_at = 0.0  # when the room's view arrived, on ``clock``
 
     # -- the room ---------------------------------------------------------------------
@@ -98,6 +106,20 @@ class RaceTable(OnlineTable):
         if room is None or room.state != "countdown" or room.starts_in is None:
             return None
         return max(0.0, room.starts_in - (self._clock() - self._room_seen_at))
+
+    def auto_start_left(self) -> float | None:
+        """Seconds until a public room's countdown begins by itself, once that is set."""
+        room = self.room
+        if room is None or room.state != "open" or room.auto_start_at is None:
+            return None
+        try:
+            at = datetime.fromisoformat(room.auto_start_at)
+        except ValueError:
+            return None
+        if at.tzinfo is None:
+            at = at.replace(tzinfo=UTC)
+        now = self._wall() + self.connection.clock_offset
+        return max(0.0, at.timestamp() - now)
 
     def ordered(self) -> list[RoomEntry]:
         """The racers in the server's standings order."""
@@ -170,9 +192,18 @@ class RaceTable(OnlineTable):
         if isinstance(message, RaceUpdate):
             self._update(message)
             return
+        revealed = (
+            isinstance(message, State)
+            and self.view is None
+            and self.room is not None
+            and message.state.race == self.room.code
+        )
         super().receive(message)
+        if revealed:  # the countdown's notice is over: the game is on
+            self._tell(Notice("info", "Go! The deal is revealed: your move."))
 
     def _take_room(self, room: RoomView, event: str | None) -> None:
+        before = {entry.player for entry in self.room.racers} if self.room else set()
         known = self.room
         if known is not None and known.code == room.code and room.revision < known.revision:
             return  # an older view, overtaken on the way
@@ -201,7 +232,18 @@ class RaceTable(OnlineTable):
             notice = Notice("info", "A rematch is open: press m to join it.")
         elif event == "countdown":
             notice = Notice("status", "The countdown has begun.")
+        elif event == "joined" and room.state == "open":
+            notice = Notice("info", self._joined_line(room, before))
         self._tell(notice)
+
+    def _joined_line(self, room: RoomView, before: set[str]) -> str:
+        """Who came, and what the room waits for now (it replaces an older refusal such as
+        "a race needs at least 2 racers")."""
+        came = [player_label(e.player, e.bot) for e in room.racers if e.player not in before]
+        line = f"{', '.join(came) or 'A racer'} joined: {len(room.racers)} in the room."
+        if self.owner and not room.public:
+            line += " Press s to start the race."
+        return line
 
     def _room_line(self, room: RoomView, event: str | None) -> str | None:
         return {
@@ -255,3 +297,14 @@ class RaceTable(OnlineTable):
         if mine is not None and mine.place is not None and mine.place > 1:
             head += f"; you placed {ordinal(mine.place)} of {len(ordered)}"
         return head + ". m rematch · q quit"
+
+    def opening_line(self) -> Notice:
+        """What the screen says first: the room's state, or the results of a race over."""
+        room = self.room
+        if room is not None and room.state == "over":
+            return Notice("info", self.results_line())
+        if room is not None and room.state == "expired":
+            return Notice("info", "This room closed before anyone started it. q quits.")
+        if self.phase == "racing":
+            return Notice("info", "Back in the race: your move.")
+        return Notice("info", "Waiting in the room. ? shows the rules and keys.")
