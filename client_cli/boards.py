@@ -162,10 +162,10 @@ def _no_rows(day: date, suits: int, board: str, today: date) -> str:
     who = "no bot" if board == "bots" else "nobody"
     if day == today:
         return (
-            f"No results yet: {who} has finished today's {plural(suits, 'suit')} deal "
+            f"No results yet: {who} has finished today's {suits}-suit deal "
             f"(simon play --daily --suits {suits})."
         )
-    return f"No results: {who} finished the {plural(suits, 'suit')} deal of {day}."
+    return f"No results: {who} finished the {suits}-suit deal of {day}."
 
 
 def _held_line(game: HistoryGame) -> str:

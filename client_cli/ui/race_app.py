@@ -46,7 +46,7 @@ def room_text(table: RaceTable) -> RenderableType:
     )
     if room.state == "over":
         text.append("This race is over.\n\n", "bold")
-        return Group(text, standings_grid(table))
+        return Group(text, standings_grid(table, expand=False))
     text.append(f"Racers ({len(room.racers)})\n", "bold")
     for entry in room.racers:
         style = "bold cyan" if entry.player == table.player else ""
@@ -67,12 +67,14 @@ def room_text(table: RaceTable) -> RenderableType:
             text.append(" (at once at 3 racers).")
         else:
             text.append("It counts down by itself at 3 racers, or 30 s after the second came.")
+    elif room.state == "open" and table.owner and len(room.racers) > 1:
+        text.append("Press s to start the countdown.", "bold")
     elif room.state == "open" and table.owner:
         text.append("Press s to start the countdown once someone has joined.", "bold")
     elif room.state == "open":
         text.append(f"Waiting for {room.owner} to start the race.")
     text.append("\n\n")
-    if room.state == "expired":
+    if room.state != "open":  # nobody joins once the countdown has begun
         return text
     text.append("Others join with ", "dim")
     text.append(f"simon race join {room.code}", "bold")
@@ -83,14 +85,14 @@ def room_text(table: RaceTable) -> RenderableType:
     return text
 
 
-def standings_grid(table: RaceTable) -> RichTable:
+def standings_grid(table: RaceTable, expand: bool = True) -> RichTable:
     """The room's racers in standings order: place, runs, moves and how each stands."""
     room = table.room
     grid = RichTable(
         title=f"Race {room.code}" if room else "Race",
         title_justify="left",
         title_style="bold",
-        expand=True,
+        expand=expand,
         box=None,
         padding=(0, 0, 0, 1),
         pad_edge=False,
@@ -215,11 +217,14 @@ class RaceApp(SimonApp):
             return
         try:
             if key == "s":
-                if table.phase != "room" or table.room is None or table.room.state != "open":
+                if table.phase == "over":
+                    self.notify_line(Notice("info", "The race is over: m asks for a rematch."))
+                elif table.phase != "room" or table.room is None or table.room.state != "open":
                     self.notify_line(Notice("info", "The race is under way: s starts nothing now."))
                 elif not table.owner:
                     self.notify_line(Notice("info", "Only the room's owner starts the race."))
                 else:
+                    self.notify_line(Notice("status", "Starting: the server deals a fresh deal…"))
                     await table.start_race()
             elif table.phase != "over":
                 self.notify_line(Notice("info", "A rematch comes once the race is over."))

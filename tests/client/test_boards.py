@@ -98,13 +98,13 @@ async def test_an_empty_leaderboard_says_why_and_a_held_result_is_told_to_its_pl
 
             status, out, _ = await simon("leaderboard", "--suits", "1")
             assert status == 0
-            assert "No results yet: nobody has finished today's 1 suit deal" in out
+            assert "No results yet: nobody has finished today's 1-suit deal" in out
             assert "simon play --daily --suits 1" in out
             later = (day + timedelta(days=1)).isoformat()
             status, out, err = await simon("leaderboard", "--day", later)
             assert status == 1 and out == "" and "has not begun" in err and later in err
             status, out, _ = await simon("leaderboard", "--day", "2000-01-01", "--suits", "2")
-            assert "No results: nobody finished the 2 suits deal of 2000-01-01." in out
+            assert "No results: nobody finished the 2-suit deal of 2000-01-01." in out
 
             state = (await human.request({"type": "start", "suits": 1}))["state"]
             for move in proofs[state["code"]]:  # the solver's line at machine speed: held

@@ -238,7 +238,7 @@ async def test_joining_a_race_that_is_over_shows_its_results_and_keys_act() -> N
         assert prompt.placeholder.startswith("m rematch")
         await pilot.press("s")
         await pilot.pause()
-        assert prompt.value == "" and "s starts nothing" in screen_text(app, "#notice")
+        assert prompt.value == "" and "m asks for a rematch" in screen_text(app, "#notice")
         assert len(connection.requests) == 1  # nothing asked of the server
 
 
