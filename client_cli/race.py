@@ -369,7 +369,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     _bot_arguments(new)
     _screen_arguments(new)
     join = commands.add_parser("join", help="join a room by its code")
-    join.add_argument("code", metavar="CODE", help="the room's 5 letters")
+    join.add_argument("code", metavar="CODE", help="the room's code, as its owner shared it")
     join.set_defaults(suits=None)
     _bot_arguments(join)
     _screen_arguments(join)

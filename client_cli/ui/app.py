@@ -50,6 +50,7 @@ Score: 500 to start, -1 a move, +100 a run removed.
   [b]3 7[/b] or [b]3-7[/b]     move from column 3 to column 7
   [b]3-7x2[/b]          move the last 2 cards of column 3
   [b]3[/b] then Enter   the best move for column 3 (a double click)
+  [b]mouse[/b]          click a card, then a column; double-click: best move
 While you type a column number, the columns it may go to turn green.
 
 [b]Rules[/b]
