@@ -464,3 +464,11 @@ async def test_a_race_on_the_screen_against_a_real_server(backend: Any) -> None:
                 assert table.room.code in str(app.query_one("#room", Static).content)
         finally:
             await connection.close()
+
+
+def test_bot_modes_standings_count_moves_in_words() -> None:
+    from client_cli.race import _standings_text
+
+    line = {"place": 1, "player": "robo", "bot": True, "won": False, "resigned": True}
+    result = {"room": "QWERT", "state": "over", "standings": [{**line, "moves": 1}]}
+    assert _standings_text(result).endswith("1st  BOT robo  resigned, 1 move")
