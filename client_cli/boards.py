@@ -187,16 +187,23 @@ async def _held_result(
     return held.get(suits)
 
 
-async def held_results(connection: Connection, day: date) -> dict[int, HistoryGame]:
-    """The signed-in player's daily results of ``day`` held for review, by suit count."""
+async def daily_results(connection: Connection, day: date) -> dict[int, HistoryGame]:
+    """The signed-in player's finished daily games of ``day``, by suit count."""
     history = await connection.request(
         HistoryRequest(type="history", limit=HISTORY_LOOKUP), History
     )
-    return {
-        game.suits: game
-        for game in history.games
-        if game.mode == "daily" and game.review and game.day == day
-    }
+    return {game.suits: game for game in history.games if game.mode == "daily" and game.day == day}
+
+
+async def held_results(connection: Connection, day: date) -> dict[int, HistoryGame]:
+    """The signed-in player's daily results of ``day`` held for review, by suit count."""
+    results = await daily_results(connection, day)
+    return {suits: game for suits, game in results.items() if game.review}
+
+
+def result_text(game: HistoryGame) -> str:
+    """A finished daily in a few words: ``score 812, rank 3`` or ``..., under review``."""
+    return f"score {game.score}" + (f", {_standing(game)}" if _standing(game) else "")
 
 
 def _board_title(board: str) -> str:

@@ -13,7 +13,11 @@ from rich.console import Console
 
 from client_cli.boards import history_table
 from client_cli.config import Account, Config
+from client_cli.connection import Connection
+from client_cli.errors import ServerError
 from client_cli.main import main
+from client_cli.play import _played
+from client_cli.table import OnlineTable
 from server.engine import GameCode
 from server.play.daily import Proof, SolverProver
 from server.protocol import HistoryGame
@@ -121,3 +125,14 @@ async def test_an_empty_leaderboard_says_why_and_a_held_result_is_told_to_its_pl
         assert "played, under review" in out
         status, out, _ = await simon("leaderboard", "--suits", "1", "--board", "bots")
         assert "under review" not in out and "no bot has finished" in out
+
+        # the play screen cannot start it again: it says so, with the result it got
+        kept = config.account(server.url)
+        assert kept is not None
+        async with Connection(server.url, token=kept.token) as again:
+            table = OnlineTable(again)
+            with pytest.raises(ServerError) as refused:
+                await table.start("daily", 1)
+            said = await _played(again, refused.value, 1)
+        assert said.startswith("you have played today's 1-suit deal")
+        assert said.endswith(f"; your result: score {finished['score']}, under review")
