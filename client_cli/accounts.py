@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import getpass
 import sys
+from collections.abc import Callable
 
 from server.protocol import Register, Registered
 
@@ -159,9 +160,28 @@ def _token(args: argparse.Namespace) -> int:
     return 0
 
 
+def _command(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    handler: Callable[[argparse.Namespace], int],
+    *,
+    help: str,
+    description: str | None = None,
+) -> argparse.ArgumentParser:
+    """A command with ``--server``, ``--as`` and ``--json``."""
+    parser = subparsers.add_parser(name, help=help, description=description)
+    add_server_argument(parser)
+    add_json_argument(parser)
+    parser.set_defaults(handler=handler)
+    return parser
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "register", help="create an account on the server (kept with the others; now current)"
+    parser = _command(
+        subparsers,
+        "register",
+        lambda args: asyncio.run(_register(args)),
+        help="create an account on the server (kept with the others; now current)",
     )
     parser.add_argument("name", help="the name the others will see")
     parser.add_argument(
@@ -169,42 +189,32 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="a bot account, for good: it plays the daily deals on the bots' leaderboard",
     )
-    add_server_argument(parser)
-    add_json_argument(parser)
-    parser.set_defaults(handler=lambda args: asyncio.run(_register(args)))
-
-    parser = subparsers.add_parser("whoami", help="the account this machine plays as")
-    add_server_argument(parser)
-    add_json_argument(parser)
-    parser.set_defaults(handler=lambda args: asyncio.run(_whoami(args)))
-
-    parser = subparsers.add_parser(
-        "accounts", help="the accounts kept for the server (* marks the current one)"
+    _command(
+        subparsers,
+        "whoami",
+        lambda args: asyncio.run(_whoami(args)),
+        help="the account this machine plays as",
     )
-    add_server_argument(parser)
-    add_json_argument(parser)
-    parser.set_defaults(handler=_accounts)
-
-    parser = subparsers.add_parser("use", help="make a kept account the current one")
+    _command(
+        subparsers,
+        "accounts",
+        _accounts,
+        help="the accounts kept for the server (* marks the current one)",
+    )
+    parser = _command(subparsers, "use", _use, help="make a kept account the current one")
     parser.add_argument("name", help="an account `simon accounts` lists")
-    add_server_argument(parser)
-    add_json_argument(parser)
-    parser.set_defaults(handler=_use)
-
-    parser = subparsers.add_parser(
+    _command(
+        subparsers,
         "login",
+        lambda args: asyncio.run(_login(args)),
         help="keep an account from another machine: reads its token from stdin or a prompt",
         description="Reads the token (printed by `simon token` on the machine that has the "
         "account) from standard input, or asks for it without echoing it, checks it with "
         "the server, keeps the account and makes it current.",
     )
-    add_server_argument(parser)
-    add_json_argument(parser)
-    parser.set_defaults(handler=lambda args: asyncio.run(_login(args)))
-
-    parser = subparsers.add_parser(
-        "token", help="print the account's secret token, for `simon login` on another machine"
+    _command(
+        subparsers,
+        "token",
+        _token,
+        help="print the account's secret token, for `simon login` on another machine",
     )
-    add_server_argument(parser)
-    add_json_argument(parser)
-    parser.set_defaults(handler=_token)

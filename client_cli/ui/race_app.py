@@ -22,7 +22,7 @@ from ..race_table import RaceTable, browser_link, ordinal, race_time
 from ..table import Notice, player_label, plural
 from .app import SimonApp
 from .commands import Command
-from .widgets import BoardBox, BoardView, ScoreLine
+from .widgets import BoardBox, BoardView, ScoreLine, panel_grid
 
 #: The prompt's hint in the room, before the reveal; in the race; once it is over.
 ROOM_PLACEHOLDER = "s start (the owner) · q leave · ? help"
@@ -88,16 +88,7 @@ def room_text(table: RaceTable) -> RenderableType:
 def standings_grid(table: RaceTable, expand: bool = True) -> RichTable:
     """The room's racers in standings order: place, runs, moves and how each stands."""
     room = table.room
-    grid = RichTable(
-        title=f"Race {room.code}" if room else "Race",
-        title_justify="left",
-        title_style="bold",
-        expand=expand,
-        box=None,
-        padding=(0, 0, 0, 1),
-        pad_edge=False,
-        show_edge=False,
-    )
+    grid = panel_grid(f"Race {room.code}" if room else "Race", expand)
     grid.add_column("#", justify="right")
     grid.add_column("Player", overflow="ellipsis", no_wrap=True, ratio=1, min_width=4)
     grid.add_column("Runs", justify="right")

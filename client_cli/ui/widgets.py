@@ -203,6 +203,20 @@ def race_status(entry: RaceEntry, left: bool, narrow: bool = False) -> Text:
     return Text(short if narrow else full, style)
 
 
+def panel_grid(title: str, expand: bool = True) -> RichTable:
+    """A borderless table under a bold title, as the race panels show their racers."""
+    return RichTable(
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        expand=expand,
+        box=None,
+        padding=(0, 0, 0, 1),
+        pad_edge=False,
+        show_edge=False,
+    )
+
+
 class RacePanel(Static):
     """The others on the same deal: their moves, score, runs, how they stand; the latest events."""
 
@@ -216,16 +230,9 @@ class RacePanel(Static):
         self.table = table
         narrow = 0 < self.size.width < NARROW
         shown = len(table.race)
-        grid = RichTable(
-            # the server sends the leaders and the rows around you: say how many race
-            title=f"Race: {shown} of {table.race_total}" if table.race_total > shown else "Race",
-            title_justify="left",
-            title_style="bold",
-            expand=True,
-            box=None,
-            padding=(0, 0, 0, 1),
-            pad_edge=False,
-            show_edge=False,
+        # the server sends the leaders and the rows around you: say how many race
+        grid = panel_grid(
+            f"Race: {shown} of {table.race_total}" if table.race_total > shown else "Race"
         )
         grid.add_column("Player", overflow="ellipsis", no_wrap=True, ratio=1, min_width=4)
         if not narrow:
