@@ -48,20 +48,15 @@ def render_board(
     selected_count: int | None = None,
     targets: Iterable[int] = (),
     marks: bool = True,
+    footer: bool = False,
 ) -> Text:
     """The ten columns under their numbers, ``cell`` characters each, a card every
-    ``row_height`` lines; the chosen group in reverse, its legal targets green and ``▼``."""
+    ``row_height`` lines; the chosen group in reverse, its legal targets green and ``▼``.
+    ``footer``: the numbers again under the cards (a board taller than the screen)."""
     targets = frozenset(targets)
     width = cell - 1
     text = Text(no_wrap=True)
-    for index in range(COLUMNS):
-        style = ""
-        if index == selected:
-            style = "bold reverse"
-        elif index in targets:
-            style = "bold black on green3"
-        text.append(f"{index + 1:^{width}}", style)
-        text.append(" ")
+    _numbers(text, width, selected, targets)
     if marks:
         text.append("\n")
         for index in range(COLUMNS):
@@ -76,16 +71,30 @@ def render_board(
                 _cell(column, row, width, letters, index == selected, chosen, index in targets)
             )
             text.append(" ")
+    if footer:
+        text.append("\n")
+        _numbers(text, width, selected, targets)
     return text
 
 
 def board_lines(columns: Sequence[Sequence[Card]], letters: bool = False) -> list[Text]:
     """The board as :func:`render_board` draws it with no selection, one line of text
     each, with no trailing blanks: for printing outside the screen."""
-    lines = render_board(columns, letters=letters, marks=False).split("\n")
+    lines = list(render_board(columns, letters=letters, marks=False).split("\n"))
     for line in lines:
         line.rstrip()
     return lines
+
+
+def _numbers(text: Text, width: int, selected: int | None, targets: frozenset[int]) -> None:
+    for index in range(COLUMNS):
+        style = ""
+        if index == selected:
+            style = "bold reverse"
+        elif index in targets:
+            style = "bold black on green3"
+        text.append(f"{index + 1:^{width}}", style)
+        text.append(" ")
 
 
 def _cell(

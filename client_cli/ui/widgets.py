@@ -85,6 +85,11 @@ class BoardView(Widget):
     def show(self, columns: Iterable[Sequence[Card]]) -> None:
         self.columns = tuple(tuple(column) for column in columns)
         self.refresh(layout=True)
+        self._keep_ends_in_sight()
+
+    def _keep_ends_in_sight(self) -> None:
+        if self.overflows and isinstance(self.parent, Widget):
+            self.parent.call_after_refresh(self.parent.scroll_end, animate=False)
 
     def select(self, column: int | None, count: int | None, targets: Iterable[int]) -> None:
         self.selected, self.selected_count = column, count
@@ -99,20 +104,30 @@ class BoardView(Widget):
     def _deepest(self) -> int:
         return max(1, max(len(column) for column in self.columns))
 
+    def _space(self) -> int:
+        """Lines the board's box shows at once."""
+        return self.parent.size.height if isinstance(self.parent, Widget) else 0
+
     @property
     def row_height(self) -> int:
         """Lines per card: two when the tallest column still fits the space there is."""
-        space = self.parent.size.height if isinstance(self.parent, Widget) else 0
-        return 2 if HEADER + 2 * self._deepest() + 1 <= space else 1
+        return 2 if HEADER + 2 * self._deepest() + 1 <= self._space() else 1
+
+    @property
+    def overflows(self) -> bool:
+        """Taller than its box: the numbers go under the cards too, and the box scrolls to
+        the ends of the columns, where the play is."""
+        return 0 < self._space() < HEADER + self._deepest()
 
     def get_content_width(self, container: object, viewport: object) -> int:
         return CELL * COLUMNS
 
     def get_content_height(self, container: object, viewport: object, width: int) -> int:
-        return HEADER + self.row_height * self._deepest()
+        return HEADER + self.row_height * self._deepest() + self.overflows
 
     def on_resize(self) -> None:
         self.refresh(layout=True)
+        self._keep_ends_in_sight()
 
     def render(self) -> RenderableType:
         return render_board(
@@ -123,6 +138,7 @@ class BoardView(Widget):
             selected=self.selected,
             selected_count=self.selected_count,
             targets=self.targets,
+            footer=self.overflows,
         )
 
     def on_click(self, event: events.Click) -> None:

@@ -625,3 +625,23 @@ async def test_the_board_scales_to_the_terminal(
         assert board.region.right <= size[0]  # all ten columns on the screen
         rows = [line for line in board.render().plain.splitlines() if line.strip()]  # type: ignore[union-attr]
         assert len(rows) == 1 + 8  # numbers and the eight cards of the deepest column
+
+
+async def test_a_board_taller_than_the_terminal_shows_the_ends_of_its_columns() -> None:
+    tall = "KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S KS QS JS TS 9S 8S 7S 6S\nAS AS 5S 4S 3S 2S\n"
+
+    async def open_table(suits: int | None) -> Table:
+        return LocalTable(Game.from_board(tall, 1))
+
+    app = SimonApp(open_table, letters=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        board, box = app.query_one(BoardView), app.query_one("#board-box", VerticalScroll)
+        assert board.overflows and box.max_scroll_y > 0
+        assert box.scroll_y == box.max_scroll_y  # the ends of the columns, where one plays
+        lines = board.render().plain.splitlines()  # type: ignore[union-attr]
+        assert lines[-1].split() == lines[0].split() == [str(n) for n in range(1, 11)]
+        assert lines[-2].split()[0] == "6S"
+        await pilot.press(*"1-3", "enter")  # and it plays as ever
+        await pilot.pause()
+        assert game(app).moves == 1
