@@ -192,15 +192,23 @@ class RaceTable(OnlineTable):
         if isinstance(message, RaceUpdate):
             self._update(message)
             return
-        revealed = (
+        first_state = (
             isinstance(message, State)
             and self.view is None
             and self.room is not None
             and message.state.race == self.room.code
         )
         super().receive(message)
-        if revealed:  # the countdown's notice is over: the game is on
-            self._tell(Notice("info", "Go! The deal is revealed: your move."))
+        if first_state:  # the countdown's notice (or the room's) is over: the game is on
+            self._tell(self._game_line())
+
+    def _game_line(self) -> Notice:
+        """What to say when the racer's game arrives: at the reveal, or on coming back."""
+        if self.room is not None and self.room.state == "countdown":
+            return Notice("info", "Go! The deal is revealed: your move.")
+        if self.finished:
+            return Notice("info", "Your game in this race is over: the results come when it ends.")
+        return Notice("info", "Back in the race: your move.")
 
     def _take_room(self, room: RoomView, event: str | None) -> None:
         before = {entry.player for entry in self.room.racers} if self.room else set()
@@ -306,5 +314,5 @@ class RaceTable(OnlineTable):
         if room is not None and room.state == "expired":
             return Notice("info", "This room closed before anyone started it. q quits.")
         if self.phase == "racing":
-            return Notice("info", "Back in the race: your move.")
+            return self._game_line()
         return Notice("info", "Waiting in the room. ? shows the rules and keys.")

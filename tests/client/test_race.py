@@ -472,3 +472,20 @@ def test_bot_modes_standings_count_moves_in_words() -> None:
     line = {"place": 1, "player": "robo", "bot": True, "won": False, "resigned": True}
     result = {"room": "QWERT", "state": "over", "standings": [{**line, "moves": 1}]}
     assert _standings_text(result).endswith("1st  BOT robo  resigned, 1 move")
+
+
+@pytest.mark.parametrize(
+    ("finished", "said"),
+    [(False, "Back in the race: your move."), (True, "Your game in this race is over")],
+)
+async def test_coming_back_to_a_race_under_way_is_no_reveal(finished: bool, said: str) -> None:
+    connection = ScriptedConnection([RaceRoom(id=1, room=room("racing", 4, ("ann", "bob")))])
+    table = RaceTable(connection)  # type: ignore[arg-type]
+    notices: list[Any] = []
+    table.listener = notices.append
+    await table.open(RaceJoin(type="race_join", code="QWERT"))
+    view = race_state().state.model_copy(update={"finished": finished})
+    table.receive(State(state=view))
+    assert table.phase == "racing"
+    assert notices[-1].text.startswith(said) and "Go!" not in notices[-1].text
+    assert table.opening_line().text.startswith(said)
