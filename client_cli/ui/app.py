@@ -6,6 +6,7 @@ whether the engine at the other end is local or the server's.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -15,6 +16,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
@@ -226,7 +228,8 @@ class SimonApp(App[int]):
 
     def _tick(self) -> None:
         if self.table is not None:
-            self.query_one(ScoreLine).update_from(self.table, self.letters)
+            with contextlib.suppress(NoMatches):  # a tick while the screen closes
+                self.query_one(ScoreLine).update_from(self.table, self.letters)
 
     def _update_selection(self) -> None:
         board = self.query_one(BoardView)

@@ -10,11 +10,14 @@ quits.
 
 from __future__ import annotations
 
+import contextlib
+
 from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.widgets import Input, Static
 
 from ..errors import ClientError
@@ -194,7 +197,8 @@ class RaceApp(SimonApp):
         if table is None:
             return
         if table.phase == "room" or table.game is None:
-            self.query_one("#room", Static).update(room_text(table))
+            with contextlib.suppress(NoMatches):  # a tick while the screen closes
+                self.query_one("#room", Static).update(room_text(table))
         else:
             super()._tick()
 
