@@ -18,6 +18,7 @@ from typing import Literal
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from server.protocol import (
+    ErrorCode,
     RaceJoin,
     RaceLeave,
     RaceNew,
@@ -34,7 +35,7 @@ from server.protocol import (
 )
 
 from .connection import Connection
-from .errors import ClientError
+from .errors import ClientError, ServerError
 from .table import Notice, OnlineTable, player_label
 
 
@@ -81,6 +82,7 @@ class RaceTable(OnlineTable):
         self.room: RoomView | None = None
         self.standings: dict[str, RoomEntry] = {}
         self.room_left: set[str] = set()  # racers gone from the server mid-race
+        self.watching = False  # not a racer: the room started before the player came
         self._clock = clock
         self._wall = wall  # this machine's time of day, for the server's times (+ its offset)
         self._room_seen_at = 0.0  # when the room's view arrived, on ``clock``
@@ -126,8 +128,16 @@ class RaceTable(OnlineTable):
         return sorted(self.standings.values(), key=RoomEntry.standing)
 
     async def open(self, opening: Opening) -> RoomView:
-        """Open, join or quick-join a room (raises ClientError when refused)."""
-        reply = await self.connection.request(opening, RaceRoom)
+        """Open, join or quick-join a room (raises ClientError when refused). A room that
+        started before the player came is watched instead: its race, or its results."""
+        try:
+            reply = await self.connection.request(opening, RaceRoom)
+        except ServerError as error:
+            if not isinstance(opening, RaceJoin) or error.code != ErrorCode.RACE_STARTED:
+                raise
+            watch = RaceWatch(type="race_watch", code=opening.code)
+            reply = await self.connection.request(watch, RaceRoom)
+            self.watching = True
         self._take_room(reply.room, None)
         return reply.room
 
@@ -313,6 +323,8 @@ class RaceTable(OnlineTable):
             return Notice("info", self.results_line())
         if room is not None and room.state == "expired":
             return Notice("info", "This room closed before anyone started it. q quits.")
+        if self.watching:
+            return Notice("info", "That race started before you came: you are watching it.")
         if self.phase == "racing":
             return self._game_line()
         return Notice("info", "Waiting in the room. ? shows the rules and keys.")

@@ -31,6 +31,7 @@ from .widgets import BoardBox, BoardView, ScoreLine, panel_grid
 ROOM_PLACEHOLDER = "s start (the owner) · q leave · ? help"
 RACE_PLACEHOLDER = "3-7 move · 3 best move · u undo · x resign · q quit (you stay in the race)"
 OVER_PLACEHOLDER = "m rematch · q quit · ? help"
+WATCH_PLACEHOLDER = "q quit · ? help"
 PLACEHOLDERS = {"room": ROOM_PLACEHOLDER, "racing": RACE_PLACEHOLDER, "over": OVER_PLACEHOLDER}
 
 
@@ -49,6 +50,9 @@ def room_text(table: RaceTable) -> RenderableType:
     )
     if room.state == "over":
         text.append("This race is over.\n\n", "bold")
+        return Group(text, standings_grid(table, expand=False))
+    if room.state == "racing":  # watched: the player is not in it
+        text.append("This race is under way: the results come when it ends.\n\n", "bold")
         return Group(text, standings_grid(table, expand=False))
     text.append(f"Racers ({len(room.racers)})\n", "bold")
     for entry in room.racers:
@@ -180,7 +184,10 @@ class RaceApp(SimonApp):
         self.query_one("#room").display = not playing
         self.query_one("#board-box").display = playing
         self.query_one("#race").display = playing
-        self.query_one("#prompt", Input).placeholder = PLACEHOLDERS[phase]
+        placeholder = PLACEHOLDERS[phase]
+        if table.watching and phase == "room":
+            placeholder = WATCH_PLACEHOLDER
+        self.query_one("#prompt", Input).placeholder = placeholder
         if playing:
             super().table_changed(None)
             self.query_one(StandingsPanel).update_from(table)
@@ -235,6 +242,9 @@ class RaceApp(SimonApp):
         if command.kind == "quit" and table is not None:
             await table.leave()
         elif table is not None and table.game is None and command.kind not in ("quit", "help"):
-            self.notify_line(Notice("info", "The race has not started: the board comes then."))
+            if table.watching or table.phase == "over":
+                self.notify_line(Notice("info", "You have no game in this race."))
+            else:
+                self.notify_line(Notice("info", "The race has not started: the board comes then."))
             return
         await super().run_command(command)

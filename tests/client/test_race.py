@@ -37,6 +37,7 @@ from server.protocol import (
     RaceRoom,
     RaceStart,
     RaceUpdate,
+    RaceWatch,
     RoomEntry,
     RoomView,
     State,
@@ -489,3 +490,26 @@ async def test_coming_back_to_a_race_under_way_is_no_reveal(finished: bool, said
     assert table.phase == "racing"
     assert notices[-1].text.startswith(said) and "Go!" not in notices[-1].text
     assert table.opening_line().text.startswith(said)
+
+
+@pytest.mark.parametrize("state", ["racing", "over"])
+async def test_joining_a_race_that_started_without_you_watches_it(state: str) -> None:
+    late = ServerError(Error(code=ErrorCode.RACE_STARTED, message="that race has started"))
+    bob = RoomEntry(player="bob", moves=9, removed=1, place=1 if state == "over" else None)
+    seen = room(state, 6, deal=CODE).model_copy(update={"owner": "bob", "racers": [bob]})
+    connection = ScriptedConnection([late, RaceRoom(id=2, room=seen)])
+    app = RaceApp(racing_table(connection))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(connection.requests[-1], RaceWatch)
+        text = screen_text(app, "#room")
+        assert re.search(r"1(st)?\s+bob\s+1/4\s+9", text)
+        said = screen_text(app, "#notice")
+        if state == "racing":
+            assert "under way" in text and said.endswith("you are watching it.")
+            assert app.query_one("#prompt", Input).placeholder == "q quit · ? help"
+        else:
+            assert "This race is over" in text and said.startswith("Race over")
+        await pilot.press(*"3-4", "enter")
+        await pilot.pause()
+        assert screen_text(app, "#notice") == "You have no game in this race."
