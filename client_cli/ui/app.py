@@ -25,7 +25,7 @@ from server.engine import Card, IllegalMoveError, InvalidMoveError, Move, SuitCo
 from ..errors import ClientError
 from ..table import Notice, Table, won_text
 from .after_panel import AfterPanel, copy_text
-from .cards import card_label, movable_run
+from .cards import card_label, group_label, movable_run
 from .commands import (
     CONFIRM,
     KEYS,
@@ -305,10 +305,7 @@ class SimonApp(App[int]):
             picked = len(column) - event.card
         self.held = (event.column, picked)
         self._update_selection()
-        group = column[-(picked or run) :]
-        cards = " ".join(card_label(card, self.letters) for card in group[:2])
-        if len(group) > 2:
-            cards = f"{card_label(group[0], self.letters)}…{card_label(group[-1], self.letters)}"
+        cards = group_label(column[-(picked or run) :], self.letters)
         self.notify_line(
             Notice("info", f"{cards}: click a column to put it there, twice for its best move.")
         )

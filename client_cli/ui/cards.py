@@ -30,6 +30,12 @@ def card_label(card: Card, letters: bool = False) -> str:
     return RANK_LETTERS[rank(card) - 1] + symbols[suit(card)]
 
 
+def group_label(cards: Sequence[Card], letters: bool = False) -> str:
+    """A group of cards: ``3♥ 2♥``, or its first and last when longer: ``6♥…2♥``."""
+    labels = [card_label(card, letters) for card in cards]
+    return " ".join(labels) if len(labels) <= 2 else f"{labels[0]}…{labels[-1]}"
+
+
 def movable_run(column: Sequence[Card]) -> int:
     """How many cards at the end of a column go down one by one in one suit."""
     count = 1 if column else 0

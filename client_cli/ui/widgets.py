@@ -24,6 +24,7 @@ from .cards import (
     SUIT_SYMBOLS,
     WIDEST,
     card_label,
+    group_label,
     render_board,
 )
 
@@ -34,8 +35,7 @@ def describe_move(columns: Sequence[Sequence[Card]], move: Move, letters: bool =
     ``9-4x2: 3♥ 2♥ onto 4♥``; a longer group reads ``6♥…2♥``.
     """
     count = move.count or 1
-    group = [card_label(card, letters) for card in columns[move.source][-count:]]
-    cards = " ".join(group) if len(group) <= 2 else f"{group[0]}…{group[-1]}"
+    cards = group_label(columns[move.source][-count:], letters)
     target = columns[move.target]
     where = f"onto {card_label(target[-1], letters)}" if target else "into the empty column"
     notation = move.text() if count > 1 else Move(move.source, move.target).text()
