@@ -81,15 +81,21 @@ def _frame_id(frame: str | bytes) -> int | str | None:
     return key if isinstance(key, int | str) and not isinstance(key, bool) else None
 
 
-def _clock_offset(server_time: str) -> float:
-    """How far the server's clock is ahead of this machine's, from a time it sent."""
+def timestamp(text: str) -> float | None:
+    """A time the server sent (ISO 8601, UTC unless it says) as a POSIX timestamp."""
     try:
-        moment = datetime.fromisoformat(server_time)
+        moment = datetime.fromisoformat(text)
     except ValueError:
-        return 0.0
+        return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp() - time.time()
+    return moment.timestamp()
+
+
+def _clock_offset(server_time: str) -> float:
+    """How far the server's clock is ahead of this machine's, from a time it sent."""
+    moment = timestamp(server_time)
+    return 0.0 if moment is None else moment - time.time()
 
 
 class Connection:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Literal
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
@@ -34,7 +33,7 @@ from server.protocol import (
     State,
 )
 
-from .connection import Connection
+from .connection import Connection, timestamp
 from .errors import ClientError, ServerError
 from .table import Notice, OnlineTable, player_label
 
@@ -114,14 +113,10 @@ class RaceTable(OnlineTable):
         room = self.room
         if room is None or room.state != "open" or room.auto_start_at is None:
             return None
-        try:
-            at = datetime.fromisoformat(room.auto_start_at)
-        except ValueError:
+        at = timestamp(room.auto_start_at)
+        if at is None:
             return None
-        if at.tzinfo is None:
-            at = at.replace(tzinfo=UTC)
-        now = self._wall() + self.connection.clock_offset
-        return max(0.0, at.timestamp() - now)
+        return max(0.0, at - (self._wall() + self.connection.clock_offset))
 
     def ordered(self) -> list[RoomEntry]:
         """The racers in the server's standings order."""
