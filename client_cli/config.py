@@ -142,6 +142,12 @@ class Config:
         entry["current"] = account.name
         return replaced if replaced is not None and replaced.token != account.token else None
 
+    def mark_bot(self, server: str, name: str, bot: bool) -> None:
+        """Whether a kept account is a bot, as the server says (its token unchanged)."""
+        entry = self._players(server).get(name)
+        if isinstance(entry, dict):
+            entry["bot"] = bot
+
     def use(self, server: str, name: str) -> Account:
         """Make a kept account the current one; UsageError names the ones there are."""
         account = self.account(server, name)

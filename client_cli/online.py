@@ -46,7 +46,13 @@ async def open_connection(
     if account and saved is None:
         raise NoAccountError(f"no account on {server}: run `simon register NAME` first")
     connection = Connection(server, token=saved.token if saved else None, reconnect=reconnect)
-    return await connection.open()
+    await connection.open()
+    player = connection.player
+    if saved is not None and player is not None and player.bot != saved.bot:
+        config = Config()  # a file from an older client did not know: `accounts` marks it now
+        config.mark_bot(server, saved.name, player.bot)
+        config.save()
+    return connection
 
 
 def chosen_account(args: argparse.Namespace, server: str) -> Account | None:

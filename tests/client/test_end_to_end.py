@@ -279,3 +279,17 @@ def test_login_on_a_second_machine_takes_the_token_from_stdin(
     assert stat.S_IMODE((other / "config.json").stat().st_mode) == 0o600
     done = second("whoami", "--json")
     assert json.loads(done.stdout)["player"] == name
+
+
+def test_an_older_one_account_config_keeps_working_and_learns_its_bot(
+    simon: Any, server_url: str, tmp_path: Path
+) -> None:
+    name = new_name()
+    assert simon("register", name, "--bot")[0] == 0
+    path = tmp_path / "config" / "config.json"
+    token = json.loads(path.read_text())["accounts"][server_url]["players"][name]["token"]
+    old = {"accounts": {server_url: {"name": name, "token": token}}}  # an older client's
+    path.write_text(json.dumps(old))
+    assert json.loads(simon("whoami", "--json")[1])["player"] == name  # migrated, token kept
+    status, out, _ = simon("accounts")
+    assert status == 0 and f"* BOT {name}" in out
