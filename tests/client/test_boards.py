@@ -121,6 +121,8 @@ async def test_an_empty_leaderboard_says_why_and_a_held_result_is_told_to_its_pl
         assert f"Your result (score {finished['score']}) is under review" in out
         status, out, _ = await simon("leaderboard", "--suits", "1", "--json")
         assert '"review": "held"' in out
+        status, out, _ = await simon("leaderboard", "--suits", "1", "--around-me")
+        assert status == 0 and "held for review" in out and "Your result (score" in out
         status, out, _ = await simon("daily", "--suits", "1")
         assert "played, under review" in out
         status, out, _ = await simon("leaderboard", "--suits", "1", "--board", "bots")
