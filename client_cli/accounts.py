@@ -1,17 +1,40 @@
-"""``simon register NAME`` and ``simon whoami``."""
+"""Accounts: ``simon register NAME``, ``whoami``, ``accounts``, ``use NAME``, ``login`` and
+``token``.
+
+The config keeps every account registered (or logged in) on each server, and which one
+is current; ``--as NAME`` picks another for one command. No command forgets a token.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import getpass
+import sys
+from collections.abc import Callable
 
 from server.protocol import Register, Registered
 
 from .config import Account, Config, server_address
 from .connection import Connection
+from .errors import UsageError
 from .offline import add_json_argument
-from .online import add_server_argument, open_connection, print_json
+from .online import (
+    NoAccountError,
+    add_server_argument,
+    chosen_account,
+    open_connection,
+    print_json,
+)
 from .table import player_label
+
+
+def _also_kept(config: Config, server: str, name: str) -> str:
+    """`` (also kept here: alice; `simon use alice` switches back)``, or nothing."""
+    others = [a.name for a in config.accounts(server) if a.name != name]
+    if not others:
+        return ""
+    return f" (also kept here: {', '.join(others)}; `simon use {others[-1]}` switches back)"
 
 
 async def _register(args: argparse.Namespace) -> int:
@@ -20,13 +43,17 @@ async def _register(args: argparse.Namespace) -> int:
     async with Connection(server) as connection:
         request = Register(type="register", name=args.name, bot=args.bot)
         reply = await connection.request(request, Registered)
-    config.set_account(server, Account(reply.player.name, reply.token))
+    config.add_account(server, Account(reply.player.name, reply.token, reply.player.bot))
     config.save()
     if args.json:
         print_json({"player": reply.player.name, "server": server, "bot": reply.player.bot})
     else:
-        who = f"the bot account {reply.player.name}" if reply.player.bot else reply.player.name
-        print(f"Registered {who} on {server}; the token is saved in {config.path}.")
+        name = reply.player.name
+        who = f"the bot account {name}" if reply.player.bot else name
+        print(
+            f"Registered {who} on {server}; the token is saved in {config.path}, and "
+            f"{name} is the current account{_also_kept(config, server, name)}."
+        )
     return 0
 
 
@@ -51,19 +78,143 @@ async def _whoami(args: argparse.Namespace) -> int:
     return 0
 
 
+def _accounts(args: argparse.Namespace) -> int:
+    server = server_address(args.server)
+    config = Config()
+    accounts = config.accounts(server)
+    current = config.current(server)
+    if args.json:
+        print_json(
+            {
+                "server": server,
+                "current": current,
+                "accounts": [{"player": a.name, "bot": a.bot} for a in accounts],
+            }
+        )
+        return 0
+    if not accounts:
+        print(f"No account kept for {server}: `simon register NAME` creates one.")
+        return 0
+    print(f"Accounts kept for {server} (* current):")
+    for account in accounts:
+        mark = "*" if account.name == current else " "
+        print(f"  {mark} {player_label(account.name, account.bot)}")
+    return 0
+
+
+def _use(args: argparse.Namespace) -> int:
+    server = server_address(args.server)
+    config = Config()
+    account = config.use(server, args.name)
+    config.save()
+    if args.json:
+        print_json({"player": account.name, "server": server, "bot": account.bot})
+    else:
+        print(f"Now playing as {player_label(account.name, account.bot)} on {server}.")
+    return 0
+
+
+def _read_token() -> str:
+    """The token from standard input (a pipe) or a prompt that does not echo it."""
+    if sys.stdin.isatty():
+        token = getpass.getpass("Token (from `simon token` on the other machine): ")
+    else:
+        token = sys.stdin.readline()
+    token = token.strip()
+    if not token:
+        raise UsageError("no token given: pipe it in (simon token | ...) or type it at the prompt")
+    return token
+
+
+async def _login(args: argparse.Namespace) -> int:
+    server = server_address(args.server)
+    token = _read_token()
+    async with Connection(server, token=token) as connection:
+        player = connection.player
+    assert player is not None
+    config = Config()
+    replaced = config.add_account(server, Account(player.name, token, player.bot))
+    config.save()
+    if args.json:
+        print_json({"player": player.name, "server": server, "bot": player.bot})
+    else:
+        print(
+            f"Logged in as {player_label(player.name, player.bot)} on {server}; "
+            f"the token is saved in {config.path}"
+            + (", in place of the one kept for that name" if replaced else "")
+            + f", and {player.name} is the current account"
+            + f"{_also_kept(config, server, player.name)}."
+        )
+    return 0
+
+
+def _token(args: argparse.Namespace) -> int:
+    server = server_address(args.server)
+    account = chosen_account(args, server)
+    if account is None:
+        raise NoAccountError(f"no account on {server}: run `simon register NAME` first")
+    if args.json:
+        print_json({"player": account.name, "server": server, "token": account.token})
+    else:
+        print(account.token)
+    return 0
+
+
+def _command(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    handler: Callable[[argparse.Namespace], int],
+    *,
+    help: str,
+    description: str | None = None,
+) -> argparse.ArgumentParser:
+    """A command with ``--server``, ``--as`` and ``--json``."""
+    parser = subparsers.add_parser(name, help=help, description=description)
+    add_server_argument(parser)
+    add_json_argument(parser)
+    parser.set_defaults(handler=handler)
+    return parser
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("register", help="create an account on the server")
+    parser = _command(
+        subparsers,
+        "register",
+        lambda args: asyncio.run(_register(args)),
+        help="create an account on the server (kept with the others; now current)",
+    )
     parser.add_argument("name", help="the name the others will see")
     parser.add_argument(
         "--bot",
         action="store_true",
         help="a bot account, for good: it plays the daily deals on the bots' leaderboard",
     )
-    add_server_argument(parser)
-    add_json_argument(parser)
-    parser.set_defaults(handler=lambda args: asyncio.run(_register(args)))
-
-    parser = subparsers.add_parser("whoami", help="the account this machine plays as")
-    add_server_argument(parser)
-    add_json_argument(parser)
-    parser.set_defaults(handler=lambda args: asyncio.run(_whoami(args)))
+    _command(
+        subparsers,
+        "whoami",
+        lambda args: asyncio.run(_whoami(args)),
+        help="the account this machine plays as",
+    )
+    _command(
+        subparsers,
+        "accounts",
+        _accounts,
+        help="the accounts kept for the server (* marks the current one)",
+    )
+    parser = _command(subparsers, "use", _use, help="make a kept account the current one")
+    parser.add_argument("name", help="an account `simon accounts` lists")
+    _command(
+        subparsers,
+        "login",
+        lambda args: asyncio.run(_login(args)),
+        help="keep an account from another machine: reads its token from stdin or a prompt",
+        description="Reads the token (printed by `simon token` on the machine that has the "
+        "account) from standard input, or asks for it without echoing it, checks it with "
+        "the server, keeps the account and makes it current.",
+    )
+    _command(
+        subparsers,
+        "token",
+        _token,
+        help="print the account's secret token, for `simon login` on another machine",
+    )

@@ -133,19 +133,24 @@ async def _stats(args: argparse.Namespace) -> int:
     return 0
 
 
-def position_lines(replay: Replay) -> list[tuple[str, str]]:
+def position_lines(replay: Replay, letters: bool = False) -> list[tuple[str, str]]:
     """Each position of a replay as (heading, board): the deal, then after each action
-    with its think time."""
+    with its think time; the board as the play screen draws it."""
     from server.play.games import apply  # the server's own reading of its log (imported late)
 
+    from .ui.cards import board_lines
+
+    def board(game: Game) -> str:
+        return "".join(f"{line.plain}\n" for line in board_lines(game.columns, letters))
+
     game = Game.from_code(replay.code)
-    found = [("the deal", game.board_text())]
+    found = [("the deal", board(game))]
     previous: int | None = None
     for step in replay.moves:
         apply(game, step.action)
         think = "" if previous is None else f" after {(step.at - previous) / 1000:.1f} s"
         previous = step.at
-        found.append((f"{step.seq}. {step.action}{think}", game.board_text()))
+        found.append((f"{step.seq}. {step.action}{think}", board(game)))
     return found
 
 
@@ -185,7 +190,7 @@ async def online_replay(args: argparse.Namespace) -> int:
         return 0
     print(f"{replay.player}, {plural(replay.suits, 'suit')} {replay.mode}"
           + (f" of {replay.day}" if replay.day else "") + f", deal {replay.code}")  # fmt: skip
-    positions = position_lines(replay)
+    positions = position_lines(replay, args.letters)
     if sys.stdin.isatty():
         step_through(positions)
     else:

@@ -30,14 +30,15 @@ from server.protocol import (
 )
 
 from .connection import Connection
-from .errors import ServerError, UsageError
+from .errors import ClientError, ServerError, UsageError
 from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
 from .race_table import ordinal
-from .table import player_label, plural
+from .table import UNDER_REVIEW, player_label, plural
 from .ui.widgets import format_clock
 
 PAGE = 100  # the most rows the server sends at once
+HISTORY_LOOKUP = 100  # a player's latest games, searched for a held daily result
 
 
 def parse_day(text: str) -> date:
@@ -79,6 +80,13 @@ async def _leaderboard(args: argparse.Namespace) -> int:
     connection = await open_connection(args, account=args.around_me)
     me = connection.player.name if connection.player else None
     try:
+        today = connection.server_day()
+        if args.day is not None and args.day > today:
+            raise ClientError(
+                f"no leaderboard for {args.day}: that day has not begun "
+                f"(it is {today} on the server)"
+            )
+        held = await _held_result(connection, args.day or today, args.suits, args.board)
         if args.around_me:
             info = await connection.request(
                 RankRequest(
@@ -94,6 +102,7 @@ async def _leaderboard(args: argparse.Namespace) -> int:
             rows = info.around
             title = f"{info.day} · {plural(info.suits, 'suit')}{_board_title(info.board)} · "
             title += f"{info.player}: " + _rank_text(info)
+            day, suits = info.day, info.suits
         else:
             rows, after, page = [], None, None
             while len(rows) < args.top:
@@ -122,12 +131,21 @@ async def _leaderboard(args: argparse.Namespace) -> int:
             }
             title = f"{page.day} · {plural(page.suits, 'suit')}{_board_title(page.board)} · "
             title += plural(page.total, "result")
+            day, suits = page.day, page.suits
     finally:
         await connection.close()
+    if held is not None:
+        result["review"] = held.review
     if args.json:
         print_json(result)
-    else:
+        return 0
+    if rows:
         Console().print(_rows_table(title, rows, me))
+    else:  # plain lines: a command in them is never wrapped
+        print(title)
+        print(_no_rows(day, suits, args.board, today))
+    if held is not None:
+        print(_held_line(held))
     return 0
 
 
@@ -137,6 +155,55 @@ def _rank_text(info: RankInfo) -> str:
         return f"rank {info.rank} of {info.total}"
     why = "result held for review" if info.review == "held" else "no result"
     return f"{why}, {plural(info.total, 'result')}"
+
+
+def _no_rows(day: date, suits: int, board: str, today: date) -> str:
+    """Why a leaderboard is empty."""
+    who = "no bot" if board == "bots" else "nobody"
+    if day == today:
+        return (
+            f"No results yet: {who} has finished today's {suits}-suit deal "
+            f"(simon play --daily --suits {suits})."
+        )
+    return f"No results: {who} finished the {suits}-suit deal of {day}."
+
+
+def _held_line(game: HistoryGame) -> str:
+    return (
+        f"Your result (score {game.score}) is {UNDER_REVIEW}: held for fair-play review, "
+        "it stays off the public leaderboard until a reviewer clears it."
+    )
+
+
+async def _held_result(
+    connection: Connection, day: date, suits: int, board: str
+) -> HistoryGame | None:
+    """The signed-in player's daily result of that day and suit count, if it is held for
+    review (the leaderboard leaves it out; only its player is told)."""
+    player = connection.player
+    if player is None or player.bot != (board == "bots"):
+        return None
+    held = await held_results(connection, day)
+    return held.get(suits)
+
+
+async def daily_results(connection: Connection, day: date) -> dict[int, HistoryGame]:
+    """The signed-in player's finished daily games of ``day``, by suit count."""
+    history = await connection.request(
+        HistoryRequest(type="history", limit=HISTORY_LOOKUP), History
+    )
+    return {game.suits: game for game in history.games if game.mode == "daily" and game.day == day}
+
+
+async def held_results(connection: Connection, day: date) -> dict[int, HistoryGame]:
+    """The signed-in player's daily results of ``day`` held for review, by suit count."""
+    results = await daily_results(connection, day)
+    return {suits: game for suits, game in results.items() if game.review}
+
+
+def result_text(game: HistoryGame) -> str:
+    """A finished daily in a few words: ``score 812, rank 3`` or ``..., under review``."""
+    return f"score {game.score}" + (f", {_standing(game)}" if _standing(game) else "")
 
 
 def _board_title(board: str) -> str:
@@ -158,10 +225,20 @@ async def _history(args: argparse.Namespace) -> int:
     best = ", ".join(
         f"{plural(int(s), 'suit')} {score}" for s, score in sorted(stats.best_score.items())
     )
+    title = f"{history.player}: {plural(stats.games, 'game')}, {stats.won} won"
+    Console().print(history_table(title + (f"; best {best}" if best else ""), history.games))
+    return 0
+
+
+def history_table(title: str, games: Sequence[HistoryGame]) -> Table:
+    """A player's games, one a line; codes are never cut: at 80 columns a long one folds."""
     table = Table(
-        title=f"{history.player}: {plural(stats.games, 'game')}, {stats.won} won"
-        + (f"; best {best}" if best else ""),
+        title=title,
         title_justify="left",
+        box=None,
+        header_style="bold underline",
+        padding=(0, 1, 0, 0),
+        pad_edge=False,
     )
     for column, justify in (
         ("Day", "left"),
@@ -173,8 +250,13 @@ async def _history(args: argparse.Namespace) -> int:
         ("Time", "right"),
         ("Rank", "right"),
     ):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for game in history.games:
+        table.add_column(
+            column,
+            justify=justify,  # type: ignore[arg-type]
+            overflow="fold",  # a race's code may wrap at its space, never be cut
+            no_wrap=column != "Mode",
+        )
+    for game in games:
         table.add_row(
             str(game.day or game.finished_at[:10]),
             game.code or "(today's)",  # a daily's code stays secret until its day is over
@@ -185,18 +267,18 @@ async def _history(args: argparse.Namespace) -> int:
             format_clock(game.elapsed),
             _standing(game),
         )
-    Console().print(table)
-    return 0
+    return table
 
 
 def _standing(game: HistoryGame) -> str:
-    """A finished game's rank column: its daily rank (or under review), or its race place."""
+    """A finished game's rank column: its daily rank (or under review), or its race place
+    (the Mode column says it was a race)."""
     if game.review:
-        return "under review"
+        return UNDER_REVIEW
     if game.rank is not None:
         return str(game.rank)
     if game.place is not None:
-        return f"{ordinal(game.place)} in race"
+        return ordinal(game.place)
     return ""
 
 
@@ -223,6 +305,7 @@ async def _daily(args: argparse.Namespace) -> int:
     connection = await open_connection(args)
     try:
         info = await today_deals(connection)
+        held = await held_results(connection, info.day) if connection.player else {}
     finally:
         await connection.close()
     deals = [deal for deal in info.deals if args.suits in (None, deal.suits)]
@@ -231,12 +314,18 @@ async def _daily(args: argparse.Namespace) -> int:
         result = _dump(info)
         result["deals"] = [_dump(deal) for deal in deals]
         result["yesterday"] = [_dump(deal) for deal in yesterday]
+        for deal in result["deals"]:
+            if deal["suits"] in held:
+                deal["review"] = held[deal["suits"]].review
         print_json(result)
         return 0
     hours, rest = divmod(int(info.seconds_left), 3600)
     print(f"Daily deals for {info.day} (next in {hours} h {rest // 60:02} min):")
     for deal in deals:
-        print(f"  {plural(deal.suits, 'suit'):7}  {_progress(deal.started, deal.finished)}")
+        progress = _progress(deal.started, deal.finished)
+        if deal.suits in held:
+            progress += f", {UNDER_REVIEW} (off the leaderboard for now)"
+        print(f"  {plural(deal.suits, 'suit'):7}  {progress}")
     if deals:
         print("A deal is revealed when you start it (simon play --daily --suits N): its clock")
         print("starts then.")

@@ -54,10 +54,21 @@ def server_address(option: str | None) -> str:
 class Account:
     name: str
     token: str
+    bot: bool = False
 
 
 class Config:
-    """The config file, read on creation and written back by :meth:`save`."""
+    """The config file, read on creation and written back by :meth:`save`.
+
+    Each server address keeps every account registered (or logged in) there, and which one
+    is current::
+
+        {"accounts": {"ws://host:8765": {"current": "ann", "players": {
+            "ann": {"token": "...", "bot": false}, "robo": {"token": "...", "bot": true}}}}}
+
+    A file of the older shape (one account per server: ``{"name": ..., "token": ...}``) is
+    rewritten in this one when read, its token kept.
+    """
 
     def __init__(self, folder: Path | None = None) -> None:
         self.folder = folder or config_dir()
@@ -75,16 +86,83 @@ class Config:
             raise UsageError(f"{self.path} is not valid JSON: fix or remove it") from None
         if isinstance(data, dict):
             self.data = data
+        if self._migrate():
+            self.save()
 
-    def account(self, server: str) -> Account | None:
-        entry = self.data.get("accounts", {}).get(server)
-        if not isinstance(entry, dict) or not entry.get("token"):
-            return None
-        return Account(str(entry.get("name", "")), str(entry["token"]))
+    def _migrate(self) -> bool:
+        """One account per server becomes the current one of that server's list."""
+        changed = False
+        for server, entry in self._servers().items():
+            if isinstance(entry, dict) and "players" not in entry and entry.get("token"):
+                name = str(entry.get("name", ""))
+                players = {name: {"token": str(entry["token"]), "bot": False}}
+                self._servers()[server] = {"current": name, "players": players}
+                changed = True
+        return changed
 
-    def set_account(self, server: str, account: Account) -> None:
+    def _servers(self) -> dict[str, Any]:
         accounts = self.data.setdefault("accounts", {})
-        accounts[server] = {"name": account.name, "token": account.token}
+        if not isinstance(accounts, dict):
+            raise UsageError(f"{self.path}: its accounts are not readable: fix or remove it")
+        return accounts
+
+    def _players(self, server: str) -> dict[str, Any]:
+        entry = self._servers().get(server)
+        players = entry.get("players") if isinstance(entry, dict) else None
+        return players if isinstance(players, dict) else {}
+
+    def accounts(self, server: str) -> list[Account]:
+        """Every account kept for a server, by name."""
+        return [
+            Account(name, str(entry["token"]), bool(entry.get("bot", False)))
+            for name, entry in sorted(self._players(server).items())
+            if isinstance(entry, dict) and entry.get("token")
+        ]
+
+    def current(self, server: str) -> str | None:
+        """The name of the account commands use on a server, unless ``--as`` names another."""
+        entry = self._servers().get(server)
+        name = entry.get("current") if isinstance(entry, dict) else None
+        return name if isinstance(name, str) and name in self._players(server) else None
+
+    def account(self, server: str, name: str | None = None) -> Account | None:
+        """The account ``name`` (default: the current one) kept for ``server``, if any."""
+        name = name if name is not None else self.current(server)
+        return next((a for a in self.accounts(server) if a.name == name), None)
+
+    def add_account(self, server: str, account: Account) -> Account | None:
+        """Keep an account and make it current; return the one it replaced (same name and
+        server, another token), so the caller can say so."""
+        replaced = self.account(server, account.name)
+        servers = self._servers()
+        entry = servers.get(server)
+        if not isinstance(entry, dict) or not isinstance(entry.get("players"), dict):
+            entry = servers[server] = {"players": {}}
+        entry["players"][account.name] = {"token": account.token, "bot": account.bot}
+        entry["current"] = account.name
+        return replaced if replaced is not None and replaced.token != account.token else None
+
+    def mark_bot(self, server: str, name: str, bot: bool) -> None:
+        """Whether a kept account is a bot, as the server says (its token unchanged)."""
+        entry = self._players(server).get(name)
+        if isinstance(entry, dict):
+            entry["bot"] = bot
+
+    def use(self, server: str, name: str) -> Account:
+        """Make a kept account the current one; UsageError names the ones there are."""
+        account = self.account(server, name)
+        if account is None:
+            raise UsageError(self.not_kept(server, name))
+        self._servers()[server]["current"] = name
+        return account
+
+    def not_kept(self, server: str, name: str) -> str:
+        """Why ``name`` cannot be used on ``server``, and the names that can."""
+        known = ", ".join(a.name for a in self.accounts(server)) or "none"
+        return (
+            f"no account {name!r} kept for {server} (kept: {known}): "
+            "`simon register NAME` or `simon login` adds one"
+        )
 
     @property
     def last_suits(self) -> int | None:

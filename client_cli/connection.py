@@ -18,7 +18,9 @@ import contextlib
 import itertools
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
+from datetime import UTC, date, datetime
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -79,6 +81,23 @@ def _frame_id(frame: str | bytes) -> int | str | None:
     return key if isinstance(key, int | str) and not isinstance(key, bool) else None
 
 
+def timestamp(text: str) -> float | None:
+    """A time the server sent (ISO 8601, UTC unless it says) as a POSIX timestamp."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+def _clock_offset(server_time: str) -> float:
+    """How far the server's clock is ahead of this machine's, from a time it sent."""
+    moment = timestamp(server_time)
+    return 0.0 if moment is None else moment - time.time()
+
+
 class Connection:
     """One websocket to the server, with ids, timeouts and (optionally) reconnects."""
 
@@ -101,6 +120,8 @@ class Connection:
         self.on_status = on_status
         self.timeout = timeout
         self.player: PlayerInfo | None = None
+        #: The server's clock minus this machine's (seconds), from its welcome.
+        self.clock_offset = 0.0
         self._ids = itertools.count(1)
         self._waiters: dict[int | str, asyncio.Future[ServerMessage]] = {}
         self._socket: ClientConnection | None = None
@@ -126,7 +147,8 @@ class Connection:
         self._reader = asyncio.create_task(self._read(socket))
         self._connected.set()
         try:
-            await self.request(Hello(type="hello", client=CLIENT_NAME), Welcome)
+            welcome = await self.request(Hello(type="hello", client=CLIENT_NAME), Welcome)
+            self.clock_offset = _clock_offset(welcome.server_time)
             if self.token is not None:
                 reply = await self.request(Auth(type="auth", token=self.token), Authenticated)
                 self.player = reply.player
@@ -155,6 +177,10 @@ class Connection:
         self._connected.clear()
         with contextlib.suppress(Exception):
             await socket.close()
+
+    def server_day(self) -> date:
+        """Today's date (UTC) by the server's clock."""
+        return datetime.fromtimestamp(time.time() + self.clock_offset, UTC).date()
 
     @property
     def connected(self) -> bool:

@@ -8,6 +8,8 @@ import json
 import sys
 from typing import Any
 
+from rich.console import Console
+
 from server.engine import (
     SUIT_COUNTS,
     Game,
@@ -21,6 +23,7 @@ from server.engine import (
 
 from .errors import UsageError
 from .online import add_server_argument
+from .table import plural
 
 
 def load_game(code: str | None, board_file: str | None, suits: int | None = None) -> Game:
@@ -74,12 +77,22 @@ def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     add_json_argument(parser)
 
 
+def print_board(game: Game, letters: bool = False) -> None:
+    """The board as the play screen shows it: numbered columns, deepest card first."""
+    from .ui.cards import board_lines
+
+    console = Console(highlight=False)
+    for line in board_lines(game.columns, letters):
+        console.print(line)
+
+
 def cmd_deal(args: argparse.Namespace) -> int:
     game = load_game(args.code, None)
     if args.json:
         print(json.dumps(game_state(game)))
     else:
-        print(game.board_text(), end="")
+        print(f"{game.code}  {plural(game.suits, 'suit')}")
+        print_board(game, args.letters)
     return 0
 
 
@@ -113,9 +126,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result))
     else:
-        print(game.board_text(), end="")
+        print_board(game, args.letters)
         status = "won" if game.is_won else "not won"
-        print(f"{status}: {game.moves} moves, score {game.score}, {len(game.removed)} runs removed")
+        print(
+            f"{status}: {plural(game.moves, 'move')}, score {game.score}, "
+            f"{plural(len(game.removed), 'run')} removed"
+        )
         if refused is not None:
             print(
                 f"move {refused['index'] + 1} ({refused['move']}) refused: "
@@ -124,9 +140,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 1 if refused is not None else 0
 
 
+def add_letters_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--letters", action="store_true", help="suits as letters (TH) instead of symbols (T♥)"
+    )
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    deal = subparsers.add_parser("deal", help="print the board a game code deals")
+    deal = subparsers.add_parser(
+        "deal", help="print the board a game code deals (--json: Freecell Solver text)"
+    )
     deal.add_argument("code", help="a game code such as SS1-S4-AAAAABD")
+    add_letters_argument(deal)
     add_json_argument(deal)
     deal.set_defaults(handler=cmd_deal)
 
@@ -136,5 +161,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     replay.add_argument(
         "--game", metavar="ID", help="a finished game on the server, step by step (online)"
     )
+    add_letters_argument(replay)
     add_server_argument(replay)
     replay.set_defaults(handler=cmd_replay)

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from .config import Config, server_address
+from .config import Account, Config, server_address
 from .connection import Connection
 from .errors import ClientError
 
@@ -24,21 +24,47 @@ def add_server_argument(parser: argparse.ArgumentParser, *, shared: bool = False
         default=None if shared else argparse.SUPPRESS,
         help="the server, like ws://HOST:PORT (default: $SIMON_SERVER or ws://127.0.0.1:8765)",
     )
+    parser.add_argument(
+        "--as",
+        dest="as_name",
+        metavar="NAME",
+        default=None if shared else argparse.SUPPRESS,
+        help="play as this account kept for the server, not the current one (simon accounts)",
+    )
 
 
 async def open_connection(
     args: argparse.Namespace, *, account: bool = False, reconnect: bool = False
 ) -> Connection:
-    """A connection to ``--server``, authenticated when this server has an account here.
+    """A connection to ``--server``, authenticated as ``--as NAME`` or the current account
+    kept for that server, if any.
 
     ``account=True`` refuses to go on without one.
     """
     server = server_address(args.server)
-    saved = Config().account(server)
+    saved = chosen_account(args, server)
     if account and saved is None:
         raise NoAccountError(f"no account on {server}: run `simon register NAME` first")
     connection = Connection(server, token=saved.token if saved else None, reconnect=reconnect)
-    return await connection.open()
+    await connection.open()
+    player = connection.player
+    if saved is not None and player is not None and player.bot != saved.bot:
+        config = Config()  # a file from an older client did not know: `accounts` marks it now
+        config.mark_bot(server, saved.name, player.bot)
+        config.save()
+    return connection
+
+
+def chosen_account(args: argparse.Namespace, server: str) -> Account | None:
+    """The account ``--as NAME`` names (an error if it is not kept), else the current one."""
+    config = Config()
+    name = getattr(args, "as_name", None)
+    if name is None:
+        return config.account(server)
+    found = config.account(server, name)
+    if found is None:
+        raise NoAccountError(config.not_kept(server, name))
+    return found
 
 
 def print_json(data: Any) -> None:

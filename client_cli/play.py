@@ -128,12 +128,29 @@ def _play_screen(args: argparse.Namespace, code: GameCode | None) -> int:
     def on(connection: Connection) -> Any:
         async def open_online(chosen: int | None) -> Table:
             table = OnlineTable(connection)
-            await table.start(mode, chosen or suits or 1, str(code) if code else None)
+            try:
+                await table.start(mode, chosen or suits or 1, str(code) if code else None)
+            except ServerError as error:
+                if error.code != ErrorCode.ALREADY_PLAYED:
+                    raise
+                raise ClientError(await _played(connection, error, chosen or suits or 1)) from None
             return table
 
         return SimonApp(open_online, ask_suits=ask, remember_suits=remember, letters=args.letters)
 
     return asyncio.run(run_online_screen(args, on))
+
+
+async def _played(connection: Connection, error: ServerError, suits: int) -> str:
+    """Today's deal was played already: the refusal, and the result it got (its rank, or
+    under review), as ``simon history`` shows it."""
+    from .boards import daily_results, result_text
+
+    try:
+        game = (await daily_results(connection, connection.server_day())).get(suits)
+    except ClientError:
+        game = None
+    return f"{error}" + (f"; your result: {result_text(game)}" if game is not None else "")
 
 
 async def run_online_screen(args: argparse.Namespace, make_app: Callable[[Connection], Any]) -> int:

@@ -43,7 +43,7 @@ from .online import add_server_argument, open_connection, print_json
 from .play import REFUSALS, BotAccountNeeded, _move_paced, _pace, run_online_screen
 from .race_table import Opening, RaceTable, browser_link, ordinal, race_time
 from .solve import winning_moves
-from .table import Table, player_label, rule_sentence
+from .table import Table, player_label, plural, rule_sentence
 
 #: Bot mode looks at the connection this often while it waits (seconds).
 WAIT_TICK = 5.0
@@ -282,7 +282,7 @@ def _standings_text(result: dict[str, Any]) -> str:
         )
         lines.append(
             f"  {place:>4}  {player_label(line['player'], line['bot'])}  {how}, "
-            f"{line['moves']} moves"
+            f"{plural(line['moves'], 'move')}"
         )
     if "refused" in result:
         refused = result["refused"]

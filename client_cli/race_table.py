@@ -17,6 +17,7 @@ from typing import Literal
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from server.protocol import (
+    ErrorCode,
     RaceJoin,
     RaceLeave,
     RaceNew,
@@ -29,10 +30,11 @@ from server.protocol import (
     RoomEntry,
     RoomView,
     ServerMessage,
+    State,
 )
 
-from .connection import Connection
-from .errors import ClientError
+from .connection import Connection, timestamp
+from .errors import ClientError, ServerError
 from .table import Notice, OnlineTable, player_label
 
 
@@ -69,12 +71,19 @@ def race_time(seconds: float) -> str:
 class RaceTable(OnlineTable):
     """A race room, and the racer's game in it once revealed."""
 
-    def __init__(self, connection: Connection, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        connection: Connection,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
         super().__init__(connection)
         self.room: RoomView | None = None
         self.standings: dict[str, RoomEntry] = {}
         self.room_left: set[str] = set()  # racers gone from the server mid-race
+        self.watching = False  # not a racer: the room started before the player came
         self._clock = clock
+        self._wall = wall  # this machine's time of day, for the server's times (+ its offset)
         self._room_seen_at = 0.0  # when the room's view arrived, on ``clock``
 
     # -- the room ---------------------------------------------------------------------
@@ -99,13 +108,31 @@ class RaceTable(OnlineTable):
             return None
         return max(0.0, room.starts_in - (self._clock() - self._room_seen_at))
 
+    def auto_start_left(self) -> float | None:
+        """Seconds until a public room's countdown begins by itself, once that is set."""
+        room = self.room
+        if room is None or room.state != "open" or room.auto_start_at is None:
+            return None
+        at = timestamp(room.auto_start_at)
+        if at is None:
+            return None
+        return max(0.0, at - (self._wall() + self.connection.clock_offset))
+
     def ordered(self) -> list[RoomEntry]:
         """The racers in the server's standings order."""
         return sorted(self.standings.values(), key=RoomEntry.standing)
 
     async def open(self, opening: Opening) -> RoomView:
-        """Open, join or quick-join a room (raises ClientError when refused)."""
-        reply = await self.connection.request(opening, RaceRoom)
+        """Open, join or quick-join a room (raises ClientError when refused). A room that
+        started before the player came is watched instead: its race, or its results."""
+        try:
+            reply = await self.connection.request(opening, RaceRoom)
+        except ServerError as error:
+            if not isinstance(opening, RaceJoin) or error.code != ErrorCode.RACE_STARTED:
+                raise
+            watch = RaceWatch(type="race_watch", code=opening.code)
+            reply = await self.connection.request(watch, RaceRoom)
+            self.watching = True
         self._take_room(reply.room, None)
         return reply.room
 
@@ -170,9 +197,26 @@ class RaceTable(OnlineTable):
         if isinstance(message, RaceUpdate):
             self._update(message)
             return
+        first_state = (
+            isinstance(message, State)
+            and self.view is None
+            and self.room is not None
+            and message.state.race == self.room.code
+        )
         super().receive(message)
+        if first_state:  # the countdown's notice (or the room's) is over: the game is on
+            self._tell(self._game_line())
+
+    def _game_line(self) -> Notice:
+        """What to say when the racer's game arrives: at the reveal, or on coming back."""
+        if self.room is not None and self.room.state == "countdown":
+            return Notice("info", "Go! The deal is revealed: your move.")
+        if self.finished:
+            return Notice("info", "Your game in this race is over: the results come when it ends.")
+        return Notice("info", "Back in the race: your move.")
 
     def _take_room(self, room: RoomView, event: str | None) -> None:
+        before = {entry.player for entry in self.room.racers} if self.room else set()
         known = self.room
         if known is not None and known.code == room.code and room.revision < known.revision:
             return  # an older view, overtaken on the way
@@ -201,7 +245,18 @@ class RaceTable(OnlineTable):
             notice = Notice("info", "A rematch is open: press m to join it.")
         elif event == "countdown":
             notice = Notice("status", "The countdown has begun.")
+        elif event == "joined" and room.state == "open":
+            notice = Notice("info", self._joined_line(room, before))
         self._tell(notice)
+
+    def _joined_line(self, room: RoomView, before: set[str]) -> str:
+        """Who came, and what the room waits for now (it replaces an older refusal such as
+        "a race needs at least 2 racers")."""
+        came = [player_label(e.player, e.bot) for e in room.racers if e.player not in before]
+        line = f"{', '.join(came) or 'A racer'} joined: {len(room.racers)} in the room."
+        if self.owner and not room.public:
+            line += " Press s to start the race."
+        return line
 
     def _room_line(self, room: RoomView, event: str | None) -> str | None:
         return {
@@ -255,3 +310,16 @@ class RaceTable(OnlineTable):
         if mine is not None and mine.place is not None and mine.place > 1:
             head += f"; you placed {ordinal(mine.place)} of {len(ordered)}"
         return head + ". m rematch · q quit"
+
+    def opening_line(self) -> Notice:
+        """What the screen says first: the room's state, or the results of a race over."""
+        room = self.room
+        if room is not None and room.state == "over":
+            return Notice("info", self.results_line())
+        if room is not None and room.state == "expired":
+            return Notice("info", "This room closed before anyone started it. q quits.")
+        if self.watching:
+            return Notice("info", "That race started before you came: you are watching it.")
+        if self.phase == "racing":
+            return self._game_line()
+        return Notice("info", "Waiting in the room. ? shows the rules and keys.")

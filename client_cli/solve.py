@@ -10,6 +10,7 @@ from server.solver import DEFAULT_MAX_NODES, DEFAULT_MAX_SECONDS, Verdict, solve
 
 from .errors import ClientError, UsageError
 from .offline import add_game_arguments, load_game
+from .table import plural
 
 
 def winning_moves(code: str) -> list[str]:
@@ -64,7 +65,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         )
         return 0
     if solution.verdict is Verdict.WINNABLE:
-        print(f"winnable in {len(moves)} moves (score {900 - len(moves)}):")
+        print(f"winnable in {plural(len(moves), 'move')} (score {900 - len(moves)}):")
         for start in range(0, len(moves), 10):
             print("  " + " ".join(moves[start : start + 10]))
     elif solution.verdict is Verdict.UNWINNABLE:

@@ -256,14 +256,14 @@ class LocalTable(Table):
         self._check_playing()
         self.game.undo()
         self.finished = False
-        self._tell(Notice("info", "Move taken back."))
+        self._tell()
 
     async def restart(self) -> None:
         assert self.game is not None
         self.game.restart()
         self.finished = False
         self._set_clock(self.elapsed(), running=True)
-        self._tell(Notice("info", "The deal starts over."))
+        self._tell()
 
     async def resign(self) -> None:
         assert self.game is not None

@@ -6,6 +6,7 @@ whether the engine at the other end is local or the server's.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -15,6 +16,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
@@ -23,8 +25,17 @@ from server.engine import Card, IllegalMoveError, InvalidMoveError, Move, SuitCo
 from ..errors import ClientError
 from ..table import Notice, Table, won_text
 from .after_panel import AfterPanel, copy_text
-from .commands import CONFIRM, KEYS, Command, CommandKind, chosen_column, read_command
-from .widgets import BoardView, RacePanel, ScoreLine, card_label, describe_move
+from .cards import card_label, group_label, movable_run
+from .commands import (
+    CONFIRM,
+    KEYS,
+    Command,
+    CommandKind,
+    chosen_column,
+    read_command,
+    typed_key,
+)
+from .widgets import BoardBox, BoardView, RacePanel, ScoreLine, describe_move
 
 OpenTable = Callable[[int | None], Awaitable[Table]]
 
@@ -41,6 +52,7 @@ Score: 500 to start, -1 a move, +100 a run removed.
   [b]3 7[/b] or [b]3-7[/b]     move from column 3 to column 7
   [b]3-7x2[/b]          move the last 2 cards of column 3
   [b]3[/b] then Enter   the best move for column 3 (a double click)
+  [b]mouse[/b]          click a card, then a column; double-click: best move
 While you type a column number, the columns it may go to turn green.
 
 [b]Rules[/b]
@@ -131,11 +143,13 @@ class SimonApp(App[int]):
         self.confirming: CommandKind | None = None  # restart or resign, asked once more
         #: Text to print once the screen is closed (the share text, with no clipboard here).
         self.printed: str | None = None
+        #: A group picked up with the mouse: its column (0-based) and count (None: implied).
+        self.held: tuple[int, int | None] | None = None
 
     def compose(self) -> ComposeResult:
         yield ScoreLine(id="score")
         with Horizontal(id="main"):
-            with VerticalScroll(id="board-box"):
+            with BoardBox(id="board-box"):
                 yield BoardView(letters=self.letters, id="board")
             yield RacePanel(id="race")
         yield Static("", id="notice")
@@ -214,12 +228,15 @@ class SimonApp(App[int]):
 
     def _tick(self) -> None:
         if self.table is not None:
-            self.query_one(ScoreLine).update_from(self.table, self.letters)
+            with contextlib.suppress(NoMatches):  # a tick while the screen closes
+                self.query_one(ScoreLine).update_from(self.table, self.letters)
 
     def _update_selection(self) -> None:
         board = self.query_one(BoardView)
         typed = self.query_one("#prompt", Input).value
         chosen = chosen_column(typed) if self.table is not None else None
+        if chosen is None and not typed.strip():
+            chosen = self.held
         if chosen is None:
             board.select(None, None, ())
             return
@@ -229,17 +246,75 @@ class SimonApp(App[int]):
 
     # -- input ----------------------------------------------------------------------------
 
+    #: Keys of a subclass's own that act at once, like the game's (see :meth:`press_key`).
+    OWN_KEYS: ClassVar[frozenset[str]] = frozenset()
+
     @on(Input.Changed, "#prompt")
     async def typed(self, event: Input.Changed) -> None:
-        value = event.value.strip()
-        if value in KEYS:
+        key = typed_key(event.value, {*KEYS, *self.OWN_KEYS})
+        if key is not None:  # a command key acts, whatever was typed before it
             event.input.value = ""
-            await self.run_command(read_command(value))
+            self.held = None
+            await self.press_key(key)
             return
+        value = event.value.strip()
+        if value:
+            self.held = None  # typing takes over from the mouse
         if self.confirming is not None and value:
             self.confirming = None
             self.notify_line(Notice("info", "The game goes on."))
         self._update_selection()
+
+    async def press_key(self, key: str) -> None:
+        """One of the keys that act at once (``u``, ``r``, ``x``, ``q``, ``?``)."""
+        await self.run_command(read_command(key))
+
+    # -- the mouse --------------------------------------------------------------------
+
+    @on(BoardView.Clicked)
+    async def board_clicked(self, event: BoardView.Clicked) -> None:
+        """A click picks a group up (the card and those below it, or the column's movable
+        run) and lights where it may go; a click on another column puts it there; a double
+        click plays the column's best move."""
+        prompt = self.query_one("#prompt", Input)
+        prompt.focus()
+        table = self.table
+        if table is None or table.game is None or prompt.disabled:
+            return
+        prompt.value = ""
+        held, self.held = self.held, None
+        if event.chain >= 2:
+            if held is not None and held[0] == event.column:  # its first click picked it up
+                await self.run_command(Command("auto", column=event.column))
+            return
+        if held is not None:
+            source, count = held
+            if source == event.column:
+                self.notify_line(Notice("info", "Put back."))
+                self._update_selection()
+            else:
+                await self.run_command(Command("move", move=Move(source, event.column, count)))
+            return
+        column = table.game.column(event.column)
+        if not column:
+            self.notify_line(Notice("info", "An empty column: nothing to pick up there."))
+            return
+        run = movable_run(column)
+        picked: int | None = None  # None: the movable run, its count implied by the target
+        if event.card is not None and event.card >= len(column) - run:
+            picked = len(column) - event.card
+        self.held = (event.column, picked)
+        self._update_selection()
+        cards = group_label(column[-(picked or run) :], self.letters)
+        self.notify_line(
+            Notice("info", f"{cards}: click a column to put it there, twice for its best move.")
+        )
+
+    def on_click(self) -> None:
+        """Wherever a click lands, the keys keep playing."""
+        prompt = self.query_one("#prompt", Input)
+        if not prompt.disabled and self.screen is prompt.screen:
+            prompt.focus()
 
     @on(Input.Submitted, "#prompt")
     async def submitted(self, event: Input.Submitted) -> None:
@@ -290,8 +365,10 @@ class SimonApp(App[int]):
                 self.notify_line(Notice("info", self._moved_text(before, played, removed)))
             elif command.kind == "undo":
                 await table.undo()
+                self.notify_line(Notice("info", "Move taken back."))
             elif command.kind == "restart":
                 await table.restart()
+                self.notify_line(Notice("info", "The deal starts over."))
             elif command.kind == "resign":
                 if table.online:
                     self.notify_line(Notice("status", "Resigning…"))
@@ -333,6 +410,7 @@ class SimonApp(App[int]):
     def action_clear(self) -> None:
         self.query_one("#prompt", Input).value = ""
         self.confirming = None
+        self.held = None
         self._update_selection()
 
     async def on_unmount(self) -> None:

@@ -13,6 +13,7 @@ Move(source=2, target=6, count=2)
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -46,6 +47,8 @@ WORDS: dict[str, CommandKind] = {
 
 _MOVE = re.compile(r"^(\d{1,2})\s*(?:-|\s)\s*(\d{1,2})\s*(?:[xX]\s*(\d{1,2}))?$")
 _COLUMN = re.compile(r"^(\d{1,2})$")
+# A move typed up to its target: an ``x`` next starts its count, not the resign key.
+_COUNT_NEXT = re.compile(r"^\s*\d{1,2}\s*(?:-|\s)\s*\d{1,2}\s*$")
 # While typing: the column chosen so far and, once given, the count.
 _PARTIAL = re.compile(r"^(\d{1,2})(?:\s*(?:-|\s)\s*(?:\d{1,2})?\s*(?:[xX]\s*(\d{1,2})?)?)?$")
 
@@ -78,6 +81,22 @@ def read_command(text: str) -> Command:
         f"{text!r} is not a move: type 3 7 or 3-7x2 to move, a column number for its "
         "best move, u to undo, ? for help"
     )
+
+
+def typed_key(text: str, keys: Iterable[str] = KEYS) -> str | None:
+    """The command key just typed at the end of ``text``, if it is one: it acts at once,
+    whatever was typed before it (``"6q"`` quits), unless it is move notation (the ``x`` of
+    ``"3-7x2"``).
+
+    >>> typed_key("6q"), typed_key("3-7x"), typed_key("6x"), typed_key("3-7")
+    ('q', None, 'x', None)
+    """
+    key = text[-1:]
+    if not key or key not in keys:
+        return None
+    if key in "xX" and _COUNT_NEXT.match(text[:-1]):
+        return None
+    return key
 
 
 def chosen_column(text: str) -> tuple[int, int | None] | None:

@@ -10,12 +10,14 @@ quits.
 
 from __future__ import annotations
 
+import contextlib
+
 from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.widgets import Input, Static
 
 from ..errors import ClientError
@@ -23,11 +25,14 @@ from ..race_table import RaceTable, browser_link, ordinal, race_time
 from ..table import Notice, player_label, plural
 from .app import SimonApp
 from .commands import Command
-from .widgets import BoardView, ScoreLine
+from .widgets import BoardBox, BoardView, ScoreLine, panel_grid
 
-#: The prompt's hint in the room, before the reveal.
+#: The prompt's hint in the room, before the reveal; in the race; once it is over.
 ROOM_PLACEHOLDER = "s start (the owner) · q leave · ? help"
 RACE_PLACEHOLDER = "3-7 move · 3 best move · u undo · x resign · q quit (you stay in the race)"
+OVER_PLACEHOLDER = "m rematch · q quit · ? help"
+WATCH_PLACEHOLDER = "q quit · ? help"
+PLACEHOLDERS = {"room": ROOM_PLACEHOLDER, "racing": RACE_PLACEHOLDER, "over": OVER_PLACEHOLDER}
 
 
 def room_text(table: RaceTable) -> RenderableType:
@@ -43,6 +48,12 @@ def room_text(table: RaceTable) -> RenderableType:
         f"   {plural(room.suits, 'suit')} · {kind} · up to {room.capacity} racers"
         f" · {int(room.time_limit // 60)} min\n\n"
     )
+    if room.state == "over":
+        text.append("This race is over.\n\n", "bold")
+        return Group(text, standings_grid(table, expand=False))
+    if room.state == "racing":  # watched: the player is not in it
+        text.append("This race is under way: the results come when it ends.\n\n", "bold")
+        return Group(text, standings_grid(table, expand=False))
     text.append(f"Racers ({len(room.racers)})\n", "bold")
     for entry in room.racers:
         style = "bold cyan" if entry.player == table.player else ""
@@ -57,12 +68,21 @@ def room_text(table: RaceTable) -> RenderableType:
     elif room.state == "expired":
         text.append("The room closed before anyone started it.", "bold red")
     elif room.state == "open" and room.public:
-        text.append("It counts down by itself at 3 racers, or 30 s after the second came.")
+        wait = table.auto_start_left()
+        if wait is not None:
+            text.append(f"The countdown begins by itself in {wait:.0f} s", "bold green3")
+            text.append(" (at once at 3 racers).")
+        else:
+            text.append("It counts down by itself at 3 racers, or 30 s after the second came.")
+    elif room.state == "open" and table.owner and len(room.racers) > 1:
+        text.append("Press s to start the countdown.", "bold")
     elif room.state == "open" and table.owner:
         text.append("Press s to start the countdown once someone has joined.", "bold")
     elif room.state == "open":
         text.append(f"Waiting for {room.owner} to start the race.")
     text.append("\n\n")
+    if room.state != "open":  # nobody joins once the countdown has begun
+        return text
     text.append("Others join with ", "dim")
     text.append(f"simon race join {room.code}", "bold")
     text.append(" or in a browser at ", "dim")
@@ -72,46 +92,42 @@ def room_text(table: RaceTable) -> RenderableType:
     return text
 
 
+def standings_grid(table: RaceTable, expand: bool = True) -> RichTable:
+    """The room's racers in standings order: place, runs, moves and how each stands."""
+    room = table.room
+    grid = panel_grid(f"Race {room.code}" if room else "Race", expand)
+    grid.add_column("#", justify="right")
+    grid.add_column("Player", overflow="ellipsis", no_wrap=True, ratio=1, min_width=4)
+    grid.add_column("Runs", justify="right")
+    grid.add_column("Mv", justify="right")
+    grid.add_column("", no_wrap=True, min_width=7)
+    for index, entry in enumerate(table.ordered(), start=1):
+        left = entry.player in table.room_left
+        style = "bold cyan" if entry.player == table.player else ("dim" if left else "")
+        if entry.won:
+            status = Text(race_time(entry.elapsed or 0.0), "bold green3")
+        elif entry.resigned:
+            status = Text("gave up", "red")
+        elif entry.finished:
+            status = Text("time up", "dim")
+        else:
+            status = Text("left" if left else "racing", "dim" if left else "")
+        place = ordinal(entry.place) if entry.place is not None else str(index)
+        grid.add_row(
+            place,
+            Text(player_label(entry.player, entry.bot), style),
+            f"{entry.removed}/4",
+            str(entry.moves),
+            status,
+        )
+    return grid
+
+
 class StandingsPanel(Static):
-    """The room's racers in standings order: runs, moves and how each stands."""
+    """The room's standings beside the board, and its latest events."""
 
     def update_from(self, table: RaceTable) -> None:
-        room = table.room
-        grid = RichTable(
-            title=f"Race {room.code}" if room else "Race",
-            title_justify="left",
-            title_style="bold",
-            expand=True,
-            box=None,
-            padding=(0, 0, 0, 1),
-            pad_edge=False,
-            show_edge=False,
-        )
-        grid.add_column("#", justify="right")
-        grid.add_column("Player", overflow="ellipsis", no_wrap=True, ratio=1, min_width=4)
-        grid.add_column("Runs", justify="right")
-        grid.add_column("Mv", justify="right")
-        grid.add_column("", no_wrap=True, min_width=7)
-        for index, entry in enumerate(table.ordered(), start=1):
-            left = entry.player in table.room_left
-            style = "bold cyan" if entry.player == table.player else ("dim" if left else "")
-            if entry.won:
-                status = Text(race_time(entry.elapsed or 0.0), "bold green3")
-            elif entry.resigned:
-                status = Text("gave up", "red")
-            elif entry.finished:
-                status = Text("time up", "dim")
-            else:
-                status = Text("left" if left else "racing", "dim" if left else "")
-            place = ordinal(entry.place) if entry.place is not None else str(index)
-            grid.add_row(
-                place,
-                Text(player_label(entry.player, entry.bot), style),
-                f"{entry.removed}/4",
-                str(entry.moves),
-                status,
-            )
-        parts: list[RenderableType] = [grid]
+        parts: list[RenderableType] = [standings_grid(table)]
         if table.race_log:
             log = Text("\n".join(table.race_log), "dim", overflow="ellipsis", no_wrap=True)
             parts += [Text(""), Text("Latest", "bold"), log]
@@ -130,7 +146,7 @@ class RaceApp(SimonApp):
         yield ScoreLine(id="score")
         with Horizontal(id="main"):
             yield Static("", id="room")
-            with VerticalScroll(id="board-box"):
+            with BoardBox(id="board-box"):
                 yield BoardView(letters=self.letters, id="board")
             yield StandingsPanel(id="race")
         yield Static("", id="notice")
@@ -154,7 +170,8 @@ class RaceApp(SimonApp):
         prompt = self.query_one("#prompt", Input)
         prompt.disabled = False
         prompt.focus()
-        self.notify_line(Notice("info", "Waiting in the room. ? shows the rules and keys."))
+        if isinstance(table, RaceTable):
+            self.notify_line(table.opening_line())
         self.table_changed(None)
         self.set_interval(0.25, self._tick)
 
@@ -167,9 +184,10 @@ class RaceApp(SimonApp):
         self.query_one("#room").display = not playing
         self.query_one("#board-box").display = playing
         self.query_one("#race").display = playing
-        self.query_one("#prompt", Input).placeholder = (
-            RACE_PLACEHOLDER if phase == "racing" else ROOM_PLACEHOLDER
-        )
+        placeholder = PLACEHOLDERS[phase]
+        if table.watching and phase == "room":
+            placeholder = WATCH_PLACEHOLDER
+        self.query_one("#prompt", Input).placeholder = placeholder
         if playing:
             super().table_changed(None)
             self.query_one(StandingsPanel).update_from(table)
@@ -186,26 +204,30 @@ class RaceApp(SimonApp):
         if table is None:
             return
         if table.phase == "room" or table.game is None:
-            self.query_one("#room", Static).update(room_text(table))
+            with contextlib.suppress(NoMatches):  # a tick while the screen closes
+                self.query_one("#room", Static).update(room_text(table))
         else:
             super()._tick()
 
-    @on(Input.Changed, "#prompt")
-    async def room_key(self, event: Input.Changed) -> None:
-        """``s`` and ``m``: the room's own keys, acted on at once."""
+    OWN_KEYS = frozenset("sm")
+
+    async def press_key(self, key: str) -> None:
+        """``s`` (the owner starts the race) and ``m`` (a rematch, once it is over)."""
         table = self.race_table
-        value = event.value.strip()
-        if table is None or value not in ("s", "m"):
+        if table is None or key not in self.OWN_KEYS:
+            await super().press_key(key)
             return
-        if value == "s" and table.phase != "room":
-            return
-        event.input.value = ""
         try:
-            if value == "s":
-                if not table.owner:
+            if key == "s":
+                if table.phase == "over":
+                    self.notify_line(Notice("info", "The race is over: m asks for a rematch."))
+                elif table.phase != "room" or table.room is None or table.room.state != "open":
+                    self.notify_line(Notice("info", "The race is under way: s starts nothing now."))
+                elif not table.owner:
                     self.notify_line(Notice("info", "Only the room's owner starts the race."))
-                    return
-                await table.start_race()
+                else:
+                    self.notify_line(Notice("status", "Starting: the server deals a fresh deal…"))
+                    await table.start_race()
             elif table.phase != "over":
                 self.notify_line(Notice("info", "A rematch comes once the race is over."))
             else:
@@ -220,6 +242,9 @@ class RaceApp(SimonApp):
         if command.kind == "quit" and table is not None:
             await table.leave()
         elif table is not None and table.game is None and command.kind not in ("quit", "help"):
-            self.notify_line(Notice("info", "The race has not started: the board comes then."))
+            if table.watching or table.phase == "over":
+                self.notify_line(Notice("info", "You have no game in this race."))
+            else:
+                self.notify_line(Notice("info", "The race has not started: the board comes then."))
             return
         await super().run_command(command)

@@ -7,25 +7,26 @@ from collections.abc import Iterable, Sequence
 from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
+from textual import events
+from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from server.engine import COLUMNS, RUNS_PER_GAME, Card, Move, rank, suit
-from server.engine.cards import RANK_LETTERS, SUIT_LETTERS
+from server.engine import COLUMNS, RUNS_PER_GAME, Card, Move
+from server.engine.cards import SUIT_LETTERS
 from server.protocol import RaceEntry
 
 from ..table import UNDER_REVIEW, Table, player_label, plural
-
-SUIT_SYMBOLS = "♠♥♦♣"
-#: A four-colour pack that reads on dark and light terminals; the symbol carries the suit too.
-SUIT_STYLES = ("bold", "bold red", "bold dodger_blue2", "bold green3")
-CELL = 5  # characters per column: " T♥ " and a gap
-
-
-def card_label(card: Card, letters: bool = False) -> str:
-    """``T♥``, or ``TH`` with ``letters``: readable with or without colour."""
-    symbols = SUIT_LETTERS if letters else SUIT_SYMBOLS
-    return RANK_LETTERS[rank(card) - 1] + symbols[suit(card)]
+from .cards import (
+    CELL,
+    HEADER,
+    SUIT_SYMBOLS,
+    WIDEST,
+    card_label,
+    group_label,
+    render_board,
+)
 
 
 def describe_move(columns: Sequence[Sequence[Card]], move: Move, letters: bool = False) -> str:
@@ -34,20 +35,11 @@ def describe_move(columns: Sequence[Sequence[Card]], move: Move, letters: bool =
     ``9-4x2: 3♥ 2♥ onto 4♥``; a longer group reads ``6♥…2♥``.
     """
     count = move.count or 1
-    group = [card_label(card, letters) for card in columns[move.source][-count:]]
-    cards = " ".join(group) if len(group) <= 2 else f"{group[0]}…{group[-1]}"
+    cards = group_label(columns[move.source][-count:], letters)
     target = columns[move.target]
     where = f"onto {card_label(target[-1], letters)}" if target else "into the empty column"
     notation = move.text() if count > 1 else Move(move.source, move.target).text()
     return f"{notation}: {cards} {where}"
-
-
-def movable_run(column: Sequence[Card]) -> int:
-    """How many cards at the end of a column go down one by one in one suit."""
-    count = 1 if column else 0
-    while count < len(column) and column[-count - 1] == column[-count] + 1:
-        count += 1
-    return count
 
 
 def format_clock(seconds: float) -> str:
@@ -56,12 +48,31 @@ def format_clock(seconds: float) -> str:
     return f"{hours}:{minutes:02}:{seconds:02}" if hours else f"{minutes}:{seconds:02}"
 
 
+class BoardBox(VerticalScroll):
+    """Scrolls the board in a short terminal; never takes the focus from the prompt (keys
+    typed after a click on the board still play)."""
+
+    can_focus = False
+
+
 class BoardView(Widget):
-    """The ten columns, their numbers, and the placement help for a chosen column."""
+    """The ten columns, their numbers, and the placement help for a chosen column.
+
+    It fills the width it is given (wider columns, up to a point) and spaces the cards
+    apart when the height allows. A click posts :class:`BoardView.Clicked`: which column,
+    and which card of it (None: its number, or below its cards).
+    """
 
     DEFAULT_CSS = """
-    BoardView { height: auto; width: auto; }
+    BoardView { height: auto; width: 1fr; min-width: 50; }
     """
+
+    class Clicked(Message):
+        def __init__(self, column: int, card: int | None, chain: int) -> None:
+            super().__init__()
+            self.column = column  # 0-based
+            self.card = card  # the card's index in its column, deepest first
+            self.chain = chain  # 2: the second click of a double click
 
     def __init__(self, letters: bool = False, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -74,60 +85,72 @@ class BoardView(Widget):
     def show(self, columns: Iterable[Sequence[Card]]) -> None:
         self.columns = tuple(tuple(column) for column in columns)
         self.refresh(layout=True)
+        self._keep_ends_in_sight()
+
+    def _keep_ends_in_sight(self) -> None:
+        if self.overflows and isinstance(self.parent, Widget):
+            self.parent.call_after_refresh(self.parent.scroll_end, animate=False)
 
     def select(self, column: int | None, count: int | None, targets: Iterable[int]) -> None:
         self.selected, self.selected_count = column, count
         self.targets = frozenset(targets)
         self.refresh()
 
+    @property
+    def cell(self) -> int:
+        """Characters per column at the width the board has now."""
+        return max(CELL, min(WIDEST, self.size.width // COLUMNS))
+
+    def _deepest(self) -> int:
+        return max(1, max(len(column) for column in self.columns))
+
+    def _space(self) -> int:
+        """Lines the board's box shows at once."""
+        return self.parent.size.height if isinstance(self.parent, Widget) else 0
+
+    @property
+    def row_height(self) -> int:
+        """Lines per card: two when the tallest column still fits the space there is."""
+        return 2 if HEADER + 2 * self._deepest() + 1 <= self._space() else 1
+
+    @property
+    def overflows(self) -> bool:
+        """Taller than its box: the numbers go under the cards too, and the box scrolls to
+        the ends of the columns, where the play is."""
+        return 0 < self._space() < HEADER + self._deepest()
+
     def get_content_width(self, container: object, viewport: object) -> int:
         return CELL * COLUMNS
 
     def get_content_height(self, container: object, viewport: object, width: int) -> int:
-        return 2 + max(1, max(len(column) for column in self.columns))
+        return HEADER + self.row_height * self._deepest() + self.overflows
+
+    def on_resize(self) -> None:
+        self.refresh(layout=True)
+        self._keep_ends_in_sight()
 
     def render(self) -> RenderableType:
-        text = Text(no_wrap=True)
-        for index in range(COLUMNS):
-            style = ""
-            if index == self.selected:
-                style = "bold reverse"
-            elif index in self.targets:
-                style = "bold black on green3"
-            text.append(f"{index + 1:^{CELL - 1}}", style)
-            text.append(" ")
-        text.append("\n")
-        for index in range(COLUMNS):
-            mark = "▼" if index in self.targets else " "
-            text.append(f"{mark:^{CELL - 1}} ", "green3")
-        text.append("\n")
-        height = max(1, max(len(column) for column in self.columns))
-        for row in range(height):
-            for index, column in enumerate(self.columns):
-                text.append_text(self._cell(index, column, row))
-                text.append(" ")
-            if row < height - 1:
-                text.append("\n")
-        return text
+        return render_board(
+            self.columns,
+            letters=self.letters,
+            cell=self.cell,
+            row_height=self.row_height,
+            selected=self.selected,
+            selected_count=self.selected_count,
+            targets=self.targets,
+            footer=self.overflows,
+        )
 
-    def _cell(self, index: int, column: Sequence[Card], row: int) -> Text:
-        if not column:
-            return Text(" ·· " if row == 0 else " " * (CELL - 1), "dim")
-        if row >= len(column):
-            return Text(" " * (CELL - 1))
-        card = column[row]
-        run = movable_run(column)
-        style = SUIT_STYLES[suit(card)]
-        in_run = row >= len(column) - run
-        if not in_run:
-            style = style.replace("bold", "").strip() or "default"
-        if index == self.selected:
-            group = self.selected_count or run
-            if row >= len(column) - group:
-                style += " reverse"
-        elif index in self.targets and row == len(column) - 1:
-            style += " underline on grey23"
-        return Text(f" {card_label(card, self.letters)} ", style)
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        column = min(COLUMNS - 1, offset.x // self.cell)
+        card: int | None = None
+        if offset.y >= HEADER:
+            index = (offset.y - HEADER) // self.row_height
+            card = index if index < len(self.columns[column]) else None
+        self.post_message(self.Clicked(column, card, event.chain))
 
 
 class ScoreLine(Static):
@@ -196,6 +219,20 @@ def race_status(entry: RaceEntry, left: bool, narrow: bool = False) -> Text:
     return Text(short if narrow else full, style)
 
 
+def panel_grid(title: str, expand: bool = True) -> RichTable:
+    """A borderless table under a bold title, as the race panels show their racers."""
+    return RichTable(
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        expand=expand,
+        box=None,
+        padding=(0, 0, 0, 1),
+        pad_edge=False,
+        show_edge=False,
+    )
+
+
 class RacePanel(Static):
     """The others on the same deal: their moves, score, runs, how they stand; the latest events."""
 
@@ -209,16 +246,9 @@ class RacePanel(Static):
         self.table = table
         narrow = 0 < self.size.width < NARROW
         shown = len(table.race)
-        grid = RichTable(
-            # the server sends the leaders and the rows around you: say how many race
-            title=f"Race: {shown} of {table.race_total}" if table.race_total > shown else "Race",
-            title_justify="left",
-            title_style="bold",
-            expand=True,
-            box=None,
-            padding=(0, 0, 0, 1),
-            pad_edge=False,
-            show_edge=False,
+        # the server sends the leaders and the rows around you: say how many race
+        grid = panel_grid(
+            f"Race: {shown} of {table.race_total}" if table.race_total > shown else "Race"
         )
         grid.add_column("Player", overflow="ellipsis", no_wrap=True, ratio=1, min_width=4)
         if not narrow:

@@ -109,7 +109,7 @@ def test_bot_mode_on_an_unreachable_server(
 ) -> None:
     server = f"ws://127.0.0.1:{closed_port}"
     config = Config(config_folder)
-    config.set_account(server, Account("ann", "token"))
+    config.add_account(server, Account("ann", "token"))
     config.save()
     argv = ["play", "--daily", "--moves", "3-4", "--server", server]
     assert main(argv) == 1

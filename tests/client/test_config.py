@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import stat
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from client_cli.errors import UsageError
 def test_the_token_file_is_readable_by_its_owner_only(tmp_path: Path) -> None:
     folder = tmp_path / "cfg"
     config = Config(folder)
-    config.set_account("ws://example:1", Account("ann", "secret"))
+    config.add_account("ws://example:1", Account("ann", "secret"))
     config.save()
     assert stat.S_IMODE(config.path.stat().st_mode) == 0o600
     again = Config(folder)
@@ -61,3 +62,41 @@ def test_the_server_comes_from_the_option_then_the_environment(
     assert server_address("wss://other/") == "wss://other"
     with pytest.raises(UsageError):
         normalize_server("http://example.org")
+
+
+def test_every_account_of_a_server_is_kept_and_one_is_current(tmp_path: Path) -> None:
+    server = "ws://example:1"
+    config = Config(tmp_path)
+    config.add_account(server, Account("alice", "a-token"))
+    config.add_account(server, Account("robo", "r-token", bot=True))
+    config.save()
+    again = Config(tmp_path)
+    assert again.accounts(server) == [Account("alice", "a-token"), Account("robo", "r-token", True)]
+    assert again.current(server) == "robo"
+    assert again.account(server) == again.account(server, "robo")
+    assert again.account(server, "alice") == Account("alice", "a-token")
+    assert again.use(server, "alice").token == "a-token"
+    assert again.current(server) == "alice"
+    with pytest.raises(UsageError, match="kept: alice, robo"):
+        again.use(server, "bob")
+    # the same name again with another token (a login): kept once, and the caller is told
+    assert again.add_account(server, Account("alice", "new")) == Account("alice", "a-token")
+    assert [a.name for a in again.accounts(server)] == ["alice", "robo"]
+
+
+def test_a_one_account_config_file_is_migrated_keeping_its_token(tmp_path: Path) -> None:
+    old = {"accounts": {"ws://example:1": {"name": "ann", "token": "secret"}}, "last_suits": 2}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    path.chmod(0o600)
+    config = Config(tmp_path)
+    assert config.account("ws://example:1") == Account("ann", "secret")
+    assert config.last_suits == 2
+    written = json.loads(path.read_text(encoding="utf-8"))  # rewritten at once, in the new shape
+    assert written["accounts"]["ws://example:1"] == {
+        "current": "ann",
+        "players": {"ann": {"token": "secret", "bot": False}},
+    }
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    config.add_account("ws://example:1", Account("bob", "other"))
+    assert Config(tmp_path).account("ws://example:1", "ann") == Account("ann", "secret")

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import stat
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -220,3 +223,73 @@ def test_around_me_with_no_result_today_says_so_at_once(simon: Any) -> None:
     assert status == 0, err
     ranked = json.loads(out)
     assert ranked["rank"] is None and ranked["around"] == [] and ranked["total"] >= 0
+
+
+def test_a_person_and_a_bot_on_one_machine_keep_both_accounts(simon: Any) -> None:
+    alice, robo = new_name(), new_name()
+    assert simon("register", alice)[0] == 0
+    status, out, err = simon("register", robo, "--bot")
+    assert status == 0, err
+    assert f"also kept here: {alice}" in out  # the person's token was not dropped
+    status, out, _ = simon("accounts")
+    assert status == 0
+    assert f"  {alice}" in out and f"* BOT {robo}" in out
+    assert json.loads(simon("whoami", "--json")[1])["player"] == robo
+    assert json.loads(simon("--as", alice, "whoami", "--json")[1])["player"] == alice
+    assert json.loads(simon("whoami", "--as", alice, "--json")[1])["player"] == alice
+    status, out, err = simon("daily", "--as", "nobody")
+    assert status == 1 and "kept: " in err and alice in err
+    assert simon("use", alice)[0] == 0
+    assert json.loads(simon("whoami", "--json")[1])["player"] == alice
+    status, out, _ = simon("--json", "accounts")
+    assert json.loads(out)["current"] == alice
+    assert [a["player"] for a in json.loads(out)["accounts"]] == sorted([alice, robo])
+    status, _, err = simon("use", "nobody")
+    assert status == 2 and "simon register NAME" in err
+    status, out, err = simon("register", alice)  # taken: the kept token stays
+    assert status == 1 and json.loads(simon("whoami", "--json")[1])["player"] == alice
+
+
+def test_login_on_a_second_machine_takes_the_token_from_stdin(
+    simon: Any, server_url: str, tmp_path: Path
+) -> None:
+    name = new_name()
+    assert simon("register", name)[0] == 0
+    status, token, _ = simon("token")
+    assert status == 0 and token.strip()
+    other = tmp_path / "second-machine"
+    env = {**os.environ, "SIMON_CONFIG_DIR": str(other), "SIMON_SERVER": server_url}
+
+    def second(*argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "client_cli.main", *argv],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=60,
+        )
+
+    done = second("login", stdin="not-a-token\n")
+    assert done.returncode == 1 and not (other / "config.json").exists()
+    done = second("login", stdin=token)
+    assert done.returncode == 0, done.stderr
+    assert f"Logged in as {name}" in done.stdout and token.strip() not in done.stdout
+    assert stat.S_IMODE((other / "config.json").stat().st_mode) == 0o600
+    done = second("whoami", "--json")
+    assert json.loads(done.stdout)["player"] == name
+
+
+def test_an_older_one_account_config_keeps_working_and_learns_its_bot(
+    simon: Any, server_url: str, tmp_path: Path
+) -> None:
+    name = new_name()
+    assert simon("register", name, "--bot")[0] == 0
+    path = tmp_path / "config" / "config.json"
+    token = json.loads(path.read_text())["accounts"][server_url]["players"][name]["token"]
+    old = {"accounts": {server_url: {"name": name, "token": token}}}  # an older client's
+    path.write_text(json.dumps(old))
+    assert json.loads(simon("whoami", "--json")[1])["player"] == name  # migrated, token kept
+    status, out, _ = simon("accounts")
+    assert status == 0 and f"* BOT {name}" in out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -10,18 +11,24 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Static
+from rich.console import Console
+from rich.text import Text
+from textual.widgets import Input, Static
 
+from client_cli.errors import ServerError
 from client_cli.main import main
-from client_cli.race_table import RaceTable
+from client_cli.race_table import RaceTable, ordinal
 from client_cli.table import Table
-from client_cli.ui.race_app import RaceApp
+from client_cli.ui.race_app import RACE_PLACEHOLDER, ROOM_PLACEHOLDER, RaceApp, room_text
 from server.engine import Game
 from server.protocol import (
+    Error,
+    ErrorCode,
     MoveRequest,
     PlayerInfo,
     RaceJoin,
@@ -30,6 +37,7 @@ from server.protocol import (
     RaceRoom,
     RaceStart,
     RaceUpdate,
+    RaceWatch,
     RoomEntry,
     RoomView,
     State,
@@ -199,6 +207,98 @@ async def test_the_screen_shows_the_room_then_the_race_then_the_results() -> Non
         assert not app.query_one("#board-box").display
 
 
+def screen_text(app: RaceApp, selector: str) -> str:
+    content = app.query_one(selector, Static).content
+    if isinstance(content, Text):
+        return content.plain
+    console = Console(width=SIZE[0], record=True, file=io.StringIO())
+    console.print(content)
+    return console.export_text()
+
+
+def racing_table(connection: ScriptedConnection) -> Any:
+    async def open_room(suits: int | None) -> Table:
+        table = RaceTable(connection)  # type: ignore[arg-type]
+        await table.open(RaceJoin(type="race_join", code="QWERT"))
+        return table
+
+    return open_room
+
+
+async def test_joining_a_race_that_is_over_shows_its_results_and_keys_act() -> None:
+    winner = RoomEntry(player="bob", won=True, finished=True, elapsed=65.0, place=1, moves=80)
+    second = RoomEntry(player="ann", finished=True, resigned=True, place=2, moves=12)
+    over = room("over", 5, deal=CODE).model_copy(update={"racers": [winner, second]})
+    connection = ScriptedConnection([RaceRoom(id=1, room=over)])
+    app = RaceApp(racing_table(connection))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = screen_text(app, "#room")
+        assert "This race is over" in text and "Waiting" not in text
+        assert re.search(r"1st\s+bob\s+0/4\s+80\s+1:05.0", text)
+        assert re.search(r"2nd\s+ann\s+0/4\s+12\s+gave up", text)
+        assert "simon race join" not in text  # nobody joins a race that is over
+        assert screen_text(app, "#notice").startswith("Race over: bob won in 1:05.0")
+        prompt = app.query_one("#prompt", Input)
+        assert prompt.placeholder.startswith("m rematch")
+        await pilot.press("s")
+        await pilot.pause()
+        assert prompt.value == "" and "m asks for a rematch" in screen_text(app, "#notice")
+        assert len(connection.requests) == 1  # nothing asked of the server
+
+
+async def test_the_rooms_notices_follow_it_to_the_race() -> None:
+    refusal = ServerError(
+        Error(code=ErrorCode.NOT_ENOUGH_RACERS, message="a race needs at least 2 racers")
+    )
+    connection = ScriptedConnection([RaceRoom(id=1, room=room()), refusal])
+    app = RaceApp(racing_table(connection))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        prompt = app.query_one("#prompt", Input)
+        assert prompt.placeholder == ROOM_PLACEHOLDER
+        await pilot.press("s")
+        await pilot.pause()
+        assert "at least 2 racers" in screen_text(app, "#notice")
+        table = app.race_table
+        assert table is not None
+        table.receive(RaceRoom(event="joined", room=room(revision=2, racers=("ann", "bob"))))
+        await pilot.pause()
+        assert (
+            screen_text(app, "#notice") == "bob joined: 2 in the room. Press s to start the race."
+        )
+        countdown = room("countdown", 3, ("ann", "bob"), starts_in=10.0)
+        table.receive(RaceRoom(event="countdown", room=countdown))
+        await pilot.pause()
+        assert screen_text(app, "#notice") == "The countdown has begun."
+        table.receive(race_state())  # the reveal
+        await pilot.pause()
+        assert screen_text(app, "#notice") == "Go! The deal is revealed: your move."
+        assert prompt.placeholder == RACE_PLACEHOLDER  # the move keys, not the room's
+        over = room("over", 4, ("ann", "bob"), deal=CODE)
+        table.receive(RaceRoom(event="over", room=over))
+        await pilot.pause()
+        assert prompt.placeholder.startswith("m rematch")
+
+
+async def test_a_public_room_tells_how_long_until_it_counts_down_by_itself() -> None:
+    at = datetime(2026, 3, 1, 12, 0, 30, tzinfo=UTC)
+    public = room(racers=("ann", "bob")).model_copy(
+        update={"public": True, "auto_start_at": at.isoformat()}
+    )
+    connection = ScriptedConnection([RaceRoom(id=1, room=public)])
+    wall = Ticks()
+    wall.now = at.timestamp() - 21.2
+    table = RaceTable(connection, wall=wall)  # type: ignore[arg-type]
+    await table.open(RaceJoin(type="race_join", code="QWERT"))
+    assert table.auto_start_left() == pytest.approx(21.2)
+    assert "begins by itself in 21 s" in str(room_text(table))
+    connection.clock_offset = 10.0  # the server's clock is ahead: it counts, not ours
+    assert table.auto_start_left() == pytest.approx(11.2)
+    wall.now += 60
+    assert table.auto_start_left() == 0.0
+
+
 # -- bot mode against a real server ------------------------------------------------------
 
 
@@ -279,10 +379,11 @@ def test_two_bots_race_a_fresh_deal_in_a_room_that_allows_bots(
     assert main(["history", "--json"]) == 0
     [game] = json.loads(capsys.readouterr().out)["games"]
     assert (game["race"], game["place"]) == (first["room"], owner_last["you"]["place"])
-    monkeypatch.setenv("COLUMNS", "200")  # one line a game
+    monkeypatch.setenv("COLUMNS", "80")
     assert main(["history"]) == 0
     shown = capsys.readouterr().out
-    assert f"race {first['room']}" in shown and "in race" in shown
+    place = ordinal(owner_last["you"]["place"])
+    assert re.search(rf"race {first['room']}\s.*\s{place}\n", shown)  # one line, whole
 
 
 def test_race_bot_mode_needs_a_bot_account(
@@ -367,3 +468,51 @@ async def test_a_race_on_the_screen_against_a_real_server(backend: Any) -> None:
                 assert table.room.code in str(app.query_one("#room", Static).content)
         finally:
             await connection.close()
+
+
+def test_bot_modes_standings_count_moves_in_words() -> None:
+    from client_cli.race import _standings_text
+
+    line = {"place": 1, "player": "robo", "bot": True, "won": False, "resigned": True}
+    result = {"room": "QWERT", "state": "over", "standings": [{**line, "moves": 1}]}
+    assert _standings_text(result).endswith("1st  BOT robo  resigned, 1 move")
+
+
+@pytest.mark.parametrize(
+    ("finished", "said"),
+    [(False, "Back in the race: your move."), (True, "Your game in this race is over")],
+)
+async def test_coming_back_to_a_race_under_way_is_no_reveal(finished: bool, said: str) -> None:
+    connection = ScriptedConnection([RaceRoom(id=1, room=room("racing", 4, ("ann", "bob")))])
+    table = RaceTable(connection)  # type: ignore[arg-type]
+    notices: list[Any] = []
+    table.listener = notices.append
+    await table.open(RaceJoin(type="race_join", code="QWERT"))
+    view = race_state().state.model_copy(update={"finished": finished})
+    table.receive(State(state=view))
+    assert table.phase == "racing"
+    assert notices[-1].text.startswith(said) and "Go!" not in notices[-1].text
+    assert table.opening_line().text.startswith(said)
+
+
+@pytest.mark.parametrize("state", ["racing", "over"])
+async def test_joining_a_race_that_started_without_you_watches_it(state: str) -> None:
+    late = ServerError(Error(code=ErrorCode.RACE_STARTED, message="that race has started"))
+    bob = RoomEntry(player="bob", moves=9, removed=1, place=1 if state == "over" else None)
+    seen = room(state, 6, deal=CODE).model_copy(update={"owner": "bob", "racers": [bob]})
+    connection = ScriptedConnection([late, RaceRoom(id=2, room=seen)])
+    app = RaceApp(racing_table(connection))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(connection.requests[-1], RaceWatch)
+        text = screen_text(app, "#room")
+        assert re.search(r"1(st)?\s+bob\s+1/4\s+9", text)
+        said = screen_text(app, "#notice")
+        if state == "racing":
+            assert "under way" in text and said.endswith("you are watching it.")
+            assert app.query_one("#prompt", Input).placeholder == "q quit · ? help"
+        else:
+            assert "This race is over" in text and said.startswith("Race over")
+        await pilot.press(*"3-4", "enter")
+        await pilot.pause()
+        assert screen_text(app, "#notice") == "You have no game in this race."

@@ -16,6 +16,7 @@ from textual.widgets import Input, Static
 
 from client_cli.table import LocalTable, OnlineTable, Table
 from client_cli.ui.app import HelpScreen, SimonApp, SuitScreen
+from client_cli.ui.cards import HEADER
 from client_cli.ui.widgets import BoardView
 from server.engine import Game, Rule
 from server.protocol import Finished, RaceEntry, RaceEvent, RaceStandings, Resign, State
@@ -68,7 +69,7 @@ async def test_a_refused_move_shows_the_rule_and_changes_nothing() -> None:
         assert game(app).moves == 0
         assert Rule.NOT_ONE_HIGHER.sentence in notice(app)
         assert Rule.NOT_ONE_HIGHER.value in notice(app)
-        await pilot.press(*"3-x", "enter")
+        await pilot.press(*"3-a", "enter")
         await pilot.pause()
         assert "not a move" in notice(app)
 
@@ -494,3 +495,153 @@ async def test_the_finished_screen_shows_the_standing_streak_histogram_and_share
         await pilot.pause()
         assert notice(app) == "Copied the share text."
         assert (tmp_path / "copied").read_text() == share
+
+
+GROUPS = "KS QS JS 9S 8S 7S\nTS\n6S 5S 4S 3S 2S AS\n"  # seven runs already removed
+
+
+def on_board(app: SimonApp, column: int, card: int | None = None) -> tuple[int, int]:
+    """Where to click: a card of a column (0-based, deepest first), or its number."""
+    board = app.query_one(BoardView)
+    y = 0 if card is None else HEADER + card * board.row_height
+    return column * board.cell + 1, y
+
+
+async def test_after_a_click_anywhere_the_keys_still_play() -> None:
+    app = SimonApp(opener())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for target in ("#board-box", "#score", "#notice"):
+            await pilot.click(target, offset=(30, 1))
+            await pilot.press("escape")
+        await pilot.click("#board", offset=on_board(app, 0, 2))  # picks up a group
+        await pilot.pause()
+        assert app.focused is app.query_one("#prompt")
+        await pilot.press(*"3-4", "enter")
+        await pilot.pause()
+        assert game(app).moves == 1
+        await pilot.click("#board-box", offset=(60, 25))  # below the cards
+        await pilot.press("u")
+        await pilot.pause()
+        assert game(app).moves == 0 and notice(app) == "Move taken back."
+
+
+async def test_a_click_picks_up_a_group_and_a_click_on_a_column_puts_it_there() -> None:
+    async def open_table(suits: int | None) -> Table:
+        return LocalTable(Game.from_board(GROUPS, 1))
+
+    app = SimonApp(open_table, letters=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        board = app.query_one(BoardView)
+        await pilot.click("#board", offset=on_board(app, 0, 0))  # KS cannot move alone
+        await pilot.pause()
+        assert (board.selected, board.selected_count) == (0, None)  # the movable run: 9S-7S
+        assert notice(app).startswith("9S…7S: click a column")
+        await pilot.click("#board", offset=on_board(app, 0, 3))  # the same column: put back
+        await pilot.pause()
+        assert board.selected is None and game(app).moves == 0
+        await pilot.click("#board", offset=on_board(app, 0, 4))  # 8S: it and the 7S below
+        await pilot.pause()
+        assert (board.selected, board.selected_count) == (0, 2)
+        assert board.targets == frozenset(range(3, 10))  # the empty ones: TS wants a 9
+        await pilot.click("#board", offset=on_board(app, 0, 4))  # put back
+        await pilot.click("#board", offset=on_board(app, 0, 3))  # 9S 8S 7S
+        await pilot.pause()
+        assert board.selected_count == 3 and 1 in board.targets
+        await pilot.click("#board", offset=on_board(app, 1, 0))  # onto TS
+        await pilot.pause()
+        assert notice(app) == "1-2x3: 9S…7S onto TS."
+        assert board.selected is None and board.targets == frozenset()
+        await pilot.click("#board", offset=on_board(app, 0))  # the number of column 1
+        await pilot.click("#board", offset=on_board(app, 5))  # the number of column 6
+        await pilot.pause()
+        assert notice(app) == "1-6x3: KS…JS into the empty column."
+        await pilot.press(*"3 1", "enter")  # and the keys still play
+        await pilot.pause()
+        assert game(app).moves == 3
+
+
+async def test_a_double_click_plays_the_columns_best_move() -> None:
+    app = SimonApp(opener())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.double_click("#board", offset=on_board(app, 2, 7))  # 2♦ of column 3
+        await pilot.pause()
+        expected = Game.from_code(CODE)
+        expected.auto_move(2)
+        assert game(app) == expected
+        assert notice(app) == "3-4: 2♦ onto 3♣."
+        assert app.query_one(BoardView).selected is None
+
+
+@pytest.mark.parametrize(("key", "moves", "said"), [("u", 0, "taken back"), ("q", 1, "")])
+async def test_a_command_key_after_a_typed_column_acts_as_the_command(
+    key: str, moves: int, said: str
+) -> None:
+    app = SimonApp(opener())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press(*"3-4", "enter", "6", key)
+        await pilot.pause()
+        if key == "q":
+            assert app.return_code == 0
+            return
+        assert game(app).moves == moves and said in notice(app)
+        assert app.query_one("#prompt", Input).value == ""
+        await pilot.press(*"3-4", "enter", *"6-", "x")  # x resigns, after "6-" too
+        await pilot.pause()
+        assert "x again" in notice(app)
+        await pilot.press("escape", *"9-1x", "1", "enter")  # but a count's x stays a count
+        await pilot.pause()
+        assert game(app).moves == 2
+
+
+async def test_a_notice_leaves_once_it_is_no_longer_true() -> None:
+    app = SimonApp(opener())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press(*"3-4", "enter", "r", "r")
+        await pilot.pause()
+        assert game(app).moves == 0 and notice(app) == "The deal starts over."
+        await pilot.press(*"3-4", "enter", *"1-2", "enter")
+        await pilot.pause()
+        assert "✗" in notice(app)
+        await pilot.press("u")
+        await pilot.pause()
+        assert game(app).moves == 0 and notice(app) == "Move taken back."
+
+
+@pytest.mark.parametrize(("size", "cell", "spaced"), [((120, 40), 9, True), ((80, 24), 7, False)])
+async def test_the_board_scales_to_the_terminal(
+    size: tuple[int, int], cell: int, spaced: bool
+) -> None:
+    app = SimonApp(opener())
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        board = app.query_one(BoardView)
+        assert board.cell == cell
+        assert (board.row_height == 2) is spaced
+        assert board.region.right <= size[0]  # all ten columns on the screen
+        rows = [line for line in board.render().plain.splitlines() if line.strip()]  # type: ignore[union-attr]
+        assert len(rows) == 1 + 8  # numbers and the eight cards of the deepest column
+
+
+async def test_a_board_taller_than_the_terminal_shows_the_ends_of_its_columns() -> None:
+    tall = "KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S KS QS JS TS 9S 8S 7S 6S\nAS AS 5S 4S 3S 2S\n"
+
+    async def open_table(suits: int | None) -> Table:
+        return LocalTable(Game.from_board(tall, 1))
+
+    app = SimonApp(open_table, letters=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        board, box = app.query_one(BoardView), app.query_one("#board-box", VerticalScroll)
+        assert board.overflows and box.max_scroll_y > 0
+        assert box.scroll_y == box.max_scroll_y  # the ends of the columns, where one plays
+        lines = board.render().plain.splitlines()  # type: ignore[union-attr]
+        assert lines[-1].split() == lines[0].split() == [str(n) for n in range(1, 11)]
+        assert lines[-2].split()[0] == "6S"
+        await pilot.press(*"1-3", "enter")  # and it plays as ever
+        await pilot.pause()
+        assert game(app).moves == 1

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from client_cli.main import main
+from client_cli.ui.cards import card_label
 from server.engine import Game
 
 CODE = "SS1-S4-AAAAABD"
@@ -29,10 +30,32 @@ def assert_one_line_error(err: str, *words: str) -> None:
         assert word in err
 
 
-def test_deal_prints_the_board_text(capsys: pytest.CaptureFixture[str]) -> None:
+def test_deal_prints_the_board_as_the_play_screen_shows_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     status, out, err = run(capsys, "deal", CODE)
     assert (status, err) == (0, "")
-    assert out == Game.from_code(CODE).board_text()
+    game = Game.from_code(CODE)
+    title, numbers, *rows = out.splitlines()
+    assert title == f"{CODE}  4 suits"
+    assert numbers.split() == [str(n) for n in range(1, 11)]  # numbered columns
+    for index in (0, 9):  # each column reads down, deepest card first, suits as symbols
+        cells = [row[index * 5 : index * 5 + 5].strip() for row in rows]
+        assert [cell for cell in cells if cell] == [card_label(c) for c in game.column(index)]
+    assert rows[0].split()[0] == "8♦" and len(rows) == max(map(len, game.columns))
+    assert all(line == line.rstrip() for line in out.splitlines())
+    status, out, _ = run(capsys, "deal", CODE, "--letters")
+    assert out.splitlines()[2].split()[0] == "8D"
+
+
+def test_replay_prints_the_final_board_and_counts_in_words(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, _ = run(capsys, "replay", CODE, "--moves", "3-4")
+    assert status == 0
+    numbers, *rows, summary = out.splitlines()
+    assert numbers.split()[-1] == "10" and rows[7].split()[-1] == "2♦"  # 2♦ now on column 4
+    assert summary == "not won: 1 move, score 499, 0 runs removed"
 
 
 def test_deal_json_reports_the_fresh_game(capsys: pytest.CaptureFixture[str]) -> None:

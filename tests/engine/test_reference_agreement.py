@@ -128,9 +128,10 @@ def play_and_compare(game_args: list[str], start: str, seed: int) -> dict[str, A
 
 
 def deal(code: str) -> str:
-    status, out, err = run_cli(["deal", code])
+    """The board text of a code, as ``simon deal --json`` gives it to programs."""
+    status, out, err = run_cli(["deal", code, "--json"])
     assert (status, err) == (0, "")
-    return out
+    return str(json.loads(out)["board"])
 
 
 @pytest.mark.parametrize("seed", range(10))

@@ -53,6 +53,7 @@ class ScriptedConnection:
         self.sent: list[Any] = []
         self.requests: list[Any] = []
         self.player = PlayerInfo(name="ann")
+        self.clock_offset = 0.0
         self.on_message: Any = None
         self.on_reconnect: Any = None
         self.on_status: Any = None
@@ -69,6 +70,8 @@ class ScriptedConnection:
     async def request(self, message: Any, expect: type) -> Any:
         self.requests.append(message)
         reply = self.replies.pop(0)
+        if isinstance(reply, Exception):  # a refusal, such as ServerError
+            raise reply
         assert isinstance(reply, expect)
         return reply
 

@@ -1,0 +1,140 @@
+"""``simon leaderboard``, ``simon history`` and ``simon daily``: what they tell a player."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from client_cli.boards import history_table
+from client_cli.config import Account, Config
+from client_cli.connection import Connection
+from client_cli.errors import ServerError
+from client_cli.main import main
+from client_cli.play import _played
+from client_cli.table import OnlineTable
+from server.engine import GameCode
+from server.play.daily import Proof, SolverProver
+from server.protocol import HistoryGame
+from tests.conftest import Backend
+from tests.support.players import registered
+from tests.support.servers import (
+    Client,
+    fresh_clock,
+    quick_prover,
+    server_settings,
+    serving,
+    unique_name,
+)
+
+
+def test_history_at_80_columns_cuts_no_code() -> None:
+    games = [
+        HistoryGame(
+            day="2026-03-01",
+            code="SS1-S4-AAAAABD",
+            suits=4,
+            mode="daily",
+            won=True,
+            score=812,
+            moves=88,
+            elapsed=3725.0,
+            finished_at="2026-03-01T10:00:00Z",
+            review="held",
+        ),
+        HistoryGame(
+            code="SS1-S2-QWERTYU",
+            suits=2,
+            mode="practice",
+            won=False,
+            score=431,
+            moves=69,
+            elapsed=65.0,
+            finished_at="2026-03-02T10:00:00Z",
+            race="KQWX-ZPRT",
+            place=12,
+        ),
+    ]
+    console = Console(width=80, file=io.StringIO(), record=True)
+    console.print(history_table("ann: 2 games, 1 won", games))
+    lines = console.export_text().splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    shown = "\n".join(lines)
+    for whole in ("SS1-S4-AAAAABD", "SS1-S2-QWERTYU", "race KQWX-ZPRT", "under review", "12th"):
+        assert whole in shown
+    assert "…" not in shown
+
+
+async def test_an_empty_leaderboard_says_why_and_a_held_result_is_told_to_its_player(
+    backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    solver = SolverProver(30.0, processes=False)
+    proofs: dict[str, tuple[str, ...]] = {}
+
+    async def prover(code: str) -> Proof:
+        if GameCode.parse(code).suits != 1:
+            return await quick_prover(code)
+        proof = await solver(code)
+        proofs[code] = proof.moves
+        return proof
+
+    clock = fresh_clock()
+    day = clock.now().date()
+    monkeypatch.setenv("SIMON_CONFIG_DIR", str(tmp_path))
+    monkeypatch.delenv("SIMON_SERVER", raising=False)
+    async with serving(server_settings(backend), clock=clock, prover=prover) as server:
+
+        async def simon(*argv: str) -> tuple[int, str, str]:
+            status = await asyncio.to_thread(main, [*argv, "--server", server.url])
+            out, err = capsys.readouterr()
+            return status, out, err
+
+        async with Client.connect(server.url) as human:
+            name = unique_name("ann")
+            config = Config()
+            config.add_account(server.url, Account(name, await registered(human, name)))
+            config.save()
+
+            status, out, _ = await simon("leaderboard", "--suits", "1")
+            assert status == 0
+            assert "No results yet: nobody has finished today's 1-suit deal" in out
+            assert "simon play --daily --suits 1" in out
+            later = (day + timedelta(days=1)).isoformat()
+            status, out, err = await simon("leaderboard", "--day", later)
+            assert status == 1 and out == "" and "has not begun" in err and later in err
+            status, out, _ = await simon("leaderboard", "--day", "2000-01-01", "--suits", "2")
+            assert "No results: nobody finished the 2-suit deal of 2000-01-01." in out
+
+            state = (await human.request({"type": "start", "suits": 1}))["state"]
+            for move in proofs[state["code"]]:  # the solver's line at machine speed: held
+                assert (await human.request({"type": "move", "move": move}))["type"] == "moved"
+            finished = await human.pushed_event(lambda frame: frame["type"] == "finished")
+            assert finished["review"] == "held"
+
+        status, out, _ = await simon("leaderboard", "--suits", "1")
+        assert status == 0 and "No results yet" in out
+        assert f"Your result (score {finished['score']}) is under review" in out
+        status, out, _ = await simon("leaderboard", "--suits", "1", "--json")
+        assert '"review": "held"' in out
+        status, out, _ = await simon("leaderboard", "--suits", "1", "--around-me")
+        assert status == 0 and "held for review" in out and "Your result (score" in out
+        status, out, _ = await simon("daily", "--suits", "1")
+        assert "played, under review" in out
+        status, out, _ = await simon("leaderboard", "--suits", "1", "--board", "bots")
+        assert "under review" not in out and "no bot has finished" in out
+
+        # the play screen cannot start it again: it says so, with the result it got
+        kept = config.account(server.url)
+        assert kept is not None
+        async with Connection(server.url, token=kept.token) as again:
+            table = OnlineTable(again)
+            with pytest.raises(ServerError) as refused:
+                await table.start("daily", 1)
+            said = await _played(again, refused.value, 1)
+        assert said.startswith("you have played today's 1-suit deal")
+        assert said.endswith(f"; your result: score {finished['score']}, under review")
