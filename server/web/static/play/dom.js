@@ -19,6 +19,12 @@ export function setError(scope, text) {
   if (element) element.textContent = text;
 }
 
+/** Write `text` into `element` only when it differs: writing the same text again is still a
+ * change that costs a frame. */
+export function setText(element, text) {
+  if (element.textContent !== text) element.textContent = text;
+}
+
 export function announce(text) {
   $("[data-announce]").textContent = text;
 }

@@ -5,7 +5,7 @@
 // taps) on one column in quick succession are the double-click move; a single one lifts
 // the group (a second click elsewhere drops it there). While a group is dragged it follows
 // the pointer through requestAnimationFrame and a CSS transform; the drop column comes from
-// the columns' geometry.
+// the columns' geometry. A drop sends the move before it changes anything on screen.
 
 const DRAG_FROM = 5; // pixels before a press is a drag
 const DOUBLE_WITHIN = 450; // ms between two presses of a double-click
@@ -110,7 +110,7 @@ export class Pointer {
   /** (Re)light the legal columns: at once from what the server sent with the last move, or
    * as soon as its answer to a move still on its way arrives. */
   showTargets() {
-    if (!this.drag) return;
+    if (!this.drag || !this.press) return; // none, or being dropped
     this.board.highlight(this.play.targets(this.press.column, this.press.count));
   }
 
@@ -144,13 +144,9 @@ export class Pointer {
     const targets = this.play.targets(press.column, press.count);
     // not known yet (a move still on its way): shown as dropped, and the server settles it
     const legal = Boolean(to && to !== press.column && (targets === null || targets.includes(to)));
-    if (legal) {
-      this.end(false);
-      this.play.drop(press.column, to, press.count, true);
-      return;
-    }
-    this.end(true);
-    if (to && to !== press.column) this.play.drop(press.column, to, press.count, false);
+    // the move is sent first, before the dragged copy and the lit columns are taken down
+    if (to && to !== press.column) this.play.drop(press.column, to, press.count, legal);
+    this.end(!legal);
   }
 
   tapped(press, event) {

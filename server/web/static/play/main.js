@@ -14,6 +14,7 @@ import {
   current,
   refuse,
   setError,
+  setText,
   show as showView,
 } from "./dom.js";
 import { Pointer } from "./drag.js";
@@ -276,26 +277,26 @@ function renderGame() {
 }
 
 function tick() {
-  if (page.game) $("[data-clock]").textContent = clock(page.game.clock());
+  if (page.game) setText($("[data-clock]"), clock(page.game.clock()));
   const room = page.room;
   if (room.view) {
     const left = room.startsIn();
     const countdown = $("[data-room-countdown]");
     if (room.view.state === "countdown" && left != null) {
-      countdown.textContent = left > 0 ? `The deal is revealed in ${Math.ceil(left)}` : "Go!";
+      setText(countdown, left > 0 ? `The deal is revealed in ${Math.ceil(left)}` : "Go!");
     } else if (room.view.state === "open" && room.view.auto_start_at) {
       const auto = (Date.parse(room.view.auto_start_at) - Date.now()) / 1000;
       // by this machine's time of day: shown only when it agrees with the server's promise
       const plausible = auto > 0 && auto <= 60;
-      countdown.textContent = plausible ? `Starts by itself in ${Math.ceil(auto)} s` : "";
+      setText(countdown, plausible ? `Starts by itself in ${Math.ceil(auto)} s` : "");
     } else {
-      countdown.textContent = "";
+      setText(countdown, "");
     }
     // from the race's own clock (the game's elapsed time since the reveal): no trust in
     // this machine's time of day
     const racing = room.view.state === "racing" && page.game?.view.race === room.view.code;
     const remaining = racing ? room.view.time_limit - page.game.clock() : null;
-    $("[data-race-clock]").textContent = remaining != null ? `Time left ${clock(remaining)}` : "";
+    setText($("[data-race-clock]"), remaining != null ? `Time left ${clock(remaining)}` : "");
   }
 }
 
@@ -310,17 +311,19 @@ function act(message) {
 function move(from, to, count, optimistic) {
   const game = page.game;
   if (!game || game.finished) return;
-  clearRefusal();
-  cancelSelection();
   if (optimistic && count) {
     const id = connection.nextId();
     game.optimistic(id, { from, to, count });
-    // sent first: the table is drawn while the move is on its way
+    // sent first, before anything on screen changes: the table is drawn while it is on its way
     connection.request({ type: "move", id, move: `${from}-${to}x${count}` });
     performance.mark(`simon:sent:${id}`);
+    clearRefusal();
+    cancelSelection();
     renderGame();
     return;
   }
+  clearRefusal();
+  cancelSelection();
   act({ type: "move", move: count ? `${from}-${to}x${count}` : `${from}-${to}` });
 }
 
