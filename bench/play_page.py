@@ -16,11 +16,15 @@ input from Chromium's DevTools protocol:
   16 ms; from the DevTools timeline trace, the main thread's tasks longer than 50 ms and
   the frames drawn, and the gaps between them;
 - **round trip**: the moves of ``--games`` won 1-suit deals played by drag and drop, each
-  from its send to its ``moved`` (the page's ``simon:move`` measures), against the same
-  moves sent by ``simon``'s websocket client (``client_cli.connection.Connection``) on the
-  same server: p50 and p99 of each, and the difference of the p99s; and the same moves
-  from a bare websocket of the page's origin (nothing drawn, no input), and pings both ways,
-  which tell the browser's connection apart from the page's frames.
+  from its send to its ``moved`` (the page's ``simon:move`` measures), interleaved with the
+  same moves sent by ``simon``'s websocket client (``client_cli.connection.Connection``,
+  on a game of its own of the same deal, timed from its send to its ``moved`` read) on the
+  same server: each page move, then the same move from ``simon``. p50 and p99 of each, and
+  the difference of the p99s. Then the same, interleaved again, in a Chromium whose
+  scheduler does not hold the page's tasks for the frame after an input
+  (``--disable-features=DeferRendererTasksAfterInput``); the same moves from a bare
+  websocket of the page's origin (nothing drawn, no input); and pings both ways. These tell
+  the browser's connection and its scheduling apart from the page's own work.
 
 Prints one JSON object.
 """
@@ -36,6 +40,7 @@ import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -53,9 +58,12 @@ from tests.support.web import embedded_backend
 #: Deals whose solutions are replayed (1 suit: the solver wins them in milliseconds).
 DEALS = ["SS1-S1-AAAAABD", "SS1-S1-QWERTYU", "SS1-S1-BCDEFGH", "SS1-S1-ZYXWVUT"]
 LONG_TASK_MS = 50.0
+#: Chromium's scheduler holds a page's tasks (a websocket's message among them) after a
+#: discrete input until the frame that follows it is drawn; this turns that off.
+NO_DEFERRAL = "--disable-features=DeferRendererTasksAfterInput"
 
 
-def browser() -> Any:
+def browser(*flags: str) -> Any:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -69,6 +77,7 @@ def browser() -> Any:
         "--disable-extensions",
         "--no-first-run",
         "--window-size=1280,800",
+        *flags,
     ):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
@@ -266,21 +275,69 @@ def drag_trace(driver: Any, seconds: float) -> dict[str, Any]:
     }
 
 
-def browser_round_trips(driver: Any, games: int) -> list[float]:
-    driver.execute_script("performance.clearMeasures('simon:move')")
-    for code in DEALS[:games]:
-        practice(driver, code)
-        game = Game.from_code(code)
-        for move in solve(game.copy(), shorten=False).moves:
-            drag_move(driver, move)
-            game.push(move)
-            time.sleep(0.1)  # the page's main thread to itself while the move goes round
-            wait(driver, "return document.querySelector('[data-board]').dataset.pending === '0'")
-    return list(
-        driver.execute_script(
-            "return performance.getEntriesByName('simon:move').map((e) => e.duration)"
-        )
+class SimonPlayer:
+    """``simon``'s websocket client on an event loop of its own (a thread), so its moves
+    can be played between the page's; each move is timed on that loop, from its send to
+    its ``moved`` read."""
+
+    def __init__(self, url: str) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.connection = Connection(url)
+        self.run(self._open())
+
+    def run(self, coroutine: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+    async def _open(self) -> None:
+        await self.connection.__aenter__()
+        name = f"bench-{uuid.uuid4().hex[:8]}"
+        await self.connection.request(Register(type="register", name=name), Registered)
+
+    async def _start(self, code: str) -> None:
+        await self.connection.request(Start(type="start", mode="practice", code=code), State)
+
+    async def _move(self, move: Move) -> float:
+        sent = time.perf_counter()
+        await self.connection.request(MoveRequest(type="move", move=move.text()), Moved)
+        return (time.perf_counter() - sent) * 1000
+
+    def start(self, code: str) -> None:
+        self.run(self._start(code))
+
+    def move(self, move: Move) -> float:
+        return float(self.run(self._move(move)))
+
+    def close(self) -> None:
+        self.run(self.connection.__aexit__(None, None, None))
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+        self.loop.close()
+
+
+def round_trips(driver: Any, url: str, games: int) -> tuple[list[float], list[float]]:
+    """Each move dropped on the page, then the same move from ``simon``: (page, simon)."""
+    simon = SimonPlayer(url)
+    simon_times = []
+    try:
+        driver.execute_script("performance.clearMeasures('simon:move')")
+        for code in DEALS[:games]:
+            practice(driver, code)
+            simon.start(code)
+            game = Game.from_code(code)
+            for move in solve(game.copy(), shorten=False).moves:
+                drag_move(driver, move)
+                game.push(move)
+                time.sleep(0.1)  # the page's main thread to itself while the move goes round
+                wait(driver, "return document.querySelector('[data-board]').dataset.pending == 0")
+                simon_times.append(simon.move(move))
+    finally:
+        simon.close()
+    page_times = driver.execute_script(
+        "return performance.getEntriesByName('simon:move').map((e) => e.duration)"
     )
+    return list(page_times), simon_times
 
 
 _PINGS = """
@@ -355,21 +412,6 @@ async def simon_pings(url: str, count: int) -> list[float]:
     return times
 
 
-async def simon_round_trips(url: str, games: int) -> list[float]:
-    times: list[float] = []
-    async with Connection(url) as connection:
-        await connection.request(
-            Register(type="register", name=f"bench-{uuid.uuid4().hex[:8]}"), Registered
-        )
-        for code in DEALS[:games]:
-            await connection.request(Start(type="start", mode="practice", code=code), State)
-            for move in solve(Game.from_code(code), shorten=False).moves:
-                sent = time.perf_counter()
-                await connection.request(MoveRequest(type="move", move=move.text()), Moved)
-                times.append((time.perf_counter() - sent) * 1000)
-    return times
-
-
 def measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
     """Every figure, against the server at websocket URL ``url``."""
     http = url.replace("ws://", "http://")
@@ -391,10 +433,18 @@ def measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
             driver.get(f"{http}/play")
             returning.append(ready_ms(driver))
             wait(driver, "return document.querySelector('[data-board] [data-card]')")
-        browser_times = browser_round_trips(driver, args.games)
+        browser_times, simon_times = round_trips(driver, url, args.games)
         browser_ping = browser_pings(driver, f"{url}/", 200)
         socket_times = page_socket_round_trips(driver, f"{url}/", args.games)
         errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    finally:
+        driver.quit()
+    driver = browser(NO_DEFERRAL)
+    try:
+        register(driver, http)
+        driver.find_element("css selector", '[data-start="practice"][data-suits="1"]').click()
+        wait(driver, "return !document.querySelector('[data-view=game]').hidden")
+        undeferred_times, undeferred_simon = round_trips(driver, url, args.games)
     finally:
         driver.quit()
     driver = browser()
@@ -405,7 +455,6 @@ def measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
         drag = drag_trace(driver, args.drag_seconds)
     finally:
         driver.quit()
-    simon_times = asyncio.run(simon_round_trips(url, args.games))
     simon_ping = asyncio.run(simon_pings(url, 200))
     browser_rt, simon_rt = summary(browser_times), summary(simon_times)
     return {
@@ -418,11 +467,14 @@ def measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
         "round_trip_ms": {
             "browser": browser_rt,
             "simon": simon_rt,
-            "page_socket_no_drawing": summary(socket_times),
+            "p50_difference": round(browser_rt["p50"] - simon_rt["p50"], 3),
             "p99_difference": round(browser_rt["p99"] - simon_rt["p99"], 3),
+            "browser_without_deferral_after_input": summary(undeferred_times),
+            "simon_beside_it": summary(undeferred_simon),
+            "page_socket_no_drawing": summary(socket_times),
         },
         "ping_ms": {"browser": summary(browser_ping), "python": summary(simon_ping)},
-        "console_errors": errors,
+        "console_errors": errors[:10],
     }
 
 
