@@ -191,11 +191,10 @@ class SolverProver:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         self._running.add(work)
         work.add_done_callback(deliver)
-        try:
-            return await future
-        except asyncio.CancelledError:
-            work.cancel()  # not started yet: never started
-            raise
+        # A waiter that gives up leaves its work alone: cancelling an executor's future races
+        # with the executor's own thread, which on Python 3.11 then dies with a traceback
+        # (InvalidStateError) when the worker is killed at a stop; the result is dropped.
+        return await future
 
     def close(self) -> None:
         """Stop the worker now (killed: a search under way is cut short, and counted in
@@ -206,7 +205,7 @@ class SolverProver:
             return
         self.cut_short = len(self._running)
         workers = list(executor._processes.values())
-        executor.shutdown(wait=False, cancel_futures=True)
+        executor.shutdown(wait=False)  # nothing cancelled: see _in_worker
         for worker in workers:
             worker.kill()
         # its sentinel, not join(): the executor's own thread reaps it
