@@ -72,6 +72,9 @@ class Thresholds:
     min_seconds_per_move: float = 1.0  # the whole game against a floor per final move
     max_agreement: float = 0.9  # share of the solver's line replayed (people: under 0.9)
     min_decisions: int = 10
+    #: A human account's dailies count on the public board once it has finished dailies
+    #: on this many earlier days; before that they go on the new players' board (0: off).
+    new_account_days: int = 2
 
 
 def evidence(

@@ -8,6 +8,11 @@ line with the solver's solution of the deal, computed once per deal and stored w
 result past the thresholds stays held for a person to review (``simon-server review``); an
 account whose machine play a review confirmed has its later dailies held too.
 
+The screening also decides the board (:mod:`.newcomers`): an account with too few earlier
+days of dailies has its result placed on the new players' board of the day, for good. Each
+day's top results on every human board then join the review queue by themselves, staying on
+their board (:meth:`PlayStore.queue_leaders`).
+
 Bots are not screened: they play on the bots' board. A screening interrupted by a crash is
 done again by :meth:`Screening.catch_up` (the day ticker calls it).
 """
@@ -20,15 +25,18 @@ import logging
 from collections.abc import Sequence
 from datetime import date
 
-from server.store import OFF_THE_BOARD, FairPlayRecord, PlayStore
+from server.store import OFF_THE_BOARD, FairPlayRecord, PlayerRecord, PlayStore
 
-from .clock import Clock
+from .clock import Clock, utc_day
 from .daily import DailySchedule, Prover
 from .fairplay import Thresholds, evidence, held_reasons
+from .newcomers import counts_from, is_newcomer
 
 log = logging.getLogger(__name__)
 
 FLAGGED_REASON = "machine play was confirmed on this account before"
+#: How many of each human board's best results of a day join the review queue.
+LEADERS = 3
 
 
 class Screening:
@@ -76,18 +84,38 @@ class Screening:
         reasons = held_reasons(found, self.thresholds)
         if player.flagged:
             reasons.append(FLAGGED_REASON)
+        days_before = await self._store.daily_days(player_id=player.id, before=record.day)
+        newcomer = is_newcomer(
+            days_before=len(days_before), needed=self.thresholds.new_account_days
+        )
+        now = self._clock.now()
         screened = await self._store.record_screening(
             game_id=record.id,
             held=bool(reasons),
             reasons=reasons,
             evidence=dataclasses.asdict(found),
-            at=self._clock.now(),
+            at=now,
+            newcomer=newcomer,
         )
         if screened.status not in OFF_THE_BOARD:
-            await self._store.rank_again(record)
+            await self._store.rank_again(dataclasses.replace(record, newcomer=newcomer))
+            await self._store.queue_leaders(
+                day=record.day, suits=record.suits, newcomers=newcomer, at=now, top=LEADERS
+            )
         else:
             log.info("daily %s of %s held for review: %s", record.id, record.player_name, reasons)
         return screened
+
+    async def counts_from(self, player: PlayerRecord) -> date | None:
+        """From which day the player's dailies count on the public board, while that day
+        is still to come (None: they count already, or the player is a bot)."""
+        needed = self.thresholds.new_account_days
+        if player.bot or needed <= 0:
+            return None
+        today = utc_day(self._clock.now())
+        days = await self._store.daily_days(player_id=player.id)
+        first = counts_from(days, today=today, needed=needed)
+        return first if first is not None and first > today else None
 
     async def catch_up(self) -> int:
         """Screen the finished human dailies a stopped node left unscreened; how many."""
