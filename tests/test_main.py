@@ -246,6 +246,9 @@ async def test_review_lists_clears_and_confirms_held_results(backend: Backend) -
         assert {good.id, cheat.id} <= set(rows)
         assert rows[cheat.id]["reasons"] == ["flat think times"]
         assert rows[cheat.id]["evidence"] == {"median_think": 0.01}
+        assert (
+            rows[cheat.id]["status"] == "held" and rows[cheat.id]["replay"] == f"/replay/{cheat.id}"
+        )
 
         cleared = await asyncio.to_thread(
             run_admin, "review", "clear", good.id, "--note", "plays like a person",

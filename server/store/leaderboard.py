@@ -41,6 +41,8 @@ from server.store.models import (
 from server.store.order import ResultKey
 from server.store.ranks import BoardKey, Loader, LocalRankCache, RankCache
 from server.store.records import (
+    CLEARED,
+    CONFIRMED,
     LeaderboardEntry,
     LeaderboardSlice,
     RankResult,
@@ -140,6 +142,7 @@ _HELD = sa.select(GameRow.id).where(
     GameRow.day == sa.bindparam("day", type_=sa.Date()),
     GameRow.suits == sa.bindparam("suits", type_=sa.SmallInteger()),
     GameRow.bot == sa.bindparam("bots", type_=sa.Boolean()),
+    GameRow.newcomer == sa.bindparam("new", type_=sa.Boolean()),
     GameRow.player_id == sa.bindparam("player_id", type_=sa.Integer()),
 )
 # The rows just before and just after a key, in one round trip (in no particular order).
@@ -152,8 +155,11 @@ _AROUND = sa.union_all(
     ),
     sa.select(_BOARD.where(_ROW > _KEY).order_by(*LEADERBOARD_KEY).limit(_LIMIT).subquery()),
 )
-# The last review decision: it moves when a review may have put a result on a board.
-_LAST_REVIEW = sa.select(sa.func.max(ReviewAudit.id))
+# The last review decision: it moves when a review may have put a result on a board, or
+# taken one off (the audit's lines for results held or queued by a screening do not count).
+_LAST_REVIEW = sa.select(sa.func.max(ReviewAudit.id)).where(
+    ReviewAudit.decision.in_((CLEARED, CONFIRMED))
+)
 _COUNT = sa.select(sa.func.count()).select_from(GameRow).where(*_ON_BOARD)
 _COUNT_BEFORE = _COUNT.where(_ROW < _KEY)
 _COUNT_UP_TO = _COUNT.where(_ROW <= _KEY)
@@ -285,6 +291,14 @@ class Leaderboard:
             return {}
         rows = await self._database.rows(_RANKS, {"ids": list(game_ids)})
         return {str(row[0]): int(row[-1]) for row in rows}
+
+    async def remove(self, board: BoardKey, key: ResultKey) -> None:
+        """Take a result off the rank cache (the database took it off its board first); a
+        failure is only logged, as for :meth:`add`."""
+        try:
+            await self.ranks.remove(board, key.member())
+        except CACHE_FAILURES as error:
+            log.warning("rank cache: could not remove game %s: %s", key.id, error)
 
     async def place(self, board: BoardKey, key: ResultKey) -> tuple[int, int]:
         """Where ``key`` stands or would stand on a board (counted in the database): its

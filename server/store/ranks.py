@@ -68,6 +68,10 @@ class RankCache(ABC):
     async def add(self, board: BoardKey, member: str) -> None:
         """Record a newly written result (call after the database committed it)."""
 
+    @abstractmethod
+    async def remove(self, board: BoardKey, member: str) -> None:
+        """Forget a result taken off its board (a review confirmed machine play)."""
+
 
 @dataclass
 class _LocalBoard:
@@ -123,6 +127,12 @@ class LocalRankCache(RankCache):
         index = bisect.bisect_left(members, member)
         if index == len(members) or members[index] != member:
             members.insert(index, member)
+
+    async def remove(self, board: BoardKey, member: str) -> None:
+        members = self._board(board).members
+        index = bisect.bisect_left(members, member)
+        if index < len(members) and members[index] == member:
+            del members[index]
 
 
 class RedisRankCache(RankCache):
@@ -195,3 +205,6 @@ class RedisRankCache(RankCache):
             pipe.zadd(key, {member: 0})
             pipe.expire(key, self._ttl)
             await pipe.execute()
+
+    async def remove(self, board: BoardKey, member: str) -> None:
+        await self._redis.zrem(self.key(board), member)

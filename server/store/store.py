@@ -338,6 +338,15 @@ class Store:
             newcomers=newcomers,
         )
 
+    async def unrank(self, record: GameRecord) -> None:
+        """Take a daily off the rank cache (after a review confirmed one that was on its
+        board: a leader's)."""
+        result = record.result
+        if result is None or record.day is None:
+            return
+        board = (record.day, record.suits, record.bot, record.newcomer)
+        await self._leaderboard.remove(board, result_key(record.id, result))
+
     async def place_of(self, record: GameRecord) -> tuple[int, int] | None:
         """Where a finished daily stands, or would stand if it were not held, on its own
         board: (rank, results on that board without it)."""

@@ -100,3 +100,33 @@ async def test_a_new_account_plays_on_the_new_players_board_until_its_third_day(
         # the first day's result stayed on the new players' board of its day
         status, board = await get_json(f"{base}/leaderboard?day={first}&suits=1&board=new")
         assert status == 200 and [row["player"] for row in board["rows"]] == [name]
+
+
+async def test_a_cleared_leader_shows_as_verified_on_the_boards_pages_and_json(
+    backend: Backend,
+) -> None:
+    clock = fresh_clock()
+    async with serving(server_settings(backend, fairplay=HOLD_NOTHING), clock=clock) as server:
+        base = server.http_url
+        no_cache(server)
+        async with Client.connect(server.url) as client:
+            name = (await register(client))["player"]["name"]
+            finished = await resign_daily(client)
+            queue = {
+                game.id: screening for game, screening in await server.hub.store.review_queue()
+            }
+            assert queue[finished["game"]].status == "queued"  # the day's leader, checked first
+            board = await client.request({"type": "leaderboard", "suits": 1})
+            assert [(row["player"], row["verified"]) for row in board["rows"]] == [(name, False)]
+            cleared = await server.hub.store.review(
+                game_id=finished["game"], decision="cleared", note=None, at=clock.now()
+            )
+            await server.hub.store.rank_again(cleared)
+            board = await client.request({"type": "leaderboard", "suits": 1})
+            assert [(row["player"], row["verified"]) for row in board["rows"]] == [(name, True)]
+            history = await client.request({"type": "history"})
+            assert [game["verified"] for game in history["games"]] == [True]
+        status, page_json = await get_json(f"{base}/leaderboard?suits=1")
+        assert status == 200 and page_json["rows"][0]["verified"] is True
+        shown = await page(f"{base}/day/{clock.now().date()}?suits=1")
+        assert shown.status == 200 and 'class="badge verified"' in shown.text

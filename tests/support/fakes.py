@@ -210,6 +210,14 @@ class FakeStore:
         )
         return record
 
+    async def place_of(self, record: GameRecord) -> tuple[int, int] | None:
+        if record.result is None or record.day is None:
+            return None
+        board = self._board(record.day, record.suits, record.bot, record.newcomer)
+        others = [g for g in board if g.id != record.id]
+        key = ResultKey.of(record).sort_key()
+        return sum(ResultKey.of(g).sort_key() < key for g in others) + 1, len(others)
+
     async def queue_leaders(
         self, *, day: date, suits: int, newcomers: bool, at: datetime, top: int = 3
     ) -> list[str]:
