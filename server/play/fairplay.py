@@ -88,8 +88,8 @@ class Thresholds:
     top_rank: int = 10
     top_share: float = 0.5  # ... or a result that beats this share of its board
     near_par: float = 0.1  # wins on 2 and 4 suits this close to par, as a share of par
-    min_think_follow: float = 0.05  # how think times follow difficulty, across days
-    follow_moves: int = 100  # ... counted from this many moves on
+    min_think_follow: float = 0.08  # how think times follow difficulty, across days
+    follow_moves: int = 150  # ... counted from this many moves on
 
 
 def evidence(

@@ -9,14 +9,16 @@ weighs them into a **suspicion** with its reasons:
 - **a sudden jump**: today in the top tenth of its board while the account's earlier days
   sat in the middle (their median at most the 60th percentile);
 - **suddenly near par**: today's win much closer to par than the account's earlier wins
-  (under 60% of their median excess over par);
+  (under half their median excess over par, and 10 points of par closer at least);
 - **habits dropped**: the account tried and took back moves (undo, restart) on earlier days
   and today does it less than a quarter as often;
 - **steadily near par on 2 and 4 suits**: its wins there within a few percent of par, again
   and again (people leave more on the table on the harder deals);
 - **think times that ignore difficulty**: across the account's games, the time before a move
   does not grow with the number of constructive choices of its position (people pause where
-  the choice is hard and rush forced runs; a line replayed at a paced rhythm does not).
+  the choice is hard and rush forced runs; a line replayed at a paced rhythm does not). From
+  ``Thresholds.follow_moves`` moves on it counts; from twice as many, where one account's
+  correlation is measured twice as closely, it weighs as much as the threshold alone.
 
 Each signal adds its weight (:data:`WEIGHTS`); from ``Thresholds.max_suspicion`` on, the
 account's top results (the first ``Thresholds.top_rank`` of their board, or those beating
@@ -43,7 +45,7 @@ WEIGHTS: Final[dict[str, float]] = {
     "habits dropped": 0.3,
     "near par": 0.6,
     "ignores difficulty": 0.6,
-    "against difficulty": 1.0,
+    "ignores difficulty, long": 1.0,  # from twice ``follow_moves`` moves on
 }
 #: The top tenth of a board, and the middle the account came from.
 TOP: Final = 0.9
@@ -117,13 +119,14 @@ def account_trust(dailies: Sequence[Daily], thresholds: Thresholds) -> Trust:
             for d in earlier
             if d.won and d.over_par is not None and d.suits == latest.suits
         ]
-        if len(past) >= 2 and latest.over_par < 0.6 * statistics.median(past):
+        usual = statistics.median(past) if len(past) >= 2 else 0.0
+        if usual - latest.over_par >= 0.1 and latest.over_par < usual / 2:
             signal(
                 "closer to par",
-                f"{latest.over_par:.0%} over par against a usual {statistics.median(past):.0%}",
+                f"{latest.over_par:.0%} over par against a usual {usual:.0%}",
             )
     rates = [(d.undos + d.restarts) / d.moves for d in earlier if d.moves]
-    if len(rates) >= 2 and latest.moves and statistics.median(rates) >= 0.03:
+    if len(rates) >= 2 and latest.moves and statistics.median(rates) >= 0.05:
         now = (latest.undos + latest.restarts) / latest.moves
         if now < statistics.median(rates) / 4:
             signal(
@@ -139,14 +142,17 @@ def account_trust(dailies: Sequence[Daily], thresholds: Thresholds) -> Trust:
     follow, moves = pooled(
         [(d.think_follow, d.follow_moves) for d in dailies if d.think_follow is not None]
     )
-    if follow is not None and moves >= thresholds.follow_moves:
-        if follow < 0:
-            signal("against difficulty", f"think times run against difficulty ({follow:.2f})")
-        elif follow < thresholds.min_think_follow:
-            signal(
-                "ignores difficulty",
-                f"think times do not follow difficulty ({follow:.2f} over {moves} moves)",
-            )
+    if (
+        follow is not None
+        and moves >= thresholds.follow_moves
+        and follow < thresholds.min_think_follow
+    ):
+        signal(
+            "ignores difficulty"
+            if moves < 2 * thresholds.follow_moves
+            else "ignores difficulty, long",
+            f"think times do not follow difficulty ({follow:.2f} over {moves} moves)",
+        )
     suspicion = round(sum(WEIGHTS[name] for name in signals), 3)
     evidence: dict[str, Any] = {
         "days": len({d.day for d in dailies}),
