@@ -69,6 +69,7 @@ from .run import (
     Refused,
     _database,
     _quantiles,
+    configure_logging,
 )
 from .thinking import Pace
 
@@ -560,11 +561,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(asctime)s %(name)s %(message)s",
-    )
-    logging.getLogger("websockets").setLevel(logging.WARNING)
+    configure_logging(args.verbose)
     options = Options(
         people=args.people,
         new_cheat=args.new_cheat,
