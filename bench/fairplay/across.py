@@ -393,8 +393,6 @@ async def run(options: Options) -> dict[str, Any]:
                                 figures["pooled_follow"] = trust.evidence.get("think_follow")
                     play.account.days[day.isoformat()] = figures
                 log.info("day %s done", day)
-            trust = await store.trust(player_ids=[])  # (warms nothing: the figures below)
-            del trust
             thresholds = asdict(settings.fairplay)
     return report(options, accounts, boards, days, thresholds, where, time.perf_counter() - started)
 

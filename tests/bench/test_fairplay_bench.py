@@ -91,10 +91,19 @@ def test_reasons_are_sorted_by_kind() -> None:
     assert reason_kind("43 moves in 3.4 s") == "pace"
 
 
-def test_another_solver_wins_by_a_line_that_is_not_the_bundled_solvers() -> None:
-    code = DEALS[0]
-    line = beam_line(code, width=40)
-    assert line is not None and replayed(code, line).is_won
+@pytest.fixture(scope="module")
+def beamed() -> list[str]:
+    """The beam search's line of the first deal (found once for the module)."""
+    line = beam_line(DEALS[0], width=40)
+    assert line is not None
+    return line
+
+
+def test_another_solver_wins_by_a_line_that_is_not_the_bundled_solvers(
+    beamed: list[str],
+) -> None:
+    code, line = DEALS[0], beamed
+    assert replayed(code, line).is_won
     solution = [move.text() for move in solve(Game.from_code(code)).moves]
     found = evidence(
         timed([(3.0, move) for move in line]), started_ms=0, solution=solution, par=len(solution)
@@ -102,10 +111,10 @@ def test_another_solver_wins_by_a_line_that_is_not_the_bundled_solvers() -> None
     assert found.agreement < 0.9  # not held for agreement: it is not the bundled solver's line
 
 
-def test_cheaters_traces_win_and_only_the_patient_ones_follow_difficulty() -> None:
-    code = DEALS[0]
-    line = beam_line(code, width=40)
-    assert line is not None
+def test_cheaters_traces_win_and_only_the_patient_ones_follow_difficulty(
+    beamed: list[str],
+) -> None:
+    code, line = DEALS[0], beamed
     rng = random.Random(2)
     accounts = make_accounts(across.Options(people=0, new_cheat=1, patient=1), rng)
     new, patient = accounts
