@@ -315,7 +315,10 @@ def print_queue(rows: Sequence[dict[str, Any]]) -> None:
         if row["account_evidence"]:
             print("    account " + json.dumps(row["account_evidence"], sort_keys=True))
     held = sum(row["status"] == "held" for row in rows)
-    print(f"{len(rows)} results in the review queue ({held} held, {len(rows) - held} leaders)")
+    print(
+        f"{len(rows)} in the review queue: {held} results held for review, "
+        f"{len(rows) - held} of the days' leaders"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -473,10 +473,12 @@ class Store:
 
     # -- after the daily ------------------------------------------------------------------
 
-    async def day_figures(self, *, day: date, suits: int, bots: bool = False) -> DayFigures:
+    async def day_figures(
+        self, *, day: date, suits: int, bots: bool = False, newcomers: bool = False
+    ) -> DayFigures:
         """A day's board in counts: finished, won, the winners' moves, the others' runs
         removed, the winners' time quartiles (held results are on no board)."""
-        return await self._after.day_figures(day, suits, bots)
+        return await self._after.day_figures(day, suits, bots, newcomers)
 
     async def daily_days(self, *, player_id: int, before: date | None = None) -> list[date]:
         """The days on which the player finished a daily, in order (streaks; and, ``before``

@@ -374,8 +374,10 @@ class FakeStore:
             if g.finished_at is not None:
                 yield GameLog(g, list(self.logs.get(g.id, [])))
 
-    async def day_figures(self, *, day: date, suits: int, bots: bool = False) -> DayFigures:
-        board = self._board(day, suits, bots)
+    async def day_figures(
+        self, *, day: date, suits: int, bots: bool = False, newcomers: bool = False
+    ) -> DayFigures:
+        board = self._board(day, suits, bots, newcomers)
         winners = [g for g in board if g.won]
         moves: dict[int, int] = {}
         not_won: dict[int, int] = {}
