@@ -238,6 +238,7 @@ def server_process(backend: Backend, data_dir: Path, **settings: str) -> Iterato
         "SIMON_DAILY_SOLVER_SECONDS": "5",
         "SIMON_RATE_LIMIT_MESSAGES": "100000",  # bot mode plays hundreds of moves quickly
         "SIMON_LIMITS_EXEMPT": "127.0.0.0/8",  # every test signs up from this machine
+        "SIMON_FAIRPLAY__NEW_ACCOUNT_DAYS": "0",  # as server_settings: every account is new
         **settings,
     }
     if backend.redis_url:
