@@ -316,8 +316,8 @@ def print_queue(rows: Sequence[dict[str, Any]]) -> None:
             print("    account " + json.dumps(row["account_evidence"], sort_keys=True))
     held = sum(row["status"] == "held" for row in rows)
     print(
-        f"{len(rows)} in the review queue: {held} results held for review, "
-        f"{len(rows) - held} of the days' leaders"
+        f"{len(rows)} in the review queue: {len(rows) - held} of the days' leaders, "
+        f"{held} results held for review"
     )
 
 
