@@ -71,7 +71,7 @@ from .run import (
     _quantiles,
     configure_logging,
 )
-from .thinking import Pace
+from .thinking import Kind, Pace
 
 log = logging.getLogger("bench.fairplay.across")
 
@@ -120,6 +120,12 @@ def _follow(choices_count: int) -> float:
     return math.sqrt((1 + choices_count) / 3)
 
 
+def _share(found: dict[str, Any], par: int | None) -> float | None:
+    """A game's final moves over par, as a share of par."""
+    over = found.get("moves_over_par")
+    return None if over is None or not par else over / par
+
+
 def person(code: str, account: Account, plan_seconds: float) -> Trace:
     rng = account.rng
     played = play_like_a_person(code, rng, account.style, plan_seconds=plan_seconds)
@@ -149,7 +155,7 @@ def cheat(code: str, line: Sequence[str], account: Account, *, patient: bool) ->
     trace: Trace = []
 
     def act(action: str) -> None:
-        kind = "first" if not trace else "undo" if action == UNDO else "move"
+        kind: Kind = "first" if not trace else "undo" if action == UNDO else "move"
         think = account.pace.think(rng, kind)
         if patient and action != UNDO:
             think *= _follow(choices(game))
@@ -281,7 +287,7 @@ class Options:
 
 
 def make_accounts(options: Options, rng: random.Random) -> list[Account]:
-    accounts = []
+    accounts: list[Account] = []
     counts = {"people": options.people, "new_cheat": options.new_cheat, "patient": options.patient}
     for population in POPULATIONS:
         for _ in range(counts[population]):
@@ -375,13 +381,7 @@ async def run(options: Options) -> dict[str, Any]:
                                 screened.evidence.get("moves_over_par") if screened else None
                             ),
                             "newcomer": bool(record and record.newcomer),
-                            "par_share": (
-                                screened.evidence.get("moves_over_par") / par
-                                if screened
-                                and par
-                                and screened.evidence.get("moves_over_par") is not None
-                                else None
-                            ),
+                            "par_share": _share(screened.evidence if screened else {}, par),
                         }
                         if record is not None:
                             trust = (await store.trust(player_ids=[record.player_id])).get(
@@ -463,8 +463,8 @@ def report(
     people = [a for a in accounts if a.population == "people"]
     reasons: dict[str, int] = {}
     for account in accounts:
-        for figures in account.days.values():
-            for reason in figures.get("reasons", []):
+        for played in account.days.values():
+            for reason in played.get("reasons", []):
                 kind = f"{account.population}: {reason.split(':')[0].split(' (')[0]}"
                 reasons[kind] = reasons.get(kind, 0) + 1
     for day in days:

@@ -93,7 +93,7 @@ def beam_line(code: str, *, width: int = 100) -> list[str] | None:
     ]
     seen = {start.position_key()}
     for _ in range(MAX_DEPTH):
-        candidates = []
+        candidates: list[tuple[int, int, Columns, int, tuple[tuple[int, int, int], ...]]] = []
         for columns, removed, path in beam:
             for move, after, gained in _children(columns):
                 if after in seen:

@@ -7,8 +7,8 @@ Adds ``games.newcomer`` (a daily on the new players' board of its day), ``games.
 and ``verified`` among its included columns. Existing results stay on the boards they were
 on: none is a newcomer's.
 
-Revision ID: 0007_new_players_board
-Revises: 0006_reports
+Revision ID: 0008_new_players_board
+Revises: secret_and_room_codes
 Create Date: 2026-12-01
 
 """
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0007_new_players_board"
-down_revision: str | Sequence[str] | None = "0006_reports"
+revision: str = "0008_new_players_board"
+down_revision: str | Sequence[str] | None = "secret_and_room_codes"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
