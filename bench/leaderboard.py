@@ -55,7 +55,7 @@ PAGE_SQL = (
     "SELECT g.id, g.score, g.elapsed, g.finished_at, g.moves, g.won, g.removed, g.bot, p.name "
     "FROM games g JOIN players p ON p.id = g.player_id "
     "WHERE g.mode = 'daily' AND g.finished_at IS NOT NULL AND g.held = false AND g.day = $1 "
-    "AND g.suits = 1 AND g.bot = false {where}ORDER BY {order} LIMIT 21"
+    "AND g.suits = 1 AND g.bot = false AND g.newcomer = false {where}ORDER BY {order} LIMIT 21"
 )
 # The leaderboard order (server.store.order.ORDER) as the store's SQL reads it.
 ORDER_SQL = "-CAST(g.won AS INTEGER), -g.removed, -g.score, g.elapsed, g.finished_at, g.id"
@@ -73,6 +73,9 @@ class NoRankCache(RankCache):
         raise CacheNotReady("benchmark: counting")
 
     async def add(self, board: BoardKey, member: str) -> None:
+        return None
+
+    async def remove(self, board: BoardKey, member: str) -> None:
         return None
 
 

@@ -65,7 +65,7 @@ def _rows_table(title: str, rows: Sequence[LeaderboardRow], me: str | None) -> T
         style = "bold cyan" if row.player == me else None
         table.add_row(
             str(row.rank),
-            player_label(row.player, row.bot),
+            player_label(row.player, row.bot) + (" (verified)" if row.verified else ""),
             "✓" if row.won else "",
             f"{row.removed}/4",
             str(row.score),
@@ -207,7 +207,7 @@ def result_text(game: HistoryGame) -> str:
 
 
 def _board_title(board: str) -> str:
-    return " · bots" if board == "bots" else ""
+    return " · bots" if board == "bots" else " · new players" if board == "new" else ""
 
 
 async def _history(args: argparse.Namespace) -> int:
@@ -227,6 +227,11 @@ async def _history(args: argparse.Namespace) -> int:
     )
     title = f"{history.player}: {plural(stats.games, 'game')}, {stats.won} won"
     Console().print(history_table(title + (f"; best {best}" if best else ""), history.games))
+    if history.counts_from is not None:
+        print(
+            f"New player: dailies go on the new players' board; they count on the public "
+            f"board from {history.counts_from}."
+        )
     return 0
 
 
@@ -276,7 +281,10 @@ def _standing(game: HistoryGame) -> str:
     if game.review:
         return UNDER_REVIEW
     if game.rank is not None:
-        return str(game.rank)
+        tags = [
+            tag for tag, on in (("new", game.board == "new"), ("verified", game.verified)) if on
+        ]
+        return str(game.rank) + (f" ({', '.join(tags)})" if tags else "")
     if game.place is not None:
         return ordinal(game.place)
     return ""
@@ -366,7 +374,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--board",
         choices=get_args(Board),
         default="humans",
-        help="the humans' leaderboard (default) or the bots'",
+        help="the humans' leaderboard (default), the new players' (new) or the bots'",
     )
     parser.add_argument(
         "--around", type=int, default=5, choices=range(26), metavar="N", help=argparse.SUPPRESS

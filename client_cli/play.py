@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import secrets
 from collections.abc import Callable
+from datetime import date
 from typing import Any
 
 from server.engine import (
@@ -41,7 +42,7 @@ from .connection import Connection
 from .errors import ClientError, ServerError, UsageError
 from .online import add_server_argument, open_connection, print_json
 from .solve import winning_moves
-from .table import LocalTable, OnlineTable, Table, plural, rule_sentence
+from .table import LocalTable, OnlineTable, Table, board_note, plural, rule_sentence
 
 FINISH_WAIT = 5.0  # seconds bot mode waits for the result after a winning move
 RATE_RETRIES = 30
@@ -205,6 +206,7 @@ async def _bot(args: argparse.Namespace, moves: list[str] | None) -> int:
             f"{plural(result['moves'], 'move')}, score {result['score']}"
             + (f", rank {result['rank']}" if "rank" in result else "")
             + (", under review (off the leaderboard for now)" if "review" in result else "")
+            + (f", {note}" if (note := _board_note(result)) else "")
         )
         if "refused" in result:
             refused = result["refused"]
@@ -268,6 +270,10 @@ async def _play_moves(
             for name in ("percentile", "streak", "share"):
                 if getattr(end, name) is not None:
                     result[name] = end.model_dump(mode="json")[name]
+            if end.board is not None:
+                result["board"] = end.board
+            if end.counts_from is not None:
+                result["counts_from"] = end.counts_from.isoformat()
     return result
 
 
@@ -323,3 +329,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_server_argument(parser)
     parser.set_defaults(handler=cmd_play)
+
+
+def _board_note(result: dict[str, Any]) -> str:
+    counts_from = result.get("counts_from")
+    return board_note(result.get("board"), date.fromisoformat(counts_from) if counts_from else None)

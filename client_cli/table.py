@@ -116,6 +116,21 @@ def _standing(rank: int | None, review: str | None) -> str:
     return f", rank {rank}" if rank is not None else ""
 
 
+def board_note(board: str | None, counts_from: date | None) -> str:
+    """Where a daily stands when it is not on the public board: the new players' board, and
+    from which day the player's dailies count on the public one.
+
+    >>> board_note("new", date(2026, 3, 3))
+    "on the new players' board (your dailies count on the public board from 2026-03-03)"
+    >>> board_note("humans", None)
+    ''
+    """
+    if board != "new":
+        return ""
+    since = f" (your dailies count on the public board from {counts_from})" if counts_from else ""
+    return f"on the new players' board{since}"
+
+
 def won_text(score: int, moves: int, rank: int | None = None, review: str | None = None) -> str:
     """The line that tells the player they won."""
     return f"You won! Score {score} in {plural(moves, 'move')}{_standing(rank, review)}."
@@ -148,6 +163,10 @@ class Table:
         self.rank: int | None = None
         #: "held": the finished daily is under fair-play review, off the board for now.
         self.review: str | None = None
+        #: The board the finished daily is on ("new": the new players'), and while it is the
+        #: new players', the first day whose daily counts on the public board.
+        self.board: str | None = None
+        self.counts_from: date | None = None
         self.finished = False
         #: A finished game's ``finished`` (percentile, streak, share) and its day's figures.
         self.after: Finished | None = None
@@ -551,6 +570,8 @@ class OnlineTable(Table):
         self.after = message
         self.rank = message.rank
         self.review = message.review
+        self.board = message.board
+        self.counts_from = message.counts_from
         self.par = message.par if message.par is not None else self.par
         self._set_clock(message.elapsed, running=False)
         if message.won:

@@ -1,4 +1,4 @@
-"""The kinds of things every layer above the engine names: a game's mode, a day's two
+"""The kinds of things every layer above the engine names: a game's mode, a day's
 boards, what a race event says, and how a game ended (:class:`Result`). Defined once here;
 the store, the protocol, the play layer and the client import them (the suit count is the
 engine's :data:`SuitCount`).
@@ -17,8 +17,9 @@ from server.engine import SUIT_COUNTS, SuitCount
 Mode = Literal["daily", "practice"]
 MODES: Final[tuple[Mode, ...]] = get_args(Mode)
 
-#: The two leaderboards of each day and suit count: declared bot accounts play on their own.
-Board = Literal["humans", "bots"]
+#: The leaderboards of each day and suit count: declared bot accounts play on their own, and
+#: human accounts with too few earlier days on the new players' board ("new").
+Board = Literal["humans", "bots", "new"]
 BOARDS: Final[tuple[Board, ...]] = get_args(Board)
 
 #: What a race event tells the others of one racer.

@@ -50,7 +50,8 @@ def _parser() -> argparse.ArgumentParser:
         "verify", help="replay every finished game and report mismatches (exit 1 if any)"
     )
     review = commands.add_parser(
-        "review", help="list the results held for fair-play review, or decide on one"
+        "review",
+        help="list the review queue (results held, and each day's leaders), or decide on one",
     )
     review.add_argument(
         "decision", nargs="?", choices=("clear", "confirm"), help="clear: rank it; confirm: "
@@ -169,7 +170,8 @@ async def verify(settings: Settings) -> int:
 
 
 async def review(settings: Settings, args: argparse.Namespace) -> int:
-    """List held results with their evidence, or clear / confirm one (an audit line each)."""
+    """List the review queue with its evidence, or clear / confirm one (an audit line
+    each)."""
     from datetime import UTC, datetime
 
     from server.store import CLEARED, CONFIRMED, StoreError
@@ -182,18 +184,11 @@ async def review(settings: Settings, args: argparse.Namespace) -> int:
             await _print_reports(store, as_json=args.json)
             return 0
         if args.decision is None:
-            held = await store.held_results()
+            queue = await review_queue(store)
             if args.json:
-                print(json.dumps([_held_row(game, screened) for game, screened in held], indent=1))
-            for game, screened in held if not args.json else ():
-                print(
-                    f"{game.id}  {game.player_name}  {game.day} {game.suits}-suit  "
-                    f"score {game.score}  held {screened.screened_at:%Y-%m-%d %H:%M}: "
-                    + "; ".join(screened.reasons)
-                )
-                print("    " + json.dumps(screened.evidence, sort_keys=True))
-            if not args.json:
-                print(f"{len(held)} results held for review")
+                print(json.dumps(queue, indent=1))
+            else:
+                print_queue(queue)
                 await _print_reports(store, as_json=False)
             return 0
         decision = CLEARED if args.decision == "clear" else CONFIRMED
@@ -205,6 +200,15 @@ async def review(settings: Settings, args: argparse.Namespace) -> int:
             raise AdminError(str(error)) from None
         if decision == CLEARED:
             await store.rank_again(record)
+        else:  # off its board (a leader was on it): the next one moves up, and is checked
+            await store.unrank(record)
+            if record.day is not None and not record.bot:
+                await store.queue_leaders(
+                    day=record.day,
+                    suits=record.suits,
+                    newcomers=record.newcomer,
+                    at=datetime.now(UTC),
+                )
         print(
             f"AUDIT {datetime.now(UTC).isoformat()} {decision} game {record.id} of "
             f"{record.player_name}" + (f": {args.note}" if args.note else "")
@@ -251,18 +255,70 @@ async def _print_reports(store: Store, *, as_json: bool) -> None:
     print(f"{len(rows)} results reported")
 
 
-def _held_row(game: Any, screened: Any) -> dict[str, Any]:
-    return {
-        "game": game.id,
-        "player": game.player_name,
-        "day": str(game.day),
-        "suits": game.suits,
-        "score": game.score,
-        "won": game.won,
-        "screened_at": screened.screened_at.isoformat(),
-        "reasons": screened.reasons,
-        "evidence": screened.evidence,
-    }
+#: Where a game's replay is shown (a path of the server's pages).
+REPLAY_PATH = "/replay/{game}"
+
+
+async def review_queue(store: Store) -> list[dict[str, Any]]:
+    """The review queue as rows: held results and the days' leaders, each with its game's
+    and its account's evidence and its replay's path, ordered by rank (where it stands, or
+    would stand, on its board) and then by the account's suspicion, highest first."""
+    queue = await store.review_queue()
+    trust = await store.trust(player_ids=sorted({game.player_id for game, _ in queue}))
+    rows = []
+    for game, screened in queue:
+        rank, others = await store.place_of(game) or (None, 0)
+        account = trust.get(game.player_id)
+        rows.append(
+            {
+                "game": game.id,
+                "player": game.player_name,
+                "day": str(game.day),
+                "suits": game.suits,
+                "board": "new" if game.newcomer else "humans",
+                "status": screened.status,
+                "rank": rank,
+                "board_results": others + 1,
+                "score": game.score,
+                "won": game.won,
+                "screened_at": screened.screened_at.isoformat(),
+                "reasons": screened.reasons,
+                "evidence": screened.evidence,
+                "suspicion": account.suspicion if account else 0.0,
+                "account_reasons": account.reasons if account else [],
+                "account_evidence": account.evidence if account else {},
+                "replay": REPLAY_PATH.format(game=game.id),
+            }
+        )
+    rows.sort(key=_queue_order)
+    return rows
+
+
+def _queue_order(row: dict[str, Any]) -> tuple[int, float, str]:
+    """By rank (the top of a board first), then the most suspect account, then oldest."""
+    return (row["rank"] or 1 << 30, -float(row["suspicion"]), str(row["screened_at"]))
+
+
+def print_queue(rows: Sequence[dict[str, Any]]) -> None:
+    for row in rows:
+        where = "new players'" if row["board"] == "new" else "public"
+        print(
+            f"#{row['rank']} of {row['board_results']} ({where}, {row['day']} {row['suits']}-suit)"
+            f"  {row['status']}  {row['game']}  {row['player']}  score {row['score']}"
+            f"  suspicion {row['suspicion']:g}  replay {row['replay']}"
+        )
+        if row["reasons"]:
+            print("    held: " + "; ".join(row["reasons"]))
+        if row["account_reasons"]:
+            print("    account: " + "; ".join(row["account_reasons"]))
+        print("    " + json.dumps(row["evidence"], sort_keys=True))
+        if row["account_evidence"]:
+            print("    account " + json.dumps(row["account_evidence"], sort_keys=True))
+    held = sum(row["status"] == "held" for row in rows)
+    print(
+        f"{len(rows)} in the review queue: {len(rows) - held} of the days' leaders, "
+        f"{held} results held for review"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

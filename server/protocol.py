@@ -580,6 +580,12 @@ class Finished(_Message, Result):
     streak: Streak | None = None  # daily: consecutive UTC days with a finished daily
     #: daily: a text to share that gives nothing away (no code, no card, no move)
     share: str | None = None
+    #: A human's daily: the board it is on ("new": the new players' board), or goes on
+    #: once its review clears it; a bot's: "bots".
+    board: Board | None = None
+    #: While the player's dailies go on the new players' board: the first day whose
+    #: daily counts on the public board (at the earliest: finishing one each day).
+    counts_from: date | None = None
 
 
 class TargetList(_Message):
@@ -626,6 +632,7 @@ class LeaderboardRow(_Message):
     won: bool
     removed: int  # runs removed: the games not won are ranked by it
     bot: bool = False  # every row of the bots' board
+    verified: bool = False  # a reviewer cleared it (the leaders are checked first)
 
 
 class LeaderboardPage(_Message):
@@ -668,6 +675,8 @@ class HistoryGame(_Message):
     review: Literal["held"] | None = None
     race: str | None = None  # a race game: its room's code
     place: int | None = None  # ... and where it placed, once the race is over
+    board: Board | None = None  # a daily: the board it is on ("new": the new players')
+    verified: bool = False  # a daily a reviewer cleared
 
 
 class PlayerStats(_Message):
@@ -683,6 +692,9 @@ class History(_Message):
     stats: PlayerStats
     games: list[HistoryGame]
     streak: Streak | None = None
+    #: While the player's dailies go on the new players' board: the first day whose daily
+    #: counts on the public board (at the earliest: finishing one each day).
+    counts_from: date | None = None
 
 
 class RaceEntry(_Message):

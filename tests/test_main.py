@@ -246,6 +246,9 @@ async def test_review_lists_clears_and_confirms_held_results(backend: Backend) -
         assert {good.id, cheat.id} <= set(rows)
         assert rows[cheat.id]["reasons"] == ["flat think times"]
         assert rows[cheat.id]["evidence"] == {"median_think": 0.01}
+        assert (
+            rows[cheat.id]["status"] == "held" and rows[cheat.id]["replay"] == f"/replay/{cheat.id}"
+        )
 
         cleared = await asyncio.to_thread(
             run_admin, "review", "clear", good.id, "--note", "plays like a person",
@@ -264,10 +267,12 @@ async def test_review_lists_clears_and_confirms_held_results(backend: Backend) -
 
         board = await store.leaderboard_page(day=day, suits=1, limit=5)
         assert [row.player for row in board.rows] == [ok]  # cleared: ranked; confirmed: not
+        # held, then cleared or confirmed: each an audit line
         assert [(d, n) for d, n, _ in await store.audit(good.id)] == [
-            ("cleared", "plays like a person")
+            ("held", "flat think times"),
+            ("cleared", "plays like a person"),
         ]
-        assert [d for d, _, _ in await store.audit(cheat.id)] == ["confirmed"]
+        assert [d for d, _, _ in await store.audit(cheat.id)] == ["held", "confirmed"]
         flagged = await store.player_by_name(bad)
         assert (
             flagged is not None and flagged.flagged and not (await store.player_by_name(ok)).flagged

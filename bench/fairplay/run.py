@@ -467,6 +467,15 @@ def print_report(figures: dict[str, Any]) -> None:
 SMOKE: Final = "--players 1 --days 1 --solver-seconds 5 --plan-seconds 0.5"
 
 
+def configure_logging(verbose: bool) -> None:
+    """The benches' log lines: warnings, or progress too when ``verbose``."""
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        format="%(asctime)s %(name)s %(message)s",
+    )
+    logging.getLogger("websockets").setLevel(logging.WARNING)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.fairplay",
@@ -492,11 +501,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.players < 1 or args.days < 1:
         parser.error("--players and --days take at least 1")
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(asctime)s %(name)s %(message)s",
-    )
-    logging.getLogger("websockets").setLevel(logging.WARNING)
+    configure_logging(args.verbose)
     options = Options(
         players=args.players,
         seed=args.seed,

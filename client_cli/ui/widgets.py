@@ -17,7 +17,7 @@ from server.engine import COLUMNS, RUNS_PER_GAME, Card, Move
 from server.engine.cards import SUIT_LETTERS
 from server.protocol import RaceEntry
 
-from ..table import UNDER_REVIEW, Table, player_label, plural
+from ..table import UNDER_REVIEW, Table, board_note, player_label, plural
 from .cards import (
     CELL,
     HEADER,
@@ -192,6 +192,8 @@ class ScoreLine(Static):
         elif table.rank is not None:
             text.append("Rank ", "dim")
             text.append(f"#{table.rank}", "bold yellow")
+        if table.board == "new":
+            text.append(f"\n{board_note(table.board, table.counts_from)}", "magenta")
         self.update(text)
 
 

@@ -170,7 +170,7 @@ class AfterDay:
         self._rooms = rooms
         #: Account names (``name_key`` form) that may see held results.
         self.reviewers = reviewers
-        self._figures: dict[tuple[date, int, bool, bool], tuple[float, DayStats]] = {}
+        self._figures: dict[tuple[date, int, Board, bool], tuple[float, DayStats]] = {}
 
     def _today(self) -> date:
         return utc_day(self._clock.now())
@@ -190,7 +190,7 @@ class AfterDay:
         if player is None:
             return stats
         ranked = await self._store.rank_of(
-            day=day, suits=suits, player_id=player.id, around=0, bots=bots
+            day=day, suits=suits, player_id=player.id, around=0, bots=bots, newcomers=board == "new"
         )
         if ranked.rank is None or not ranked.around:
             return stats
@@ -209,12 +209,14 @@ class AfterDay:
     async def _board_stats(
         self, day: date, suits: int, bots: bool, board: Board, *, over: bool
     ) -> DayStats:
-        key = (day, suits, bots, over)
+        key = (day, suits, board, over)
         now = time.monotonic()
         cached = self._figures.get(key)
         if cached is not None and cached[0] > now:
             return cached[1]
-        figures = await self._store.day_figures(day=day, suits=suits, bots=bots)
+        figures = await self._store.day_figures(
+            day=day, suits=suits, bots=bots, newcomers=board == "new"
+        )
         histogram, width = moves_histogram(figures.winners_moves)
         par = None
         if over:

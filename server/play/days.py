@@ -88,6 +88,7 @@ class DayTicker:
         self.current_day = today
         await self.close_unfinished_dailies(today)
         await self._screening.catch_up()
+        await self._screening.queue_leaders_of(today - timedelta(days=1))
         frame = encode(
             DailyChanged(
                 day=today,

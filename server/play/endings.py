@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import date
 
-from server.protocol import Finished, Streak
+from server.protocol import Board, Finished, Streak
 from server.store import OFF_THE_BOARD, PlayStore, StoreError
 
 from .after import percentile_of, share_text, streak_of
@@ -81,6 +82,10 @@ class GameEndings:
         rank = par = None
         total = 0
         review = None
+        board: Board | None = None
+        counts_from = None
+        if game.day is not None:
+            board, counts_from = await self.board_of(game)
         if game.day is not None and await self.under_review(game):
             review = "held"
             par = await self.par(game)
@@ -92,6 +97,7 @@ class GameEndings:
                     player_id=game.player_id,
                     around=0,
                     bots=game.bot,
+                    newcomers=board == "new",
                 )
                 rank, total = ranked.rank, ranked.total
             except StoreError as error:
@@ -125,6 +131,8 @@ class GameEndings:
             percentile=None if rank is None else percentile_of(rank, total),
             streak=streak,
             share=share,
+            board=board,
+            counts_from=counts_from,
         )
 
     async def streak(self, player_id: int) -> Streak | None:
@@ -135,6 +143,22 @@ class GameEndings:
             log.warning("no streak for player %s: %s", player_id, error)
             return None
         return streak_of(days, utc_day(self._clock.now()))
+
+    async def board_of(self, game: PlayerGame) -> tuple[Board, date | None]:
+        """The board a finished daily is on (or goes on, once screened and not held), and
+        while its player's dailies go on the new players' board, from which day they count
+        on the public one."""
+        if game.bot:
+            return "bots", None
+        try:
+            record = await self._store.get_game(game.id)
+            player = await self._store.player_by_id(game.player_id)
+            counts_from = None if player is None else await self._screening.counts_from(player)
+        except StoreError as error:
+            log.warning("no board for finished game %s: %s", game.id, error)
+            return "humans", None
+        newcomer = record is not None and record.newcomer
+        return ("new" if newcomer else "humans"), counts_from if newcomer else None
 
     async def par(self, game: PlayerGame) -> int | None:
         """The daily's par, published once its day is over."""

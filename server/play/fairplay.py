@@ -33,6 +33,8 @@ from typing import Final
 
 from server.engine import InvalidMoveError, Move
 
+from .difficulty import think_follow
+
 UNDO: Final = "undo"
 RESTART: Final = "restart"
 RESIGN: Final = "resign"
@@ -58,6 +60,10 @@ class Evidence:
     agreement: float  # LCS(final line, solution) / len(solution): 0.0 to 1.0
     final_moves: int  # the moves that stand at the end
     moves_over_par: int | None  # final_moves - par; None when par is unknown
+    #: How the think times follow the position's difficulty (server/play/difficulty.py):
+    #: Spearman's correlation over ``follow_moves`` moves; None when not measured.
+    think_follow: float | None = None
+    follow_moves: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +78,18 @@ class Thresholds:
     min_seconds_per_move: float = 1.0  # the whole game against a floor per final move
     max_agreement: float = 0.9  # share of the solver's line replayed (people: under 0.9)
     min_decisions: int = 10
+    #: A human account's dailies count on the public board once it has finished dailies
+    #: on this many earlier days; before that they go on the new players' board (0: off).
+    new_account_days: int = 2
+    #: An account's evidence across days (server/play/trust.py): from this suspicion on,
+    #: its top results (the first ``top_rank`` of a board, or its better ``top_share``) are
+    #: held.
+    max_suspicion: float = 1.0
+    top_rank: int = 10
+    top_share: float = 0.5  # ... or a result that beats this share of its board
+    near_par: float = 0.1  # wins on 2 and 4 suits this close to par, as a share of par
+    min_think_follow: float = 0.08  # how think times follow difficulty, across days
+    follow_moves: int = 150  # ... counted from this many moves on
 
 
 def evidence(
@@ -81,9 +99,11 @@ def evidence(
     solution: Sequence[str],
     par: int | None,
     thresholds: Thresholds | None = None,
+    code: str | None = None,
 ) -> Evidence:
     """Measure one game; see the module's docstring for the definitions (``thresholds``
-    gives the human floor of ``fast_share``)."""
+    gives the human floor of ``fast_share``; with the deal's ``code``, how the think times
+    follow the difficulty of each position is measured too)."""
     human_floor = (thresholds or Thresholds()).human_floor
     decisions = [(text, at) for text, at in log if _is_decision(text)]
     thinks = []
@@ -101,6 +121,13 @@ def evidence(
         elif text != RESIGN:
             line.append(text)
     count = _count(decisions)
+    follow, follow_moves = (
+        think_follow(
+            code, [(text, think) for (text, _), think in zip(decisions, thinks, strict=True)]
+        )
+        if code is not None
+        else (None, 0)
+    )
     return Evidence(
         decisions=len(decisions),
         moves=count[None],
@@ -113,6 +140,8 @@ def evidence(
         agreement=_lcs(line, solution) / len(solution) if solution else 0.0,
         final_moves=len(line),
         moves_over_par=None if par is None else len(line) - par,
+        think_follow=None if follow is None else round(follow, 4),
+        follow_moves=follow_moves,
     )
 
 

@@ -105,7 +105,12 @@ class Hub:
         )
         self.endings.race_game_ended = self.rooms.game_ended
         self.queries = Queries(
-            store=store, clock=clock, daily=self.daily, races=self.races, rooms=self.rooms.races
+            store=store,
+            clock=clock,
+            daily=self.daily,
+            races=self.races,
+            rooms=self.rooms.races,
+            screening=self.screening,
         )
         self.days = DayTicker(
             store=store,

@@ -81,7 +81,7 @@ class LiveGames:
             before, at_ms=int(at.timestamp() * 1000), message_id=message_id, request=request
         )
         # a bot's daily is ranked at once; a human's once its fair-play screening passes it
-        board = (game.day, game.suits, game.bot) if game.day is not None and game.bot else None
+        board = (game.day, game.suits, True, False) if game.day is not None and game.bot else None
         try:
             await self._store.append(entries, game.result, ranked_on=board)
         except (StoreUnavailable, StaleGame):

@@ -21,12 +21,13 @@ from server.protocol import (
     RankInfo,
     TodayDeal,
 )
-from server.store import LeaderboardEntry, PlayerRecord, PlayStore, RaceStore
+from server.store import GameRecord, LeaderboardEntry, PlayerRecord, PlayStore, RaceStore
 
 from .after import streak_of
 from .clock import Clock, seconds_to_next_day, utc_day
 from .daily import DailySchedule
 from .race import RaceRooms
+from .screening import Screening
 
 #: How long a ``daily`` request waits for deals still being proven before it is refused
 #: ``proving`` (never answered with some of them).
@@ -42,8 +43,11 @@ class Queries:
         daily: DailySchedule,
         races: RaceRooms,
         rooms: RaceStore | None = None,
+        screening: Screening | None = None,
     ) -> None:
         self._store = store
+        #: Says from which day a new player's dailies count on the public board.
+        self._screening = screening
         self._clock = clock
         self._daily = daily
         self._races = races
@@ -95,7 +99,12 @@ class Queries:
     ) -> LeaderboardPage:
         day = day or self._today()
         page = await self._store.leaderboard_page(
-            day=day, suits=suits, limit=limit, after=after, bots=board == "bots"
+            day=day,
+            suits=suits,
+            limit=limit,
+            after=after,
+            bots=board == "bots",
+            newcomers=board == "new",
         )
         return LeaderboardPage(
             day=day,
@@ -111,7 +120,12 @@ class Queries:
     ) -> RankInfo:
         day = day or self._today()
         ranked = await self._store.rank_of(
-            day=day, suits=suits, player_id=player.id, around=around, bots=board == "bots"
+            day=day,
+            suits=suits,
+            player_id=player.id,
+            around=around,
+            bots=board == "bots",
+            newcomers=board == "new",
         )
         return RankInfo(
             day=day,
@@ -159,9 +173,14 @@ class Queries:
                     review="held" if own and record.held else None,
                     race=places[record.id][0] if record.id in places else None,
                     place=places[record.id][1] if record.id in places else None,
+                    board=board_of(record),
+                    verified=record.verified,
                 )
                 for record in found.games
             ],
+            counts_from=(
+                await self._screening.counts_from(player) if self._screening is not None else None
+            ),
         )
 
     async def race_standings(
@@ -181,6 +200,13 @@ class Queries:
         )
 
 
+def board_of(record: GameRecord) -> Board | None:
+    """The board a daily is on (or goes on, once cleared); None for a practice game."""
+    if record.day is None:
+        return None
+    return "bots" if record.bot else "new" if record.newcomer else "humans"
+
+
 def leaderboard_row(entry: LeaderboardEntry) -> LeaderboardRow:
     return LeaderboardRow(
         rank=entry.rank,
@@ -192,4 +218,5 @@ def leaderboard_row(entry: LeaderboardEntry) -> LeaderboardRow:
         won=entry.won,
         removed=entry.removed,
         bot=entry.bot,
+        verified=entry.verified,
     )

@@ -8,6 +8,11 @@ line with the solver's solution of the deal, computed once per deal and stored w
 result past the thresholds stays held for a person to review (``simon-server review``); an
 account whose machine play a review confirmed has its later dailies held too.
 
+The screening also decides the board (:mod:`.newcomers`): an account with too few earlier
+days of dailies has its result placed on the new players' board of the day, for good. Each
+day's top results on every human board then join the review queue by themselves, staying on
+their board (:meth:`PlayStore.queue_leaders`).
+
 Bots are not screened: they play on the bots' board. A screening interrupted by a crash is
 done again by :meth:`Screening.catch_up` (the day ticker calls it).
 """
@@ -19,16 +24,31 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 from datetime import date
+from typing import Any
 
-from server.store import OFF_THE_BOARD, FairPlayRecord, PlayStore
+from server.engine import SUIT_COUNTS
+from server.store import (
+    OFF_THE_BOARD,
+    FairPlayRecord,
+    GameRecord,
+    PlayerRecord,
+    PlayStore,
+    TrustRecord,
+)
 
-from .clock import Clock
+from .clock import Clock, utc_day
 from .daily import DailySchedule, Prover
-from .fairplay import Thresholds, evidence, held_reasons
+from .fairplay import Evidence, Thresholds, evidence, held_reasons
+from .newcomers import counts_from, is_newcomer
+from .trust import Daily, Trust, account_trust, is_top, percentile
 
 log = logging.getLogger(__name__)
 
 FLAGGED_REASON = "machine play was confirmed on this account before"
+#: The start of the reason given when the account's evidence across days holds a result.
+ACCOUNT_REASON = "the account's evidence across days"
+#: How many of each human board's best results of a day join the review queue.
+LEADERS = 3
 
 
 class Screening:
@@ -72,22 +92,87 @@ class Screening:
             solution=solution,
             par=deal.par,
             thresholds=self.thresholds,
+            code=record.code,
         )
         reasons = held_reasons(found, self.thresholds)
         if player.flagged:
             reasons.append(FLAGGED_REASON)
+        days_before = await self._store.daily_days(player_id=player.id, before=record.day)
+        newcomer = is_newcomer(
+            days_before=len(days_before), needed=self.thresholds.new_account_days
+        )
+        now = self._clock.now()
+        placed = dataclasses.replace(record, newcomer=newcomer)
+        rank, others = await self._store.place_of(placed) or (0, 0)
+        share = percentile(rank, others) if rank else None
+        account = await self._account(placed, found, share, deal.par)
+        if (
+            account.suspicion >= self.thresholds.max_suspicion
+            and rank
+            and is_top(rank, others, self.thresholds)
+        ):
+            reasons.append(f"{ACCOUNT_REASON}: " + "; ".join(account.reasons))
         screened = await self._store.record_screening(
             game_id=record.id,
             held=bool(reasons),
             reasons=reasons,
-            evidence=dataclasses.asdict(found),
-            at=self._clock.now(),
+            evidence=dataclasses.asdict(found)
+            | {"percentile": share, "rank": rank or None, "board_results": others + 1},
+            at=now,
+            newcomer=newcomer,
+        )
+        await self._store.put_trust(
+            TrustRecord(player.id, account.suspicion, account.reasons, account.evidence, now)
         )
         if screened.status not in OFF_THE_BOARD:
-            await self._store.rank_again(record)
+            await self._store.rank_again(dataclasses.replace(record, newcomer=newcomer))
+            await self._store.queue_leaders(
+                day=record.day, suits=record.suits, newcomers=newcomer, at=now, top=LEADERS
+            )
         else:
             log.info("daily %s of %s held for review: %s", record.id, record.player_name, reasons)
         return screened
+
+    async def _account(
+        self, record: GameRecord, found: Evidence, share: float | None, par: int | None
+    ) -> Trust:
+        """The account's evidence across days, with this daily (not stored yet) last."""
+        dailies = []
+        for game, screened in await self._store.account_dailies(player_id=record.player_id):
+            if game.id == record.id or game.day is None:
+                continue
+            past = screened.evidence.get("percentile")
+            if game.day < (record.day or game.day):  # its board is final: where it ended
+                rank, others = await self._store.place_of(game) or (0, 0)
+                past = percentile(rank, others) if rank else None
+            deal = await self._daily.deal(game.day, game.suits)
+            dailies.append(daily_of(game, screened.evidence, past, deal.par))
+        dailies.sort(key=lambda daily: (daily.day, daily.suits))
+        dailies.append(daily_of(record, dataclasses.asdict(found), share, par))
+        return account_trust(dailies, self.thresholds)
+
+    async def queue_leaders_of(self, day: date) -> list[str]:
+        """Queue the top results of every human board of a day for review (those already
+        queued or reviewed are left as they are): at the day's end, when the boards are
+        final; the ids newly queued."""
+        queued = []
+        for suits in SUIT_COUNTS:
+            for newcomers in (False, True):
+                queued += await self._store.queue_leaders(
+                    day=day, suits=suits, newcomers=newcomers, at=self._clock.now(), top=LEADERS
+                )
+        return queued
+
+    async def counts_from(self, player: PlayerRecord) -> date | None:
+        """From which day the player's dailies count on the public board, while that day
+        is still to come (None: they count already, or the player is a bot)."""
+        needed = self.thresholds.new_account_days
+        if player.bot or needed <= 0:
+            return None
+        today = utc_day(self._clock.now())
+        days = await self._store.daily_days(player_id=player.id)
+        first = counts_from(days, today=today, needed=needed)
+        return first if first is not None and first > today else None
 
     async def catch_up(self) -> int:
         """Screen the finished human dailies a stopped node left unscreened; how many."""
@@ -116,3 +201,23 @@ class Screening:
     def forget_before(self, day: date) -> None:
         for key in [key for key in self._solutions if key[0] < day]:
             del self._solutions[key]
+
+
+def daily_of(
+    game: GameRecord, found: dict[str, Any], share: float | None, par: int | None
+) -> Daily:
+    """One screened daily as the account's evidence reads it (``found``: its evidence)."""
+    over = found.get("moves_over_par")
+    assert game.day is not None
+    return Daily(
+        day=game.day,
+        suits=game.suits,
+        won=bool(game.won),
+        percentile=share,
+        over_par=over / par if game.won and over is not None and par else None,
+        moves=int(found.get("moves", 0)),
+        undos=int(found.get("undos", 0)),
+        restarts=int(found.get("restarts", 0)),
+        think_follow=found.get("think_follow"),
+        follow_moves=int(found.get("follow_moves", 0)),
+    )

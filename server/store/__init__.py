@@ -53,6 +53,7 @@ from server.store.records import (
     HELD,
     OFF_THE_BOARD,
     PASSED,
+    QUEUED,
     RESIGN,
     WON,
     DailyDealRecord,
@@ -65,6 +66,7 @@ from server.store.records import (
     PlayerHistory,
     PlayerRecord,
     RankResult,
+    TrustRecord,
 )
 from server.store.store import Store, name_key
 
@@ -76,6 +78,7 @@ __all__ = [
     "HELD",
     "OFF_THE_BOARD",
     "PASSED",
+    "QUEUED",
     "RESIGN",
     "WON",
     "ActionLog",
@@ -121,5 +124,6 @@ __all__ = [
     "StoreUnavailable",
     "TooFewRacers",
     "TooManyRooms",
+    "TrustRecord",
     "name_key",
 ]

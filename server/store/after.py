@@ -49,17 +49,27 @@ class AlreadyReported(StoreError):
     """The player has reported this result already."""
 
 
-def _board(day: date, suits: int, bots: bool) -> tuple[sa.ColumnElement[bool], ...]:
-    return (ON_LEADERBOARD, GameRow.day == day, GameRow.suits == suits, GameRow.bot == bots)
+def _board(
+    day: date, suits: int, bots: bool, newcomers: bool = False
+) -> tuple[sa.ColumnElement[bool], ...]:
+    return (
+        ON_LEADERBOARD,
+        GameRow.day == day,
+        GameRow.suits == suits,
+        GameRow.bot == bots,
+        GameRow.newcomer == newcomers,
+    )
 
 
 class AfterDayRecords:
     def __init__(self, database: Database) -> None:
         self._database = database
 
-    async def day_figures(self, day: date, suits: int, bots: bool) -> DayFigures:
+    async def day_figures(
+        self, day: date, suits: int, bots: bool, newcomers: bool = False
+    ) -> DayFigures:
         """A board's ranked results in counts (held results are on no board)."""
-        board = _board(day, suits, bots)
+        board = _board(day, suits, bots, newcomers)
         by_moves = (
             sa.select(GameRow.moves, sa.func.count())
             .where(*board, GameRow.won.is_(True))

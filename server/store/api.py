@@ -26,6 +26,7 @@ from server.store.records import (
     PlayerHistory,
     PlayerRecord,
     RankResult,
+    TrustRecord,
 )
 
 
@@ -98,17 +99,33 @@ class PlayStore(Protocol):
 
     async def unfinished_dailies(self, *, before: date) -> list[str]: ...
 
+    async def daily_days(self, *, player_id: int, before: date | None = None) -> list[date]: ...
+
     def finished_games(self, *, batch: int = 1000) -> AsyncIterator[GameLog]: ...
 
     async def history(self, *, player_id: int, limit: int = 20) -> PlayerHistory: ...
 
     # -- leaderboards
     async def leaderboard_page(
-        self, *, day: date, suits: int, limit: int, after: str | None = None, bots: bool = False
+        self,
+        *,
+        day: date,
+        suits: int,
+        limit: int,
+        after: str | None = None,
+        bots: bool = False,
+        newcomers: bool = False,
     ) -> LeaderboardSlice: ...
 
     async def rank_of(
-        self, *, day: date, suits: int, player_id: int, around: int = 5, bots: bool = False
+        self,
+        *,
+        day: date,
+        suits: int,
+        player_id: int,
+        around: int = 5,
+        bots: bool = False,
+        newcomers: bool = False,
     ) -> RankResult: ...
 
     async def ranks_of(self, game_ids: list[str]) -> dict[str, int]: ...
@@ -124,6 +141,7 @@ class PlayStore(Protocol):
         reasons: Sequence[str],
         evidence: dict[str, Any],
         at: datetime,
+        newcomer: bool = False,
     ) -> FairPlayRecord: ...
 
     async def unscreened(self) -> list[str]: ...
@@ -131,10 +149,24 @@ class PlayStore(Protocol):
     async def screening(self, game_id: str) -> FairPlayRecord | None: ...
 
     # -- after the daily
-    async def day_figures(self, *, day: date, suits: int, bots: bool = False) -> DayFigures: ...
-
-    async def daily_days(self, *, player_id: int) -> list[date]: ...
+    async def day_figures(
+        self, *, day: date, suits: int, bots: bool = False, newcomers: bool = False
+    ) -> DayFigures: ...
 
     async def report(self, *, game_id: str, player_id: int, reason: str, at: datetime) -> None: ...
 
     async def reports_since(self, *, player_id: int, since: datetime) -> int: ...
+
+    async def place_of(self, record: GameRecord) -> tuple[int, int] | None: ...
+
+    async def queue_leaders(
+        self, *, day: date, suits: int, newcomers: bool, at: datetime, top: int = 3
+    ) -> list[str]: ...
+
+    async def account_dailies(
+        self, *, player_id: int
+    ) -> list[tuple[GameRecord, FairPlayRecord]]: ...
+
+    async def trust(self, *, player_ids: list[int]) -> dict[int, TrustRecord]: ...
+
+    async def put_trust(self, record: TrustRecord) -> None: ...

@@ -1,15 +1,19 @@
-"""Fair-play records: each human daily's screening, the results held for review, and the
-reviewers' decisions with their audit trail.
+"""Fair-play records: each human daily's screening, the review queue (results held, and
+each day's leaders), the reviewers' decisions with their audit trail, and each account's
+evidence across days.
 
-A human's daily is off the public board (``games.held``) until its screening passes it; a held
-one waits for a reviewer, who clears it (ranked) or confirms it (kept off, and the account
-flagged so that its later dailies are held too). The store checks its callers' arguments;
-these are the queries behind :class:`server.store.Store`'s fair-play methods.
+A human's daily is off every board (``games.held``) until its screening passes it, and its
+screening puts it on the public board or on the new players' board (``games.newcomer``); a
+held one waits for a reviewer, who clears it (ranked, and verified) or confirms it (kept off,
+and the account flagged so that its later dailies are held too). The top results of each
+human board join the queue while staying on their board (``queued``); cleared, they show as
+verified. The store checks its callers' arguments; these are the queries behind
+:class:`server.store.Store`'s fair-play methods.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -17,15 +21,31 @@ import sqlalchemy as sa
 from server.store.database import Database
 from server.store.errors import StoreError
 from server.store.games import GAMES_WITH_PLAYERS, game_record
-from server.store.models import IS_DAILY, FairPlay, GameRow, Player, ReviewAudit
+from server.store.models import (
+    IS_DAILY,
+    LEADERBOARD_KEY,
+    ON_LEADERBOARD,
+    AccountTrust,
+    FairPlay,
+    GameRow,
+    Player,
+    ReviewAudit,
+)
 from server.store.records import (
+    CLEARED,
     CONFIRMED,
     HELD,
     OFF_THE_BOARD,
+    PASSED,
+    QUEUED,
     FairPlayRecord,
     GameRecord,
+    TrustRecord,
     record_of,
 )
+
+#: The statuses of the review queue: held off the board, or a leader checked on it.
+IN_QUEUE = (HELD, QUEUED)
 
 
 def fair_play_record(row: FairPlay) -> FairPlayRecord:
@@ -40,27 +60,38 @@ class FairPlayRecords:
         self._database = database
 
     async def record(
-        self, game_id: str, status: str, reasons: list[str], evidence: dict[str, Any], at: datetime
+        self,
+        game_id: str,
+        status: str,
+        reasons: list[str],
+        evidence: dict[str, Any],
+        at: datetime,
+        newcomer: bool = False,
     ) -> FairPlayRecord:
         """Keep a game's first screening (a second one is ignored), and keep the game off the
-        board or put it on as that first screening says; return the stored screening."""
+        board or put it on (the new players' board if ``newcomer``) as that first screening
+        says; return the stored screening. A held result gets its audit line."""
         values = dict(
             game_id=game_id, status=status, reasons=reasons, evidence=evidence, screened_at=at
         )
         async with self._database.sessions.begin() as session:
-            await session.execute(
+            inserted = await session.execute(
                 self._database.insert(FairPlay)
                 .values(**values)
                 .on_conflict_do_nothing(index_elements=["game_id"])
             )
             stored = await session.get(FairPlay, game_id)
             assert stored is not None  # inserted or already there, in this transaction
-            await session.execute(
-                sa.update(GameRow)
-                .where(GameRow.id == game_id)
-                .values(held=stored.status in OFF_THE_BOARD),
-                execution_options={"synchronize_session": False},
-            )
+            if inserted.rowcount:  # type: ignore[attr-defined]
+                await session.execute(
+                    sa.update(GameRow)
+                    .where(GameRow.id == game_id)
+                    .values(held=stored.status in OFF_THE_BOARD, newcomer=newcomer),
+                    execution_options={"synchronize_session": False},
+                )
+                if status == HELD:
+                    note = "; ".join(reasons)
+                    session.add(ReviewAudit(game_id=game_id, decision=HELD, note=note, at=at))
         return fair_play_record(stored)
 
     async def unscreened(self) -> list[str]:
@@ -84,12 +115,14 @@ class FairPlayRecords:
             row = await session.get(FairPlay, game_id)
         return None if row is None else fair_play_record(row)
 
-    async def held(self) -> list[tuple[GameRecord, FairPlayRecord]]:
-        """Results held for review, oldest first, with their screening."""
+    async def held(
+        self, statuses: tuple[str, ...] = (HELD,)
+    ) -> list[tuple[GameRecord, FairPlayRecord]]:
+        """Results of these statuses (held for review), oldest first, with their screening."""
         query = (
             GAMES_WITH_PLAYERS.add_columns(FairPlay)
             .join(FairPlay, FairPlay.game_id == GameRow.id)
-            .where(FairPlay.status == HELD)
+            .where(FairPlay.status.in_(statuses))
             .order_by(FairPlay.screened_at, GameRow.id)
         )
         async with self._database.reads() as session:
@@ -97,17 +130,19 @@ class FairPlayRecords:
         return [(game_record(game, name), fair_play_record(row)) for game, name, row in rows]
 
     async def decide(self, game_id: str, decision: str, note: str | None, at: datetime) -> None:
-        """Record a reviewer's ``cleared`` or ``confirmed`` on a held result, with its audit
-        row, in one transaction; :class:`StoreError` if the game is not held for review."""
+        """Record a reviewer's ``cleared`` or ``confirmed`` on a result in the review queue
+        (held, or a leader's), with its audit row, in one transaction; :class:`StoreError`
+        if the game is not in the queue. Cleared, the result is verified."""
         async with self._database.sessions.begin() as session:
             screened = await session.get(FairPlay, game_id)
-            if screened is None or screened.status != HELD:
+            if screened is None or screened.status not in IN_QUEUE:
                 raise StoreError(f"game {game_id!r} is not held for review")
             screened.status = decision
             screened.reviewed_at = at
             game = await session.get(GameRow, game_id)
             assert game is not None  # the foreign key holds
             game.held = decision == CONFIRMED
+            game.verified = decision == CLEARED
             if decision == CONFIRMED:
                 await session.execute(
                     sa.update(Player).where(Player.id == game.player_id).values(flagged=True)
@@ -123,3 +158,75 @@ class FairPlayRecords:
         )
         async with self._database.reads() as session:
             return [(row[0], row[1], row[2]) for row in await session.execute(query)]
+
+    async def queue_leaders(
+        self, *, day: date, suits: int, newcomers: bool, top: int, at: datetime
+    ) -> list[str]:
+        """Put the ``top`` results of a human board that passed their screening into the
+        review queue (they stay on the board), each with an audit line; the ids queued."""
+        leaders = (
+            sa.select(GameRow.id)
+            .where(
+                ON_LEADERBOARD,
+                GameRow.day == day,
+                GameRow.suits == suits,
+                GameRow.bot == sa.false(),
+                GameRow.newcomer == newcomers,
+            )
+            .order_by(*LEADERBOARD_KEY)
+            .limit(top)
+        )
+        board = "new players'" if newcomers else "public"
+        queued = []
+        async with self._database.sessions.begin() as session:
+            ids = list((await session.scalars(leaders)).all())
+            for rank, game_id in enumerate(ids, start=1):
+                changed = await session.execute(
+                    sa.update(FairPlay)
+                    .where(FairPlay.game_id == game_id, FairPlay.status == PASSED)
+                    .values(status=QUEUED),
+                    execution_options={"synchronize_session": False},
+                )
+                if changed.rowcount:  # type: ignore[attr-defined]
+                    note = f"rank {rank} on the {board} board of {day} ({suits} suits)"
+                    session.add(ReviewAudit(game_id=game_id, decision=QUEUED, note=note, at=at))
+                    queued.append(game_id)
+        return queued
+
+    async def account_dailies(self, player_id: int) -> list[tuple[GameRecord, FairPlayRecord]]:
+        """The account's screened dailies, oldest day first, with their screening."""
+        query = (
+            GAMES_WITH_PLAYERS.add_columns(FairPlay)
+            .join(FairPlay, FairPlay.game_id == GameRow.id)
+            .where(GameRow.player_id == player_id, IS_DAILY)
+            .order_by(GameRow.day, GameRow.suits, GameRow.id)
+        )
+        async with self._database.reads() as session:
+            rows = list(await session.execute(query))
+        return [(game_record(game, name), fair_play_record(row)) for game, name, row in rows]
+
+    async def trust(self, player_ids: list[int]) -> dict[int, TrustRecord]:
+        """The accounts' evidence across days, for those that have any."""
+        if not player_ids:
+            return {}
+        query = sa.select(AccountTrust).where(AccountTrust.player_id.in_(player_ids))
+        async with self._database.reads() as session:
+            rows = list((await session.scalars(query)).all())
+        return {
+            row.player_id: record_of(
+                TrustRecord, row, reasons=list(row.reasons), evidence=dict(row.evidence)
+            )
+            for row in rows
+        }
+
+    async def put_trust(self, record: TrustRecord) -> None:
+        """Keep an account's evidence across days (replacing what was there)."""
+        async with self._database.sessions.begin() as session:
+            row = await session.get(AccountTrust, record.player_id)
+            if row is None:
+                row = AccountTrust(player_id=record.player_id)
+                session.add(row)
+            row.suspicion = record.suspicion
+            row.reasons = list(record.reasons)
+            row.evidence = dict(record.evidence)
+            row.updated_at = record.updated_at

@@ -1,7 +1,8 @@
 """The daily leaderboards: keyset pages with opaque cursors, a player's rank and the rows
 around it, and the rank cache kept in step with the database.
 
-Each day and suit count has two boards: the humans' (``bots=False``) and the bots'. The order
+Each day and suit count has three boards: the humans' (``bots=False``), the new players'
+(``newcomers=True``: human accounts with too few earlier days) and the bots'. The order
 is :data:`server.store.order.ORDER`; here it is only used, through ``LEADERBOARD_KEY`` (SQL)
 and :class:`~server.store.order.ResultKey` (Python, cursors, rank-cache members)::
 
@@ -40,6 +41,8 @@ from server.store.models import (
 from server.store.order import ResultKey
 from server.store.ranks import BoardKey, Loader, LocalRankCache, RankCache
 from server.store.records import (
+    CLEARED,
+    CONFIRMED,
     LeaderboardEntry,
     LeaderboardSlice,
     RankResult,
@@ -97,9 +100,9 @@ def _key_params(key: ResultKey) -> dict[str, Any]:
     return {f"k{index}": value for index, value in enumerate(key.sort_key())}
 
 
-def _board(day: date, suits: int, bots: bool) -> dict[str, Any]:
+def _board(day: date, suits: int, bots: bool, newcomers: bool = False) -> dict[str, Any]:
     """The parameters that pick one leaderboard."""
-    return {"day": day, "suits": suits, "bots": bots}
+    return {"day": day, "suits": suits, "bots": bots, "new": newcomers}
 
 
 # The statements, built once: bound parameters only, so every call reuses the compiled SQL
@@ -109,6 +112,7 @@ _ON_BOARD = (
     GameRow.day == sa.bindparam("day", type_=sa.Date()),
     GameRow.suits == sa.bindparam("suits", type_=sa.SmallInteger()),
     GameRow.bot == sa.bindparam("bots", type_=sa.Boolean()),
+    GameRow.newcomer == sa.bindparam("new", type_=sa.Boolean()),
 )
 # One leaderboard row: a result's key (for ResultKey.of) and what an entry shows (for
 # leaderboard_entry), so a field added to either is read with no other change.
@@ -138,6 +142,7 @@ _HELD = sa.select(GameRow.id).where(
     GameRow.day == sa.bindparam("day", type_=sa.Date()),
     GameRow.suits == sa.bindparam("suits", type_=sa.SmallInteger()),
     GameRow.bot == sa.bindparam("bots", type_=sa.Boolean()),
+    GameRow.newcomer == sa.bindparam("new", type_=sa.Boolean()),
     GameRow.player_id == sa.bindparam("player_id", type_=sa.Integer()),
 )
 # The rows just before and just after a key, in one round trip (in no particular order).
@@ -150,8 +155,11 @@ _AROUND = sa.union_all(
     ),
     sa.select(_BOARD.where(_ROW > _KEY).order_by(*LEADERBOARD_KEY).limit(_LIMIT).subquery()),
 )
-# The last review decision: it moves when a review may have put a result on a board.
-_LAST_REVIEW = sa.select(sa.func.max(ReviewAudit.id))
+# The last review decision: it moves when a review may have put a result on a board, or
+# taken one off (the audit's lines for results held or queued by a screening do not count).
+_LAST_REVIEW = sa.select(sa.func.max(ReviewAudit.id)).where(
+    ReviewAudit.decision.in_((CLEARED, CONFIRMED))
+)
 _COUNT = sa.select(sa.func.count()).select_from(GameRow).where(*_ON_BOARD)
 _COUNT_BEFORE = _COUNT.where(_ROW < _KEY)
 _COUNT_UP_TO = _COUNT.where(_ROW <= _KEY)
@@ -167,6 +175,7 @@ _RANKS = sa.select(
         _AHEAD.day == GameRow.day,
         _AHEAD.suits == GameRow.suits,
         _AHEAD.bot == GameRow.bot,
+        _AHEAD.newcomer == GameRow.newcomer,
         sa.tuple_(*leaderboard_key(_AHEAD)) < _ROW,
     )
     .scalar_subquery()
@@ -202,12 +211,19 @@ class Leaderboard:
             self.ranks.clear()
 
     async def page(
-        self, *, day: date, suits: int, limit: int, after: str | None = None, bots: bool = False
+        self,
+        *,
+        day: date,
+        suits: int,
+        limit: int,
+        after: str | None = None,
+        bots: bool = False,
+        newcomers: bool = False,
     ) -> LeaderboardSlice:
         """One page of a daily leaderboard, best first; ``after`` is a page's ``next``."""
         if limit < 1:
             raise InvalidRequest(f"limit must be at least 1, got {limit}")
-        board = (day, suits, bots)
+        board = (day, suits, bots, newcomers)
         params = _board(*board) | {"limit": limit + 1}
         rows = self._database.rows
         if after is None:
@@ -230,12 +246,19 @@ class Leaderboard:
         )
 
     async def rank_of(
-        self, *, day: date, suits: int, player_id: int, around: int = 5, bots: bool = False
+        self,
+        *,
+        day: date,
+        suits: int,
+        player_id: int,
+        around: int = 5,
+        bots: bool = False,
+        newcomers: bool = False,
     ) -> RankResult:
         """The player's rank that day, and up to ``around`` rows either side of their own."""
         if around < 0:
             raise InvalidRequest(f"around must be non-negative, got {around}")
-        board = (day, suits, bots)
+        board = (day, suits, bots, newcomers)
         players = _board(*board) | {"player_id": player_id}
         own_rows = await self._database.rows(_OWN, players)
         if not own_rows:
@@ -268,6 +291,24 @@ class Leaderboard:
             return {}
         rows = await self._database.rows(_RANKS, {"ids": list(game_ids)})
         return {str(row[0]): int(row[-1]) for row in rows}
+
+    async def remove(self, board: BoardKey, key: ResultKey) -> None:
+        """Take a result off the rank cache (the database took it off its board first); a
+        failure is only logged, as for :meth:`add`."""
+        try:
+            await self.ranks.remove(board, key.member())
+        except CACHE_FAILURES as error:
+            log.warning("rank cache: could not remove game %s: %s", key.id, error)
+
+    async def place(self, board: BoardKey, key: ResultKey) -> tuple[int, int]:
+        """Where ``key`` stands or would stand on a board (counted in the database): its
+        1-based rank, and the results there other than itself."""
+        params = _board(*board) | _key_params(key)
+        (before,) = await self._database.rows(_COUNT_BEFORE, params)
+        (counted,) = await self._database.rows(_COUNT, _board(*board))
+        total = int(counted[0])
+        (present,) = await self._database.rows(_COUNT_UP_TO, params)
+        return int(before[0]) + 1, total - (int(present[0]) - int(before[0]))
 
     async def add(self, board: BoardKey, key: ResultKey) -> None:
         """Put a result the database holds in the rank cache. The cache is rebuilt from the
@@ -313,10 +354,16 @@ class Leaderboard:
     def _loader(self, board: BoardKey, batch: int = 10_000) -> Loader:
         """Reads one leaderboard's rank-cache members from the database, in batches (in a
         transaction: one snapshot, and asyncpg streams only inside one)."""
-        day, suits, bots = board
+        day, suits, bots, newcomers = board
         query = (
             sa.select(*_KEY_COLUMNS)
-            .where(ON_LEADERBOARD, GameRow.day == day, GameRow.suits == suits, GameRow.bot == bots)
+            .where(
+                ON_LEADERBOARD,
+                GameRow.day == day,
+                GameRow.suits == suits,
+                GameRow.bot == bots,
+                GameRow.newcomer == newcomers,
+            )
             .execution_options(yield_per=batch)
         )
 

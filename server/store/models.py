@@ -127,6 +127,11 @@ class GameRow(Base):
     #: Off the public leaderboard: a human's daily until its fair-play screening passes it,
     #: and for good if it is held for review (see server/play/screening.py).
     held: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
+    #: On the new players' board of its day rather than the public one: a human's daily
+    #: from an account with too few earlier days, decided by its screening (for good).
+    newcomer: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
+    #: A reviewer cleared this result: shown as verified on its board.
+    verified: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
     started_at: Mapped[datetime] = mapped_column(UTCDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     won: Mapped[bool | None] = mapped_column(sa.Boolean)
@@ -173,6 +178,21 @@ class ReviewAudit(Base):
     decision: Mapped[str] = mapped_column(sa.String(16))
     note: Mapped[str | None] = mapped_column(sa.Text)
     at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class AccountTrust(Base):
+    """A human account's fair-play evidence across days, updated as its dailies are screened
+    (server/play/trust.py): how suspect it is, and why."""
+
+    __tablename__ = "account_trust"
+
+    player_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    suspicion: Mapped[float] = mapped_column(sa.Float)
+    reasons: Mapped[list[str]] = mapped_column(sa.JSON)
+    evidence: Mapped[dict[str, Any]] = mapped_column(sa.JSON)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class GameAction(Base):
@@ -246,14 +266,15 @@ sa.Index(
     postgresql_where=IS_DAILY,
 )
 # Leaderboard pages and rank counts: an index-only range scan in leaderboard order, one
-# range per board (humans, bots).
+# range per board (humans, new players, bots).
 sa.Index(
     "ix_games_leaderboard",
     GameRow.day,
     GameRow.suits,
     GameRow.bot,
+    GameRow.newcomer,
     *LEADERBOARD_KEY,
-    postgresql_include=["score", "player_id", "moves", "won", "removed"],
+    postgresql_include=["score", "player_id", "moves", "won", "removed", "verified"],
     sqlite_where=ON_LEADERBOARD,
     postgresql_where=ON_LEADERBOARD,
 )

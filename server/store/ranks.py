@@ -1,11 +1,12 @@
 """The rank cache: a player's position on a daily leaderboard without counting rows.
 
-One ordered set per leaderboard (day, suit count, and board: humans or bots) holds a member
-per finished daily game. Every member has the same score, so the set is ordered by the
-member itself: :meth:`server.store.order.ResultKey.member`, a fixed-width text whose byte
-order is the leaderboard's order (the game id last; ids sort bytewise in the database too),
-so a member's 0-based rank in the set is its rank on the leaderboard. With Redis the set is a
-sorted set (``ZLEXCOUNT``, ``ZCARD``); without, a sorted list in this process.
+One ordered set per leaderboard (day, suit count, and board: humans, new players or bots)
+holds a member per finished daily game. Every member has the same score, so the set is
+ordered by the member itself: :meth:`server.store.order.ResultKey.member`, a fixed-width
+text whose byte order is the leaderboard's order (the game id last; ids sort bytewise in the
+database too), so a member's 0-based rank in the set is its rank on the leaderboard. With
+Redis the set is a sorted set (``ZLEXCOUNT``, ``ZCARD``); without, a sorted list in this
+process.
 
 The database stays the record: a set is filled ("warmed") from it the first time its
 leaderboard is asked for, new results are added as they are written, and a set can be dropped
@@ -33,8 +34,9 @@ from server.store.errors import CacheNotReady
 #: Marks a Redis set as complete; "~" sorts after the hex digit that starts every result.
 COMPLETE = "~complete"
 
-#: (day, suit count, bots): one leaderboard; ``bots`` picks the bots' board.
-BoardKey = tuple[date, int, bool]
+#: (day, suit count, bots, newcomers): one leaderboard; ``bots`` picks the bots' board,
+#: ``newcomers`` the new players' board (never both).
+BoardKey = tuple[date, int, bool, bool]
 #: Reads every member of one leaderboard from the database, in batches.
 Loader = Callable[[], AsyncIterator[list[str]]]
 
@@ -65,6 +67,10 @@ class RankCache(ABC):
     @abstractmethod
     async def add(self, board: BoardKey, member: str) -> None:
         """Record a newly written result (call after the database committed it)."""
+
+    @abstractmethod
+    async def remove(self, board: BoardKey, member: str) -> None:
+        """Forget a result taken off its board (a review confirmed machine play)."""
 
 
 @dataclass
@@ -122,6 +128,12 @@ class LocalRankCache(RankCache):
         if index == len(members) or members[index] != member:
             members.insert(index, member)
 
+    async def remove(self, board: BoardKey, member: str) -> None:
+        members = self._board(board).members
+        index = bisect.bisect_left(members, member)
+        if index < len(members) and members[index] == member:
+            del members[index]
+
 
 class RedisRankCache(RankCache):
     """Sorted sets in Redis, shared by every server node using the same prefix."""
@@ -142,8 +154,9 @@ class RedisRankCache(RankCache):
         self._batch = batch
 
     def key(self, board: BoardKey) -> str:
-        day, suits, bots = board
-        return f"{self._prefix}:ranks:{day.isoformat()}:{suits}:{'bots' if bots else 'humans'}"
+        day, suits, bots, newcomers = board
+        name = "bots" if bots else "new" if newcomers else "humans"
+        return f"{self._prefix}:ranks:{day.isoformat()}:{suits}:{name}"
 
     async def _warm(self, key: str, load: Loader) -> None:
         lock = f"{key}:warming"
@@ -192,3 +205,6 @@ class RedisRankCache(RankCache):
             pipe.zadd(key, {member: 0})
             pipe.expire(key, self._ttl)
             await pipe.execute()
+
+    async def remove(self, board: BoardKey, member: str) -> None:
+        await self._redis.zrem(self.key(board), member)

@@ -86,6 +86,8 @@ class GameRecord:
     removed: int | None
     elapsed: float | None
     held: bool = False  # off the public leaderboard (fair-play screening or review)
+    newcomer: bool = False  # on the new players' board of its day, not the public one
+    verified: bool = False  # a reviewer cleared it
 
     @property
     def result(self) -> Result | None:
@@ -108,6 +110,8 @@ PASSED = "passed"
 HELD = "held"
 CLEARED = "cleared"
 CONFIRMED = "confirmed"
+#: On the board and in the review queue: one of its day's leaders, checked first.
+QUEUED = "queued"
 #: Statuses that keep a result off the public leaderboard.
 OFF_THE_BOARD = frozenset({HELD, CONFIRMED})
 
@@ -117,7 +121,7 @@ class FairPlayRecord:
     """A human daily's screening: its evidence, why it is held, and the review's word."""
 
     game_id: str
-    status: str  # PASSED, HELD, CLEARED or CONFIRMED
+    status: str  # PASSED, HELD, QUEUED, CLEARED or CONFIRMED
     reasons: list[str]
     evidence: dict[str, Any]
     screened_at: datetime
@@ -148,6 +152,7 @@ class LeaderboardEntry:
     won: bool
     removed: int
     bot: bool
+    verified: bool = False  # a reviewer cleared it
 
 
 @dataclass(frozen=True)
@@ -172,3 +177,14 @@ class PlayerHistory:
     games_total: int  # all finished games
     won: int
     best_score: dict[int, int]  # suit count -> best score
+
+
+@dataclass(frozen=True)
+class TrustRecord:
+    """A human account's fair-play evidence across days (server/play/trust.py)."""
+
+    player_id: int
+    suspicion: float
+    reasons: list[str]
+    evidence: dict[str, Any]
+    updated_at: datetime

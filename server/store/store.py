@@ -26,7 +26,7 @@ from server.store.after import AfterDayRecords, DayFigures, ReportRecord
 from server.store.boundary import store_boundary
 from server.store.database import Database, create_engine
 from server.store.errors import InvalidRequest, NameTaken, StoreError
-from server.store.fairplay import FairPlayRecords
+from server.store.fairplay import IN_QUEUE, FairPlayRecords
 from server.store.games import GameRecords
 from server.store.leaderboard import Leaderboard, result_key
 from server.store.lease import leases_for
@@ -47,6 +47,7 @@ from server.store.records import (
     PlayerHistory,
     PlayerRecord,
     RankResult,
+    TrustRecord,
     record_of,
 )
 
@@ -298,24 +299,62 @@ class Store:
             await self._leaderboard.add(ranked_on, key)
 
     # -- leaderboards ---------------------------------------------------------------------
-    # Each day and suit count has two boards: the humans' (``bots=False``) and the bots'.
+    # Each day and suit count has three boards: the humans' (``bots=False``), the new
+    # players' (``newcomers=True``) and the bots'.
 
     async def leaderboard_page(
-        self, *, day: date, suits: int, limit: int, after: str | None = None, bots: bool = False
+        self,
+        *,
+        day: date,
+        suits: int,
+        limit: int,
+        after: str | None = None,
+        bots: bool = False,
+        newcomers: bool = False,
     ) -> LeaderboardSlice:
         """One page of a daily leaderboard, best first; ``after`` is a page's ``next`` (a
         cursor it did not make raises :class:`BadCursor`)."""
         return await self._leaderboard.page(
-            day=day, suits=suits, limit=limit, after=after, bots=bots
+            day=day, suits=suits, limit=limit, after=after, bots=bots, newcomers=newcomers
         )
 
     async def rank_of(
-        self, *, day: date, suits: int, player_id: int, around: int = 5, bots: bool = False
+        self,
+        *,
+        day: date,
+        suits: int,
+        player_id: int,
+        around: int = 5,
+        bots: bool = False,
+        newcomers: bool = False,
     ) -> RankResult:
         """The player's rank that day, and up to ``around`` rows either side of their own."""
         return await self._leaderboard.rank_of(
-            day=day, suits=suits, player_id=player_id, around=around, bots=bots
+            day=day,
+            suits=suits,
+            player_id=player_id,
+            around=around,
+            bots=bots,
+            newcomers=newcomers,
         )
+
+    async def unrank(self, record: GameRecord) -> None:
+        """Take a daily off the rank cache (after a review confirmed one that was on its
+        board: a leader's)."""
+        result = record.result
+        if result is None or record.day is None:
+            return
+        board = (record.day, record.suits, record.bot, record.newcomer)
+        await self._leaderboard.remove(board, result_key(record.id, result))
+
+    async def place_of(self, record: GameRecord) -> tuple[int, int] | None:
+        """Where a finished daily stands, or would stand if it were not held, on its own
+        board: (rank, results on that board without it)."""
+        result = record.result
+        if result is None or record.day is None:
+            return None
+        board = (record.day, record.suits, record.bot, record.newcomer)
+        return await self._leaderboard.place(board, result_key(record.id, result))
 
     async def ranks_of(self, game_ids: list[str]) -> dict[str, int]:
         """The rank of each of these games on its own day's board, in one query (those on
@@ -327,7 +366,7 @@ class Store:
         result = record.result
         if result is None or record.day is None:
             return
-        board = (record.day, record.suits, record.bot)
+        board = (record.day, record.suits, record.bot, record.newcomer)
         await self._leaderboard.add(board, result_key(record.id, result))
 
     # -- the end of a day ---------------------------------------------------------------
@@ -347,12 +386,16 @@ class Store:
         reasons: Sequence[str],
         evidence: dict[str, Any],
         at: datetime,
+        newcomer: bool = False,
     ) -> FairPlayRecord:
         """Keep a finished human daily's screening, once (a second screening of the same
-        game returns the first), and put the result on the board unless it is held."""
+        game returns the first), and put the result on the board unless it is held: the
+        new players' board if ``newcomer``, else the public one."""
         _require_aware("at", at)
         status = HELD if held else PASSED
-        return await self._fair_play.record(game_id, status, list(reasons), evidence, at)
+        return await self._fair_play.record(
+            game_id, status, list(reasons), evidence, at, newcomer=newcomer
+        )
 
     async def unscreened(self) -> list[str]:
         """Finished human dailies waiting for their screening (one was under way when a
@@ -366,12 +409,40 @@ class Store:
         """Results held for review, oldest first, with their screening."""
         return await self._fair_play.held()
 
+    async def review_queue(self) -> list[tuple[GameRecord, FairPlayRecord]]:
+        """The review queue, oldest first: results held, and leaders queued on their board."""
+        return await self._fair_play.held(IN_QUEUE)
+
+    async def queue_leaders(
+        self, *, day: date, suits: int, newcomers: bool, at: datetime, top: int = 3
+    ) -> list[str]:
+        """Queue the ``top`` results of a human board for review (they stay on the board,
+        and show as verified once cleared); the ids newly queued, each with an audit row."""
+        _require_aware("at", at)
+        return await self._fair_play.queue_leaders(
+            day=day, suits=suits, newcomers=newcomers, top=top, at=at
+        )
+
+    async def account_dailies(self, *, player_id: int) -> list[tuple[GameRecord, FairPlayRecord]]:
+        """The account's screened dailies, oldest day first, with their screening."""
+        return await self._fair_play.account_dailies(player_id)
+
+    async def trust(self, *, player_ids: list[int]) -> dict[int, TrustRecord]:
+        """The accounts' evidence across days, for those that have any."""
+        return await self._fair_play.trust(list(player_ids))
+
+    async def put_trust(self, record: TrustRecord) -> None:
+        """Keep an account's evidence across days."""
+        _require_aware("updated_at", record.updated_at)
+        await self._fair_play.put_trust(record)
+
     async def review(
         self, *, game_id: str, decision: str, note: str | None, at: datetime
     ) -> GameRecord:
-        """A reviewer's decision on a held result: ``cleared`` ranks it; ``confirmed`` keeps
-        it off the board and flags the account (its later dailies are held). Writes an
-        audit row. Raises :class:`StoreError` for a game that is not held for review."""
+        """A reviewer's decision on a result in the review queue: ``cleared`` ranks it and
+        marks it verified; ``confirmed`` keeps it off the board and flags the account (its
+        later dailies are held). Writes an audit row. Raises :class:`StoreError` for a game
+        that is not in the queue."""
         if decision not in (CLEARED, CONFIRMED):
             raise InvalidRequest(f"a review clears or confirms, not {decision!r}")
         _require_aware("at", at)
@@ -402,14 +473,18 @@ class Store:
 
     # -- after the daily ------------------------------------------------------------------
 
-    async def day_figures(self, *, day: date, suits: int, bots: bool = False) -> DayFigures:
+    async def day_figures(
+        self, *, day: date, suits: int, bots: bool = False, newcomers: bool = False
+    ) -> DayFigures:
         """A day's board in counts: finished, won, the winners' moves, the others' runs
         removed, the winners' time quartiles (held results are on no board)."""
-        return await self._after.day_figures(day, suits, bots)
+        return await self._after.day_figures(day, suits, bots, newcomers)
 
-    async def daily_days(self, *, player_id: int) -> list[date]:
-        """The days on which the player finished a daily, in order (streaks)."""
-        return await self._after.daily_days(player_id)
+    async def daily_days(self, *, player_id: int, before: date | None = None) -> list[date]:
+        """The days on which the player finished a daily, in order (streaks; and, ``before``
+        a day, how long a human account had played by then: the new players' board)."""
+        days = await self._after.daily_days(player_id)
+        return days if before is None else [day for day in days if day < before]
 
     async def report(self, *, game_id: str, player_id: int, reason: str, at: datetime) -> None:
         """Keep a player's report of a result; :class:`AlreadyReported` the second time."""

@@ -1,6 +1,7 @@
 """The pages: which path shows what, read from a :class:`~server.web.source.Source`.
 
-- ``/?board=bots``: today's three boards (top 20), players, time left, yesterday's winners;
+- ``/?board=bots``, ``/?board=new``: today's three boards (top 20), players, time left,
+  yesterday's winners;
 - ``/day/YYYY-MM-DD?suits=&board=&after=&limit=&player=``: a whole day's board, paged by
   cursor; ``player`` shows that player's rank and the rows around it;
 - ``/day/YYYY-MM-DD/stats``: the same page for a browser (programs get the day's figures
@@ -145,6 +146,7 @@ async def home(source: Source, query: Query, _: str) -> Page:
         {
             "day": day,
             "board": board,
+            "new_account_days": source.new_account_days(),
             "seconds_left": daily.seconds_left,
             "boards": boards,
             "yesterday_day": yesterday,
@@ -243,7 +245,7 @@ async def player(source: Source, query: Query, text: str) -> Page:
     held = len(history.games) - len(games)
     best: dict[int, tuple[int, int]] = {}  # suit count: best score, best rank
     for game in games:
-        if game.rank is not None:
+        if game.rank is not None and game.board != "new":  # the public (or bots') boards
             score, rank = best.get(game.suits, (game.score, game.rank))
             best[game.suits] = (max(score, game.score), min(rank, game.rank))
     return Page(
@@ -254,7 +256,7 @@ async def player(source: Source, query: Query, text: str) -> Page:
             "games": games,
             "held": held,
             "best": best,
-            "firsts": sum(game.rank == 1 for game in games),
+            "firsts": sum(game.rank == 1 and game.board != "new" for game in games),
             "chart": score_chart(games),
             "streak": history.streak,
         },

@@ -116,6 +116,11 @@ class Source:
     def today(self) -> date:
         return self._hub.today()
 
+    def new_account_days(self) -> int:
+        """How many earlier days of dailies a human account needs before its dailies count
+        on the public board (0: from its first)."""
+        return self._hub.screening.thresholds.new_account_days
+
     async def daily(self) -> DailyInfo:
         return await _asking(self._hub.queries.daily_info())
 

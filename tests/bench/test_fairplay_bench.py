@@ -8,11 +8,15 @@ import statistics
 
 import pytest
 
+from bench.fairplay import across
+from bench.fairplay.across import cheat, make_accounts, person
+from bench.fairplay.beam import beam_line
 from bench.fairplay.policy import RESTART, UNDO, play_like_a_person
 from bench.fairplay.run import reason_kind
 from bench.fairplay.thinking import MOTOR_FLOOR, Pace
 from bench.fairplay.traces import machine, paced
 from server.engine import Game
+from server.play.difficulty import think_follow
 from server.play.fairplay import evidence, held_reasons
 from server.solver import Verdict, solve
 
@@ -85,3 +89,55 @@ def test_reasons_are_sorted_by_kind() -> None:
     assert reason_kind("100% of think times under 0.5 s") == "fast share"
     assert reason_kind("flat think times (variation 0.20)") == "flatness"
     assert reason_kind("43 moves in 3.4 s") == "pace"
+
+
+@pytest.fixture(scope="module")
+def beamed() -> list[str]:
+    """The beam search's line of the first deal (found once for the module)."""
+    line = beam_line(DEALS[0], width=40)
+    assert line is not None
+    return line
+
+
+def test_another_solver_wins_by_a_line_that_is_not_the_bundled_solvers(
+    beamed: list[str],
+) -> None:
+    code, line = DEALS[0], beamed
+    assert replayed(code, line).is_won
+    solution = [move.text() for move in solve(Game.from_code(code)).moves]
+    found = evidence(
+        timed([(3.0, move) for move in line]), started_ms=0, solution=solution, par=len(solution)
+    )
+    assert found.agreement < 0.9  # not held for agreement: it is not the bundled solver's line
+
+
+def test_cheaters_traces_win_and_only_the_patient_ones_follow_difficulty(
+    beamed: list[str],
+) -> None:
+    code, line = DEALS[0], beamed
+    rng = random.Random(2)
+    accounts = make_accounts(across.Options(people=0, new_cheat=1, patient=1), rng)
+    new, patient = accounts
+    for account, follows in ((new, False), (patient, True)):
+        trace = cheat(code, line, account, patient=account.population == "patient")
+        actions = [action for _, action in trace]
+        assert replayed(code, actions).is_won
+        moved = sum(action != UNDO for action in actions)
+        if follows:  # 10 to 30% of the moves wasted: played, then taken back or undone
+            assert len(actions) > len(line) * 1.05
+        follow, counted = think_follow(code, [(action, think) for think, action in trace])
+        assert follow is not None and counted >= len(line) - 1 and moved >= len(line)
+        assert (follow > 0.3) is follows
+
+
+def test_a_persons_think_times_follow_the_servers_measure_of_difficulty() -> None:
+    rng = random.Random(5)
+    (account,) = make_accounts(across.Options(people=1, new_cheat=0, patient=0), rng)
+    follows = []
+    for code in DEALS:
+        trace = person(code, account, 1.0)
+        assert replayed(code, [action for _, action in trace]).is_won
+        follow, _ = think_follow(code, [(action, think) for think, action in trace])
+        assert follow is not None
+        follows.append(follow)
+    assert statistics.mean(follows) > 0.05

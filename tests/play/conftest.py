@@ -12,6 +12,7 @@ from server.bus import InProcessBus
 from server.play.clock import ManualClock
 from server.play.hub import Hub
 from tests.support.fakes import FakeStore, NoRaceRooms, fixed_prover
+from tests.support.servers import NO_NEW_PLAYERS_BOARD
 
 SECRET = "unit-test-secret"
 
@@ -32,6 +33,7 @@ async def hub(clock: ManualClock) -> AsyncIterator[Hub]:
         prover=fixed_prover(par=42),
         race_interval=0.5,
         race_store=NoRaceRooms(),  # type: ignore[arg-type]
+        thresholds=NO_NEW_PLAYERS_BOARD,
     )
     yield hub
     await hub.close()

@@ -29,7 +29,7 @@ from server.protocol import (
 )
 from server.solver import solve
 from tests.support.fakes import FakeStore, NoRaceRooms, fixed_prover
-from tests.support.servers import first_legal
+from tests.support.servers import NO_NEW_PLAYERS_BOARD, first_legal
 
 SECRET = "unit-test-secret"
 
@@ -44,6 +44,7 @@ async def hub() -> AsyncIterator[Hub]:
         secret=SECRET,
         prover=fixed_prover(par=42),
         race_store=NoRaceRooms(),  # type: ignore[arg-type]
+        thresholds=NO_NEW_PLAYERS_BOARD,
     )
     yield hub
     await hub.close()

@@ -25,6 +25,7 @@ from server.solver import solve
 from server.store import WON, PlayerRecord, RaceStore, Result, RoomOptions, Store, name_key
 from tests.store.test_races import next_code
 from tests.support.fakes import fixed_prover
+from tests.support.servers import NO_NEW_PLAYERS_BOARD
 from tests.support.store import T0, entries, finish, finished_daily, new_player, unique_day
 
 WON_CODE = "SS1-S1-AAAAABD"
@@ -47,6 +48,7 @@ async def hub(store: Store, day_clock: ManualClock) -> AsyncIterator[Hub]:
         reviewers=frozenset({name_key("Rev-Iewer")}),
         review_seconds=20.0,
         review_worker=SolverProver(20.0, processes=False),
+        thresholds=NO_NEW_PLAYERS_BOARD,
     )
     yield hub
     await hub.close()

@@ -21,6 +21,7 @@ from server.store.models import ON_LEADERBOARD, GameRow
 from server.store.order import ResultKey
 from server.store.ranks import RedisRankCache
 from tests.support.fakes import fixed_prover
+from tests.support.servers import NO_NEW_PLAYERS_BOARD
 from tests.support.store import T0, entries, finished_daily, new_player, start, unique_day
 
 
@@ -138,7 +139,14 @@ async def test_unfinished_dailies_are_closed_as_they_stand(store: Store) -> None
     next_day = day + timedelta(days=1)
     assert await store.unfinished_dailies(before=next_day) == [open_game.id]
     clock = ManualClock(datetime.combine(next_day, time(0, 5), UTC))
-    hub = Hub(store=store, bus=InProcessBus(), clock=clock, secret="s", prover=fixed_prover())
+    hub = Hub(
+        store=store,
+        bus=InProcessBus(),
+        clock=clock,
+        secret="s",
+        prover=fixed_prover(),
+        thresholds=NO_NEW_PLAYERS_BOARD,
+    )
     await hub.days.close_unfinished_dailies(next_day)
     record = await store.get_game(open_game.id)
     day_end = datetime.combine(next_day, time(0), UTC)

@@ -28,6 +28,7 @@ TABLES = {
     "race_lobbies",
     "reports",
     "install_secrets",
+    "account_trust",
 }
 HEAD = migrate.head_revision()
 

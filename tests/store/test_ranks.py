@@ -135,7 +135,7 @@ async def test_one_warmer_loads_and_concurrent_readers_wait_for_it(cache: RankCa
         yield members[:6]
         yield members[6:]
 
-    board = (date(2031, 1, 1), 1, False)
+    board = (date(2031, 1, 1), 1, False, False)
     found = await asyncio.gather(*(cache.position(board, member, load) for member in members))
     assert found == [(n, 10, True) for n in range(10)]
     assert loads == 1
@@ -149,7 +149,7 @@ async def test_one_warmer_loads_and_concurrent_readers_wait_for_it(cache: RankCa
 
 async def test_results_added_while_warming_are_kept(cache: RankCache) -> None:
     members = _members(8)
-    board = (date(2031, 1, 2), 1, False)
+    board = (date(2031, 1, 2), 1, False, False)
 
     async def load() -> AsyncIterator[list[str]]:
         yield members[:5]  # the database's snapshot misses the last three
@@ -171,7 +171,7 @@ async def test_the_boards_of_a_day_are_apart(cache: RankCache) -> None:
     async def load() -> AsyncIterator[list[str]]:
         yield []
 
-    humans, bots = (date(2031, 1, 3), 1, False), (date(2031, 1, 3), 1, True)
+    humans, bots = (date(2031, 1, 3), 1, False, False), (date(2031, 1, 3), 1, True, False)
     await cache.position(humans, COMPLETE, load)
     await cache.position(bots, COMPLETE, load)
     await cache.add(bots, members[0])
@@ -180,5 +180,9 @@ async def test_the_boards_of_a_day_are_apart(cache: RankCache) -> None:
     assert await cache.total(humans, load) == 2
     assert await cache.total(bots, load) == 1
     assert await cache.position(humans, members[0], load) == (0, 2, False)
+    newcomers = (date(2031, 1, 3), 1, False, True)
+    await cache.position(newcomers, COMPLETE, load)
+    await cache.add(newcomers, members[0])
+    assert await cache.total(newcomers, load) == 1 and await cache.total(humans, load) == 2
     if isinstance(cache, RedisRankCache):
-        assert cache.key(humans) != cache.key(bots)
+        assert len({cache.key(humans), cache.key(bots), cache.key(newcomers)}) == 3

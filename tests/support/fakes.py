@@ -15,6 +15,7 @@ from server.play.daily import Proof, Prover
 from server.store import (
     HELD,
     PASSED,
+    QUEUED,
     ActionLog,
     AlreadyReported,
     AttemptExists,
@@ -33,6 +34,7 @@ from server.store import (
     Result,
     StaleGame,
     StoreUnavailable,
+    TrustRecord,
 )
 from server.store.leaderboard import decode_cursor, encode_cursor, leaderboard_entry
 from server.store.lease import Leases, ProcessLeases
@@ -82,6 +84,7 @@ class FakeStore:
         self.ranked: list[tuple[str, Result]] = []
         self.screenings: dict[str, FairPlayRecord] = {}
         self.reports: dict[tuple[str, int], tuple[str, datetime]] = {}
+        self.trusts: dict[int, TrustRecord] = {}
         #: Nodes on one fake store share it, and its leases with it.
         self.leases: Leases = ProcessLeases()
 
@@ -195,13 +198,63 @@ class FakeStore:
         reasons: Sequence[str],
         evidence: dict[str, Any],
         at: datetime,
+        newcomer: bool = False,
     ) -> FairPlayRecord:
-        record = self.screenings.setdefault(
-            game_id,
-            FairPlayRecord(game_id, HELD if held else PASSED, list(reasons), evidence, at, None),
+        if game_id in self.screenings:
+            return self.screenings[game_id]
+        record = self.screenings[game_id] = FairPlayRecord(
+            game_id, HELD if held else PASSED, list(reasons), evidence, at, None
         )
-        self.games[game_id] = dataclasses.replace(self.games[game_id], held=record.status == HELD)
+        self.games[game_id] = dataclasses.replace(
+            self.games[game_id], held=record.status == HELD, newcomer=newcomer
+        )
         return record
+
+    async def place_of(self, record: GameRecord) -> tuple[int, int] | None:
+        if record.result is None or record.day is None:
+            return None
+        board = self._board(record.day, record.suits, record.bot, record.newcomer)
+        others = [g for g in board if g.id != record.id]
+        key = ResultKey.of(record).sort_key()
+        return sum(ResultKey.of(g).sort_key() < key for g in others) + 1, len(others)
+
+    async def queue_leaders(
+        self, *, day: date, suits: int, newcomers: bool, at: datetime, top: int = 3
+    ) -> list[str]:
+        queued = []
+        for g in self._board(day, suits, False, newcomers)[:top]:
+            screened = self.screenings.get(g.id)
+            if screened is not None and screened.status == PASSED:
+                self.screenings[g.id] = dataclasses.replace(screened, status=QUEUED)
+                queued.append(g.id)
+        return queued
+
+    async def account_dailies(self, *, player_id: int) -> list[tuple[GameRecord, FairPlayRecord]]:
+        found = [
+            (g, self.screenings[g.id])
+            for g in self.games.values()
+            if g.player_id == player_id and g.mode == "daily" and g.id in self.screenings
+        ]
+        return sorted(found, key=lambda pair: (pair[0].day, pair[0].suits, pair[0].id))
+
+    async def trust(self, *, player_ids: list[int]) -> dict[int, TrustRecord]:
+        return {i: self.trusts[i] for i in player_ids if i in self.trusts}
+
+    async def put_trust(self, record: TrustRecord) -> None:
+        self.trusts[record.player_id] = record
+
+    async def daily_days(self, *, player_id: int, before: date | None = None) -> list[date]:
+        return sorted(
+            {
+                g.day
+                for g in self.games.values()
+                if g.mode == "daily"
+                and g.player_id == player_id
+                and g.finished_at
+                and g.day is not None
+                and (before is None or g.day < before)
+            }
+        )
 
     async def unscreened(self) -> list[str]:
         return [
@@ -242,7 +295,7 @@ class FakeStore:
         if result is not None and ranked_on is not None:
             self.ranked.append((entries[0].game_id, result))
 
-    def _board(self, day: date, suits: int, bots: bool) -> list[GameRecord]:
+    def _board(self, day: date, suits: int, bots: bool, new: bool = False) -> list[GameRecord]:
         """One leaderboard's results, in the real order (imported, never restated)."""
         done = [
             g
@@ -251,15 +304,23 @@ class FakeStore:
             and g.day == day
             and g.suits == suits
             and g.bot == bots
+            and g.newcomer == new
             and g.finished_at
             and not g.held
         ]
         return sorted(done, key=lambda g: ResultKey.of(g).sort_key())
 
     async def leaderboard_page(
-        self, *, day: date, suits: int, limit: int, after: str | None = None, bots: bool = False
+        self,
+        *,
+        day: date,
+        suits: int,
+        limit: int,
+        after: str | None = None,
+        bots: bool = False,
+        newcomers: bool = False,
     ) -> LeaderboardSlice:
-        board = self._board(day, suits, bots)
+        board = self._board(day, suits, bots, newcomers)
         start = 0
         if after is not None:  # the real cursors: a row's key (BadCursor for anything else)
             key = decode_cursor(after).sort_key()
@@ -271,9 +332,16 @@ class FakeStore:
         return LeaderboardSlice(rows, cursor, len(board))
 
     async def rank_of(
-        self, *, day: date, suits: int, player_id: int, around: int = 5, bots: bool = False
+        self,
+        *,
+        day: date,
+        suits: int,
+        player_id: int,
+        around: int = 5,
+        bots: bool = False,
+        newcomers: bool = False,
     ) -> RankResult:
-        board = self._board(day, suits, bots)
+        board = self._board(day, suits, bots, newcomers)
         for i, g in enumerate(board):
             if g.player_id == player_id:
                 near = board[max(0, i - around) : i + around + 1]
@@ -288,7 +356,7 @@ class FakeStore:
             g = self.games.get(game_id)
             if g is None or g.day is None:
                 continue
-            board = [h.id for h in self._board(g.day, g.suits, g.bot)]
+            board = [h.id for h in self._board(g.day, g.suits, g.bot, g.newcomer)]
             if game_id in board:
                 ranks[game_id] = board.index(game_id) + 1
         return ranks
@@ -306,8 +374,10 @@ class FakeStore:
             if g.finished_at is not None:
                 yield GameLog(g, list(self.logs.get(g.id, [])))
 
-    async def day_figures(self, *, day: date, suits: int, bots: bool = False) -> DayFigures:
-        board = self._board(day, suits, bots)
+    async def day_figures(
+        self, *, day: date, suits: int, bots: bool = False, newcomers: bool = False
+    ) -> DayFigures:
+        board = self._board(day, suits, bots, newcomers)
         winners = [g for g in board if g.won]
         moves: dict[int, int] = {}
         not_won: dict[int, int] = {}
@@ -322,15 +392,6 @@ class FakeStore:
             at = [max(0, -(-len(times) * share // 4) - 1) for share in (1, 2, 3)]
             quartiles = (times[at[0]], times[at[1]], times[at[2]])
         return DayFigures(len(board), len(winners), moves, not_won, quartiles)
-
-    async def daily_days(self, *, player_id: int) -> list[date]:
-        return sorted(
-            {
-                g.day
-                for g in self.games.values()
-                if g.player_id == player_id and g.day is not None and g.finished_at
-            }
-        )
 
     async def report(self, *, game_id: str, player_id: int, reason: str, at: datetime) -> None:
         if (game_id, player_id) in self.reports:

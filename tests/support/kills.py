@@ -71,6 +71,7 @@ def server_environment(**values: str) -> dict[str, str]:
         SIMON_LOG_LEVEL="WARNING",
         SIMON_RATE_LIMIT_MESSAGES="1000000",  # the bots play flat out
         SIMON_LIMITS_EXEMPT="127.0.0.0/8",  # and many of them sign up from one address
+        SIMON_FAIRPLAY__NEW_ACCOUNT_DAYS="0",  # every account is new: the public board at once
     )
     env.update(values)
     return env

@@ -56,10 +56,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: Fair-play thresholds that hold no result: for tests of something else (durability, ranks)
 #: whose bots play the solver's line at machine speed from human accounts.
-HOLD_NOTHING = Thresholds(max_agreement=2.0, min_decisions=2**31)
+HOLD_NOTHING = Thresholds(max_agreement=2.0, min_decisions=2**31, new_account_days=0)
 #: Fair-play thresholds that hold every human's daily (no one thinks 10,000 s a move): for
 #: tests of held results.
-HOLD_EVERYTHING = Thresholds(min_decisions=1, min_median_think=10_000.0)
+HOLD_EVERYTHING = Thresholds(min_decisions=1, min_median_think=10_000.0, new_account_days=0)
+#: The default thresholds, but every human's daily goes on the public board from the first
+#: day: test servers' accounts are all new (tests of the new players' board set their own).
+NO_NEW_PLAYERS_BOARD = Thresholds(new_account_days=0)
 
 
 def fresh_clock() -> ManualClock:
@@ -95,6 +98,7 @@ def server_settings(backend: Backend, **overrides: Any) -> Settings:
         "log_level": "WARNING",
         # tests sign up many players from one address: tests of the limits set their own
         "limits_exempt": "127.0.0.0/8",
+        "fairplay": NO_NEW_PLAYERS_BOARD,
     }
     values.update(overrides)
     return Settings(**values)
@@ -234,6 +238,7 @@ def server_process(backend: Backend, data_dir: Path, **settings: str) -> Iterato
         "SIMON_DAILY_SOLVER_SECONDS": "5",
         "SIMON_RATE_LIMIT_MESSAGES": "100000",  # bot mode plays hundreds of moves quickly
         "SIMON_LIMITS_EXEMPT": "127.0.0.0/8",  # every test signs up from this machine
+        "SIMON_FAIRPLAY__NEW_ACCOUNT_DAYS": "0",  # as server_settings: every account is new
         **settings,
     }
     if backend.redis_url:

@@ -103,7 +103,7 @@ async def finish(store: Store, game: GameRecord, actions: list[str], result: Res
     """Log ``actions`` and the game's end with ``result``, as the server does (a human's
     daily passing its fair-play screening); the finished record."""
     end = WON if result.won else RESIGN if result.resigned else CLOSED
-    board = (game.day, game.suits, game.bot) if game.day is not None and game.bot else None
+    board = (game.day, game.suits, True, False) if game.day is not None and game.bot else None
     await store.append(
         entries(game, [*actions, end], at=result.finished_at), result, ranked_on=board
     )
