@@ -80,10 +80,20 @@ export function showResult(page) {
   if (result) {
     heading = result.won ? "You cleared the table!" : result.resigned ? "You resigned" : "The game is over";
     lines.push(`Score ${result.score} in ${result.moves} moves, ${result.removed} of 4 runs, ${clock(result.elapsed)}.`);
+    const board = result.board === "new" ? "the new players' board" : "today's board";
     if (result.review === "held") lines.push("Your result is under review: it reaches the board once a person has looked.");
-    else if (result.rank) lines.push(`Rank ${result.rank} on today's board.`);
+    else if (result.rank) lines.push(`Rank ${result.rank} on ${board}.`);
+    if (result.board === "new" && result.counts_from) {
+      lines.push(`Your dailies count on the public board from ${result.counts_from}.`);
+    }
+    if (result.percentile != null) lines.push(`You did as well as or better than ${result.percentile}% of the board.`);
     if (result.par != null) lines.push(`Par: ${result.par} moves.`);
+    if (result.streak) lines.push(`Days in a row: ${result.streak.current} (best ${result.streak.best}).`);
   }
+  const share = $("[data-result-share]");
+  share.hidden = !result?.share;
+  // the server names the day's page by its path when it has no public address: this one
+  share.textContent = (result?.share ?? "").replace(/^\//m, `${location.origin}/`);
   const racers = $("[data-result-racers]");
   racers.hidden = !inRace;
   if (inRace) {
@@ -108,7 +118,8 @@ export function showResult(page) {
     if (links.childElementCount) links.append(" · ");
     links.append(a);
   };
-  if (day) add(`/day/${day}?suits=${suits}`, "The day's board");
+  const boardQuery = result?.board === "new" ? "&board=new" : "";
+  if (day) add(`/day/${day}?suits=${suits}${boardQuery}`, "The day's board");
   if (inRace) add(`/race/${encodeURIComponent(view.code)}`, "The race's page");
   if (me) add(`/player/${encodeURIComponent(me)}`, "Your page");
   const rematch = $("[data-action=race-rematch]");
