@@ -543,6 +543,10 @@ def print_report(figures: dict[str, Any]) -> None:
     print(f"  wall {figures['wall_seconds']} s")
 
 
+#: The smoke run (``python -m bench --smoke``): a handful of accounts over three days.
+SMOKE: Final = "--people 2 --new-cheat 1 --patient 1 --days 3 --patient-days 1"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.fairplay.across",
@@ -558,6 +562,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--database", nargs="?", const=POSTGRES_ADMIN)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument(
+        "--require-targets",
+        action="store_true",
+        help="exit 1 unless every target is met (the report says which are, either way)",
+    )
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
     options = Options(
@@ -575,6 +584,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1) + "\n")
     targets = figures["targets"]
+    if not args.require_targets:
+        return 0
     return 0 if targets["new_cheat_met"] and targets["patient_met"] and targets["people_met"] else 1
 
 
