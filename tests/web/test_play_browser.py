@@ -118,6 +118,13 @@ async def test_a_new_player_wins_the_daily_by_drag_and_drop(
     await play.shows(game, "today's deal")
     assert await run(lambda: play.figure("data-moves")) == 0
     assert await run(lambda: play.figure("data-score")) == 500
+    # the numbers the keys name stand over the columns
+    numbers = await run(
+        lambda: [
+            e.text for e in play.driver.find_elements("css selector", "[data-board] .column-number")
+        ]
+    )
+    assert numbers == [str(number) for number in range(1, 11)]
 
     # an illegal drop: it snaps back, and the server's rule is shown
     source, count, target, sentence = first_illegal(game)

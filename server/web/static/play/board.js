@@ -13,6 +13,14 @@ export class Board {
     this.counts = [];
     this.focused = 1;
     this.size = { width: 60, height: 84, font: 14 };
+    // the numbers the keys name (a first row of the grid); screen readers hear each column's label
+    for (let number = 1; number <= 10; number += 1) {
+      const label = document.createElement("span");
+      label.className = "column-number";
+      label.setAttribute("aria-hidden", "true");
+      label.textContent = String(number);
+      element.append(label);
+    }
     for (let number = 1; number <= 10; number += 1) {
       const column = document.createElement("div");
       column.className = "pile";
