@@ -16,11 +16,21 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from bench import crowd
 from bench.cluster import errors_by_code
-from bench.crowd import Client, Crowd, Share, Tally, Unexpected, merged, spread, spread_over
+from bench.crowd import (
+    Client,
+    Crowd,
+    Share,
+    Takes,
+    Tally,
+    Unexpected,
+    merged,
+    spread,
+    spread_over,
+)
 from bench.race_digest import client_shares
 from bench.soak import Options, slope_mib_per_minute
-from tests.conftest import POSTGRES_ADMIN_DSN, REDIS_URL
 from tests.support.nginx import NGINX_CONF, templated
+from tests.support.services import POSTGRES_ADMIN_DSN, REDIS_URL
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,7 +96,7 @@ def test_clients_are_spread_evenly_over_the_processes() -> None:
 
 
 def test_each_kind_of_client_goes_only_to_the_processes_that_take_it() -> None:
-    takes = ["players", "players", "followers", "followers", "followers"]
+    takes: list[Takes] = ["players", "players", "followers", "followers", "followers"]
     assert spread_over(5, takes, "players") == [3, 2, 0, 0, 0]
     assert spread_over(7, takes, "followers") == [0, 0, 3, 2, 2]
     assert spread_over(4, ["all", "followers"], "players") == [4, 0]

@@ -10,7 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from bench.web import TODAY, plan
-from tests.conftest import POSTGRES_ADMIN_DSN, REDIS_URL
+from tests.support.services import POSTGRES_ADMIN_DSN, REDIS_URL
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 import redis.asyncio as redis
 
@@ -156,7 +157,7 @@ async def test_redis_bus_sends_each_race_of_a_batch_as_one_message(
         await nodes.b.publish_races(mixed)
         frames = [await asyncio.wait_for(nodes.got.get(), 5) for _ in mixed]
         assert frames == ["ann-1", "bo-joined", "bo-left", "ann-2"] * 2
-        messages = []
+        messages: list[dict[str, Any]] = []
         deadline = asyncio.get_running_loop().time() + 5
         while len(messages) < 2:  # None: nothing yet, or a subscription's confirmation
             assert asyncio.get_running_loop().time() < deadline, "fewer messages than races"
@@ -170,4 +171,4 @@ async def test_redis_bus_sends_each_race_of_a_batch_as_one_message(
         assert await watcher.get_message(timeout=0.3) is None  # no more than one each
         for suits in (1, 2):
             assert await nodes.a.race_entries(DAY, suits) == ['{"player":"ann","moves":2}']
-        await watcher.aclose()
+        await watcher.aclose()  # type: ignore[no-untyped-call]  # redis leaves PubSub.aclose untyped

@@ -18,7 +18,8 @@ from server.engine import InvalidMoveError, Move
 def closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        port: int = probe.getsockname()[1]
+        return port
 
 
 @pytest.fixture(autouse=True)

@@ -22,7 +22,7 @@ from textual.widgets import Input, Static
 
 from client_cli.errors import ServerError
 from client_cli.main import main
-from client_cli.race_table import RaceTable, ordinal
+from client_cli.race_table import Phase, RaceTable, ordinal
 from client_cli.table import Table
 from client_cli.ui.race_app import RACE_PLACEHOLDER, ROOM_PLACEHOLDER, RaceApp, room_text
 from server.engine import Game
@@ -49,12 +49,17 @@ ROOT = Path(__file__).resolve().parents[2]
 SIZE = (110, 36)
 
 
+def phase(table: RaceTable) -> Phase:
+    """The table's phase, read afresh (a message received changes it)."""
+    return table.phase
+
+
 def room(
     state: str = "open", revision: int = 1, racers: tuple[str, ...] = ("ann",), **extra: Any
 ) -> RoomView:
     return RoomView(
         code="KXR4M-7M2PQ",
-        state=state,  # type: ignore[arg-type]
+        state=state,
         owner="ann",
         suits=4,
         public=False,
@@ -102,7 +107,8 @@ async def test_the_table_follows_the_room_to_the_race_and_its_results() -> None:
     assert table.room is not None and table.room.revision == 3
 
     table.receive(race_state())  # the reveal
-    assert table.phase == "racing" and table.game is not None and table.race_room == "KXR4M-7M2PQ"
+    assert phase(table) == "racing" and table.game is not None
+    assert table.race_room == "KXR4M-7M2PQ"
     bob = RoomEntry(player="bob", moves=7, score=493, removed=1)
     table.receive(RaceUpdate(code="KXR4M-7M2PQ", event="removed", entry=bob))
     assert table.standings["bob"] == bob and table.race_log[-1] == "bob removed a run (1/4)"

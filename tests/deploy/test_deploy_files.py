@@ -21,7 +21,8 @@ WEBSOCKETS = 10_000
 def directive(name: str) -> str:
     found = re.findall(rf"^\s*{name}\s+([^;]+);", NGINX_CONF, re.MULTILINE)
     assert len(found) == 1, f"{name}: {found}"
-    return found[0].strip()
+    value: str = found[0].strip()
+    return value
 
 
 def seconds(value: str) -> float:

@@ -67,7 +67,7 @@ def shared_port() -> int:
     for _ in range(50):
         with socket.socket() as first:
             first.bind((NODES[0], 0))
-            port = first.getsockname()[1]
+            port: int = first.getsockname()[1]
             try:
                 with socket.socket() as second:
                     second.bind((NODES[1], port))
@@ -148,8 +148,12 @@ async def test_a_player_resumes_through_nginx_after_their_node_is_killed(
                 )
                 processes.append(node)
                 nodes[host] = node
+
+                def healthy(host: str = host) -> bool:
+                    return http_json(f"http://{host}:{node_port}/healthz")[0] == 200
+
                 await until(
-                    lambda host=host: http_json(f"http://{host}:{node_port}/healthz")[0] == 200,
+                    healthy,
                     60,
                     f"node {host} starts:\n{node.tail()}",
                 )

@@ -25,7 +25,7 @@ def shortest_win(start: Columns, limit: int) -> int:
     """Breadth-first over every useful legal move: the length of a shortest win."""
     layer, seen = [start], {canonical(start)}
     for depth in range(1, limit + 1):
-        following = []
+        following: list[Columns] = []
         for columns in layer:
             for *_move, new, _delta in children(columns, UNIT):
                 if not any(new):
@@ -39,7 +39,7 @@ def shortest_win(start: Columns, limit: int) -> int:
 
 
 def positions_near_the_end() -> list[tuple[str, Columns]]:
-    found = []
+    found: list[tuple[str, Columns]] = []
     for fixture in [deal for deal in FIXTURES if deal["solved"]][:12]:
         game = Game.from_board(fixture["board"])
         for move in fixture["moves"].split()[:-MOVES_BEFORE_THE_END]:

@@ -12,7 +12,8 @@ import pytest
 import redis.asyncio as redis
 
 from server.store import Store
-from tests.conftest import POSTGRES_ADMIN_DSN, Backend
+from tests.conftest import Backend
+from tests.support.services import POSTGRES_ADMIN_DSN
 
 
 @asynccontextmanager

@@ -6,6 +6,7 @@ import dataclasses
 import random
 import uuid
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -74,7 +75,7 @@ async def test_the_fake_store_pages_and_ranks_as_the_store_does(store: Store) ->
     for n in range(11):
         name = f"same-{uuid.uuid4().hex[:8]}"
         players.append(name)
-        result = {
+        result: dict[str, Any] = {
             "score": rng.choice([851, 860, 470, 690]),
             "removed": rng.choice([4, 4, 3, 1]),
             "elapsed": rng.choice([10.0, 20.5, 0.0]),

@@ -96,9 +96,9 @@ async def test_wins_come_first_then_runs_removed_then_score(store: Store) -> Non
         "lost-1-run-high-score",
     ]
     assert [(row.won, row.removed) for row in board.rows] == [(True, 4), (True, 4), (False, 3)]
-    last = await store.rank_of(
-        day=day, suits=1, player_id=(await store.player_by_name(rest.rows[-1].player)).id
-    )
+    slowest = await store.player_by_name(rest.rows[-1].player)
+    assert slowest is not None
+    last = await store.rank_of(day=day, suits=1, player_id=slowest.id)
     assert (last.rank, last.total) == (6, 6)
 
 
@@ -161,8 +161,9 @@ async def test_unfinished_dailies_are_closed_as_they_stand(store: Store) -> None
     )
     logged = await store.load_game(open_game.id)
     assert logged is not None and [e.action for e in logged.entries] == [*actions, "closed"]
-    assert (await store.get_game(done.id)).score == 801  # a finished result stands
-    assert (await store.get_game(today.id)).finished_at is None  # its day is not over
+    stands, still_open = await store.get_game(done.id), await store.get_game(today.id)
+    assert stands is not None and stands.score == 801  # a finished result stands
+    assert still_open is not None and still_open.finished_at is None  # its day is not over
     board = await store.leaderboard_page(day=day, suits=1, limit=10)
     assert [row.player for row in board.rows] == [players[1].name, players[0].name]
     assert await store.unfinished_dailies(before=next_day) == []
@@ -303,7 +304,13 @@ async def test_ranks_are_counted_in_the_database_when_redis_is_down(store: Store
     players = [await new_player(store) for _ in range(7)]
     for n, player in enumerate(players):
         await finished_daily(store, player, day, score=880 - n % 3, elapsed=5.0 + n, finished_at=T0)
-    down = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.1, retry=None)
+    # redis annotates ``retry`` as a Retry, though its connections take None for no retries
+    down = redis.Redis(
+        host="127.0.0.1",
+        port=1,
+        socket_connect_timeout=0.1,
+        retry=None,  # type: ignore[arg-type]
+    )
     counting = Store(store.engine, RedisRankCache(down, "unreachable"), store.log)
     try:
         for after in (None, (await store.leaderboard_page(day=day, suits=1, limit=3)).next):

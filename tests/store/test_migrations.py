@@ -128,7 +128,7 @@ async def test_the_action_log_migration_carries_games_over_and_back(
         engine = create_engine(url)
         try:
             async with engine.connect() as connection:
-                rows = dict(
+                rows: dict[str, object] = dict(
                     (await connection.execute(sa.text("SELECT id, actions FROM games"))).all()
                 )
         finally:

@@ -14,8 +14,8 @@ def view_of(game: Game, seq: int, *, mode: str = "practice", game_id: str = "g1"
     return GameView(
         game=game_id,
         code=str(game.code),
-        suits=game.suits,  # type: ignore[arg-type]
-        mode=mode,  # type: ignore[arg-type]
+        suits=game.suits,
+        mode=mode,
         board=game.board_text().splitlines(),
         moves=game.moves,
         score=game.score,

@@ -35,9 +35,10 @@ async def step(client: Client, ledger: Ledger, rng: random.Random) -> dict[str, 
 
 def ends_game(reply: dict[str, Any]) -> bool:
     """Whether a ``finished`` frame follows this reply."""
-    return (reply["type"] == "moved" and reply["won"]) or (
+    ends: bool = (reply["type"] == "moved" and reply["won"]) or (
         reply["type"] == "state" and reply["state"]["finished"]
     )
+    return ends
 
 
 async def finished_of(client: Client, game_id: str) -> dict[str, Any]:
@@ -55,7 +56,8 @@ async def resume(client: Client, game_id: str, seq: int | None = None) -> dict[s
     assert reply["type"] == "state", f"resume of {game_id} answered {reply}"
     if reply["state"]["finished"]:
         await finished_of(client, game_id)
-    return reply["state"]
+    state: dict[str, Any] = reply["state"]
+    return state
 
 
 async def signed_in(client: Client, token: str) -> None:
@@ -67,7 +69,8 @@ async def registered(client: Client, name: str) -> str:
     """Register ``name`` on this connection; returns the token."""
     reply = await client.request({"type": "register", "name": name})
     assert reply["type"] == "registered", reply
-    return reply["token"]
+    token: str = reply["token"]
+    return token
 
 
 async def started(client: Client, message: dict[str, Any]) -> Ledger:

@@ -81,12 +81,16 @@ class TcpProxy:
     @property
     def port(self) -> int:
         assert self._server is not None, "start the proxy first"
-        return self._server.sockets[0].getsockname()[1]
+        port: int = self._server.sockets[0].getsockname()[1]
+        return port
 
     @property
     def connections(self) -> int:
         """Connections open through the proxy now."""
         return len(self._pairs)
+
+    def _cut(self) -> bool:
+        return self.state == "cut"
 
     async def stop(self) -> None:
         server, self._server = self._server, None
@@ -162,7 +166,7 @@ class TcpProxy:
             writer.transport.abort()
             return
         pair = _Pair(writer, up_writer)
-        if self.state == "cut":  # cut while connecting
+        if self._cut():  # cut while connecting
             pair.close()
             return
         self._pairs.add(pair)

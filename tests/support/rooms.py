@@ -31,14 +31,16 @@ async def room_reply(client: Client, message: dict[str, Any]) -> dict[str, Any]:
     """Send a ``race_*`` request; returns the room of its ``race_room`` reply."""
     reply = await client.request(message)
     assert reply["type"] == "race_room", f"{message} answered {reply}"
-    return reply["room"]
+    room: dict[str, Any] = reply["room"]
+    return room
 
 
 async def refused(client: Client, message: dict[str, Any]) -> str:
     """Send a request that must be refused; returns the error code."""
     reply = await client.request(message)
     assert reply["type"] == "error", f"{message} answered {reply}"
-    return reply["code"]
+    code: str = reply["code"]
+    return code
 
 
 async def room_event(
@@ -53,7 +55,8 @@ async def room_event(
         ),
         timeout,
     )
-    return frame["room"]
+    room: dict[str, Any] = frame["room"]
+    return room
 
 
 async def revealed(client: Client, timeout: float = 10.0) -> dict[str, Any]:
@@ -61,7 +64,8 @@ async def revealed(client: Client, timeout: float = 10.0) -> dict[str, Any]:
     frame = await client.pushed_event(
         lambda f: f["type"] == "state" and f["state"].get("race") is not None, timeout
     )
-    return frame["state"]
+    state: dict[str, Any] = frame["state"]
+    return state
 
 
 async def update_of(
@@ -78,7 +82,8 @@ async def update_of(
         ),
         timeout,
     )
-    return frame["entry"]
+    entry: dict[str, Any] = frame["entry"]
+    return entry
 
 
 def solution(code: str, played: list[str] | None = None) -> list[str]:

@@ -6,7 +6,16 @@ import itertools
 import uuid
 from datetime import UTC, date, datetime, timedelta
 
-from server.store import CLOSED, RESIGN, WON, GameRecord, LogEntry, PlayerRecord, Result, Store
+from server.store import (
+    CLOSED,
+    RESIGN,
+    WON,
+    GameRecord,
+    LogEntry,
+    PlayerRecord,
+    PlayStore,
+    Result,
+)
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 _days = itertools.count()
@@ -21,14 +30,16 @@ def unique_name(prefix: str = "p") -> str:
     return f"{prefix}{uuid.uuid4().hex[:12]}"
 
 
-async def new_player(store: Store, name: str | None = None, *, bot: bool = False) -> PlayerRecord:
+async def new_player(
+    store: PlayStore, name: str | None = None, *, bot: bool = False
+) -> PlayerRecord:
     return await store.create_player(
         name=name or unique_name(), token_hash=uuid.uuid4().hex, now=T0, bot=bot
     )
 
 
 async def start(
-    store: Store,
+    store: PlayStore,
     player: PlayerRecord,
     *,
     day: date | None = None,
@@ -49,7 +60,7 @@ async def start(
 
 
 async def finished_daily(
-    store: Store,
+    store: PlayStore,
     player: PlayerRecord,
     day: date,
     *,
@@ -99,7 +110,9 @@ def entries(
     return [LogEntry(game.id, seq, action, millis(at)) for seq, action in enumerate(actions, first)]
 
 
-async def finish(store: Store, game: GameRecord, actions: list[str], result: Result) -> GameRecord:
+async def finish(
+    store: PlayStore, game: GameRecord, actions: list[str], result: Result
+) -> GameRecord:
     """Log ``actions`` and the game's end with ``result``, as the server does (a human's
     daily passing its fair-play screening); the finished record."""
     end = WON if result.won else RESIGN if result.resigned else CLOSED
