@@ -46,7 +46,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
+        return port
 
 
 def server_env(**values: str) -> dict[str, str]:
@@ -273,10 +274,8 @@ async def test_review_lists_clears_and_confirms_held_results(backend: Backend) -
             ("cleared", "plays like a person"),
         ]
         assert [d for d, _, _ in await store.audit(cheat.id)] == ["held", "confirmed"]
-        flagged = await store.player_by_name(bad)
-        assert (
-            flagged is not None and flagged.flagged and not (await store.player_by_name(ok)).flagged
-        )
+        flagged, fine = await store.player_by_name(bad), await store.player_by_name(ok)
+        assert flagged is not None and flagged.flagged and fine is not None and not fine.flagged
 
         # the confirmed account's next daily is held whatever its evidence
         next_day = await store.start_game(
@@ -295,6 +294,7 @@ async def test_review_lists_clears_and_confirms_held_results(backend: Backend) -
                 finished_at=now,
             ),
         )
+        assert next_day.day is not None
         await store.put_daily_deal(
             day=next_day.day, suits=1, code="SS1-S1-AAAAABD", par=None, solution=["1-2"]
         )

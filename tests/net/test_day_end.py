@@ -107,7 +107,8 @@ async def test_a_game_won_before_midnight_stays_won_and_is_over(backend: Backend
         after = await bot.request({"type": "undo"})
         assert after["code"] == "game-over"  # over by a win, not by the day's end
         stored = await server.hub.store.get_game(game["game"])
-        assert stored is not None and stored.won and stored.finished_at < day_end(today)
+        assert stored is not None and stored.won and stored.finished_at is not None
+        assert stored.finished_at < day_end(today)
 
 
 async def test_every_node_ends_the_day_and_closes_the_game_once(

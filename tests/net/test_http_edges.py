@@ -107,17 +107,18 @@ def _forwarded(path: str, address: str) -> bytes:
 
 
 async def test_metrics_on_a_listener_of_their_own(backend: Backend) -> None:
-    settings = server_settings(backend, metrics_host="127.0.0.1", metrics_port=free_port())
+    metrics_port = free_port()
+    settings = server_settings(backend, metrics_host="127.0.0.1", metrics_port=metrics_port)
     async with serving(settings) as server:
-        assert server.metrics_port == settings.metrics_port
+        assert server.metrics_port == metrics_port
         assert (await _get(server, "/metrics"))[0] == 404  # not on the players' port at all
         status, headers, body = await asyncio.to_thread(
-            get_from, "127.0.0.1", settings.metrics_port, "/metrics", source="127.0.0.1"
+            get_from, "127.0.0.1", metrics_port, "/metrics", source="127.0.0.1"
         )
         assert status == 200 and b"simon_connections" in body
         assert headers["X-Content-Type-Options"] == "nosniff"
         status, _, _ = await asyncio.to_thread(
-            get_from, "127.0.0.1", settings.metrics_port, "/daily", source="127.0.0.1"
+            get_from, "127.0.0.1", metrics_port, "/daily", source="127.0.0.1"
         )
         assert status == 404
 

@@ -20,7 +20,16 @@ import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from server.net import RunningServer, run_server
-from server.net.limits import AuthBackoff, Gate, Limits, Offenders, RateTable, _Table, networks
+from server.net.limits import (
+    AuthBackoff,
+    Bucket,
+    Gate,
+    Limits,
+    Offenders,
+    RateTable,
+    _Table,
+    networks,
+)
 from server.net.listen import (
     ACCEPT_OUT_OF_RESOURCES,
     SEND_FAILED,
@@ -77,14 +86,16 @@ def test_a_rate_table_allows_a_budget_per_window_and_each_address_its_own() -> N
 
 def test_an_address_table_stays_bounded() -> None:
     clock = Ticker()
-    table = _Table(lambda now: _Busy(), limit=100)
+    table = _Table(lambda now: _Busy(1, 1.0, now), limit=100)
     for n in range(1000):
         table.get(f"10.0.{n // 256}.{n % 256}", clock())
     assert len(table.entries) <= 100
     assert "10.0.3.231" in table.entries  # the newest stay
 
 
-class _Busy:
+class _Busy(Bucket):
+    """A bucket never at rest: a full table can only forget its oldest entries."""
+
     def at_rest(self, now: float) -> bool:
         return False
 
@@ -382,8 +393,8 @@ async def test_reconnecting_does_not_reset_the_message_budget_of_an_address(
                         for _ in range(3):
                             reply = await one.request({"type": "ping"})
                             codes.append(reply.get("code", reply["type"]))
-                except InvalidStatus as refused:
-                    codes.append(refused.response.status_code)
+                except InvalidStatus as error:
+                    codes.append(error.response.status_code)
             assert codes == ["pong"] * 8 + ["rate-limited", 429], codes
             # signing in is a message like any other: refused before it is even looked at
             refused = await again.request({"type": "register", "name": unique_name()})

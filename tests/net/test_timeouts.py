@@ -21,6 +21,7 @@ from tests.support.servers import (
     get_json,
     server_settings,
     serving,
+    store_of,
     unique_name,
 )
 
@@ -141,7 +142,7 @@ async def test_the_database_timeouts_are_set_on_every_connection(backend: Backen
     settings = server_settings(
         backend, database_statement_timeout_seconds=1.5, sqlite_busy_timeout_seconds=7
     )
-    async with serving(settings) as server, server.hub.store.engine.connect() as connection:
+    async with serving(settings) as server, store_of(server).engine.connect() as connection:
         if backend.name == "embedded":
             busy = (await connection.execute(sa.text("PRAGMA busy_timeout"))).scalar()
             assert busy == 7000

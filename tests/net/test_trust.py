@@ -17,6 +17,7 @@ from tests.support.servers import (
     get_json,
     server_settings,
     serving,
+    store_of,
     unique_name,
 )
 from tests.support.web import no_cache, page
@@ -113,12 +114,12 @@ async def test_a_cleared_leader_shows_as_verified_on_the_boards_pages_and_json(
             name = (await register(client))["player"]["name"]
             finished = await resign_daily(client)
             queue = {
-                game.id: screening for game, screening in await server.hub.store.review_queue()
+                game.id: screening for game, screening in await store_of(server).review_queue()
             }
             assert queue[finished["game"]].status == "queued"  # the day's leader, checked first
             board = await client.request({"type": "leaderboard", "suits": 1})
             assert [(row["player"], row["verified"]) for row in board["rows"]] == [(name, False)]
-            cleared = await server.hub.store.review(
+            cleared = await store_of(server).review(
                 game_id=finished["game"], decision="cleared", note=None, at=clock.now()
             )
             await server.hub.store.rank_again(cleared)

@@ -26,7 +26,7 @@ def clock() -> ManualClock:
 async def hub(clock: ManualClock) -> AsyncIterator[Hub]:
     store = FakeStore()
     hub = Hub(
-        store=store,  # type: ignore[arg-type]
+        store=store,
         bus=InProcessBus(),
         clock=clock,
         secret=SECRET,

@@ -9,7 +9,8 @@ from datetime import date
 
 import pytest
 
-from server.play.daily import DailySchedule, DealsNotReady, Proof, candidate_codes
+from server.play.daily import DailySchedule, Proof, candidate_codes
+from server.play.errors import DealsNotReady
 from tests.support.fakes import FakeStore
 
 DAY = date(2026, 3, 1)
@@ -24,7 +25,7 @@ async def test_the_first_winnable_candidate_is_the_deal_and_is_stored_once() -> 
         asked.append(code)
         return Proof(code != unwinnable, 33)
 
-    schedule = DailySchedule(store, secret="s", prover=prover)  # type: ignore[arg-type]
+    schedule = DailySchedule(store, secret="s", prover=prover)
     deal = await schedule.deal(DAY, 2)
     assert deal.code == list(candidate_codes("s", DAY, 2))[1] and deal.par == 33
     assert sorted(asked) == sorted(
@@ -34,7 +35,7 @@ async def test_the_first_winnable_candidate_is_the_deal_and_is_stored_once() -> 
             next(candidate_codes("s", DAY, 4)),
         ]
     )
-    again = DailySchedule(store, secret="s", prover=prover)  # type: ignore[arg-type]
+    again = DailySchedule(store, secret="s", prover=prover)
     assert (await again.deal(DAY, 2)).code == deal.code  # from the store: no new proof
     assert len(asked) == 4
     await schedule.close()
@@ -51,8 +52,8 @@ async def test_two_nodes_on_one_store_prove_each_candidate_once() -> None:
         await release.wait()
         return Proof(True, 10)
 
-    node_a = DailySchedule(store, secret="s", prover=slow_prover)  # type: ignore[arg-type]
-    node_b = DailySchedule(store, secret="s", prover=slow_prover)  # type: ignore[arg-type]
+    node_a = DailySchedule(store, secret="s", prover=slow_prover)
+    node_b = DailySchedule(store, secret="s", prover=slow_prover)
     node_a.prepare(DAY)
     node_b.prepare(DAY)
     with pytest.raises(DealsNotReady):  # never a part of the day's deals

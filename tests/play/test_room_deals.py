@@ -6,7 +6,8 @@ import pytest
 
 from server.engine import Game, GameCode
 from server.play.daily import Proof
-from server.play.room_deals import DealPicker, NoFreshDeal, verdict_of
+from server.play.errors import NoFreshDeal
+from server.play.room_deals import DealPicker, verdict_of
 from server.solver import Verdict, solve
 
 

@@ -38,7 +38,7 @@ SECRET = "unit-test-secret"
 async def hub() -> AsyncIterator[Hub]:
     store = FakeStore()
     hub = Hub(
-        store=store,  # type: ignore[arg-type]
+        store=store,
         bus=InProcessBus(),
         clock=ManualClock(datetime(2026, 3, 1, 10, 0, tzinfo=UTC)),
         secret=SECRET,
@@ -517,7 +517,7 @@ async def test_daily_is_refused_proving_until_all_three_deals_are_known(
         return Proof(True, 50)
 
     hub = Hub(
-        store=FakeStore(),  # type: ignore[arg-type]
+        store=FakeStore(),
         bus=InProcessBus(),
         clock=ManualClock(),
         secret=SECRET,
@@ -539,7 +539,7 @@ async def test_a_copy_left_behind_on_another_node_plays_against_the_true_game() 
     clock = ManualClock(datetime(2026, 3, 1, 10, 0, tzinfo=UTC))
     node_a, node_b = (
         Hub(
-            store=store,  # type: ignore[arg-type]
+            store=store,
             bus=InProcessBus(),
             clock=clock,
             secret=SECRET,

@@ -50,6 +50,7 @@ from server.play.clock import Clock, ManualClock
 from server.play.daily import Proof, Prover
 from server.play.fairplay import Thresholds
 from server.settings import Settings
+from server.store import Store
 from tests.conftest import Backend
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,6 +121,14 @@ async def serving(
         if ready:
             await server.hub.daily.deals(server.hub.today())
         yield server
+
+
+def store_of(server: RunningServer) -> Store:
+    """The server's store as the database-backed :class:`~server.store.Store` it is, for
+    tests that reach past the play layer's protocol (its engine, the review queue)."""
+    store = server.hub.store
+    assert isinstance(store, Store), store
+    return store
 
 
 @asynccontextmanager

@@ -27,9 +27,10 @@ from tests.support.web import (
     finish_daily,
     no_cache,
     page,
+    run,
     screenshot,
+    severe_logs,
 )
-from tests.web.test_web_browser import run, severe_logs
 
 __all__ = ["chromium"]  # the fixture, used by name
 
