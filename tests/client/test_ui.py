@@ -240,19 +240,19 @@ async def test_online_the_race_shows_and_a_server_refusal_rolls_back() -> None:
         await pilot.pause()
         race = app.query_one("#race", Static)
         assert race.display
-        assert app.table is not None and set(app.table.race) == {"bob"}
+        assert isinstance(app.table, OnlineTable) and set(app.table.race) == {"bob"}
         await pilot.press(*"3-4", "enter")
         await pilot.pause()
         assert game(app).moves == 1  # previewed before any answer
         sent = connection.sent[-1]
-        app.table.receive(  # type: ignore[attr-defined]
+        app.table.receive(
             Error(id=sent.id, code=ErrorCode.ILLEGAL_MOVE, message="no", rule="nothing-on-an-ace")
         )
         await pilot.pause()
         assert game(app).moves == 0
         assert Rule.ONTO_ACE.sentence in notice(app)
         done = bob.model_copy(update={"finished": True, "won": True, "score": 850})
-        app.table.receive(RaceEvent(day="2026-01-02", suits=4, event="finished", entry=done))  # type: ignore[attr-defined]
+        app.table.receive(RaceEvent(day="2026-01-02", suits=4, event="finished", entry=done))
         await pilot.pause()
         assert "bob won: 850" in panel_text(app)
         assert Rule.ONTO_ACE.sentence in notice(app)  # the player's own line stays

@@ -26,7 +26,9 @@ def directive(name: str) -> str:
 
 
 def seconds(value: str) -> float:
-    number, unit = re.fullmatch(r"(\d+)(s|m)?", value).groups()  # type: ignore[union-attr]
+    match = re.fullmatch(r"(\d+)(s|m)?", value)
+    assert match is not None, value
+    number, unit = match.groups()
     return float(number) * (60 if unit == "m" else 1)
 
 

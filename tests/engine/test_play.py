@@ -88,8 +88,9 @@ def test_removing_the_last_run_wins_with_900_less_the_moves() -> None:
     assert game.outcome() is None
     game.play("2-1")
     assert game.is_won
-    assert game.outcome() is not None and game.outcome().won  # type: ignore[union-attr]
-    assert game.outcome().termination is Termination.WON  # type: ignore[union-attr]
+    outcome = game.outcome()
+    assert outcome is not None and outcome.won
+    assert outcome.termination is Termination.WON
     assert game.removed == (1, 2, 3, 0)
     assert game.score == 900 - 3 == 500 - 3 + 4 * 100
     with pytest.raises(IllegalMoveError) as refusal:

@@ -21,7 +21,8 @@ async def test_a_new_day_closes_unfinished_attempts_and_tells_listeners(
     assert not await hub.days.check_day()  # once a day
     assert [message["type"] for message in heard] == ["daily_changed"]
     assert game.finished and game.result is not None and not game.result.won
-    assert (await hub.store.get_game(game.id)).finished_at is not None  # type: ignore[union-attr]
+    record = await hub.store.get_game(game.id)
+    assert record is not None and record.finished_at is not None
 
 
 async def test_a_listener_that_stops_hears_nothing(hub: Hub, clock: ManualClock) -> None:

@@ -14,7 +14,17 @@ from server.bus import InProcessBus
 from server.play.clock import ManualClock
 from server.play.hub import Hub
 from server.play.screening import ACCOUNT_REASON
-from server.store import CLEARED, CONFIRMED, HELD, PASSED, QUEUED, PlayerRecord, Result, Store
+from server.store import (
+    CLEARED,
+    CONFIRMED,
+    HELD,
+    PASSED,
+    QUEUED,
+    FairPlayRecord,
+    PlayerRecord,
+    Result,
+    Store,
+)
 from tests.support.fakes import fixed_prover
 from tests.support.servers import HOLD_NOTHING
 from tests.support.store import entries, finished_daily, new_player, start, unique_day
@@ -41,6 +51,12 @@ async def hub(store: Store) -> AsyncIterator[Hub]:
     )
     yield node
     await node.close()
+
+
+def status_of(screening: FairPlayRecord | None) -> str:
+    """The status of a screening that must exist."""
+    assert screening is not None
+    return screening.status
 
 
 async def screened(
@@ -76,7 +92,7 @@ async def test_the_days_leaders_enter_the_queue_and_show_verified_once_cleared(
         score: await screened(store, hub, player, day, score)
         for player, score in zip(players, scores, strict=True)
     }
-    status = {score: (await store.screening(ids[score])).status for score in scores}  # type: ignore[union-attr]
+    status = {score: status_of(await store.screening(ids[score])) for score in scores}
     assert status == {650: QUEUED, 600: QUEUED, 550: QUEUED, 700: QUEUED, 520: PASSED}
     queue = {game.id: screening for game, screening in await store.review_queue()}
     assert set(ids.values()) - set(queue) == {ids[520]}
@@ -119,9 +135,9 @@ async def test_an_account_that_jumps_to_the_top_has_its_top_results_held(
     jumper, leader = await new_player(store), await new_player(store)
     for day in days[:3]:
         game = await screened(store, hub, jumper, day, 600, undos=2)
-        assert (await store.screening(game)).status != HELD  # type: ignore[union-attr]
+        assert status_of(await store.screening(game)) != HELD
         game = await screened(store, hub, leader, day, 800, undos=2)
-        assert (await store.screening(game)).status != HELD  # type: ignore[union-attr]
+        assert status_of(await store.screening(game)) != HELD
     jumped = await store.screening(await screened(store, hub, jumper, days[3], 790))
     assert jumped is not None and jumped.status == HELD
     assert len(jumped.reasons) == 1 and jumped.reasons[0].startswith(ACCOUNT_REASON)
