@@ -62,14 +62,31 @@ async def _refused(code: ErrorCode, call: object) -> None:
     assert refused is not None and refused.code is code, failed.value
 
 
+def a_move_with(engine: EngineGame, *, more: int) -> Move:
+    """A legal move after which ``more`` moves can still be played (the test prover takes
+    any deal: a first legal move may lead where none is left)."""
+    for move in list(engine.legal_moves()):
+        if more == 0:
+            return move
+        engine.push(move)
+        try:
+            a_move_with(engine, more=more - 1)
+            return move
+        except AssertionError:
+            continue
+        finally:
+            engine.undo()
+    raise AssertionError(f"no {more + 1} moves in a row from this position")
+
+
 async def play_daily(
     hub: Hub, clock: ManualClock, player: PlayerRecord, *, moves: int = 0, suits: int = 1
 ) -> PlayerGame:
     """``player``'s daily of the clock's day: a few moves, then resigned and screened."""
     game = await hub.games.daily(player, suits)
     before = game.seq
-    for _ in range(moves):
-        game.move(next(game.engine.legal_moves()))
+    for left in range(moves, 0, -1):
+        game.move(a_move_with(game.engine, more=left - 1))
     clock.advance(seconds=30)
     game.end(resigned=True, now=clock.now())
     await hub.live.commit(game, before, at=clock.now())
