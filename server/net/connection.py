@@ -201,7 +201,7 @@ async def _signing_in(
     replies = await session.handle(message)
     if session.player is not None:
         gate.authenticated(websocket)
-    elif message.type == "auth" and f'"code":"{ErrorCode.BAD_TOKEN.value}"' in replies[0]:
+    elif message.type == "auth" and session.token_refused:
         gate.sign_in_failed(address)
     return replies
 

@@ -84,6 +84,8 @@ class GatedConnection(ServerConnection):
         if self.gate.drop_at_accept(self._peer_key):
             self.transport.abort()  # no request read, the descriptor freed at once
             return
+        # Real time, not the game's clock: the deadline guards a socket, whose bytes come
+        # (or do not) in real time whatever a test does with the days.
         self._silence = self.loop.call_later(self.gate.limits.first_bytes, self._silent)
 
     def _silent(self) -> None:
@@ -98,7 +100,7 @@ class GatedConnection(ServerConnection):
         super().data_received(data)
         if self._failed and not self.transport.is_closing():
             self.transport.close()  # after the close frame, however much more is coming
-            self.loop.call_later(CLOSE_GRACE, self.transport.abort)
+            self.loop.call_later(CLOSE_GRACE, self.transport.abort)  # real time: a socket's
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._silence is not None:

@@ -631,6 +631,8 @@ class Gate:
             self._sweeper = asyncio.create_task(self._sweep_every(min(1.0, grace / 4)))
 
     async def _sweep_every(self, interval: float) -> None:
+        # The sweeps come in real time (they close real sockets); what each one finds due
+        # goes by the gate's own monotonic clock.
         while True:
             await asyncio.sleep(interval)
             self.sweep()

@@ -14,7 +14,6 @@ Who may see a finished game's replay (:meth:`AfterDay.may_see`):
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Final
@@ -210,7 +209,7 @@ class AfterDay:
         self, day: date, suits: int, bots: bool, board: Board, *, over: bool
     ) -> DayStats:
         key = (day, suits, board, over)
-        now = time.monotonic()
+        now = self._clock.monotonic()
         cached = self._figures.get(key)
         if cached is not None and cached[0] > now:
             return cached[1]

@@ -1,16 +1,18 @@
 """The server's clock, injectable so tests can move time without sleeping.
 
-A clock tells the wall time (days, timestamps), a monotonic time (intervals, throttles)
-and runs callbacks later; :class:`ManualClock` does all three only when told to move.
+A clock tells the wall time (days, timestamps), a monotonic time (intervals, throttles),
+runs callbacks later, sleeps and bounds a wait; :class:`ManualClock` does all of it only
+when told to move.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
 import itertools
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Protocol
 
@@ -32,6 +34,14 @@ class Clock(Protocol):
         """Run ``callback`` once, ``delay`` seconds from now (on the event loop)."""
         ...
 
+    async def sleep(self, delay: float) -> None:
+        """Return ``delay`` seconds from now."""
+        ...
+
+    def timeout(self, delay: float) -> contextlib.AbstractAsyncContextManager[object]:
+        """A block that raises :class:`TimeoutError` once it ran ``delay`` seconds."""
+        ...
+
 
 class SystemClock:
     def now(self) -> datetime:
@@ -42,6 +52,12 @@ class SystemClock:
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> Timer:
         return asyncio.get_running_loop().call_later(delay, callback)
+
+    async def sleep(self, delay: float) -> None:
+        await asyncio.sleep(delay)
+
+    def timeout(self, delay: float) -> contextlib.AbstractAsyncContextManager[object]:
+        return asyncio.timeout(delay)
 
 
 class _ManualTimer:
@@ -85,6 +101,44 @@ class ManualClock:
         timer = _ManualTimer(callback)
         heapq.heappush(self._timers, (self._monotonic + delay, next(self._order), timer))
         return timer
+
+    async def sleep(self, delay: float) -> None:
+        if self._system is not None or delay <= 0:
+            return await asyncio.sleep(delay)
+        woken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def wake() -> None:
+            if not woken.done():
+                woken.set_result(None)
+
+        timer = self.call_later(delay, wake)
+        try:
+            await woken
+        finally:
+            timer.cancel()
+
+    def timeout(self, delay: float) -> contextlib.AbstractAsyncContextManager[object]:
+        if self._system is not None:
+            return self._system.timeout(delay)
+        return self._timeout(delay)
+
+    @contextlib.asynccontextmanager
+    async def _timeout(self, delay: float) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
+        async with asyncio.timeout(None) as bound:
+
+            def due() -> None:  # this clock passed the deadline: the bound falls due at once
+                if bound.expired() or bound.when() is not None:
+                    return
+                bound.reschedule(loop.time())
+
+            timer = self.call_later(delay, due)
+            if delay <= 0:
+                due()
+            try:
+                yield
+            finally:
+                timer.cancel()
 
     def set(self, moment: datetime) -> None:
         """Set the wall time (the monotonic time and timers stay where they are)."""

@@ -246,6 +246,8 @@ class DailySchedule:
         known within that many seconds (the proving goes on: a fresh server's first 4-suit
         deal can take minutes)."""
         try:
+            # Real time, not the game's clock: the wait is for proving work, which takes
+            # real time whatever day the clock shows.
             found = await asyncio.wait_for(asyncio.shield(self._task(day)), wait)
         except TimeoutError:
             raise DealsNotReady(f"the deals of {day} are still being proven") from None
@@ -315,7 +317,7 @@ class DailySchedule:
                     proven = await asyncio.gather(*(self._prove(day, s) for s in missing))
                     found.update(zip(missing, proven, strict=True))
                     break
-            await asyncio.sleep(LEASE_POLL)
+            await asyncio.sleep(LEASE_POLL)  # real time: another node is proving them
         self._cache[day] = found
         return found
 

@@ -165,4 +165,5 @@ class DayTicker:
                 await self.tick()
             except Exception:
                 log.exception("the day ticker failed")
-            await asyncio.sleep(min(seconds_to_next_day(self._clock.now()) + 0.05, TICK_SECONDS))
+            wait = min(seconds_to_next_day(self._clock.now()) + 0.05, TICK_SECONDS)
+            await self._clock.sleep(wait)

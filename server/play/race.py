@@ -248,7 +248,7 @@ class RaceRooms:
         while outgoing:
             if len(outgoing) < EVENTS_PER_BATCH and not self._hurry.is_set():
                 with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(EVENTS_GATHER):
+                    async with self._clock.timeout(EVENTS_GATHER):
                         await self._hurry.wait()
             batch = [
                 _update(*outgoing.popleft()) for _ in range(min(len(outgoing), EVENTS_PER_BATCH))

@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
@@ -884,7 +883,7 @@ class Rooms:
                 await self._bus.publish_room(code, frame)
             except BusError as error:
                 self.dropped += 1
-                now = time.monotonic()
+                now = self._clock.monotonic()
                 if now - self._logged_at >= FAILURE_LOG_INTERVAL:
                     self._logged_at = now
                     log.warning("race room events dropped (%d so far): %s", self.dropped, error)

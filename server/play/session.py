@@ -77,7 +77,7 @@ Play = Callable[[PlayerGame, datetime], Awaitable[list[str]]]
 class Session:
     """The state of one connection: who is playing, which game, which races it follows."""
 
-    __slots__ = ("_rooms", "game", "hub", "legal", "player", "push")
+    __slots__ = ("_rooms", "game", "hub", "legal", "player", "push", "token_refused")
 
     def __init__(self, hub: Hub, push: Push) -> None:
         self.hub = hub
@@ -86,6 +86,9 @@ class Session:
         self.game: PlayerGame | None = None
         #: ``hello`` asked for placement help with each state and move (a browser's board).
         self.legal = False
+        #: The last ``auth`` named no account (its token is wrong): the address's sign-in
+        #: back-off counts it.
+        self.token_refused = False
         self._rooms: set[tuple[date, int]] = set()
         hub.days.listen(push)
 
@@ -273,7 +276,12 @@ class Session:
         return [Registered(id=message.id, player=self._info(), token=token)]
 
     async def _auth(self, message: Auth) -> Replies:
-        player = await self.hub.accounts.authenticate(message.token)
+        self.token_refused = False
+        try:
+            player = await self.hub.accounts.authenticate(message.token)
+        except Refused as refused:
+            self.token_refused = refused.code is ErrorCode.BAD_TOKEN
+            raise
         if self.player is not None and self.player.id != player.id:
             raise Refused(
                 ErrorCode.ALREADY_AUTHENTICATED, f"already signed in as {self.player.name}"

@@ -129,7 +129,8 @@ class ActionLog:
                 await self._wake.wait()
                 continue
             # The oldest pending action waits out the window (it may have waited already,
-            # behind the previous commit); actions that arrive meanwhile join the batch.
+            # behind the previous commit); actions that arrive meanwhile join the batch. The
+            # window is real time, not the game's clock: it groups real writes.
             wait = self._first_at + self._window - loop.time()
             if wait > 0 and not self._closed:
                 await asyncio.sleep(wait)

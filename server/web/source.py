@@ -14,7 +14,6 @@ the node's short-lived cache of rendered pages (:meth:`Source.remember`).
 
 from __future__ import annotations
 
-import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -185,7 +184,7 @@ class Source:
         not kept)."""
         if self.cache_seconds <= 0:
             return await make()
-        now = time.monotonic()
+        now = self._hub.clock.monotonic()
         found = self._cache.get(key)
         if found is not None and found[0] > now:
             return cast(T, found[1])

@@ -323,6 +323,12 @@ def gathering(
     return bus, RaceRooms(bus, clock)
 
 
+async def turns(count: int = 5) -> None:
+    """Let the event loop run ``count`` turns: what is due without time passing happens."""
+    for _ in range(count):
+        await asyncio.sleep(0)
+
+
 def players_in(bus: BatchingBus) -> list[list[str]]:
     return [[update.player for update in batch] for batch in bus.batches]
 
@@ -330,12 +336,15 @@ def players_in(bus: BatchingBus) -> list[list[str]]:
 async def test_events_announced_within_the_gathering_go_in_one_batch(
     clock: ManualClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bus, rooms = gathering(clock, monkeypatch, 1.0)  # far longer than the turns below
+    bus, rooms = gathering(clock, monkeypatch, 1.0)
     for n in range(5):  # one a turn of the loop, as moves come
         rooms.announce(DAY, 1, "moved", entry(f"r{n}", score=n))
         await asyncio.sleep(0)
+    clock.advance(seconds=0.9)
+    await turns()
     assert bus.batches == []  # still gathering
-    await asyncio.sleep(1.2)
+    clock.advance(seconds=0.1)
+    await turns()
     assert players_in(bus) == [[f"r{n}" for n in range(5)]]
     rooms.close()
 
@@ -346,7 +355,7 @@ async def test_flush_sends_what_waits_without_waiting_out_the_gathering(
     bus, rooms = gathering(clock, monkeypatch, 3600.0)
     for score in (1, 2):  # each time: gathering, until flushed
         rooms.announce(DAY, 1, "moved", entry("ann", score=score))
-        await asyncio.sleep(0.05)
+        await turns()
         assert len(bus.batches) == score - 1
         await asyncio.wait_for(rooms.flush(), 5)
         assert players_in(bus) == [["ann"]] * score
@@ -359,12 +368,11 @@ async def test_a_join_or_an_end_goes_at_once_with_the_moves_that_wait(
     bus, rooms = gathering(clock, monkeypatch, 3600.0)
     rooms.announce(DAY, 1, "moved", entry("ann", score=1))
     rooms.announce(DAY, 1, "removed", entry("bo", score=2))
-    await asyncio.sleep(0.05)
+    await turns()
     assert bus.batches == []  # moves gather
     rooms.announce(DAY, 1, "joined", entry("cy", score=0))
     rooms.announce(DAY, 1, "finished", entry("di", score=5))
-    for _ in range(3):
-        await asyncio.sleep(0)
+    await turns(3)
     assert players_in(bus) == [["ann", "bo", "cy", "di"]]
     rooms.close()
 

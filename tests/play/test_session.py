@@ -115,6 +115,21 @@ async def test_a_wrong_token_is_refused(hub: Hub) -> None:
     assert reply["code"] == ErrorCode.BAD_TOKEN
 
 
+async def test_the_session_tells_whether_its_last_auth_named_no_account(hub: Hub) -> None:
+    registered = await Talk(hub).one(type="register", name="Alice")
+    bob = await signed_in(hub, "Bob")
+    talk = Talk(hub)
+    assert talk.session.token_refused is False
+    await talk.one(type="auth", token="nope")
+    assert talk.session.token_refused is True
+    await talk.one(type="auth", token=registered["token"])
+    assert talk.session.token_refused is False and talk.session.player is not None
+    # refused for another reason than the token: no failed sign-in
+    refused = await bob.one(type="auth", token=registered["token"])
+    assert refused["code"] == ErrorCode.ALREADY_AUTHENTICATED
+    assert bob.session.token_refused is False
+
+
 @pytest.mark.parametrize(
     "message",
     [

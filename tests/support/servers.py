@@ -66,12 +66,15 @@ HOLD_EVERYTHING = Thresholds(min_decisions=1, min_median_think=10_000.0, new_acc
 NO_NEW_PLAYERS_BOARD = Thresholds(new_account_days=0)
 
 
-def fresh_clock() -> ManualClock:
+def fresh_clock(*, real_intervals: bool = True) -> ManualClock:
     """A manual clock at noon of a random far-future day, so a test has that day's daily,
-    race and leaderboard to itself even on a database other tests share."""
+    race and leaderboard to itself even on a database other tests share.
+
+    By default the server's throttles and race digests keep real time and only the days
+    are the test's; without ``real_intervals`` they wait until the test moves the clock.
+    """
     day = date(2100, 1, 1) + timedelta(days=random.randrange(300_000))
-    # the server's throttles and race digests keep real time: only the days are the test's
-    return ManualClock(datetime.combine(day, time(12), UTC), real_intervals=True)
+    return ManualClock(datetime.combine(day, time(12), UTC), real_intervals=real_intervals)
 
 
 def unique_name(prefix: str = "p") -> str:
