@@ -81,7 +81,7 @@ from bench.crowd import Fleet, Share, Takes, merged  # noqa: E402
 from bench.server_load import merge, percentile  # noqa: E402
 
 MIB = 2**20
-#: The targets of issue #12.
+#: The targets of the daily race at scale (docs/performance.md).
 MOST_FRAMES_PER_SECOND = 2.0
 P99_TARGET_MS = 50.0
 

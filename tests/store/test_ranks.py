@@ -35,7 +35,7 @@ keys = st.builds(
 
 
 def _by_the_rules(key: ResultKey) -> tuple[object, ...]:
-    """The order as issue #9 states it, written out here independently of ORDER."""
+    """The order as docs/protocol.md states it, written out here independently of ORDER."""
     if key.won:
         return (0, -key.score, key.elapsed, key.finished_at, key.id)
     return (1, -key.removed, -key.score, key.elapsed, key.finished_at, key.id)
