@@ -29,6 +29,7 @@ from server.protocol import (
     RankRequest,
 )
 
+from .arguments import bounded
 from .connection import Connection
 from .errors import ClientError, ServerError, UsageError
 from .offline import add_json_argument
@@ -354,14 +355,9 @@ def _progress(started: bool | None, finished: bool | None) -> str:
     return "not started" if started is not None else ""
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
-    return value
+_positive = bounded(
+    int, noun="a positive number", rule="give a positive number", accept=lambda v: v >= 1
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -37,6 +37,7 @@ from server.protocol import (
     State,
 )
 
+from .arguments import bounded
 from .config import Config
 from .connection import Connection
 from .errors import ClientError, ServerError, UsageError
@@ -289,14 +290,12 @@ async def _move_paced(connection: Connection, move: str) -> Moved:
     raise AssertionError("unreachable")
 
 
-def _pace(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 <= value <= 3600:
-        raise argparse.ArgumentTypeError("give 0 to 3600 seconds")
-    return value
+_pace = bounded(
+    float,
+    noun="a number of seconds",
+    rule="give 0 to 3600 seconds",
+    accept=lambda v: 0 <= v <= 3600,
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -36,6 +36,7 @@ from server.protocol import (
     room_code_form,
 )
 
+from .arguments import bounded
 from .config import Config
 from .connection import Connection
 from .errors import NetworkError, ServerError, UsageError
@@ -303,24 +304,12 @@ def _room_code(text: str) -> str:
     return code
 
 
-def _capacity(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 2 <= value <= 10:
-        raise argparse.ArgumentTypeError("a room holds 2 to 10 racers")
-    return value
-
-
-def _minutes(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes") from None
-    if not 1 <= value <= 60:
-        raise argparse.ArgumentTypeError("give 1 to 60 minutes")
-    return value
+_capacity = bounded(
+    int, noun="a whole number", rule="a room holds 2 to 10 racers", accept=lambda v: 2 <= v <= 10
+)
+_minutes = bounded(
+    float, noun="a number of minutes", rule="give 1 to 60 minutes", accept=lambda v: 1 <= v <= 60
+)
 
 
 def _bot_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,6 +8,7 @@ import json
 from server.engine import Game
 from server.solver import DEFAULT_MAX_NODES, DEFAULT_MAX_SECONDS, Verdict, solve
 
+from .arguments import bounded
 from .errors import ClientError, UsageError
 from .offline import add_game_arguments, load_game
 from .table import plural
@@ -22,24 +23,10 @@ def winning_moves(code: str) -> list[str]:
     return [move.text() for move in solution.moves]
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("give at least 1")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError("give more than 0 seconds")
-    return value
+_positive_int = bounded(int, noun="a whole number", rule="give at least 1", accept=lambda v: v >= 1)
+_positive_float = bounded(
+    float, noun="a number of seconds", rule="give more than 0 seconds", accept=lambda v: v > 0
+)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:

@@ -1,0 +1,39 @@
+"""Command-line values checked as argparse reads them: one checker for every bounded number,
+so each option's rule is a line and every refusal reads alike.
+
+>>> minutes = bounded(float, noun="minutes", rule="give 1 to 60", accept=lambda v: 1 <= v <= 60)
+>>> minutes("2.5")
+2.5
+>>> minutes("ninety")
+Traceback (most recent call last):
+argparse.ArgumentTypeError: 'ninety' is not minutes
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import TypeVar
+
+Number = TypeVar("Number", int, float)
+
+
+def bounded(
+    kind: Callable[[str], Number], *, noun: str, rule: str, accept: Callable[[Number], bool]
+) -> Callable[[str], Number]:
+    """A checker for argparse's ``type=``: ``kind`` reads the text (refused as not ``noun``),
+    and ``accept`` decides whether the value is allowed (refused with ``rule``)."""
+
+    def parse(text: str) -> Number:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {noun}") from None
+        if not accept(value):
+            raise argparse.ArgumentTypeError(rule)
+        return value
+
+    return parse
+
+
+__all__ = ["bounded"]
