@@ -78,6 +78,8 @@ log = logging.getLogger("bench.fairplay.across")
 POPULATIONS: Final = ("people", "new_cheat", "patient")
 #: Beam widths the cheaters' tool is run with (a few lines a deal, not one).
 WIDTHS: Final = (60, 100, 150)
+#: ... and, when those find no line for a deal, these in turn.
+FALLBACK_WIDTHS: Final = (400, 1000)
 TRY_CHANCE: Final = 0.03  # a new-account cheater's moves tried and taken back
 WASTE_RANGE: Final = (0.10, 0.30)  # a patient cheater's moves wasted on purpose
 
@@ -323,6 +325,12 @@ async def run(options: Options) -> dict[str, Any]:
         width = WIDTHS[account.index % len(WIDTHS)]
         if (code, width) not in lines:
             lines[code, width] = await asyncio.to_thread(beam_line, code, width=width)
+        for wider in FALLBACK_WIDTHS:  # a cheater whose tool fails tries it harder
+            if lines[code, width] is not None:
+                break
+            if (code, wider) not in lines:
+                lines[code, wider] = await asyncio.to_thread(beam_line, code, width=wider)
+            lines[code, width] = lines[code, wider]
         line = lines[code, width]
         if line is None:
             raise Refused(f"the beam search found no line for {code}")
@@ -381,6 +389,16 @@ async def run(options: Options) -> dict[str, Any]:
                                 screened.evidence.get("moves_over_par") if screened else None
                             ),
                             "newcomer": bool(record and record.newcomer),
+                            "net_over_par": (
+                                screened.evidence.get("net_over_par") if screened else None
+                            ),
+                            "par": par,
+                            "moves": screened.evidence.get("moves") if screened else None,
+                            "undos": screened.evidence.get("undos") if screened else None,
+                            "restarts": screened.evidence.get("restarts") if screened else None,
+                            "follow_moves": (
+                                screened.evidence.get("follow_moves") if screened else None
+                            ),
                             "par_share": _share(screened.evidence if screened else {}, par),
                         }
                         if record is not None:
@@ -391,6 +409,7 @@ async def run(options: Options) -> dict[str, Any]:
                                 figures["suspicion"] = trust.suspicion
                                 figures["signals"] = trust.evidence.get("signals", [])
                                 figures["pooled_follow"] = trust.evidence.get("think_follow")
+                                figures["follow_z"] = trust.evidence.get("follow_z")
                     play.account.days[day.isoformat()] = figures
                 log.info("day %s done", day)
             thresholds = asdict(settings.fairplay)
@@ -497,6 +516,7 @@ def report(
         "reasons": dict(sorted(reasons.items(), key=lambda item: -item[1])),
         "measures": measures,
         "wall_seconds": round(wall, 1),
+        "accounts": [{"population": a.population, "days": a.days} for a in accounts],
     }
 
 

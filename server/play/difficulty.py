@@ -115,6 +115,19 @@ def pooled(follows: Sequence[tuple[float, int]]) -> tuple[float | None, int]:
     return math.tanh(mean), sum(n for _, n in follows)
 
 
+def follow_z(follows: Sequence[tuple[float, int]]) -> float | None:
+    """How far the pooled correlation of per-game ``(r, n)`` stands from none, in standard
+    errors: the weighted sum of Fisher transforms over the square root of the weights (a
+    transform's standard error is ``1 / sqrt(n - 3)``). Large and positive: the think times
+    follow difficulty beyond doubt; near 0: no sign that they do. None with nothing counted."""
+    weights = [(r, n - 3) for r, n in follows if n > 3]
+    total = sum(weight for _, weight in weights)
+    if total <= 0:
+        return None
+    clamp = 0.999999
+    return sum(math.atanh(max(-clamp, min(clamp, r))) * w for r, w in weights) / math.sqrt(total)
+
+
 def _ranks(values: Sequence[float]) -> list[float]:
     order = sorted(range(len(values)), key=values.__getitem__)
     ranks = [0.0] * len(values)
@@ -129,4 +142,4 @@ def _ranks(values: Sequence[float]) -> list[float]:
     return ranks
 
 
-__all__ = ["choices", "pooled", "spearman", "think_follow"]
+__all__ = ["choices", "follow_z", "pooled", "spearman", "think_follow"]

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from server.engine import InvalidMoveError, Move
+from server.engine import Game, IllegalMoveError, InvalidMoveError, Move
 
 from .difficulty import think_follow
 
@@ -64,6 +64,10 @@ class Evidence:
     #: Spearman's correlation over ``follow_moves`` moves; None when not measured.
     think_follow: float | None = None
     follow_moves: int = 0
+    #: The final line with its loops cut (a stretch of moves that comes back to a position
+    #: already seen changes nothing): the moves that made progress; None without the deal.
+    net_moves: int | None = None
+    net_over_par: int | None = None  # net_moves - par
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,13 +85,18 @@ class Thresholds:
     #: A human account's dailies count on the public board once it has finished dailies
     #: on this many earlier days; before that they go on the new players' board (0: off).
     new_account_days: int = 2
+    #: ... and once its think times follow difficulty this surely (server/play/newcomers.py;
+    #: 0: the days alone decide).
+    new_account_follow_z: float = 3.0
     #: An account's evidence across days (server/play/trust.py): from this suspicion on,
-    #: its top results (the first ``top_rank`` of a board, or its better ``top_share``) are
-    #: held.
+    #: its results are held: those in the first ``top_rank`` of a board, or beating
+    #: ``top_share`` of it; with the default share of 0, every one (a padded line's wasted
+    #: moves are what lower its place, so its place says little).
     max_suspicion: float = 1.0
     top_rank: int = 10
-    top_share: float = 0.5  # ... or a result that beats this share of its board
+    top_share: float = 0.0
     near_par: float = 0.1  # wins on 2 and 4 suits this close to par, as a share of par
+    min_loops: float = 0.03  # a padded line: its standing moves that went round in loops
     min_think_follow: float = 0.08  # how think times follow difficulty, across days
     follow_moves: int = 150  # ... counted from this many moves on
 
@@ -121,6 +130,7 @@ def evidence(
         elif text != RESIGN:
             line.append(text)
     count = _count(decisions)
+    net = None if code is None else net_length(code, line)
     follow, follow_moves = (
         think_follow(
             code, [(text, think) for (text, _), think in zip(decisions, thinks, strict=True)]
@@ -142,6 +152,8 @@ def evidence(
         moves_over_par=None if par is None else len(line) - par,
         think_follow=None if follow is None else round(follow, 4),
         follow_moves=follow_moves,
+        net_moves=net,
+        net_over_par=None if par is None or net is None else net - par,
     )
 
 
@@ -165,6 +177,31 @@ def held_reasons(found: Evidence, thresholds: Thresholds | None = None) -> list[
         if found.total_seconds < floor:
             reasons.append(f"{found.final_moves} moves in {found.total_seconds:.1f} s")
     return reasons
+
+
+def net_length(code: str, line: Sequence[str]) -> int | None:
+    """The length of ``line`` (moves that stand, from the deal ``code``) with every loop cut:
+    when a position comes back, the moves since its first visit are dropped. A move and its
+    way back, or a detour that returns, count for nothing; None if the line does not replay
+    (never for a stored log)."""
+    game = Game.from_code(code)
+    first_seen = {game.position_key(): 0}
+    path = 0  # moves on the loop-free path to the current position
+    for text in line:
+        try:
+            game.play(text)
+        except (InvalidMoveError, IllegalMoveError):
+            return None
+        key = game.position_key()
+        if key in first_seen:
+            path = first_seen[key]
+            # positions reached inside the loop are off the path now
+            for stale in [k for k, at in first_seen.items() if at > path]:
+                del first_seen[stale]
+        else:
+            path += 1
+            first_seen[key] = path
+    return path
 
 
 def _is_decision(text: str) -> bool:
@@ -207,4 +244,4 @@ def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
     return row[-1]
 
 
-__all__ = ["Evidence", "LoggedAction", "Thresholds", "evidence", "held_reasons"]
+__all__ = ["Evidence", "LoggedAction", "Thresholds", "evidence", "held_reasons", "net_length"]

@@ -23,7 +23,7 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from server.engine import SUIT_COUNTS
@@ -38,9 +38,10 @@ from server.store import (
 
 from .clock import Clock, utc_day
 from .daily import DailySchedule, Prover
-from .fairplay import Evidence, Thresholds, evidence, held_reasons
+from .difficulty import follow_z
+from .fairplay import Thresholds, evidence, held_reasons
 from .newcomers import counts_from, is_newcomer
-from .trust import Daily, Trust, account_trust, is_top, percentile
+from .trust import Daily, account_trust, follows_of, is_top, percentile
 
 log = logging.getLogger(__name__)
 
@@ -98,14 +99,19 @@ class Screening:
         if player.flagged:
             reasons.append(FLAGGED_REASON)
         days_before = await self._store.daily_days(player_id=player.id, before=record.day)
+        past = await self._past_dailies(record)
+        today = dataclasses.asdict(found)
         newcomer = is_newcomer(
-            days_before=len(days_before), needed=self.thresholds.new_account_days
+            days_before=len(days_before),
+            needed=self.thresholds.new_account_days,
+            follow_z=follow_z(follows_of(past) + follows_of([daily_of(record, today, None, None)])),
+            needed_z=self.thresholds.new_account_follow_z,
         )
         now = self._clock.now()
         placed = dataclasses.replace(record, newcomer=newcomer)
         rank, others = await self._store.place_of(placed) or (0, 0)
         share = percentile(rank, others) if rank else None
-        account = await self._account(placed, found, share, deal.par)
+        account = account_trust([*past, daily_of(placed, today, share, deal.par)], self.thresholds)
         if (
             account.suspicion >= self.thresholds.max_suspicion
             and rank
@@ -133,10 +139,9 @@ class Screening:
             log.info("daily %s of %s held for review: %s", record.id, record.player_name, reasons)
         return screened
 
-    async def _account(
-        self, record: GameRecord, found: Evidence, share: float | None, par: int | None
-    ) -> Trust:
-        """The account's evidence across days, with this daily (not stored yet) last."""
+    async def _past_dailies(self, record: GameRecord) -> list[Daily]:
+        """The account's screened dailies other than ``record``, oldest first, as its
+        evidence across days reads them."""
         dailies = []
         for game, screened in await self._store.account_dailies(player_id=record.player_id):
             if game.id == record.id or game.day is None:
@@ -148,8 +153,7 @@ class Screening:
             deal = await self._daily.deal(game.day, game.suits)
             dailies.append(daily_of(game, screened.evidence, past, deal.par))
         dailies.sort(key=lambda daily: (daily.day, daily.suits))
-        dailies.append(daily_of(record, dataclasses.asdict(found), share, par))
-        return account_trust(dailies, self.thresholds)
+        return dailies
 
     async def queue_leaders_of(self, day: date) -> list[str]:
         """Queue the top results of every human board of a day for review (those already
@@ -172,7 +176,16 @@ class Screening:
         today = utc_day(self._clock.now())
         days = await self._store.daily_days(player_id=player.id)
         first = counts_from(days, today=today, needed=needed)
-        return first if first is not None and first > today else None
+        if first is None:
+            return None
+        if first <= today and self.thresholds.new_account_follow_z > 0:
+            # Days enough; the think times still to show they follow difficulty: at the
+            # earliest with the next daily (the threshold itself is never told).
+            trust = (await self._store.trust(player_ids=[player.id])).get(player.id)
+            shown = None if trust is None else trust.evidence.get("follow_z")
+            if shown is None or shown < self.thresholds.new_account_follow_z:
+                return today + timedelta(days=1) if today in days else today
+        return first if first > today else None
 
     async def catch_up(self) -> int:
         """Screen the finished human dailies a stopped node left unscreened; how many."""
@@ -208,6 +221,8 @@ def daily_of(
 ) -> Daily:
     """One screened daily as the account's evidence reads it (``found``: its evidence)."""
     over = found.get("moves_over_par")
+    net = found.get("net_over_par", over)  # screened before the loops were cut: as played
+    final, net_moves = found.get("final_moves"), found.get("net_moves")
     assert game.day is not None
     return Daily(
         day=game.day,
@@ -220,4 +235,6 @@ def daily_of(
         restarts=int(found.get("restarts", 0)),
         think_follow=found.get("think_follow"),
         follow_moves=int(found.get("follow_moves", 0)),
+        net_over_par=net / par if game.won and net is not None and par else None,
+        loop_share=(final - net_moves) / final if final and net_moves is not None else None,
     )

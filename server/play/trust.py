@@ -14,6 +14,12 @@ weighs them into a **suspicion** with its reasons:
   and today does it less than a quarter as often;
 - **steadily near par on 2 and 4 suits**: its wins there within a few percent of par, again
   and again (people leave more on the table on the harder deals);
+- **a line near par, padded**: a win whose line, its loops cut (moves that came back to a
+  position already reached: a move and its way back, a detour that returns), stands within
+  ``Thresholds.near_par`` of par, while at least ``Thresholds.min_loops`` of its standing
+  moves went round in such loops. Someone who knows a line near par has no reason to walk
+  in circles around it, but someone hiding a solver's line behind wasted moves does; seen on
+  two of the account's last three days, it weighs as much as the threshold alone;
 - **think times that ignore difficulty**: across the account's games, the time before a move
   does not grow with the number of constructive choices of its position (people pause where
   the choice is hard and rush forced runs; a line replayed at a paced rhythm does not). From
@@ -21,9 +27,9 @@ weighs them into a **suspicion** with its reasons:
   correlation is measured twice as closely, it weighs as much as the threshold alone.
 
 Each signal adds its weight (:data:`WEIGHTS`); from ``Thresholds.max_suspicion`` on, the
-account's top results (the first ``Thresholds.top_rank`` of their board, or those beating
-``Thresholds.top_share`` of it) are held for
-review, as one game's evidence holds them. The suspicion is recomputed each time one of the
+account's results (the first ``Thresholds.top_rank`` of their board, or those beating
+``Thresholds.top_share`` of it: by default all) are held for review, as one game's
+evidence holds them. The suspicion is recomputed each time one of the
 account's dailies is screened, from its whole history, so it can fall again.
 """
 
@@ -35,7 +41,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Final
 
-from .difficulty import pooled
+from .difficulty import follow_z, pooled
 from .fairplay import Thresholds
 
 #: Each signal's share of the suspicion.
@@ -46,7 +52,11 @@ WEIGHTS: Final[dict[str, float]] = {
     "near par": 0.6,
     "ignores difficulty": 0.6,
     "ignores difficulty, long": 1.0,  # from twice ``follow_moves`` moves on
+    "padded": 0.6,
+    "padded, again": 1.0,  # on two of the last three days
 }
+#: How many of the account's latest days "padded, again" looks at.
+RECENT: Final = 3
 #: The top tenth of a board, and the middle the account came from.
 TOP: Final = 0.9
 MIDDLE: Final = 0.6
@@ -68,6 +78,8 @@ class Daily:
     restarts: int
     think_follow: float | None = None
     follow_moves: int = 0
+    net_over_par: float | None = None  # the same with the line's loops cut
+    loop_share: float | None = None  # a win's standing moves that went round in loops
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +102,23 @@ def is_top(rank: int, others: int, thresholds: Thresholds) -> bool:
     or beating at least ``top_share`` of it."""
     share = percentile(rank, others)
     return rank <= thresholds.top_rank or (share is not None and share >= thresholds.top_share)
+
+
+def is_padded(daily: Daily, thresholds: Thresholds) -> bool:
+    """A win near par once its loops are cut, with loops making up ``min_loops`` of its
+    standing moves at least."""
+    return (
+        daily.won
+        and daily.net_over_par is not None
+        and daily.loop_share is not None
+        and daily.net_over_par <= thresholds.near_par
+        and daily.loop_share >= thresholds.min_loops
+    )
+
+
+def follows_of(dailies: Sequence[Daily]) -> list[tuple[float, int]]:
+    """The dailies' think-time correlations with difficulty, ``(r, moves)``, where measured."""
+    return [(d.think_follow, d.follow_moves) for d in dailies if d.think_follow is not None]
 
 
 def account_trust(dailies: Sequence[Daily], thresholds: Thresholds) -> Trust:
@@ -133,15 +162,23 @@ def account_trust(dailies: Sequence[Daily], thresholds: Thresholds) -> Trust:
                 "habits dropped",
                 f"undoes {now:.1%} of its moves against a usual {statistics.median(rates):.1%}",
             )
+    padded = [day for day in dailies[-RECENT:] if is_padded(day, thresholds)]
+    if padded and padded[-1] is latest:
+        signal(
+            "padded" if len(padded) < 2 else "padded, again",
+            f"a line {latest.net_over_par:.0%} over par with its loops cut, "
+            f"{latest.loop_share:.0%} of its moves going round in loops"
+            + (f" ({len(padded)} of the last {RECENT} days)" if len(padded) > 1 else ""),
+        )
     hard = [d.over_par for d in dailies if d.won and d.suits >= 2 and d.over_par is not None]
     if len(hard) >= 2 and statistics.median(hard) <= thresholds.near_par:
         signal(
             "near par",
             f"{len(hard)} wins on 2 and 4 suits at a median {statistics.median(hard):.0%} over par",
         )
-    follow, moves = pooled(
-        [(d.think_follow, d.follow_moves) for d in dailies if d.think_follow is not None]
-    )
+    follows = follows_of(dailies)
+    follow, moves = pooled(follows)
+    sureness = follow_z(follows)
     if (
         follow is not None
         and moves >= thresholds.follow_moves
@@ -163,14 +200,19 @@ def account_trust(dailies: Sequence[Daily], thresholds: Thresholds) -> Trust:
             ]
             for suits in sorted({d.suits for d in dailies})
         },
+        "loop_share": [
+            [d.day.isoformat(), None if d.loop_share is None else round(d.loop_share, 3)]
+            for d in dailies
+        ],
         "undo_rate": round(
             sum(d.undos + d.restarts for d in dailies) / max(1, sum(d.moves for d in dailies)), 4
         ),
         "think_follow": None if follow is None else round(follow, 3),
         "follow_moves": moves,
+        "follow_z": None if sureness is None else round(sureness, 2),
         "signals": signals,
     }
     return Trust(suspicion, reasons, evidence)
 
 
-__all__ = ["WEIGHTS", "Daily", "Trust", "account_trust", "is_top", "percentile"]
+__all__ = ["WEIGHTS", "Daily", "Trust", "account_trust", "follows_of", "is_top", "percentile"]

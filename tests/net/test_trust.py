@@ -5,9 +5,13 @@ cleared, and the account-level hold."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+from server.engine import Game
+from server.play.clock import ManualClock
+from server.play.difficulty import choices
 from tests.conftest import Backend
 from tests.support.servers import (
     HOLD_NOTHING,
@@ -22,8 +26,10 @@ from tests.support.servers import (
 )
 from tests.support.web import no_cache, page
 
-#: Nothing held for its evidence, and the default gate: two earlier days of dailies.
-GATED = dataclasses.replace(HOLD_NOTHING, new_account_days=2)
+#: Nothing held for its evidence, and the gate of two earlier days of dailies alone.
+GATED = dataclasses.replace(HOLD_NOTHING, new_account_days=2, new_account_follow_z=0.0)
+#: The same, with the default evidence condition: think times that follow difficulty.
+GATED_BY_EVIDENCE = dataclasses.replace(HOLD_NOTHING, new_account_days=2)
 
 
 async def register(client: Client, name: str | None = None, **more: Any) -> dict[str, Any]:
@@ -101,6 +107,72 @@ async def test_a_new_account_plays_on_the_new_players_board_until_its_third_day(
         # the first day's result stayed on the new players' board of its day
         status, board = await get_json(f"{base}/leaderboard?day={first}&suits=1&board=new")
         assert status == 200 and [row["player"] for row in board["rows"]] == [name]
+
+
+async def play_daily_thinking(
+    client: Client, clock: ManualClock, think: Callable[[Game], float], moves: int = 30
+) -> dict[str, Any]:
+    """Start today's daily and play up to ``moves`` moves that each reach a new position,
+    moving the server's clock by ``think(position)`` before each; resign unless that won:
+    the game's ``finished``."""
+    state = (await client.request({"type": "start", "suits": 1}))["state"]
+    game = Game.from_code(state["code"])
+    seen = {game.position_key()}
+    for _ in range(moves):
+        fresh = []
+        for move in game.legal_moves():
+            game.push(move)
+            if game.position_key() not in seen:
+                fresh.append(move)
+            game.undo()
+        if not fresh:
+            break
+        clock.advance(seconds=think(game))
+        reply = await client.request({"type": "move", "move": fresh[0].text()})
+        assert reply["type"] == "moved", reply
+        game.push(fresh[0])
+        seen.add(game.position_key())
+        if game.is_won:
+            break
+    if not game.is_won:
+        await client.request({"type": "resign"})
+    return await client.pushed_event(lambda frame: frame["type"] == "finished")
+
+
+async def test_an_account_graduates_once_its_think_times_follow_difficulty(
+    backend: Backend,
+) -> None:
+    """Past its two days, an account whose think times follow how hard each position is
+    goes on the public board on its third day; one whose think times run against it (a
+    replayed line's rhythm) stays on the new players' board, told it counts from tomorrow
+    at the earliest, and its result is on no public board."""
+    clock = fresh_clock()
+    first = clock.now().date()
+    async with serving(server_settings(backend, fairplay=GATED_BY_EVIDENCE), clock=clock) as server:
+        async with Client.connect(server.url) as person, Client.connect(server.url) as paced:
+            person_name = (await register(person))["player"]["name"]
+            paced_name = (await register(paced))["player"]["name"]
+            following = lambda game: 1.0 + 1.5 * choices(game)  # noqa: E731
+            against = lambda game: max(0.6, 8.0 - 1.5 * choices(game))  # noqa: E731
+            for day_number in (1, 2, 3):
+                if day_number > 1:
+                    clock.advance(days=1)
+                    assert await server.hub.days.check_day()
+                by_person = await play_daily_thinking(person, clock, following)
+                by_paced = await play_daily_thinking(paced, clock, against)
+                if day_number < 3:
+                    assert by_person["board"] == by_paced["board"] == "new"
+            today = clock.now().date()
+            assert by_person["board"] == "humans" and "counts_from" not in by_person
+            assert by_paced["board"] == "new"
+            assert by_paced["counts_from"] == (today + timedelta(days=1)).isoformat()
+            history = await paced.request({"type": "history"})
+            assert history["counts_from"] == (today + timedelta(days=1)).isoformat()
+            public = await person.request({"type": "leaderboard", "suits": 1})
+            assert [row["player"] for row in public["rows"]] == [person_name]
+            new = await person.request({"type": "leaderboard", "suits": 1, "board": "new"})
+            assert [row["player"] for row in new["rows"]] == [paced_name]
+        assert today == first + timedelta(days=2)
 
 
 async def test_a_cleared_leader_shows_as_verified_on_the_boards_pages_and_json(

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from server.engine import Game, GameCode, Move
-from server.play.fairplay import Evidence, Thresholds, evidence, held_reasons
+from server.play.fairplay import Evidence, Thresholds, evidence, held_reasons, net_length
 from server.solver import Verdict, solve
 
 #: Deals the traces are played on: 1 and 2 suits, each winnable by the solver.
@@ -219,6 +219,38 @@ def test_flatness_and_shares_ignore_the_time_scale(steps: list[tuple[str, int]],
     other = evidence(_log(slow), started_ms=START, solution=["1-2"], par=1)
     assert other.flatness == pytest.approx(one.flatness)
     assert other.median_think == pytest.approx(one.median_think * k)
+
+
+@given(st.sampled_from(DEALS), st.lists(st.integers(0, 200), max_size=8), st.randoms())
+def test_moves_that_come_back_to_a_position_count_for_nothing_in_the_net_line(
+    code: str, places: list[int], rng: random.Random
+) -> None:
+    """The solver's line with moves and their way back inserted (both standing) has the
+    solver line's length once its loops are cut; the plain line keeps its own."""
+    line = list(solution(code))
+    assert net_length(code, line) == len(line)
+    game = Game.from_code(code)
+    played: list[str] = []
+    wanted = sorted(place % len(line) for place in places)
+    for index, move in enumerate(line):
+        while wanted and wanted[0] == index:
+            wanted.pop(0)
+            options = [m for m in game.legal_moves() if game.is_legal(m)]
+            there = rng.choice(options)
+            game.push(there)
+            back = Move(there.target, there.source, there.count)
+            if game.is_legal(back):
+                played += [there.text(), game.resolve(back).text()]
+                game.push(back)
+            else:
+                game.undo()
+        played.append(move)
+        game.play(move)
+    found = evidence(_log([(m, 2_000) for m in played]), started_ms=START, solution=line,
+                     par=len(line), code=code)  # fmt: skip
+    assert found.net_moves == len(line) and found.net_over_par == 0
+    assert found.final_moves == len(played)
+    assert net_length(code, ["99-1"]) is None
 
 
 # -- the defaults against synthetic players ---------------------------------------------

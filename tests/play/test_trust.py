@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import random
 from datetime import date, timedelta
 
 from server.engine import Game
-from server.play.difficulty import choices, pooled, spearman, think_follow
+from server.play.difficulty import choices, follow_z, pooled, spearman, think_follow
 from server.play.fairplay import Thresholds
 from server.play.trust import Daily, account_trust, is_top, percentile
 
@@ -98,3 +99,40 @@ def test_think_times_that_follow_difficulty_correlate_and_paced_ones_do_not() ->
     assert spearman([1, 2, 3], [3, 2, 1]) == -1.0 and spearman([1, 1, 1], [1, 2, 3]) is None
     assert pooled([(0.5, 100), (0.5, 50)])[0] is not None
     assert abs(pooled([(0.5, 100), (0.5, 50)])[0] - 0.5) < 1e-9  # type: ignore[operator]
+
+
+def test_follow_z_grows_with_the_moves_that_back_a_correlation() -> None:
+    """The same correlation over more moves is surer; none at all stays near 0 however
+    long, and nothing counted gives no figure."""
+    short = follow_z([(0.25, 60)])
+    long = follow_z([(0.25, 60)] * 5)
+    assert short is not None and long is not None and 1.5 < short < long
+    assert abs(long - short * math.sqrt(5)) < 1e-9
+    flat = follow_z([(0.0, 100)] * 10)
+    assert flat is not None and abs(flat) < 1e-9
+    assert follow_z([]) is None and follow_z([(0.5, 3)]) is None
+    negative = follow_z([(-0.2, 80), (-0.1, 80)])
+    assert negative is not None and negative < 0
+
+
+def test_a_line_near_par_padded_with_loops_raises_suspicion_and_again_holds() -> None:
+    """A win near par once its loops are cut, with loops in its moves, is a signal; on two
+    of the last three days it weighs as much as the threshold. A person near par without
+    loops, or far from par with them, raises nothing of the kind."""
+    thresholds = Thresholds()
+    history = [daily(n, 0.5, over_par=0.15, net_over_par=0.15, loop_share=0.0) for n in range(5)]
+    padded = [daily(5 + n, 0.8, over_par=0.2, net_over_par=0.03, loop_share=0.1) for n in range(2)]
+    once = account_trust([*history, padded[0]], thresholds)
+    assert "padded" in once.evidence["signals"] and once.suspicion < thresholds.max_suspicion
+    twice = account_trust([*history, *padded], thresholds)
+    assert "padded, again" in twice.evidence["signals"]
+    assert twice.suspicion >= thresholds.max_suspicion
+    near_par_no_loops = daily(5, 0.9, over_par=0.03, net_over_par=0.03, loop_share=0.0)
+    wandering = daily(5, 0.4, over_par=0.4, net_over_par=0.3, loop_share=0.1)
+    for today in (near_par_no_loops, wandering):
+        assert not {"padded", "padded, again"} & set(
+            account_trust([*history, today], thresholds).evidence["signals"]
+        )
+    # an older padded day, followed by a plain one, raises nothing today
+    later = account_trust([*history, padded[0], history[0]], thresholds)
+    assert not {"padded", "padded, again"} & set(later.evidence["signals"])
