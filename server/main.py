@@ -174,7 +174,7 @@ async def review(settings: Settings, args: argparse.Namespace) -> int:
     each)."""
     from datetime import UTC, datetime
 
-    from server.store import CLEARED, CONFIRMED, StoreError
+    from server.store import CLEARED, CONFIRMED, Decision, StoreError
 
     if args.decision is not None and not args.game:
         raise AdminError(f"review {args.decision} needs a game id")
@@ -191,7 +191,7 @@ async def review(settings: Settings, args: argparse.Namespace) -> int:
                 print_queue(queue)
                 await _print_reports(store, as_json=False)
             return 0
-        decision = CLEARED if args.decision == "clear" else CONFIRMED
+        decision: Decision = CLEARED if args.decision == "clear" else CONFIRMED
         try:
             record = await store.review(
                 game_id=args.game, decision=decision, note=args.note, at=datetime.now(UTC)

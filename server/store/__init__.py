@@ -57,6 +57,7 @@ from server.store.records import (
     RESIGN,
     WON,
     DailyDealRecord,
+    Decision,
     FairPlayRecord,
     GameLog,
     GameRecord,
@@ -66,6 +67,7 @@ from server.store.records import (
     PlayerHistory,
     PlayerRecord,
     RankResult,
+    ReviewStatus,
     TrustRecord,
 )
 from server.store.store import Store, name_key
@@ -89,6 +91,7 @@ __all__ = [
     "CodeTaken",
     "DailyDealRecord",
     "DayFigures",
+    "Decision",
     "Due",
     "EntrantRecord",
     "EntrantResult",
@@ -117,6 +120,7 @@ __all__ = [
     "Refusal",
     "ReportRecord",
     "Result",
+    "ReviewStatus",
     "RoomOptions",
     "StaleGame",
     "Store",

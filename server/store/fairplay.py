@@ -38,8 +38,10 @@ from server.store.records import (
     OFF_THE_BOARD,
     PASSED,
     QUEUED,
+    Decision,
     FairPlayRecord,
     GameRecord,
+    ReviewStatus,
     TrustRecord,
     record_of,
 )
@@ -62,7 +64,7 @@ class FairPlayRecords:
     async def record(
         self,
         game_id: str,
-        status: str,
+        status: ReviewStatus,
         reasons: list[str],
         evidence: dict[str, Any],
         at: datetime,
@@ -129,7 +131,9 @@ class FairPlayRecords:
             rows = list(await session.execute(query))
         return [(game_record(game, name), fair_play_record(row)) for game, name, row in rows]
 
-    async def decide(self, game_id: str, decision: str, note: str | None, at: datetime) -> None:
+    async def decide(
+        self, game_id: str, decision: Decision, note: str | None, at: datetime
+    ) -> None:
         """Record a reviewer's ``cleared`` or ``confirmed`` on a result in the review queue
         (held, or a leader's), with its audit row, in one transaction; :class:`StoreError`
         if the game is not in the queue. Cleared, the result is verified."""

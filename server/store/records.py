@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple, TypeVar
 
 from server.kinds import Mode, Result
 
@@ -106,12 +106,15 @@ class GameRecord:
 
 
 #: A screening's outcomes: ranked (``passed``), or held for review; then a reviewer's.
-PASSED = "passed"
-HELD = "held"
-CLEARED = "cleared"
-CONFIRMED = "confirmed"
+ReviewStatus = Literal["passed", "held", "queued", "cleared", "confirmed"]
+#: What a reviewer decides.
+Decision = Literal["cleared", "confirmed"]
+PASSED: Final = "passed"
+HELD: Final = "held"
+CLEARED: Final = "cleared"
+CONFIRMED: Final = "confirmed"
 #: On the board and in the review queue: one of its day's leaders, checked first.
-QUEUED = "queued"
+QUEUED: Final = "queued"
 #: Statuses that keep a result off the public leaderboard.
 OFF_THE_BOARD = frozenset({HELD, CONFIRMED})
 
@@ -121,7 +124,7 @@ class FairPlayRecord:
     """A human daily's screening: its evidence, why it is held, and the review's word."""
 
     game_id: str
-    status: str  # PASSED, HELD, QUEUED, CLEARED or CONFIRMED
+    status: ReviewStatus
     reasons: list[str]
     evidence: dict[str, Any]
     screened_at: datetime

@@ -39,6 +39,7 @@ from server.store.records import (
     HELD,
     PASSED,
     DailyDealRecord,
+    Decision,
     FairPlayRecord,
     GameLog,
     GameRecord,
@@ -47,6 +48,7 @@ from server.store.records import (
     PlayerHistory,
     PlayerRecord,
     RankResult,
+    ReviewStatus,
     TrustRecord,
     record_of,
 )
@@ -392,7 +394,7 @@ class Store:
         game returns the first), and put the result on the board unless it is held: the
         new players' board if ``newcomer``, else the public one."""
         _require_aware("at", at)
-        status = HELD if held else PASSED
+        status: ReviewStatus = HELD if held else PASSED
         return await self._fair_play.record(
             game_id, status, list(reasons), evidence, at, newcomer=newcomer
         )
@@ -437,7 +439,7 @@ class Store:
         await self._fair_play.put_trust(record)
 
     async def review(
-        self, *, game_id: str, decision: str, note: str | None, at: datetime
+        self, *, game_id: str, decision: Decision, note: str | None, at: datetime
     ) -> GameRecord:
         """A reviewer's decision on a result in the review queue: ``cleared`` ranks it and
         marks it verified; ``confirmed`` keeps it off the board and flags the account (its
