@@ -79,13 +79,6 @@ class Hub:
         self.accounts = Accounts(store, clock)
         self.races = RaceRooms(bus, clock)
         self.live = LiveGames(store)
-        self.feed = RaceFeed(self.races, self.live, clock, race_interval)
-        self.games = GameStarts(
-            store=store, clock=clock, daily=self.daily, live=self.live, feed=self.feed
-        )
-        self.endings = GameEndings(
-            store=store, clock=clock, daily=self.daily, screening=self.screening, feed=self.feed
-        )
         self.rooms = Rooms(
             store=store,
             races=race_store or RaceStore.of(store),
@@ -95,15 +88,27 @@ class Hub:
             deals=DealPicker(deal_prover or prover),
             settings=room_settings,
         )
-        self.feed.room_sink = self.rooms.announce
-        self.endings.public_url = public_url
+        self.feed = RaceFeed(
+            self.races, self.live, clock, race_interval, room_sink=self.rooms.announce
+        )
+        self.games = GameStarts(
+            store=store, clock=clock, daily=self.daily, live=self.live, feed=self.feed
+        )
+        self.endings = GameEndings(
+            store=store,
+            clock=clock,
+            daily=self.daily,
+            screening=self.screening,
+            feed=self.feed,
+            race_game_ended=self.rooms.game_ended,
+            public_url=public_url,
+        )
         self.after = AfterDay(store=store, clock=clock, rooms=self.rooms.races, reviewers=reviewers)
         self.reviews = Reviews(
             store,
             review_worker or SolverProver(review_seconds, name="game reviews", nice=REVIEW_NICE),
             seconds=review_seconds,
         )
-        self.endings.race_game_ended = self.rooms.game_ended
         self.queries = Queries(
             store=store,
             clock=clock,

@@ -33,15 +33,16 @@ class RaceFeed:
         live: LiveGames,
         clock: Clock,
         interval: float = RACE_MOVE_INTERVAL,
+        room_sink: RoomSink | None = None,
     ) -> None:
+        """``room_sink`` takes the events of race room games."""
         self._rooms = rooms
         self._live = live
         self._clock = clock
         self._interval = interval
         self._told_at: dict[str, float] = {}
         self._trailing: dict[str, Timer] = {}
-        #: Takes the events of race room games (set by the hub).
-        self.room_sink: RoomSink | None = None
+        self._room_sink = room_sink
 
     def tell(self, game: PlayerGame, event: Announcement) -> None:
         """Tell the race of a daily game, or the room of a race game, without waiting
@@ -65,8 +66,8 @@ class RaceFeed:
         elif event != "removed" and event != "joined":  # the game ended or left this node
             self._told_at.pop(game.id, None)
         if game.day is None:
-            if self.room_sink is not None:
-                self.room_sink(game, event)
+            if self._room_sink is not None:
+                self._room_sink(game, event)
             return
         self._rooms.announce(game.day, game.suits, event, race_entry(game, left=event == "left"))
 

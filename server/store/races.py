@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import Enum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
@@ -194,7 +194,7 @@ class Due:
     (open for too long)."""
 
     code: str
-    what: str
+    what: Literal["start", "end", "expire"]
 
 
 _RACE_COLUMNS = (Race, Player.name)
