@@ -9,12 +9,11 @@ from collections.abc import Callable
 from math import inf
 from typing import Final
 
-from server.protocol import RaceEntry
-
 from .clock import Clock, Timer
 from .games import PlayerGame
 from .live import LiveGames
 from .race import Announcement, RaceRooms
+from .standing import race_entry
 
 #: A racer's moves reach the others at most this often (seconds).
 RACE_MOVE_INTERVAL: Final = 0.5
@@ -81,21 +80,3 @@ class RaceFeed:
         for timer in self._trailing.values():
             timer.cancel()
         self._trailing.clear()
-
-
-def race_entry(game: PlayerGame, *, left: bool = False) -> RaceEntry:
-    """A game's line in its race's standings, as it stands (``left``: its player went away
-    mid-game)."""
-    engine = game.engine
-    result = game.result
-    return RaceEntry(
-        player=game.player_name,
-        moves=engine.moves,
-        score=engine.score,
-        removed=engine.removed_count,
-        finished=result is not None,
-        won=engine.is_won,
-        resigned=result is not None and result.resigned,
-        bot=game.bot,
-        left=left,
-    )

@@ -21,7 +21,8 @@ from .clock import Clock
 from .games import PlayerGame
 from .room_followers import RoomFollowers
 from .room_timers import RoomTimers, Times
-from .room_views import RoomViews, room_entry
+from .room_views import RoomViews
+from .standing import room_entry
 
 log = logging.getLogger(__name__)
 

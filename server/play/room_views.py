@@ -18,27 +18,9 @@ from server.store import EntrantRecord, RaceRecord, RaceStore
 
 from .clock import Clock
 from .errors import Refused
-from .games import PlayerGame
 from .room_games import RacerGames
 from .room_rules import normal_code, room_state
-
-
-def room_entry(game: PlayerGame) -> RoomEntry:
-    """A racer's line, from their game as it stands."""
-    engine = game.engine
-    result = game.result
-    won = result is not None and result.won
-    return RoomEntry(
-        player=game.player_name,
-        bot=game.bot,
-        moves=engine.moves,
-        score=engine.score,
-        removed=engine.removed_count,
-        won=won,
-        resigned=result is not None and result.resigned,
-        finished=result is not None,
-        elapsed=round(result.elapsed, 3) if result is not None and won else None,
-    )
+from .standing import room_entry
 
 
 def result_entry(entrant: EntrantRecord) -> RoomEntry:

@@ -11,7 +11,7 @@ stored. A rematch opens a new room with the same options for whoever joins it. A
 nobody started expires, and is deleted a while later by the sweep (finished rooms stay:
 their results are in players' histories).
 
-The database is the record of every room (server/store/races.py): any node rebuilds a
+The database is the record of every room (server/store/races/): any node rebuilds a
 room from it, and every decision is a transaction that only one node can win (the
 countdown begins once, the race ends once). A node keeps only who follows each room on
 it, and timers for the room's next instants (its countdown, reveal and end), which every
@@ -37,7 +37,8 @@ from .room_rules import Follower, Reveal, RoomSettings, normal_code, room_code, 
 from .room_runs import RaceRuns
 from .room_sweep import RoomSweep
 from .room_timers import Due, RoomTasks, RoomTimers
-from .room_views import RoomViews, room_entry
+from .room_views import RoomViews
+from .standing import room_entry
 
 
 class Rooms:

@@ -64,7 +64,7 @@ class RaceStore(RaceReads):
         most_open: int | None = None,
     ) -> RaceRecord:
         """A new room with its owner as its first racer; :class:`CodeTaken` if ``code`` is,
-        :class:`TooManyRooms` if the owner has ``most_open`` open rooms already."""
+        ``RaceRefused`` (``TOO_MANY``) if the owner has ``most_open`` open rooms already."""
         try:
             async with self._writes().begin() as session:
                 await may_open(session, owner.id, most_open)
