@@ -10,10 +10,13 @@ Each part does one job; sessions and the HTTP routes call the parts by name:
   :mod:`.race`);
 - ``queries``: read-only replies from the store's records (:mod:`.queries`);
 - ``days``: the day ticker (:mod:`.days`);
-- ``rooms``: race rooms, where friends race one fresh deal (:mod:`.rooms`), their games'
-  events thinned out by ``feed`` too;
+- ``rooms``: race rooms, where friends race one fresh deal (:mod:`.rooms`, itself put
+  together from parts the same way), their games' events thinned out by ``feed`` too;
 - ``after``: a day's statistics, replays and reports (:mod:`.after`); ``reviews``: games
   reviewed against the solver (:mod:`.review`).
+
+Each part is handed what it uses when it is made, so the parts are made in the order they
+depend on one another (``rooms`` before the ``feed`` and the ``endings`` that tell it).
 """
 
 from __future__ import annotations
