@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import logging
 
-from server.protocol import ErrorCode, RoomEntry, encode
+from server.protocol import RoomEntry, encode
 from server.store import EntrantResult, RaceRecord, RaceRefused, RaceStore, StoreError
-from server.store.races import OPEN, STARTED
+from server.store.races import STARTED
 
 from .clock import Clock
 from .errors import PlayError, Refused
@@ -63,14 +63,7 @@ class RaceRuns:
     async def begin(self, code: str, *, by: int | None) -> RaceRecord:
         """Begin the countdown: ``by`` the owner, or the room by itself (None)."""
         record = await self._views.record(code)
-        if record.state != OPEN:
-            raise Refused(ErrorCode.RACE_STARTED, "the race has started already")
-        if by is not None and record.entrant(by) is None:
-            raise Refused(ErrorCode.NOT_IN_RACE, "you are not in that room")
-        if by is not None and record.owner_id != by:
-            raise Refused(ErrorCode.NOT_RACE_OWNER, "only the room's owner starts the race")
-        if len(record.entrants) < 2:
-            raise Refused(ErrorCode.NOT_ENOUGH_RACERS, "a race needs at least 2 racers")
+        record.may_start(by)  # before a deal is proven for a room that would refuse it
         deal = record.chosen_deal
         if deal is None:
             deal = await self._deals.fresh(record.suits)  # NoFreshDeal: refused "no-deal"

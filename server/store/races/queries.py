@@ -144,14 +144,7 @@ class RaceStore(RaceReads):
         deal, the reveal (``now`` + countdown), the time limit, and every racer's game."""
         async with self._writes().begin() as session:
             room = await locked(session, code)
-            if room.state != OPEN:
-                raise RaceRefused(Refusal.NOT_OPEN, "the race has started already")
-            if by is not None and room.entrant(by) is None:
-                raise RaceRefused(Refusal.NOT_ENTRANT, "you are not in that room")
-            if by is not None and room.owner_id != by:
-                raise RaceRefused(Refusal.NOT_OWNER, "only the room's owner starts the race")
-            if len(room.entrants) < 2:
-                raise RaceRefused(Refusal.TOO_FEW, "a race needs at least 2 racers")
+            room.may_start(by)
             starts_at = now + timedelta(seconds=room.countdown)
             ends_at = starts_at + timedelta(seconds=room.time_limit)
             await session.execute(

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from .errors import RaceRefused, Refusal
+
 #: A room's states in the database (the play layer splits ``started`` into countdown and
 #: racing by the clock).
 OPEN = "open"
@@ -58,6 +60,18 @@ class RaceRecord:
 
     def entrant(self, player_id: int) -> EntrantRecord | None:
         return next((e for e in self.entrants if e.player_id == player_id), None)
+
+    def may_start(self, by: int | None) -> None:
+        """Refuse (:class:`RaceRefused`) to begin the countdown unless the room is open, has
+        two racers, and ``by`` is its owner (None: a public room by itself)."""
+        if self.state != OPEN:
+            raise RaceRefused(Refusal.NOT_OPEN, "the race has started already")
+        if by is not None and self.entrant(by) is None:
+            raise RaceRefused(Refusal.NOT_ENTRANT, "you are not in that room")
+        if by is not None and self.owner_id != by:
+            raise RaceRefused(Refusal.NOT_OWNER, "only the room's owner starts the race")
+        if len(self.entrants) < 2:
+            raise RaceRefused(Refusal.TOO_FEW, "a race needs at least 2 racers")
 
 
 @dataclass(frozen=True)
