@@ -49,7 +49,7 @@ class Rooms:
     - ``followers``: who follows which room here (:mod:`.room_followers`);
     - ``games``: the racers' games (:mod:`.room_games`);
     - ``runs``: each room's countdown, reveal and end (:mod:`.room_runs`);
-    - ``timers`` and ``sweep``: acting when a room's time comes (:mod:`.room_timers`,
+    - ``timers`` and ``sweeper``: acting when a room's time comes (:mod:`.room_timers`,
       :mod:`.room_sweep`);
     - ``fanout``: the rooms' events across nodes on the bus (:mod:`.room_bus`).
 
@@ -121,7 +121,6 @@ class Rooms:
         self.rematch = self.requests.rematch
         self.record = self.views.record
         self.reply = self.views.reply
-        self.view = self.views.view
         self.racing = self.views.racing
         self.may_follow = self.followers.may_follow
         self.follow = self.followers.follow
@@ -130,9 +129,7 @@ class Rooms:
         self.forget = self.followers.forget
         self.attach = self.games.attach
         self.announce = self.fanout.announce
-        self.flush = self.fanout.flush
         self.game_ended = self.runs.game_ended
-        self.end = self.runs.end
         self.sweep = self.sweeper.sweep
 
     async def _act(self, code: str, due: Due) -> None:
@@ -141,11 +138,6 @@ class Rooms:
     @property
     def follower_count(self) -> int:
         return self.followers.count
-
-    @property
-    def dropped(self) -> int:
-        """Room events the bus did not take."""
-        return self.fanout.dropped
 
     def run(self) -> None:
         """Sweep for rooms whose time came, now and every ``settings.sweep`` seconds."""
