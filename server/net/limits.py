@@ -16,34 +16,30 @@ IPv6 clients are counted by their /64 (one host usually holds the whole prefix).
 
 Every limiter takes the time from an injected monotonic clock, so tests move time by hand.
 Memory stays bounded: each table keeps at most :data:`MAX_ADDRESSES` addresses, dropping
-those back at rest first, then the oldest.
+those back at rest first, then the oldest. The limiters are in :mod:`.limiters`; the grace
+period before signing in in :mod:`.grace`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import logging
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from server.protocol import Error, ErrorCode, encode
+from server.protocol import Error, ErrorCode
+
+from .grace import CLOSE_POLICY, SignInGrace
+from .limiters import MAX_ADDRESSES, AuthBackoff, Bucket, Monotonic, Offenders, RateTable
 
 if TYPE_CHECKING:
-    from websockets.asyncio.server import ServerConnection
-
     from server.settings import Settings
 
 log = logging.getLogger(__name__)
 
-Monotonic = Callable[[], float]
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
-#: Addresses remembered per table at most; past that the ones at rest, then the oldest, go.
-MAX_ADDRESSES = 100_000
-#: Close code of a connection that did not sign in within its grace period (policy).
-CLOSE_POLICY = 1008
 #: Connections accepted past the cap in all that still get an answer (503) rather than
 #: being dropped at accept.
 HANDSHAKE_SLACK = 64
@@ -109,124 +105,6 @@ class Limits:
         )
 
 
-class Bucket:
-    """A token bucket: bursts of up to ``capacity``, refilled at ``per_second``."""
-
-    __slots__ = ("capacity", "last", "per_second", "tokens")
-
-    def __init__(self, capacity: int, per_second: float, now: float) -> None:
-        self.capacity = float(capacity)
-        self.per_second = per_second
-        self.tokens = float(capacity)
-        self.last = now
-
-    def _refill(self, now: float) -> None:
-        elapsed = max(0.0, now - self.last)
-        self.tokens = min(self.capacity, self.tokens + elapsed * self.per_second)
-        self.last = now
-
-    def take(self, now: float) -> float:
-        """Take one token: 0.0, or (none left, nothing taken) the seconds until one is."""
-        self._refill(now)
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
-            return 0.0
-        return (1.0 - self.tokens) / self.per_second
-
-    def at_rest(self, now: float) -> bool:
-        self._refill(now)
-        return self.tokens >= self.capacity
-
-
-@dataclass(slots=True)
-class _Failures:
-    count: int
-    last: float
-    locked_until: float
-
-    def at_rest(self, now: float) -> bool:
-        return now >= self.locked_until
-
-
-Entry = TypeVar("Entry", Bucket, _Failures)
-
-
-class _Table(Generic[Entry]):
-    """Entries by address, at most :data:`MAX_ADDRESSES` of them."""
-
-    def __init__(self, make: Callable[[float], Entry], limit: int = MAX_ADDRESSES) -> None:
-        self._make: Callable[[float], Entry] = make
-        self._limit = limit
-        self.entries: dict[str, Entry] = {}
-
-    def get(self, address: str, now: float) -> Entry:
-        entry = self.entries.get(address)
-        if entry is None:
-            if len(self.entries) >= self._limit:
-                self._prune(now)
-            entry = self.entries[address] = self._make(now)
-        return entry
-
-    def _prune(self, now: float) -> None:
-        for address in [a for a, entry in self.entries.items() if entry.at_rest(now)]:
-            del self.entries[address]
-        while len(self.entries) >= self._limit * 9 // 10:  # the oldest, forgiven
-            del self.entries[next(iter(self.entries))]
-
-
-class RateTable:
-    """So many events per window for each address (a token bucket each)."""
-
-    def __init__(self, budget: int, window: float, monotonic: Monotonic) -> None:
-        self.budget = budget
-        self.window = window
-        self._clock = monotonic
-        per_second = budget / window
-        self._table: _Table[Bucket] = _Table(lambda now: Bucket(budget, per_second, now))
-
-    def take(self, address: str) -> float:
-        """0.0 when allowed (and counted); else the seconds to wait."""
-        return self._table.get(address, self._clock()).take(self._clock())
-
-
-class AuthBackoff:
-    """Failed sign-ins per address: ``free`` of them cost nothing; each one after locks the
-    address out for ``base`` seconds, doubling each time up to ``most``. Failures are
-    forgotten after ``memory`` seconds without one."""
-
-    def __init__(
-        self, *, free: int, base: float, most: float, memory: float, monotonic: Monotonic
-    ) -> None:
-        self.free = free
-        self.base = base
-        self.most = most
-        self.memory = memory
-        self._clock = monotonic
-        self._table: _Table[_Failures] = _Table(lambda now: _Failures(0, now, now))
-
-    def wait(self, address: str) -> float:
-        """The seconds this address must still wait before it may try again (0.0: none)."""
-        entry = self._table.entries.get(address)
-        if entry is None:
-            return 0.0
-        return max(0.0, entry.locked_until - self._clock())
-
-    def failed(self, address: str) -> float:
-        """Count a failure; returns the lockout it starts (0.0 while failures are free)."""
-        now = self._clock()
-        entry = self._table.get(address, now)
-        if now - entry.last > self.memory:
-            entry.count = 0
-        entry.count += 1
-        entry.last = now
-        over = entry.count - self.free
-        if over <= 0:
-            return 0.0
-        lockout = min(self.most, self.base * 2.0 ** min(over - 1, 60))
-        entry.locked_until = now + lockout
-        return lockout
-
-
 @dataclass
 class Refusal:
     """A request refused by a limit: the error code, a sentence, and when to try again."""
@@ -243,35 +121,6 @@ class Refusal:
 
 def _seconds(wait: float) -> int:
     return max(1, math.ceil(wait))
-
-
-class Offenders:
-    """One log line per offender (an address, for one kind of offence) per ``interval``
-    seconds, however many offences: a flood writes a line, not thousands."""
-
-    def __init__(self, interval: float, monotonic: Monotonic, limit: int = MAX_ADDRESSES) -> None:
-        self.interval = interval
-        self._clock = monotonic
-        self._limit = limit
-        self._next: dict[tuple[str, str], float] = {}
-        self.lines = 0
-
-    def offended(self, kind: str, address: str, message: str, *args: object) -> None:
-        """Log ``message % args`` (at WARNING) unless ``address`` was logged for ``kind``
-        less than ``interval`` seconds ago."""
-        now = self._clock()
-        key = (kind, address)
-        if self._next.get(key, -math.inf) > now:
-            return
-        if key not in self._next and len(self._next) >= self._limit:
-            for old in [k for k, until in self._next.items() if until <= now]:
-                del self._next[old]
-            while len(self._next) >= self._limit:  # the oldest, forgotten
-                del self._next[next(iter(self._next))]
-        self._next.pop(key, None)  # to the end: the order is the age
-        self._next[key] = now + self.interval
-        self.lines += 1
-        log.warning(message, *args)
 
 
 class FrameBudget:
@@ -307,7 +156,8 @@ class FrameBudget:
 
 class Gate:
     """Every limit of one server: connection counts, per-address budgets, the sign-in
-    back-off, and the grace period of connections that have not signed in."""
+    back-off (limiters from :mod:`.limiters`), and the grace period of connections that
+    have not signed in (:mod:`.grace`)."""
 
     def __init__(
         self, limits: Limits, *, monotonic: Monotonic, connection_clock: Monotonic | None = None
@@ -335,15 +185,22 @@ class Gate:
             memory=limits.auth_failure_memory,
             monotonic=monotonic,
         )
-        #: Connections not signed in yet, in the order they opened, with when.
-        self._unauthenticated: dict[ServerConnection, float] = {}
-        self._closing: set[asyncio.Task[None]] = set()
-        self._sweeper: asyncio.Task[None] | None = None
-        #: Refusals so far, by code, and connections closed for want of signing in.
+        #: Refusals so far, by code.
         self.refused: dict[str, int] = {}
-        self.expired = 0
         #: Called with the code of each refusal (metrics).
         self.on_refuse: Callable[[str], None] | None = None
+        #: The grace period before signing in (its connections, its sweep).
+        self.grace = SignInGrace(limits.unauthenticated_grace, monotonic=monotonic)
+        self.unauthenticated = self.grace.unauthenticated
+        self.authenticated = self.forget = self.grace.authenticated
+        self.sweep = self.grace.sweep
+        self.start = self.grace.start
+        self.close = self.grace.close
+
+    @property
+    def expired(self) -> int:
+        """Connections closed for want of signing in."""
+        return self.grace.expired
 
     # -- addresses -----------------------------------------------------------------------
 
@@ -584,65 +441,6 @@ class Gate:
         if not self.exempt(address):
             self.auth.failed(address)
 
-    # -- the grace period before signing in ---------------------------------------------
-
-    def unauthenticated(self, connection: ServerConnection) -> None:
-        if self.limits.unauthenticated_grace is not None:
-            self._unauthenticated[connection] = self._clock()
-
-    def authenticated(self, connection: ServerConnection) -> None:
-        self._unauthenticated.pop(connection, None)
-
-    forget = authenticated
-
-    def sweep(self) -> int:
-        """Close the connections that have not signed in within the grace period (each
-        gets an ``error`` ``not-authenticated``, then close code 1008); returns how many."""
-        grace = self.limits.unauthenticated_grace
-        if grace is None:
-            return 0
-        deadline = self._clock() - grace
-        expired = []
-        for connection, since in self._unauthenticated.items():
-            if since > deadline:
-                break  # in the order they opened: the rest are younger
-            expired.append(connection)
-        for connection in expired:
-            del self._unauthenticated[connection]
-            task = asyncio.create_task(self._expire(connection, grace))
-            self._closing.add(task)
-            task.add_done_callback(self._closing.discard)
-        self.expired += len(expired)
-        return len(expired)
-
-    async def _expire(self, connection: ServerConnection, grace: float) -> None:
-        from websockets.exceptions import ConnectionClosed
-
-        message = f"sign in (auth or register) within {grace:g} s of connecting; closing"
-        try:
-            await connection.send(encode(Error(code=ErrorCode.NOT_AUTHENTICATED, message=message)))
-            await connection.close(CLOSE_POLICY, "sign in first")
-        except ConnectionClosed:
-            pass
-
-    def start(self) -> None:
-        grace = self.limits.unauthenticated_grace
-        if grace is not None and self._sweeper is None:
-            self._sweeper = asyncio.create_task(self._sweep_every(min(1.0, grace / 4)))
-
-    async def _sweep_every(self, interval: float) -> None:
-        # The sweeps come in real time (they close real sockets); what each one finds due
-        # goes by the gate's own monotonic clock.
-        while True:
-            await asyncio.sleep(interval)
-            self.sweep()
-
-    async def close(self) -> None:
-        tasks = [task for task in (self._sweeper, *self._closing) if task is not None]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-
 
 def parse_address(text: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     """An IP address (a scope such as ``%eth0`` dropped), or None for anything else."""
@@ -656,13 +454,16 @@ def parse_address(text: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Add
 
 __all__ = [
     "ADDRESS_SLACK",
+    "CLOSE_POLICY",
     "HANDSHAKE_SLACK",
+    "MAX_ADDRESSES",
     "OVERDRAFT",
     "AuthBackoff",
     "Bucket",
     "FrameBudget",
     "Gate",
     "Limits",
+    "Monotonic",
     "Offenders",
     "RateTable",
     "Refusal",

@@ -31,16 +31,19 @@ class GameEndings:
         daily: DailySchedule,
         screening: Screening,
         feed: RaceFeed,
+        race_game_ended: Callable[[PlayerGame], Awaitable[None]] | None = None,
+        public_url: str = "",
     ) -> None:
+        """``race_game_ended`` is told when a race room's game ends (server/play/rooms.py);
+        ``public_url``: the server's public address, for the day's page in a share text
+        ("": a path)."""
         self._store = store
         self._clock = clock
         self._daily = daily
         self._screening = screening
         self._feed = feed
-        #: Told when a race room's game ends (set by the hub: server/play/rooms.py).
-        self.race_game_ended: Callable[[PlayerGame], Awaitable[None]] | None = None
-        #: The server's public address, for the day's page in a share text ("" : a path).
-        self.public_url = ""
+        self._race_game_ended = race_game_ended
+        self._public_url = public_url
 
     async def screen(self, game: PlayerGame) -> None:
         """Screen a human's finished daily for fair play (off the move path: once a game);
@@ -49,8 +52,8 @@ class GameEndings:
         if game.day is None:
             if game.race is not None and game.result is not None:
                 self._feed.tell(game, "resigned" if game.result.resigned else "finished")
-                if self.race_game_ended is not None:
-                    await self.race_game_ended(game)
+                if self._race_game_ended is not None:
+                    await self._race_game_ended(game)
             return
         if not game.bot:
             try:
@@ -118,7 +121,7 @@ class GameEndings:
                 rank=rank,
                 total=total,
                 streak=streak,
-                base_url=self.public_url,
+                base_url=self._public_url,
             )
         return Finished(
             game=game.id,

@@ -26,18 +26,11 @@ from server.protocol import Error, ErrorCode, MessageId
 from server.store import (
     AlreadyReported,
     BadCursor,
-    BotsRefused,
     NameTaken,
-    NoSuchRace,
-    NotInRace,
-    NotRaceOwner,
-    RaceFull,
-    RaceNotOpen,
-    RaceNotOver,
+    RaceRefused,
+    Refusal,
     StaleGame,
     StoreUnavailable,
-    TooFewRacers,
-    TooManyRooms,
 )
 
 
@@ -101,22 +94,27 @@ ERROR_CODES: Final[tuple[tuple[type[Exception], ErrorCode, str | None], ...]] = 
         ErrorCode.STALE_GAME,
         "this game is being played on elsewhere at the same time: resume it",
     ),
-    # race rooms (server/store/races.py, server/play/rooms.py)
-    (NoSuchRace, ErrorCode.NO_SUCH_RACE, None),
-    (RaceNotOpen, ErrorCode.RACE_STARTED, None),
-    (RaceFull, ErrorCode.RACE_FULL, None),
-    (BotsRefused, ErrorCode.BOTS_NOT_ALLOWED, None),
-    (NotRaceOwner, ErrorCode.NOT_RACE_OWNER, None),
-    (TooFewRacers, ErrorCode.NOT_ENOUGH_RACERS, None),
-    (NotInRace, ErrorCode.NOT_IN_RACE, None),
-    (RaceNotOver, ErrorCode.RACE_NOT_OVER, None),
-    (TooManyRooms, ErrorCode.TOO_MANY_ROOMS, None),
     (NoFreshDeal, ErrorCode.NO_DEAL, None),
     (DayOver, ErrorCode.DAY_OVER, None),
     (StoreUnavailable, ErrorCode.UNAVAILABLE, "the server's database is not answering just now"),
     (BusUnavailable, ErrorCode.UNAVAILABLE, "the server cannot reach its other nodes just now"),
     (AlreadyReported, ErrorCode.ALREADY_REPORTED, "you have reported this result already"),
 )
+
+
+#: What a race room's refusal (server/store/races) tells a client, by its reason.
+RACE_REFUSALS: Final[dict[Refusal, ErrorCode]] = {
+    Refusal.MISSING: ErrorCode.NO_SUCH_RACE,
+    Refusal.NOT_OPEN: ErrorCode.RACE_STARTED,
+    Refusal.FULL: ErrorCode.RACE_FULL,
+    Refusal.BOTS: ErrorCode.BOTS_NOT_ALLOWED,
+    Refusal.NOT_OWNER: ErrorCode.NOT_RACE_OWNER,
+    Refusal.TOO_FEW: ErrorCode.NOT_ENOUGH_RACERS,
+    Refusal.NOT_ENTRANT: ErrorCode.NOT_IN_RACE,
+    Refusal.NOT_OVER: ErrorCode.RACE_NOT_OVER,
+    Refusal.TOO_MANY: ErrorCode.TOO_MANY_ROOMS,
+}
+assert set(RACE_REFUSALS) == set(Refusal), "every race refusal needs its error code"
 
 
 def refusal_of(error: Exception) -> Refused | None:
@@ -126,6 +124,8 @@ def refusal_of(error: Exception) -> Refused | None:
         return error
     if isinstance(error, IllegalMoveError):
         return Refused.illegal(error)
+    if isinstance(error, RaceRefused):
+        return Refused(RACE_REFUSALS[error.reason], str(error))
     for kind, code, message in ERROR_CODES:
         if isinstance(error, kind):
             return Refused(code, message or str(error))

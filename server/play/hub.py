@@ -10,10 +10,13 @@ Each part does one job; sessions and the HTTP routes call the parts by name:
   :mod:`.race`);
 - ``queries``: read-only replies from the store's records (:mod:`.queries`);
 - ``days``: the day ticker (:mod:`.days`);
-- ``rooms``: race rooms, where friends race one fresh deal (:mod:`.rooms`), their games'
-  events thinned out by ``feed`` too;
+- ``rooms``: race rooms, where friends race one fresh deal (:mod:`.rooms`, itself put
+  together from parts the same way), their games' events thinned out by ``feed`` too;
 - ``after``: a day's statistics, replays and reports (:mod:`.after`); ``reviews``: games
   reviewed against the solver (:mod:`.review`).
+
+Each part is handed what it uses when it is made, so the parts are made in the order they
+depend on one another (``rooms`` before the ``feed`` and the ``endings`` that tell it).
 """
 
 from __future__ import annotations
@@ -79,13 +82,6 @@ class Hub:
         self.accounts = Accounts(store, clock)
         self.races = RaceRooms(bus, clock)
         self.live = LiveGames(store)
-        self.feed = RaceFeed(self.races, self.live, clock, race_interval)
-        self.games = GameStarts(
-            store=store, clock=clock, daily=self.daily, live=self.live, feed=self.feed
-        )
-        self.endings = GameEndings(
-            store=store, clock=clock, daily=self.daily, screening=self.screening, feed=self.feed
-        )
         self.rooms = Rooms(
             store=store,
             races=race_store or RaceStore.of(store),
@@ -95,15 +91,27 @@ class Hub:
             deals=DealPicker(deal_prover or prover),
             settings=room_settings,
         )
-        self.feed.room_sink = self.rooms.announce
-        self.endings.public_url = public_url
+        self.feed = RaceFeed(
+            self.races, self.live, clock, race_interval, room_sink=self.rooms.announce
+        )
+        self.games = GameStarts(
+            store=store, clock=clock, daily=self.daily, live=self.live, feed=self.feed
+        )
+        self.endings = GameEndings(
+            store=store,
+            clock=clock,
+            daily=self.daily,
+            screening=self.screening,
+            feed=self.feed,
+            race_game_ended=self.rooms.game_ended,
+            public_url=public_url,
+        )
         self.after = AfterDay(store=store, clock=clock, rooms=self.rooms.races, reviewers=reviewers)
         self.reviews = Reviews(
             store,
             review_worker or SolverProver(review_seconds, name="game reviews", nice=REVIEW_NICE),
             seconds=review_seconds,
         )
-        self.endings.race_game_ended = self.rooms.game_ended
         self.queries = Queries(
             store=store,
             clock=clock,

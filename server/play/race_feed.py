@@ -9,12 +9,11 @@ from collections.abc import Callable
 from math import inf
 from typing import Final
 
-from server.protocol import RaceEntry
-
 from .clock import Clock, Timer
 from .games import PlayerGame
 from .live import LiveGames
 from .race import Announcement, RaceRooms
+from .standing import race_entry
 
 #: A racer's moves reach the others at most this often (seconds).
 RACE_MOVE_INTERVAL: Final = 0.5
@@ -33,15 +32,16 @@ class RaceFeed:
         live: LiveGames,
         clock: Clock,
         interval: float = RACE_MOVE_INTERVAL,
+        room_sink: RoomSink | None = None,
     ) -> None:
+        """``room_sink`` takes the events of race room games."""
         self._rooms = rooms
         self._live = live
         self._clock = clock
         self._interval = interval
         self._told_at: dict[str, float] = {}
         self._trailing: dict[str, Timer] = {}
-        #: Takes the events of race room games (set by the hub).
-        self.room_sink: RoomSink | None = None
+        self._room_sink = room_sink
 
     def tell(self, game: PlayerGame, event: Announcement) -> None:
         """Tell the race of a daily game, or the room of a race game, without waiting
@@ -65,8 +65,8 @@ class RaceFeed:
         elif event != "removed" and event != "joined":  # the game ended or left this node
             self._told_at.pop(game.id, None)
         if game.day is None:
-            if self.room_sink is not None:
-                self.room_sink(game, event)
+            if self._room_sink is not None:
+                self._room_sink(game, event)
             return
         self._rooms.announce(game.day, game.suits, event, race_entry(game, left=event == "left"))
 
@@ -80,21 +80,3 @@ class RaceFeed:
         for timer in self._trailing.values():
             timer.cancel()
         self._trailing.clear()
-
-
-def race_entry(game: PlayerGame, *, left: bool = False) -> RaceEntry:
-    """A game's line in its race's standings, as it stands (``left``: its player went away
-    mid-game)."""
-    engine = game.engine
-    result = game.result
-    return RaceEntry(
-        player=game.player_name,
-        moves=engine.moves,
-        score=engine.score,
-        removed=engine.removed_count,
-        finished=result is not None,
-        won=engine.is_won,
-        resigned=result is not None and result.resigned,
-        bot=game.bot,
-        left=left,
-    )

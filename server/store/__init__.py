@@ -8,8 +8,9 @@ Modules: ``store`` (the :class:`Store` facade; players and deals), ``games`` (ga
 their logs, read back), ``leaderboard`` (pages, ranks, cursors), ``fairplay`` (screenings,
 reviews), ``action_log`` (the group committer), ``database`` (engine and sessions),
 ``order`` (the leaderboard order), ``ranks`` (the rank cache), ``models`` (tables),
-``records`` (what the store hands out), ``errors`` (the tree), ``boundary`` (driver failures
-become :class:`StoreUnavailable`), ``api`` (:class:`PlayStore`), ``migrate``.
+``races`` (race rooms: their records, queries and refusals), ``records`` (what the store
+hands out), ``errors`` (the tree), ``boundary`` (driver failures become
+:class:`StoreUnavailable`), ``api`` (:class:`PlayStore`), ``migrate``.
 """
 
 from server.kinds import Result
@@ -26,24 +27,15 @@ from server.store.errors import (
     StoreUnavailable,
 )
 from server.store.races import (
-    BotsRefused,
     CodeTaken,
     Due,
     EntrantRecord,
     EntrantResult,
-    NoSuchRace,
-    NotInRace,
-    NotRaceOwner,
-    RaceFull,
-    RaceNotOpen,
-    RaceNotOver,
     RaceRecord,
     RaceRefused,
     RaceStore,
     Refusal,
     RoomOptions,
-    TooFewRacers,
-    TooManyRooms,
 )
 from server.store.records import (
     CLEARED,
@@ -87,7 +79,6 @@ __all__ = [
     "AlreadyReported",
     "AttemptExists",
     "BadCursor",
-    "BotsRefused",
     "CodeTaken",
     "DailyDealRecord",
     "DayFigures",
@@ -104,15 +95,9 @@ __all__ = [
     "LeaderboardSlice",
     "LogEntry",
     "NameTaken",
-    "NoSuchRace",
-    "NotInRace",
-    "NotRaceOwner",
     "PlayStore",
     "PlayerHistory",
     "PlayerRecord",
-    "RaceFull",
-    "RaceNotOpen",
-    "RaceNotOver",
     "RaceRecord",
     "RaceRefused",
     "RaceStore",
@@ -126,8 +111,6 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreUnavailable",
-    "TooFewRacers",
-    "TooManyRooms",
     "TrustRecord",
     "name_key",
 ]

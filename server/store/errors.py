@@ -11,6 +11,8 @@ Error tree::
     ├── InvalidRequest     arguments the store cannot take (also a ValueError): a limit
     │   │                  below 1, a naive time, a result that cannot be ranked
     │   └── BadCursor      a leaderboard cursor this store did not make
+    ├── RaceRefused        a race room's rule refused a change (its ``reason`` says which),
+    ├── CodeTaken          ... or a new room's code is taken (:mod:`server.store.races`)
     ├── CacheNotReady      the rank cache is being filled elsewhere (the store then counts
     │                      in the database: it never reaches a caller)
     └── StoreUnavailable   the database (or Redis) did not answer or failed: nothing was

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Final
 
+from server.engine import SUIT_COUNTS
 from server.protocol import DayStats, HistoryGame
 
 WIDTH: Final = 640
@@ -125,7 +126,7 @@ def score_chart(games: Sequence[HistoryGame]) -> Chart | None:
         return TOP + inner_height * (high - score) / (high - low)
 
     series = []
-    for suits in (1, 2, 4):
+    for suits in SUIT_COUNTS:
         dots = tuple(
             Dot(
                 x_of(game.day),  # type: ignore[arg-type]  # ranked games all have a day

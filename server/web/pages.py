@@ -27,6 +27,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from websockets.http11 import Request, Response
 
+from server.engine import SUIT_COUNTS
 from server.protocol import Board, ErrorCode, RoomEntry
 
 from . import render
@@ -36,7 +37,6 @@ from .source import PageError, Source
 
 log = logging.getLogger(__name__)
 
-SUITS: Final = (1, 2, 4)
 #: Rows of each board on ``/``.
 TOP_ROWS: Final = 20
 #: Rows of a day's page, unless ``limit`` says otherwise (1 to 100).
@@ -83,8 +83,8 @@ class Query:
 
     def suits(self) -> int:
         text = self.values.get("suits", "1")
-        if text not in ("1", "2", "4"):
-            raise _bad("suits must be one of [1, 2, 4]")
+        if text not in [str(suits) for suits in SUIT_COUNTS]:
+            raise _bad(f"suits must be one of {list(SUIT_COUNTS)}")
         return int(text)
 
     def board(self) -> Board:
@@ -138,8 +138,14 @@ async def home(source: Source, query: Query, _: str) -> Page:
     yesterday = day - timedelta(days=1)
     # One after the other: each is a millisecond of this process's time, and more queries
     # at once than the connection pool holds would open connections of their own.
-    boards = [await source.board(day=day, suits=s, board=board, limit=TOP_ROWS) for s in SUITS]
-    past = [await source.board(day=yesterday, suits=s, board=board, limit=WINNERS) for s in SUITS]
+    boards = [
+        await source.board(day=day, suits=suits, board=board, limit=TOP_ROWS)
+        for suits in SUIT_COUNTS
+    ]
+    past = [
+        await source.board(day=yesterday, suits=suits, board=board, limit=WINNERS)
+        for suits in SUIT_COUNTS
+    ]
     deals = {deal.suits: deal for deal in daily.yesterday}
     return Page(
         "home.html",

@@ -16,8 +16,16 @@ from urllib.parse import quote, urlencode
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-#: The suits a daily of each suit count is dealt from, shown beside its name.
-SUIT_SYMBOLS: Final = {1: "♠", 2: "♠♥", 4: "♠♥♦♣"}
+from server.engine import SUIT_COUNTS
+from server.engine.cards import PACK_RUNS
+
+#: Each suit's symbol, by the engine's suit number (spades, hearts, diamonds, clubs).
+_SYMBOL_OF_SUIT: Final = "♠♥♦♣"
+#: The suits a deal of each suit count is dealt from, shown beside its name: ``♠♥`` for 2.
+SUIT_SYMBOLS: Final = {
+    suits: "".join(_SYMBOL_OF_SUIT[suit] for suit in dict.fromkeys(PACK_RUNS[suits]))
+    for suits in SUIT_COUNTS
+}
 
 
 @dataclass(frozen=True)
@@ -105,7 +113,9 @@ _environment.filters.update(
     clock=clock, hour_minute=hour_minute, long_day=long_day, segment=segment,
     suits_name=suits_name,
 )  # fmt: skip
-_environment.globals.update(static=static_url, url=url, SUIT_SYMBOLS=SUIT_SYMBOLS)
+_environment.globals.update(
+    static=static_url, url=url, SUIT_COUNTS=SUIT_COUNTS, SUIT_SYMBOLS=SUIT_SYMBOLS
+)
 
 
 def page(template: str, context: dict[str, Any]) -> str:

@@ -20,6 +20,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from server.net import RunningServer, run_server
+from server.net.limiters import _Table
 from server.net.limits import (
     AuthBackoff,
     Bucket,
@@ -27,7 +28,6 @@ from server.net.limits import (
     Limits,
     Offenders,
     RateTable,
-    _Table,
     networks,
 )
 from server.net.listen import (

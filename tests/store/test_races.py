@@ -50,7 +50,7 @@ async def test_a_room_never_takes_more_racers_than_its_capacity(
         *(races.join(room.code, player=p, now=T0, auto_wait=30) for p in players),
         return_exceptions=True,
     )
-    refusals = [j.refusal for j in joined if isinstance(j, RaceRefused)]
+    refusals = [j.reason for j in joined if isinstance(j, RaceRefused)]
     assert refusals == [Refusal.FULL] * 4, joined
     stored = await races.get(room.code)
     assert stored is not None and len(stored.entrants) == 3
@@ -65,11 +65,11 @@ async def test_the_countdown_begins_once_and_fixes_every_racers_game(
     room = await races.create(code=next_code(), owner=owner, options=options, now=T0)
     with pytest.raises(RaceRefused) as alone:
         await races.start(room.code, by=owner.id, deal="SS1-S2-AAAAAAB", now=T0)
-    assert alone.value.refusal is Refusal.TOO_FEW
+    assert alone.value.reason is Refusal.TOO_FEW
     await races.join(room.code, player=other, now=T0, auto_wait=30)
     with pytest.raises(RaceRefused) as not_owner:
         await races.start(room.code, by=other.id, deal="SS1-S2-AAAAAAB", now=T0)
-    assert not_owner.value.refusal is Refusal.NOT_OWNER
+    assert not_owner.value.reason is Refusal.NOT_OWNER
     # two nodes start it at once (each with the deal it drew): one wins, for everyone
     outcomes = await asyncio.gather(
         races.start(room.code, by=owner.id, deal="SS1-S2-AAAAAAB", now=T0),
@@ -78,7 +78,7 @@ async def test_the_countdown_begins_once_and_fixes_every_racers_game(
     )
     started = [o for o in outcomes if not isinstance(o, BaseException)]
     assert len(started) == 1
-    assert [o.refusal for o in outcomes if isinstance(o, RaceRefused)] == [Refusal.NOT_OPEN]
+    assert [o.reason for o in outcomes if isinstance(o, RaceRefused)] == [Refusal.NOT_OPEN]
     record = started[0]
     assert record.state == "started" and record.deal in ("SS1-S2-AAAAAAB", "SS1-S2-AAAAAAC")
     assert record.starts_at == T0 + timedelta(seconds=10)
@@ -94,7 +94,7 @@ async def test_the_countdown_begins_once_and_fixes_every_racers_game(
     late = await new_player(store)
     with pytest.raises(RaceRefused) as after:
         await races.join(room.code, player=late, now=T0, auto_wait=30)
-    assert after.value.refusal is Refusal.NOT_OPEN
+    assert after.value.reason is Refusal.NOT_OPEN
 
 
 async def test_quick_joins_fill_one_open_room_per_suit_count(
@@ -144,11 +144,11 @@ async def test_a_race_ends_once_with_its_results_and_rematch(
         await races.rematch(
             room.code, player=other, now=end, new_code=next_code(), auto_wait=30, most_open=0
         )
-    assert too_many.value.refusal is Refusal.TOO_MANY
+    assert too_many.value.reason is Refusal.TOO_MANY
     stranger = await new_player(store)
     with pytest.raises(RaceRefused) as not_racer:
         await races.rematch(room.code, player=stranger, now=end, new_code=next_code(), auto_wait=30)
-    assert not_racer.value.refusal is Refusal.NOT_ENTRANT
+    assert not_racer.value.reason is Refusal.NOT_ENTRANT
     first, opened = await races.rematch(
         room.code, player=other, now=end, new_code=next_code(), auto_wait=30
     )
@@ -176,7 +176,7 @@ async def test_an_owner_opens_at_most_so_many_rooms_even_all_at_once(
         ),
         return_exceptions=True,
     )
-    refusals = [m.refusal for m in made if isinstance(m, RaceRefused)]
+    refusals = [m.reason for m in made if isinstance(m, RaceRefused)]
     assert refusals == [Refusal.TOO_MANY] * 3, made
 
 

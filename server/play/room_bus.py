@@ -1,0 +1,118 @@
+"""Race rooms' events across nodes (:mod:`.rooms`): a room's changes go out on its bus
+channel (Redis pub/sub) in order from one sender task, never blocking the request that
+made them; what comes in goes to this node's followers of the room, and a new view of
+the room also sets this node's timers. A failing bus drops events, counted and logged:
+a node catches up from the database at its next sweep."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from typing import Final
+
+from pydantic import ValidationError
+
+from server.bus import Bus, BusError
+from server.protocol import RaceEventKind, RaceRoom, RaceUpdate, RoomEventKind, encode
+from server.store import RaceRecord
+
+from .clock import Clock
+from .games import PlayerGame
+from .room_followers import RoomFollowers
+from .room_timers import RoomTimers, Times
+from .room_views import RoomViews
+from .standing import room_entry
+
+log = logging.getLogger(__name__)
+
+#: A failing bus is logged at most this often (seconds).
+FAILURE_LOG_INTERVAL: Final = 10.0
+#: Room events waiting for a slow bus; past this many the oldest are dropped.
+MOST_WAITING: Final = 10_000
+#: A racer's events that go to their room (a daily's "withdrawn" does not).
+_UPDATES: Final = frozenset({"joined", "moved", "removed", "finished", "resigned", "left"})
+
+
+class RoomFanout:
+    """Room events out to every node's followers, and in from the bus to this node's."""
+
+    def __init__(
+        self,
+        *,
+        bus: Bus,
+        clock: Clock,
+        views: RoomViews,
+        followers: RoomFollowers,
+        timers: RoomTimers,
+    ) -> None:
+        self._bus = bus
+        self._clock = clock
+        self._views = views
+        self._followers = followers
+        self._timers = timers
+        self._outgoing: deque[tuple[str, str]] = deque()
+        self._sender: asyncio.Task[None] | None = None
+        #: Events the bus did not take (dropped), and when that was last logged.
+        self.dropped = 0
+        self._logged_at = -FAILURE_LOG_INTERVAL
+        bus.set_room_handler(self._deliver)
+
+    async def changed(self, record: RaceRecord, event: RoomEventKind) -> None:
+        """A room changed here: every node's followers get its view; this node's timers
+        follow it at once."""
+        room = self._followers.get(record.code)
+        if room is not None:
+            self._timers.learn(room, Times.of(record))
+        await self.publish_view(record, event)
+
+    async def publish_view(self, record: RaceRecord, event: RoomEventKind) -> None:
+        self._send(record.code, encode(await self._views.reply(None, record, event)))
+
+    def announce(self, game: PlayerGame, event: RaceEventKind | str) -> None:
+        """A racer's game changed: tell the room soon, after what was told before (the race
+        feed calls this, with moves thinned out); never blocks."""
+        if game.race is None or event not in _UPDATES:
+            return
+        frame = encode(RaceUpdate(code=game.race, event=event, entry=room_entry(game)))
+        self._send(game.race, frame)
+
+    def _send(self, code: str, frame: str) -> None:
+        if len(self._outgoing) >= MOST_WAITING:
+            self._outgoing.popleft()
+            self.dropped += 1
+        self._outgoing.append((code, frame))
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.get_running_loop().create_task(self._send_all())
+
+    async def flush(self) -> None:
+        """Wait until every event went to the bus (or was dropped)."""
+        while self._sender is not None and not self._sender.done():
+            await asyncio.shield(self._sender)
+
+    async def _send_all(self) -> None:
+        while self._outgoing:
+            code, frame = self._outgoing.popleft()
+            try:
+                await self._bus.publish_room(code, frame)
+            except BusError as error:
+                self.dropped += 1
+                now = self._clock.monotonic()
+                if now - self._logged_at >= FAILURE_LOG_INTERVAL:
+                    self._logged_at = now
+                    log.warning("race room events dropped (%d so far): %s", self.dropped, error)
+
+    def _deliver(self, code: str, frame: str) -> None:
+        """An event of a room from the bus: to this node's followers; a new view of the
+        room also sets this node's timers."""
+        room = self._followers.get(code)
+        if room is None:
+            return
+        if frame.startswith('{"type":"race_room"'):
+            try:
+                view = RaceRoom.model_validate_json(frame).room
+            except ValidationError:
+                log.warning("dropped a malformed race room frame")
+                return
+            self._timers.learn(room, Times.of_view(view))  # before the racers hear of it
+        room.push(frame)

@@ -1,0 +1,111 @@
+"""What the race rooms' queries hand out and take (:mod:`server.store.races`): a room's
+record with its racers, a new room's options, a racer's result, a room whose time came."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from .errors import RaceRefused, Refusal
+
+#: A room's states in the database (the play layer splits ``started`` into countdown and
+#: racing by the clock).
+OPEN = "open"
+STARTED = "started"
+OVER = "over"
+EXPIRED = "expired"
+
+
+@dataclass(frozen=True)
+class EntrantRecord:
+    player_id: int
+    name: str
+    bot: bool
+    joined_at: datetime
+    game_id: str | None  # from the countdown on
+    # the result, once the race is over
+    place: int | None = None
+    won: bool | None = None
+    resigned: bool | None = None
+    moves: int | None = None
+    score: int | None = None
+    removed: int | None = None
+    elapsed: float | None = None
+
+
+@dataclass(frozen=True)
+class RaceRecord:
+    code: str
+    owner_id: int
+    owner_name: str
+    suits: int
+    chosen_deal: str | None
+    deal: str | None
+    public: bool
+    capacity: int
+    allow_bots: bool
+    countdown: float
+    time_limit: float
+    state: str
+    revision: int
+    created_at: datetime
+    auto_start_at: datetime | None
+    starts_at: datetime | None
+    ends_at: datetime | None
+    finished_at: datetime | None
+    previous: str | None
+    next: str | None
+    entrants: tuple[EntrantRecord, ...]  # in the order they joined
+
+    def entrant(self, player_id: int) -> EntrantRecord | None:
+        return next((e for e in self.entrants if e.player_id == player_id), None)
+
+    def may_start(self, by: int | None) -> None:
+        """Refuse (:class:`RaceRefused`) to begin the countdown unless the room is open, has
+        two racers, and ``by`` is its owner (None: a public room by itself)."""
+        if self.state != OPEN:
+            raise RaceRefused(Refusal.NOT_OPEN, "the race has started already")
+        if by is not None and self.entrant(by) is None:
+            raise RaceRefused(Refusal.NOT_ENTRANT, "you are not in that room")
+        if by is not None and self.owner_id != by:
+            raise RaceRefused(Refusal.NOT_OWNER, "only the room's owner starts the race")
+        if len(self.entrants) < 2:
+            raise RaceRefused(Refusal.TOO_FEW, "a race needs at least 2 racers")
+
+
+@dataclass(frozen=True)
+class RoomOptions:
+    """What a new room is made with (besides its owner and code)."""
+
+    suits: int
+    chosen_deal: str | None = None
+    public: bool = False
+    capacity: int = 10
+    allow_bots: bool = False
+    countdown: float = 10.0
+    time_limit: float = 900.0
+
+
+@dataclass(frozen=True)
+class EntrantResult:
+    """One racer's line of a race's results."""
+
+    player_id: int
+    place: int
+    won: bool
+    resigned: bool
+    moves: int
+    score: int
+    removed: int
+    elapsed: float
+
+
+@dataclass(frozen=True)
+class Due:
+    """A room whose time came while perhaps no node watched it: ``what`` is ``start`` (a
+    public room's countdown), ``end`` (its time limit, or every racer done) or ``expire``
+    (open for too long)."""
+
+    code: str
+    what: Literal["start", "end", "expire"]
