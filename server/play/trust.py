@@ -14,12 +14,13 @@ weighs them into a **suspicion** with its reasons:
   and today does it less than a quarter as often;
 - **steadily near par on 2 and 4 suits**: its wins there within a few percent of par, again
   and again (people leave more on the table on the harder deals);
-- **a line near par, padded**: a win whose line, its loops cut (moves that came back to a
-  position already reached: a move and its way back, a detour that returns), stands within
-  ``Thresholds.near_par`` of par, while at least ``Thresholds.min_loops`` of its standing
-  moves went round in such loops. Someone who knows a line near par has no reason to walk
-  in circles around it, but someone hiding a solver's line behind wasted moves does; seen on
-  two of the account's last three days, it weighs as much as the threshold alone;
+- **a padded line**: a win with at least ``Thresholds.min_loops`` of its standing moves
+  going round in loops (moves that came back to a position already reached: a move and its
+  way back, a detour that returns), whose line with those loops cut stands within
+  ``Thresholds.near_par`` of par, or clearly closer to par than the account's own wins
+  usually do (:data:`PADDED_MARGIN` of par at least). Someone who knows a line that good has
+  no reason to walk in circles around it; someone hiding a solver's line behind wasted moves
+  does. It weighs as much as the threshold alone;
 - **think times that ignore difficulty**: across the account's games, the time before a move
   does not grow with the number of constructive choices of its position (people pause where
   the choice is hard and rush forced runs; a line replayed at a paced rhythm does not). From
@@ -47,16 +48,15 @@ from .fairplay import Thresholds
 #: Each signal's share of the suspicion.
 WEIGHTS: Final[dict[str, float]] = {
     "jump": 0.6,
-    "closer to par": 0.4,
+    "closer to par": 0.3,
     "habits dropped": 0.3,
     "near par": 0.6,
     "ignores difficulty": 0.6,
     "ignores difficulty, long": 1.0,  # from twice ``follow_moves`` moves on
-    "padded": 0.6,
-    "padded, again": 1.0,  # on two of the last three days
+    "padded": 1.0,
 }
-#: How many of the account's latest days "padded, again" looks at.
-RECENT: Final = 3
+#: A padded line's loop-free excess over par, this much under the account's usual at least.
+PADDED_MARGIN: Final = 0.05
 #: The top tenth of a board, and the middle the account came from.
 TOP: Final = 0.9
 MIDDLE: Final = 0.6
@@ -104,16 +104,23 @@ def is_top(rank: int, others: int, thresholds: Thresholds) -> bool:
     return rank <= thresholds.top_rank or (share is not None and share >= thresholds.top_share)
 
 
-def is_padded(daily: Daily, thresholds: Thresholds) -> bool:
-    """A win near par once its loops are cut, with loops making up ``min_loops`` of its
-    standing moves at least."""
-    return (
-        daily.won
-        and daily.net_over_par is not None
-        and daily.loop_share is not None
-        and daily.net_over_par <= thresholds.near_par
-        and daily.loop_share >= thresholds.min_loops
-    )
+def is_padded(daily: Daily, earlier: Sequence[Daily], thresholds: Thresholds) -> bool:
+    """A win with ``min_loops`` of its moves in loops at least, whose loop-free line is near
+    par or clearly better than the ``earlier`` wins of its suit count (the median of their
+    loop-free lines, from two of them on)."""
+    if not daily.won or daily.net_over_par is None or daily.loop_share is None:
+        return False
+    if daily.loop_share < thresholds.min_loops:
+        return False
+    if daily.net_over_par <= thresholds.near_par:
+        return True
+    usual = [
+        d.net_over_par if d.net_over_par is not None else d.over_par
+        for d in earlier
+        if d.won and d.suits == daily.suits
+    ]
+    known = [value for value in usual if value is not None]
+    return len(known) >= 2 and daily.net_over_par <= statistics.median(known) - PADDED_MARGIN
 
 
 def follows_of(dailies: Sequence[Daily]) -> list[tuple[float, int]]:
@@ -162,13 +169,11 @@ def account_trust(dailies: Sequence[Daily], thresholds: Thresholds) -> Trust:
                 "habits dropped",
                 f"undoes {now:.1%} of its moves against a usual {statistics.median(rates):.1%}",
             )
-    padded = [day for day in dailies[-RECENT:] if is_padded(day, thresholds)]
-    if padded and padded[-1] is latest:
+    if is_padded(latest, earlier, thresholds):
         signal(
-            "padded" if len(padded) < 2 else "padded, again",
-            f"a line {latest.net_over_par:.0%} over par with its loops cut, "
-            f"{latest.loop_share:.0%} of its moves going round in loops"
-            + (f" ({len(padded)} of the last {RECENT} days)" if len(padded) > 1 else ""),
+            "padded",
+            f"{latest.loop_share:.0%} of its moves going round in loops, around a line "
+            f"{latest.net_over_par:.0%} over par once they are cut",
         )
     hard = [d.over_par for d in dailies if d.won and d.suits >= 2 and d.over_par is not None]
     if len(hard) >= 2 and statistics.median(hard) <= thresholds.near_par:
