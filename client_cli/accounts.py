@@ -17,10 +17,9 @@ from server.protocol import Register, Registered
 
 from .config import Account, Config, server_address
 from .connection import Connection
-from .errors import UsageError
+from .errors import NoAccountError, UsageError
 from .offline import add_json_argument
 from .online import (
-    NoAccountError,
     add_server_argument,
     chosen_account,
     open_connection,

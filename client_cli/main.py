@@ -13,17 +13,16 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from . import accounts, after, boards, offline, play, race, solve
-from .errors import ClientError, NetworkError, ServerError, UsageError
-from .online import NoAccountError, add_server_argument, print_json
-from .play import BotAccountNeeded
-
-
-class ArgumentsError(UsageError):
-    """Options argparse could not read; carries the usage line of the command."""
-
-    def __init__(self, message: str, usage: str) -> None:
-        super().__init__(message)
-        self.usage = usage
+from .errors import (
+    ArgumentsError,
+    BotAccountNeeded,
+    ClientError,
+    NetworkError,
+    NoAccountError,
+    ServerError,
+    UsageError,
+)
+from .online import add_server_argument, print_json
 
 
 class Parser(argparse.ArgumentParser):

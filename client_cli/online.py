@@ -8,11 +8,7 @@ from typing import Any
 
 from .config import Account, Config, server_address
 from .connection import Connection
-from .errors import ClientError
-
-
-class NoAccountError(ClientError):
-    """The command needs an account on this server and there is none."""
+from .errors import NoAccountError
 
 
 def add_server_argument(parser: argparse.ArgumentParser, *, shared: bool = False) -> None:

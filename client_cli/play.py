@@ -40,7 +40,7 @@ from server.protocol import (
 from .arguments import bounded
 from .config import Config
 from .connection import Connection
-from .errors import ClientError, ServerError, UsageError
+from .errors import BotAccountNeeded, ClientError, ServerError, UsageError
 from .online import add_server_argument, open_connection, print_json
 from .solve import winning_moves
 from .table import LocalTable, OnlineTable, Table, board_note, plural, rule_sentence
@@ -53,10 +53,6 @@ REFUSALS = {ErrorCode.ILLEGAL_MOVE, ErrorCode.BAD_MOVE, ErrorCode.GAME_OVER, Err
 
 def random_code(suits: int) -> GameCode:
     return GameCode(suits, secrets.randbelow(DEALS_PER_SUIT_COUNT))
-
-
-class BotAccountNeeded(ClientError):
-    """Bot mode on the ranked daily from an account that is not a declared bot."""
 
 
 def _bot_mode(args: argparse.Namespace) -> bool:

@@ -39,9 +39,9 @@ from server.protocol import (
 from .arguments import bounded
 from .config import Config
 from .connection import Connection
-from .errors import NetworkError, ServerError, UsageError
+from .errors import BotAccountNeeded, NetworkError, ServerError, UsageError
 from .online import add_server_argument, open_connection, print_json
-from .play import REFUSALS, BotAccountNeeded, _move_paced, _pace, run_online_screen
+from .play import REFUSALS, _move_paced, _pace, run_online_screen
 from .race_table import Opening, RaceTable, browser_link, ordinal, race_time
 from .solve import winning_moves
 from .table import Table, player_label, plural, rule_sentence

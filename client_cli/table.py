@@ -26,6 +26,7 @@ from datetime import date
 from typing import Any, Literal
 
 from server.engine import (
+    EngineError,
     Game,
     GameCode,
     IllegalMoveError,
@@ -486,7 +487,7 @@ class OnlineTable(Table):
         if message.seq > self.seq:
             try:
                 self.confirmed.push(Move.from_text(message.move))
-            except ValueError:
+            except EngineError:  # a move this engine cannot read or play: ask for the state
                 self._resync()
                 return
             self.seq = message.seq

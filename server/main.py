@@ -2,6 +2,12 @@
 
 Settings come from the environment (``SIMON_*``, see server/settings.py); ``--host`` and
 ``--port`` override theirs. Logs go to stderr. SIGINT and SIGTERM shut down cleanly.
+
+The command line sits above every layer and has one error of its own, :class:`AdminError`
+(a command that cannot go on: one line, exit status 1). It turns the layers' roots into
+lines: ``CannotListen`` (``NetError``) and a refused review (``StoreError``) become an
+``AdminError``; a ``StoreError`` or ``BusError`` at start-up says the database or Redis
+cannot be used.
 """
 
 from __future__ import annotations
@@ -81,7 +87,8 @@ def descriptor_limit_line(before: int, now: int) -> str:
 
 async def serve(settings: Settings) -> None:
     from server.net import run_server
-    from server.net.listen import CannotListen, raise_descriptor_limit
+    from server.net.errors import CannotListen
+    from server.net.listen import raise_descriptor_limit
 
     log.info(descriptor_limit_line(*raise_descriptor_limit()))
 

@@ -31,6 +31,7 @@ from .cards import (
 )
 from .codes import COLUMN_SIZES, GameCode
 from .errors import (
+    EngineError,
     IllegalMoveError,
     InvalidBoardError,
     InvalidCodeError,
@@ -66,6 +67,7 @@ __all__ = [
     "SUIT_COUNTS",
     "UNDO_LIMIT",
     "Card",
+    "EngineError",
     "Game",
     "GameCode",
     "IllegalMoveError",

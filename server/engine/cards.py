@@ -85,7 +85,8 @@ def parse_card(text: str) -> Card:
 
 
 def pack(suits: int) -> list[Card]:
-    """The 52 cards for a suit count, in a fixed order: run by run, ace to king."""
+    """The 52 cards for a suit count, in a fixed order: run by run, ace to king;
+    :class:`InvalidBoardError` for a suit count no pack has."""
     if suits not in PACK_RUNS:
-        raise ValueError(f"a pack has 1, 2 or 4 suits, not {suits}")
+        raise InvalidBoardError(f"a pack has 1, 2 or 4 suits, not {suits}")
     return [make_card(r, s) for s in PACK_RUNS[suits] for r in range(ACE, KING + 1)]

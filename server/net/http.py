@@ -33,16 +33,13 @@ from server.play.hub import Hub
 from server.protocol import HTTP_STATUS, PROTOCOL_VERSION, Board, ErrorCode, has_control
 from server.web.responses import wants_json
 
+from .errors import BadQuery
 from .health import Health
 from .metrics import CONTENT_TYPE, Metrics
 
 log = logging.getLogger(__name__)
 
 Query = dict[str, str]
-
-
-class BadQuery(ValueError):
-    pass
 
 
 def json_response(status: int, payload: Any) -> Response:

@@ -22,6 +22,7 @@ import socket
 import time
 from typing import Any
 
+from .errors import CannotListen
 from .limits import Monotonic
 
 log = logging.getLogger(__name__)
@@ -79,18 +80,6 @@ class Listener(socket.socket):
             if error.errno in _OUT_OF_RESOURCES:
                 self._resting_until = self._monotonic() + REST_SECONDS
             raise
-
-
-class CannotListen(OSError):
-    """The server cannot listen where it was told: the port is taken, the address is not
-    this machine's, ... The message says where and why, in a line."""
-
-    def __init__(self, host: str, port: int, error: OSError) -> None:
-        if error.errno == errno.EADDRINUSE:
-            why = "the port is in use (is another server running there?)"
-        else:
-            why = error.strerror or str(error)
-        super().__init__(error.errno, f"cannot listen on {host or '*'}:{port}: {why}")
 
 
 def bind(host: str, port: int) -> Listener:

@@ -32,7 +32,7 @@ from server.engine import SUIT_COUNTS, GameCode
 from server.engine.codes import DEALS_PER_SUIT_COUNT
 from server.store import DailyDealRecord, PlayStore
 
-from .errors import DealsNotReady, NoDailyDeal
+from .errors import DealsNotReady, NoDailyDeal, SolverStopped
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ class SolverProver:
 
     async def _in_worker(self, task: Callable[..., T], *args: Any) -> T:
         if self._closed:
-            raise RuntimeError(f"the solver ({self.name}) is stopped")
+            raise SolverStopped(f"the solver ({self.name}) is stopped")
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
 

@@ -9,7 +9,8 @@ client (a stable protocol error code).
     ├── NoDailyDeal      no candidate of a day could be proven winnable
     ├── DayOver          an action on a daily after its day's end
     ├── DealsNotReady    the day's deals are still being proven
-    └── NoFreshDeal      no fresh race deal could be proven winnable in time
+    ├── NoFreshDeal      no fresh race deal could be proven winnable in time
+    └── SolverStopped    a proof asked of a solver that is shut down (the node is stopping)
 
 Errors of the layers below keep their own roots (``EngineError``, ``StoreError``,
 ``BusError``); :data:`ERROR_CODES` maps them, and these, to codes, so neither sessions nor
@@ -73,6 +74,10 @@ class DealsNotReady(PlayError):
 
 class NoFreshDeal(PlayError):
     """No fresh race deal could be proven winnable within the attempts."""
+
+
+class SolverStopped(PlayError):
+    """A proof asked of a solver after it was shut down: the node is stopping."""
 
 
 #: What an error tells a client: its code, and the message (None: the error's own). The

@@ -15,9 +15,10 @@ hands out), ``errors`` (the tree), ``boundary`` (driver failures become
 
 from server.kinds import Result
 from server.store.action_log import ActionLog, GameEnd
-from server.store.after import AlreadyReported, DayFigures, ReportRecord
+from server.store.after import DayFigures, ReportRecord
 from server.store.api import PlayStore
 from server.store.errors import (
+    AlreadyReported,
     AttemptExists,
     BadCursor,
     InvalidRequest,

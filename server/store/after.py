@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from server.store.database import Database
-from server.store.errors import StoreError
+from server.store.errors import AlreadyReported, StoreError
 from server.store.games import GAMES_WITH_PLAYERS, game_record
 from server.store.models import (
     IS_DAILY,
@@ -43,10 +43,6 @@ class ReportRecord:
     player: str
     reason: str
     at: datetime
-
-
-class AlreadyReported(StoreError):
-    """The player has reported this result already."""
 
 
 def _board(

@@ -8,8 +8,11 @@ Error tree::
     ├── AttemptExists      start_game: the player's daily attempt exists (carries it)
     ├── StaleGame          the action log already holds one of the appended seqs (another
     │                      node or connection wrote first), or the game is already finished
+    ├── AlreadyReported    report: the player reported this result already
     ├── InvalidRequest     arguments the store cannot take (also a ValueError): a limit
-    │   │                  below 1, a naive time, a result that cannot be ranked
+    │   │                  below 1, a naive time, a result that cannot be ranked, a text
+    │   │                  that is no leaderboard key, race rooms asked of a store that
+    │   │                  has no database
     │   └── BadCursor      a leaderboard cursor this store did not make
     ├── RaceRefused        a race room's rule refused a change (its ``reason`` says which),
     ├── CodeTaken          ... or a new room's code is taken (:mod:`server.store.races`)
@@ -45,6 +48,10 @@ class AttemptExists(StoreError):
             f"with {game.suits} suit(s): {game.id}"
         )
         self.game = game
+
+
+class AlreadyReported(StoreError):
+    """The player has reported this result already."""
 
 
 class StaleGame(StoreError):

@@ -65,12 +65,12 @@ def encode_cursor(key: ResultKey) -> str:
 
 
 def decode_cursor(cursor: str) -> ResultKey:
-    """The key in a cursor made by :func:`encode_cursor`; :class:`BadCursor` (a ValueError)
-    for anything else."""
+    """The key in a cursor made by :func:`encode_cursor`; :class:`BadCursor` for
+    anything else."""
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         key = ResultKey.from_member(base64.urlsafe_b64decode(padded.encode("ascii")).decode())
-    except (ValueError, UnicodeError, binascii.Error, OverflowError) as error:
+    except (InvalidRequest, UnicodeError, binascii.Error) as error:
         raise BadCursor(f"malformed leaderboard cursor: {cursor!r}") from error
     if not key.id.isprintable():  # never a game id; and PostgreSQL refuses a NUL
         raise BadCursor(f"malformed leaderboard cursor: {cursor!r}")
@@ -91,7 +91,7 @@ def result_key(game_id: str, result: Result) -> ResultKey:
     )
     try:
         key.member()
-    except ValueError as error:
+    except InvalidRequest as error:
         raise InvalidRequest(f"game {game_id!r} cannot be ranked: {error}") from error
     return key
 

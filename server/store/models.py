@@ -11,6 +11,7 @@ from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from server.kinds import Mode
+from server.store.errors import InvalidRequest
 from server.store.order import ORDER
 
 NAMING_CONVENTION: dict[str, str] = {
@@ -42,7 +43,7 @@ class UTCDateTime(sa.TypeDecorator[datetime]):
         if value is None:
             return None
         if value.tzinfo is None:
-            raise ValueError(f"naive datetime {value!r}: give a timezone-aware one")
+            raise InvalidRequest(f"naive datetime {value!r}: give a timezone-aware one")
         return value.astimezone(UTC)
 
     def process_result_value(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:

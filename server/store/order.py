@@ -31,6 +31,8 @@ from dataclasses import dataclass, fields
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
+from server.store.errors import InvalidRequest
+
 #: The terms of the order, most significant first: a field of :class:`ResultKey`, and
 #: whether higher values come first. A won game has removed all four runs, so the
 #: "removed" term only orders the games not won.
@@ -76,8 +78,8 @@ class ResultKey:
 
     def member(self) -> str:
         """A fixed-width text (the id last, whole) that sorts bytewise like :meth:`sort_key`;
-        ValueError for a value that cannot be ranked (a negative or infinite elapsed, an
-        integer out of the database's range, a naive time, an empty id)."""
+        :class:`InvalidRequest` for a value that cannot be ranked (a negative or infinite
+        elapsed, an integer out of the database's range, a naive time, an empty id)."""
         return "".join(
             _ENCODERS[kind][0](value, descending)
             for value, (kind, descending) in zip(self._values(), _TERMS, strict=True)
@@ -85,19 +87,23 @@ class ResultKey:
 
     @classmethod
     def from_member(cls, text: str) -> ResultKey:
-        """The key a :meth:`member` text was made from; ValueError for any other text."""
+        """The key a :meth:`member` text was made from; :class:`InvalidRequest` for any other
+        text."""
         values: dict[str, Any] = {}
         offset = 0
         for (name, _), (kind, descending) in zip(ORDER, _TERMS, strict=True):
             _, decode, width = _ENCODERS[kind]
             part = text[offset:] if width is None else text[offset : offset + width]
             if width is not None and len(part) != width:
-                raise ValueError(f"not a leaderboard key: {text!r}")
-            values[name] = decode(part, descending)
+                raise InvalidRequest(f"not a leaderboard key: {text!r}")
+            try:
+                values[name] = decode(part, descending)
+            except (ValueError, OverflowError):  # not hex digits, or a time out of range
+                raise InvalidRequest(f"not a leaderboard key: {text!r}") from None
             offset += len(part)
         key = cls(**values)
         if key.member() != text:  # e.g. upper-case hex digits, or a value out of range
-            raise ValueError(f"not a leaderboard key: {text!r}")
+            raise InvalidRequest(f"not a leaderboard key: {text!r}")
         return key
 
     def _values(self) -> tuple[Any, ...]:
@@ -111,7 +117,7 @@ def _encode_int(value: int, descending: bool) -> str:
     if isinstance(value, bool):
         value = int(value)
     if not -_INT_BOUND < value < _INT_BOUND:  # negated, it still fits
-        raise ValueError(f"out of range for a leaderboard key: {value}")
+        raise InvalidRequest(f"out of range for a leaderboard key: {value}")
     return f"{(-value if descending else value) + _INT_BOUND:08x}"
 
 
@@ -123,7 +129,7 @@ def _decode_int(text: str, descending: bool) -> int:
 def _encode_float(value: float, descending: bool) -> str:
     assert not descending  # only ascending: a non-negative double's bits sort like it
     if not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"must be finite and non-negative: {value}")
+        raise InvalidRequest(f"must be finite and non-negative: {value}")
     return struct.pack(">d", value + 0.0).hex()  # + 0.0 turns -0.0 into 0.0
 
 
@@ -135,10 +141,10 @@ def _decode_float(text: str, descending: bool) -> float:
 def _encode_time(value: datetime, descending: bool) -> str:
     assert not descending
     if value.tzinfo is None:
-        raise ValueError(f"a naive time cannot be ranked: {value!r}")
+        raise InvalidRequest(f"a naive time cannot be ranked: {value!r}")
     micros = (value - _EPOCH) // _MICROSECOND + 2**62  # microseconds: exact, unlike floats
     if not 0 <= micros < 2**64:
-        raise ValueError(f"out of range for a leaderboard key: {value!r}")
+        raise InvalidRequest(f"out of range for a leaderboard key: {value!r}")
     return f"{micros:016x}"
 
 
@@ -149,7 +155,7 @@ def _decode_time(text: str, descending: bool) -> datetime:
 def _encode_text(value: str, descending: bool) -> str:
     assert not descending
     if not value:
-        raise ValueError("an empty game id cannot be ranked")
+        raise InvalidRequest("an empty game id cannot be ranked")
     return value
 
 

@@ -5,6 +5,10 @@ from ``/static``, nothing to build. The pages read through :mod:`server.web.sour
 :mod:`server.net.http` hands over every plain GET that is not one of its JSON routes::
 
     response = await web.respond(hub, request)
+
+Its one error, and so its root, is :class:`~server.web.source.PageError`: an HTTP status, a
+stable protocol code and a sentence. A refusal of a layer below becomes one through
+:func:`server.play.errors.refusal_of`, so the pages name no other layer's exception.
 """
 
 from __future__ import annotations

@@ -49,7 +49,9 @@ T = TypeVar("T")
 
 
 class PageError(Exception):
-    """A request a page cannot answer: its HTTP status, a stable code and a sentence."""
+    """A request a page cannot answer: its HTTP status, a stable code and a sentence. The
+    web layer's one error, so its root: the refusals of the layers below reach a page as one
+    (:func:`_asking`)."""
 
     def __init__(self, status: int, code: ErrorCode, message: str) -> None:
         super().__init__(message)

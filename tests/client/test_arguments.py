@@ -7,7 +7,8 @@ import argparse
 import pytest
 
 from client_cli.arguments import bounded
-from client_cli.main import ArgumentsError, build_parser
+from client_cli.errors import ArgumentsError
+from client_cli.main import build_parser
 
 
 def test_a_bounded_number_is_read_checked_and_refused_with_its_rule() -> None:

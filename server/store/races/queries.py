@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from server.store.api import PlayStore
 from server.store.boundary import store_boundary
-from server.store.errors import StoreError
+from server.store.errors import InvalidRequest, StoreError
 from server.store.models import Race, RaceEntrant, RaceLobby
 from server.store.records import PlayerRecord
 from server.store.store import Store
@@ -42,9 +42,10 @@ class RaceStore(RaceReads):
     @classmethod
     def of(cls, store: PlayStore) -> RaceStore:
         """The race rooms' queries on the database of ``store``: a :class:`Store` has one,
-        another :class:`PlayStore` (the tests' in-memory store) has none (TypeError)."""
+        another :class:`PlayStore` (the tests' in-memory store) has none
+        (:class:`InvalidRequest`)."""
         if not isinstance(store, Store):
-            raise TypeError(f"race rooms need a database: {type(store).__name__} has none")
+            raise InvalidRequest(f"race rooms need a database: {type(store).__name__} has none")
         return cls(store.engine)
 
     def _writes(self) -> async_sessionmaker[AsyncSession]:
