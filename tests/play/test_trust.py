@@ -1,13 +1,9 @@
-"""An account's evidence across days (pure), and the measure of a position's difficulty."""
+"""An account's evidence across days (pure)."""
 
 from __future__ import annotations
 
-import math
-import random
 from datetime import date, timedelta
 
-from server.engine import Game
-from server.play.difficulty import choices, follow_z, pooled, spearman, think_follow
 from server.play.fairplay import Thresholds
 from server.play.trust import Daily, account_trust, is_top, percentile
 
@@ -64,55 +60,6 @@ def test_top_results_and_percentiles() -> None:
     thresholds = Thresholds(top_rank=3, top_share=0.5)
     assert is_top(3, 100, thresholds) and is_top(40, 100, thresholds)
     assert not is_top(60, 100, thresholds)
-
-
-def test_the_measure_counts_constructive_moves_only() -> None:
-    game = Game.from_code("SS1-S1-ZRVKZUT")
-    builds = [
-        move
-        for move in game.legal_moves()
-        if game.column(move.target) and move.count == game.movable_count(move.source)
-    ]
-    assert choices(game) == len(builds) + 0  # no empty column at the deal
-    assert choices(game) <= sum(1 for _ in game.legal_moves())
-
-
-def test_think_times_that_follow_difficulty_correlate_and_paced_ones_do_not() -> None:
-    code = "SS1-S1-ZRVKZUT"
-    from server.solver import solve
-
-    line = [move.text() for move in solve(Game.from_code(code)).moves]
-    game = Game.from_code(code)
-    hard = []
-    for move in line:
-        hard.append(choices(game))
-        game.play(move)
-    rng = random.Random(4)
-    following = [
-        (move, 1.0 + h * rng.uniform(0.8, 1.2)) for move, h in zip(line, hard, strict=True)
-    ]
-    flat = [(move, rng.uniform(2.0, 4.0)) for move in line]
-    follow, counted = think_follow(code, following)
-    assert follow is not None and follow > 0.8 and counted == len(line) - 1
-    paced, _ = think_follow(code, flat)
-    assert paced is not None and abs(paced) < 0.4
-    assert spearman([1, 2, 3], [3, 2, 1]) == -1.0 and spearman([1, 1, 1], [1, 2, 3]) is None
-    assert pooled([(0.5, 100), (0.5, 50)])[0] is not None
-    assert abs(pooled([(0.5, 100), (0.5, 50)])[0] - 0.5) < 1e-9  # type: ignore[operator]
-
-
-def test_follow_z_grows_with_the_moves_that_back_a_correlation() -> None:
-    """The same correlation over more moves is surer; none at all stays near 0 however
-    long, and nothing counted gives no figure."""
-    short = follow_z([(0.25, 60)])
-    long = follow_z([(0.25, 60)] * 5)
-    assert short is not None and long is not None and 1.5 < short < long
-    assert abs(long - short * math.sqrt(5)) < 1e-9
-    flat = follow_z([(0.0, 100)] * 10)
-    assert flat is not None and abs(flat) < 1e-9
-    assert follow_z([]) is None and follow_z([(0.5, 3)]) is None
-    negative = follow_z([(-0.2, 80), (-0.1, 80)])
-    assert negative is not None and negative < 0
 
 
 def test_a_padded_line_raises_suspicion_to_the_threshold() -> None:

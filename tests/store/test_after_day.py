@@ -325,31 +325,3 @@ async def test_review_of_a_lost_game_and_one_review_in_flight_per_account(
     assert [p.seq for p in review.positions] == [0, 1, 2, 3, 4]
     assert review.positions[0].action is None
     assert all(p.winnable is not None or review.unknown for p in review.positions)
-
-
-def test_stretches_and_the_losing_move_from_the_verdicts() -> None:
-    from server.play.review import review_of
-    from server.store import GameRecord
-
-    engine = EngineGame.from_code(WON_CODE)
-    actions = [engine.push(next(engine.legal_moves())).text() for _ in range(3)]
-    record = GameRecord(
-        id="g", player_id=1, player_name="p", mode="practice", code=WON_CODE, suits=1, day=None,
-        bot=False, started_at=T0, finished_at=T0, won=False, resigned=True, moves=3, score=497,
-        removed=0, elapsed=1.0,
-    )  # fmt: skip
-    judged = [(True, 40), (True, 41), (True, 43), (False, None)]
-    review = review_of(record, list(enumerate(actions, 1)), judged, par=None)
-    assert review.losing_move == 3
-    assert [p.delta for p in review.positions] == [None, 2, 3, None]
-    assert [(s.first, s.last, s.cost) for s in review.stretches] == [(1, 2, 5)]
-
-
-def test_days_in_a_row() -> None:
-    from server.play.after import streak_of
-
-    days = [date(2026, 1, d) for d in (1, 2, 3, 5, 6)]
-    assert streak_of(days, date(2026, 1, 6)).model_dump() == {"current": 2, "best": 3}
-    assert streak_of(days, date(2026, 1, 7)).current == 2
-    assert streak_of(days, date(2026, 1, 8)).current == 0
-    assert streak_of([], date(2026, 1, 8)).model_dump() == {"current": 0, "best": 0}

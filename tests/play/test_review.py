@@ -1,0 +1,27 @@
+"""A finished game's review against the solver's verdicts, without a store."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from server.engine import Game
+from server.play.review import review_of
+from server.store import GameRecord
+
+WON_CODE = "SS1-S1-AAAAABD"
+T0 = datetime(2026, 3, 1, 12, tzinfo=UTC)
+
+
+def test_stretches_and_the_losing_move_from_the_verdicts() -> None:
+    engine = Game.from_code(WON_CODE)
+    actions = [engine.push(next(engine.legal_moves())).text() for _ in range(3)]
+    record = GameRecord(
+        id="g", player_id=1, player_name="p", mode="practice", code=WON_CODE, suits=1, day=None,
+        bot=False, started_at=T0, finished_at=T0, won=False, resigned=True, moves=3, score=497,
+        removed=0, elapsed=1.0,
+    )  # fmt: skip
+    judged = [(True, 40), (True, 41), (True, 43), (False, None)]
+    review = review_of(record, list(enumerate(actions, 1)), judged, par=None)
+    assert review.losing_move == 3
+    assert [p.delta for p in review.positions] == [None, 2, 3, None]
+    assert [(s.first, s.last, s.cost) for s in review.stretches] == [(1, 2, 5)]
