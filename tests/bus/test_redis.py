@@ -1,4 +1,4 @@
-"""The bus: the in-process one, and Redis shared by two nodes (with a reader that reconnects)."""
+"""The Redis bus, shared by two nodes (with a reader that reconnects)."""
 
 from __future__ import annotations
 
@@ -16,21 +16,6 @@ from server.bus import InProcessBus, RaceUpdate, RedisBus
 from server.bus.base import KEEP_SECONDS
 
 DAY = date(2031, 5, 17)
-
-
-async def test_in_process_bus_delivers_to_joined_rooms_only() -> None:
-    bus = InProcessBus()
-    got: list[tuple[date, int, str]] = []
-    bus.set_race_handler(lambda day, suits, frame: got.append((day, suits, frame)))
-    await bus.join_race(DAY, 1)
-    await bus.publish_races([RaceUpdate(DAY, 1, "ann", '{"player":"ann"}', "event-1")])
-    await bus.publish_races([RaceUpdate(DAY, 2, "ann", '{"player":"ann"}', "event-2")])
-    assert got == [(DAY, 1, "event-1")]
-    assert await bus.race_entries(DAY, 2) == ['{"player":"ann"}']
-    bus.forget_races_before(DAY)
-    assert await bus.race_entries(DAY, 2) == ['{"player":"ann"}']  # that day is kept
-    bus.forget_races_before(date(2031, 5, 18))
-    assert await bus.race_entries(DAY, 2) == []
 
 
 @dataclass

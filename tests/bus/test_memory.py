@@ -1,0 +1,68 @@
+"""The bus of a single node: race standings kept, frames delivered to what this node joined."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from server.bus import InProcessBus, RaceUpdate
+
+DAY = date(2031, 5, 17)
+
+
+async def test_in_process_bus_delivers_to_joined_rooms_only() -> None:
+    bus = InProcessBus()
+    got: list[tuple[date, int, str]] = []
+    bus.set_race_handler(lambda day, suits, frame: got.append((day, suits, frame)))
+    await bus.join_race(DAY, 1)
+    await bus.publish_races([RaceUpdate(DAY, 1, "ann", '{"player":"ann"}', "event-1")])
+    await bus.publish_races([RaceUpdate(DAY, 2, "ann", '{"player":"ann"}', "event-2")])
+    assert got == [(DAY, 1, "event-1")]
+    assert await bus.race_entries(DAY, 2) == ['{"player":"ann"}']
+    bus.forget_races_before(DAY)
+    assert await bus.race_entries(DAY, 2) == ['{"player":"ann"}']  # that day is kept
+    bus.forget_races_before(date(2031, 5, 18))
+    assert await bus.race_entries(DAY, 2) == []
+
+
+async def test_a_players_latest_standing_replaces_the_last_and_none_takes_it_out() -> None:
+    bus = InProcessBus()
+    await bus.publish_races(
+        [
+            RaceUpdate(DAY, 1, "ann", "ann-1", "e1"),
+            RaceUpdate(DAY, 1, "bob", "bob-1", "e2"),
+            RaceUpdate(DAY, 1, "ann", "ann-2", "e3"),
+        ]
+    )
+    assert sorted(await bus.race_entries(DAY, 1)) == ["ann-2", "bob-1"]
+    await bus.publish_races([RaceUpdate(DAY, 1, "bob", None, "e4")])
+    assert await bus.race_entries(DAY, 1) == ["ann-2"]
+    await bus.publish_races([RaceUpdate(DAY, 4, "cy", None, "e5")])  # nobody to take out
+    assert await bus.race_entries(DAY, 4) == []
+
+
+async def test_a_race_left_delivers_nothing_more_but_keeps_its_standings() -> None:
+    bus = InProcessBus()
+    got: list[str] = []
+    bus.set_race_handler(lambda day, suits, frame: got.append(frame))
+    await bus.join_race(DAY, 1)
+    await bus.publish_races(
+        [RaceUpdate(DAY, 1, "ann", "a", "in"), RaceUpdate(DAY, 1, "bob", "b", "in too")]
+    )
+    await bus.leave_race(DAY, 1)
+    await bus.publish_races([RaceUpdate(DAY, 1, "cy", "c", "out")])
+    assert got == ["in", "in too"]
+    assert sorted(await bus.race_entries(DAY, 1)) == ["a", "b", "c"]
+
+
+async def test_room_frames_reach_this_node_only_while_it_is_in_the_room() -> None:
+    bus = InProcessBus()
+    await bus.publish_room("ABCD", "before any handler")  # no receiver yet: dropped quietly
+    got: list[tuple[str, str]] = []
+    bus.set_room_handler(lambda code, frame: got.append((code, frame)))
+    await bus.publish_room("ABCD", "not joined")
+    await bus.join_room("ABCD")
+    await bus.publish_room("ABCD", "joined")
+    await bus.publish_room("WXYZ", "another room")
+    await bus.leave_room("ABCD")
+    await bus.publish_room("ABCD", "left")
+    assert got == [("ABCD", "joined")]
