@@ -64,8 +64,9 @@ def ordinal(place: int) -> str:
 
 def race_time(seconds: float) -> str:
     """A racer's time: ``1:05.2``."""
-    minutes, rest = divmod(seconds, 60)
-    return f"{int(minutes)}:{rest:04.1f}"
+    # rounded to tenths first, so 59.96 s reads 1:00.0, never 0:60.0
+    minutes, tenths = divmod(round(seconds * 10), 600)
+    return f"{minutes}:{tenths / 10:04.1f}"
 
 
 class RaceTable(OnlineTable):

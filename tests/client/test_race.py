@@ -22,7 +22,7 @@ from textual.widgets import Input, Static
 
 from client_cli.errors import ServerError
 from client_cli.main import main
-from client_cli.race_table import Phase, RaceTable, ordinal
+from client_cli.race_table import RaceTable, ordinal
 from client_cli.table import Table
 from client_cli.ui.race_app import RACE_PLACEHOLDER, ROOM_PLACEHOLDER, RaceApp, room_text
 from server.engine import Game
@@ -36,118 +36,14 @@ from server.protocol import (
     RaceRematch,
     RaceRoom,
     RaceStart,
-    RaceUpdate,
     RaceWatch,
     RoomEntry,
-    RoomView,
-    State,
 )
-from tests.support.client import CODE, ScriptedConnection, view_of
+from tests.support.client import CODE, ScriptedConnection, Ticks, race_state, room
 from tests.support.servers import server_process
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZE = (110, 36)
-
-
-def phase(table: RaceTable) -> Phase:
-    """The table's phase, read afresh (a message received changes it)."""
-    return table.phase
-
-
-def room(
-    state: str = "open", revision: int = 1, racers: tuple[str, ...] = ("ann",), **extra: Any
-) -> RoomView:
-    return RoomView(
-        code="KXR4M-7M2PQ",
-        state=state,
-        owner="ann",
-        suits=4,
-        public=False,
-        capacity=10,
-        allow_bots=False,
-        countdown=10.0,
-        time_limit=900.0,
-        racers=[RoomEntry(player=name) for name in racers],
-        revision=revision,
-        **extra,
-    )
-
-
-def race_state(seq: int = 0) -> State:
-    view = view_of(Game.from_code(CODE), seq).model_copy(update={"race": "KXR4M-7M2PQ"})
-    return State(state=view)
-
-
-class Ticks:
-    """A monotonic clock the test moves."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-async def test_the_table_follows_the_room_to_the_race_and_its_results() -> None:
-    connection = ScriptedConnection([RaceRoom(id=1, room=room())])
-    ticks = Ticks()
-    table = RaceTable(connection, clock=ticks)  # type: ignore[arg-type]
-    notices: list[Any] = []
-    table.listener = notices.append
-    await table.open(RaceNew(type="race_new", suits=4))
-    assert table.phase == "room" and table.owner and table.game is None
-    table.receive(RaceRoom(event="joined", room=room(revision=2, racers=("ann", "bob"))))
-    assert set(table.standings) == {"ann", "bob"}
-    table.receive(
-        RaceRoom(event="countdown", room=room("countdown", 3, ("ann", "bob"), starts_in=10.0))
-    )
-    ticks.now += 4
-    assert table.countdown_left() == pytest.approx(6.0)
-    table.receive(RaceRoom(room=room("open", 2, ("ann",))))  # an older view: ignored
-    assert table.room is not None and table.room.revision == 3
-
-    table.receive(race_state())  # the reveal
-    assert phase(table) == "racing" and table.game is not None
-    assert table.race_room == "KXR4M-7M2PQ"
-    bob = RoomEntry(player="bob", moves=7, score=493, removed=1)
-    table.receive(RaceUpdate(code="KXR4M-7M2PQ", event="removed", entry=bob))
-    assert table.standings["bob"] == bob and table.race_log[-1] == "bob removed a run (1/4)"
-    assert [entry.player for entry in table.ordered()] == ["bob", "ann"]
-
-    winner = RoomEntry(player="bob", won=True, finished=True, elapsed=65.0, place=1)
-    second = RoomEntry(player="ann", moves=3, finished=True, resigned=True, place=2)
-    table.receive(
-        RaceRoom(
-            event="over",
-            room=room("over", 4, deal=CODE).model_copy(update={"racers": [winner, second]}),
-        )
-    )
-    assert table.phase == "over" and table.finished
-    assert notices[-1].text == (
-        "Race over: bob won in 1:05.0; you placed 2nd of 2. m rematch · q quit"
-    )
-
-    connection.replies.append(
-        RaceRoom(id=2, room=room(revision=1).model_copy(update={"code": "ASDFG"}))
-    )
-    again = await table.rematch()
-    assert isinstance(connection.requests[-1], RaceRematch)
-    assert again.code == "ASDFG" and table.phase == "room" and table.game is None
-    assert table.view is None and not table.finished
-
-
-async def test_the_view_of_the_reveal_keeps_the_racers_updates_that_overtook_it() -> None:
-    # the server pushes it once every racer has their game: a racer may have moved by then
-    connection = ScriptedConnection([RaceRoom(id=1, room=room("countdown", 2, ("ann", "bob")))])
-    table = RaceTable(connection)  # type: ignore[arg-type]
-    await table.open(RaceJoin(type="race_join", code="KXR4M-7M2PQ"))
-    table.receive(race_state())  # the reveal
-    ann = RoomEntry(player="ann", moves=1, score=499)
-    table.receive(RaceUpdate(code="KXR4M-7M2PQ", event="moved", entry=ann))
-    table.receive(RaceRoom(event="started", room=room("racing", 2, ("ann", "bob"), deal=CODE)))
-    assert table.room is not None and table.room.state == "racing"
-    assert table.standings == {"ann": ann, "bob": RoomEntry(player="bob")}
-    assert table.race_log[-1] == "go!"
 
 
 async def test_the_screen_shows_the_room_then_the_race_then_the_results() -> None:
@@ -482,23 +378,6 @@ def test_bot_modes_standings_count_moves_in_words() -> None:
     line = {"place": 1, "player": "robo", "bot": True, "won": False, "resigned": True}
     result = {"room": "QWERT", "state": "over", "standings": [{**line, "moves": 1}]}
     assert _standings_text(result).endswith("1st  BOT robo  resigned, 1 move")
-
-
-@pytest.mark.parametrize(
-    ("finished", "said"),
-    [(False, "Back in the race: your move."), (True, "Your game in this race is over")],
-)
-async def test_coming_back_to_a_race_under_way_is_no_reveal(finished: bool, said: str) -> None:
-    connection = ScriptedConnection([RaceRoom(id=1, room=room("racing", 4, ("ann", "bob")))])
-    table = RaceTable(connection)  # type: ignore[arg-type]
-    notices: list[Any] = []
-    table.listener = notices.append
-    await table.open(RaceJoin(type="race_join", code="QWERT"))
-    view = race_state().state.model_copy(update={"finished": finished})
-    table.receive(State(state=view))
-    assert table.phase == "racing"
-    assert notices[-1].text.startswith(said) and "Go!" not in notices[-1].text
-    assert table.opening_line().text.startswith(said)
 
 
 @pytest.mark.parametrize("state", ["racing", "over"])

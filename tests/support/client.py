@@ -1,11 +1,12 @@
-"""Stand-ins for the server in unit tests: game views and a scripted connection."""
+"""Stand-ins for the server in unit tests: game views, a scripted connection, race rooms
+and a clock moved by hand."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from server.engine import Game
-from server.protocol import GameView, Moved, PlayerInfo
+from server.protocol import GameView, Moved, PlayerInfo, RoomEntry, RoomView, State
 
 CODE = "SS1-S4-AAAAABD"  # legal at the start: 3-4; then 8-2, 8-3, 9-1, 9-4
 
@@ -77,3 +78,40 @@ class ScriptedConnection:
 
     async def close(self) -> None:
         pass
+
+
+# -- race rooms ------------------------------------------------------------------------
+
+
+def room(
+    state: str = "open", revision: int = 1, racers: tuple[str, ...] = ("ann",), **extra: Any
+) -> RoomView:
+    return RoomView(
+        code="KXR4M-7M2PQ",
+        state=state,
+        owner="ann",
+        suits=4,
+        public=False,
+        capacity=10,
+        allow_bots=False,
+        countdown=10.0,
+        time_limit=900.0,
+        racers=[RoomEntry(player=name) for name in racers],
+        revision=revision,
+        **extra,
+    )
+
+
+def race_state(seq: int = 0) -> State:
+    view = view_of(Game.from_code(CODE), seq).model_copy(update={"race": "KXR4M-7M2PQ"})
+    return State(state=view)
+
+
+class Ticks:
+    """A monotonic clock the test moves."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
