@@ -28,6 +28,7 @@ from server.protocol import (
     RaceUpdate,
     RaceWatch,
     RoomEntry,
+    RoomEventKind,
     RoomView,
     ServerMessage,
     State,
@@ -216,7 +217,7 @@ class RaceTable(OnlineTable):
             return Notice("info", "Your game in this race is over: the results come when it ends.")
         return Notice("info", "Back in the race: your move.")
 
-    def _take_room(self, room: RoomView, event: str | None) -> None:
+    def _take_room(self, room: RoomView, event: RoomEventKind | None) -> None:
         before = {entry.player for entry in self.room.racers} if self.room else set()
         known = self.room
         if known is not None and known.code == room.code and room.revision < known.revision:
@@ -259,7 +260,7 @@ class RaceTable(OnlineTable):
             line += " Press s to start the race."
         return line
 
-    def _room_line(self, room: RoomView, event: str | None) -> str | None:
+    def _room_line(self, room: RoomView, event: RoomEventKind | None) -> str | None:
         return {
             "joined": f"{len(room.racers)} in the room",
             "left": f"{len(room.racers)} in the room",

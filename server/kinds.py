@@ -22,6 +22,12 @@ MODES: Final[tuple[Mode, ...]] = get_args(Mode)
 Board = Literal["humans", "bots", "new"]
 BOARDS: Final[tuple[Board, ...]] = get_args(Board)
 
+
+def board_named(text: str) -> Board | None:
+    """The board called ``text`` (as a query names it), or None for no board."""
+    return next((board for board in BOARDS if board == text), None)
+
+
 #: What a race event tells the others of one racer.
 RaceEventKind = Literal["joined", "moved", "removed", "finished", "resigned", "left"]
 
@@ -61,4 +67,5 @@ __all__ = [
     "RoomEventKind",
     "RoomState",
     "SuitCount",
+    "board_named",
 ]

@@ -19,7 +19,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import date
-from typing import Any, get_args
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from pydantic import BaseModel
@@ -28,6 +28,7 @@ from websockets.http11 import Request, Response
 
 from server import web
 from server.engine import SUIT_COUNTS
+from server.kinds import BOARDS, board_named
 from server.play.errors import refusal_of
 from server.play.hub import Hub
 from server.protocol import HTTP_STATUS, PROTOCOL_VERSION, Board, ErrorCode, has_control
@@ -127,10 +128,10 @@ def _int(query: Query, name: str, default: int, choices: range | tuple[int, ...]
 
 
 def _board(query: Query) -> Board:
-    text = query.get("board", "humans")
-    if text not in get_args(Board):
-        raise BadQuery(f"board must be one of {list(get_args(Board))}")
-    return text  # type: ignore[return-value]  # checked against the Literal just above
+    board = board_named(query.get("board", "humans"))
+    if board is None:
+        raise BadQuery(f"board must be one of {list(BOARDS)}")
+    return board
 
 
 def _text(query: Query, name: str, *, required: bool, longest: int) -> str | None:

@@ -14,11 +14,12 @@ from typing import Final
 from pydantic import ValidationError
 
 from server.bus import Bus, BusError
-from server.protocol import RaceEventKind, RaceRoom, RaceUpdate, RoomEventKind, encode
+from server.protocol import RaceRoom, RaceUpdate, RoomEventKind, encode
 from server.store import RaceRecord
 
 from .clock import Clock
 from .games import PlayerGame
+from .race import WITHDRAWN, Announcement
 from .room_followers import RoomFollowers
 from .room_timers import RoomTimers, Times
 from .room_views import RoomViews
@@ -30,8 +31,6 @@ log = logging.getLogger(__name__)
 FAILURE_LOG_INTERVAL: Final = 10.0
 #: Room events waiting for a slow bus; past this many the oldest are dropped.
 MOST_WAITING: Final = 10_000
-#: A racer's events that go to their room (a daily's "withdrawn" does not).
-_UPDATES: Final = frozenset({"joined", "moved", "removed", "finished", "resigned", "left"})
 
 
 class RoomFanout:
@@ -69,10 +68,11 @@ class RoomFanout:
     async def publish_view(self, record: RaceRecord, event: RoomEventKind) -> None:
         self._send(record.code, encode(await self._views.reply(None, record, event)))
 
-    def announce(self, game: PlayerGame, event: RaceEventKind | str) -> None:
+    def announce(self, game: PlayerGame, event: Announcement) -> None:
         """A racer's game changed: tell the room soon, after what was told before (the race
-        feed calls this, with moves thinned out); never blocks."""
-        if game.race is None or event not in _UPDATES:
+        feed calls this, with moves thinned out); never blocks. A result withdrawn for
+        review is no event of a room: its racers see the result at the race's end."""
+        if game.race is None or event == WITHDRAWN:
             return
         frame = encode(RaceUpdate(code=game.race, event=event, entry=room_entry(game)))
         self._send(game.race, frame)

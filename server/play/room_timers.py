@@ -13,7 +13,7 @@ from typing import Any, Final, Literal
 
 from server.protocol import RoomState, RoomView
 from server.store import RaceRecord
-from server.store.races import EXPIRED, OPEN, OVER, STARTED
+from server.store.races import EXPIRED, OPEN, OVER, STARTED, RaceState
 
 from .clock import Clock, Timer
 from .race import Push
@@ -63,7 +63,7 @@ class RoomTasks:
             await asyncio.gather(*tasks, return_exceptions=True)
 
 
-_DATABASE_STATES: dict[RoomState, str] = {
+_DATABASE_STATES: Final[dict[RoomState, RaceState]] = {
     "open": OPEN,
     "countdown": STARTED,
     "racing": STARTED,
@@ -78,7 +78,7 @@ class Times:
     or from a view another node sent): what its timers follow."""
 
     revision: int
-    state: str  # as the database has it
+    state: RaceState  # as the database has it
     auto_start_at: datetime | None
     starts_at: datetime | None
     ends_at: datetime | None

@@ -22,12 +22,13 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any, Final, get_args
+from typing import Any, Final
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from websockets.http11 import Request, Response
 
 from server.engine import SUIT_COUNTS
+from server.kinds import BOARDS, board_named
 from server.protocol import Board, ErrorCode, RoomEntry
 
 from . import render
@@ -88,10 +89,10 @@ class Query:
         return int(text)
 
     def board(self) -> Board:
-        text = self.values.get("board", "humans")
-        if text not in get_args(Board):
-            raise _bad(f"board must be one of {list(get_args(Board))}")
-        return text  # type: ignore[return-value]  # checked against the Literal just above
+        board = board_named(self.values.get("board", "humans"))
+        if board is None:
+            raise _bad(f"board must be one of {list(BOARDS)}")
+        return board
 
     def number(self, name: str, default: int, choices: range) -> int:
         text = self.values.get(name)

@@ -31,6 +31,7 @@ from .records import (
     EntrantRecord,
     EntrantResult,
     RaceRecord,
+    RaceState,
     RoomOptions,
 )
 
@@ -45,6 +46,7 @@ __all__ = [
     "EntrantResult",
     "RaceRecord",
     "RaceRefused",
+    "RaceState",
     "RaceStore",
     "Refusal",
     "RoomOptions",

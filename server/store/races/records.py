@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Final, Literal
 
 from .errors import RaceRefused, Refusal
 
 #: A room's states in the database (the play layer splits ``started`` into countdown and
-#: racing by the clock).
-OPEN = "open"
-STARTED = "started"
-OVER = "over"
-EXPIRED = "expired"
+#: racing by the clock: :data:`server.kinds.RoomState`).
+RaceState = Literal["open", "started", "over", "expired"]
+OPEN: Final = "open"
+STARTED: Final = "started"
+OVER: Final = "over"
+EXPIRED: Final = "expired"
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class RaceRecord:
     allow_bots: bool
     countdown: float
     time_limit: float
-    state: str
+    state: RaceState
     revision: int
     created_at: datetime
     auto_start_at: datetime | None

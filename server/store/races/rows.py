@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -16,7 +16,7 @@ from server.store.models import GameRow, Player, Race, RaceEntrant, RaceLobby
 from server.store.records import PlayerRecord
 
 from .errors import RaceRefused, Refusal
-from .records import OPEN, EntrantRecord, RaceRecord, RoomOptions
+from .records import OPEN, EntrantRecord, RaceRecord, RaceState, RoomOptions
 
 _RACE_COLUMNS = (Race, Player.name)
 
@@ -187,7 +187,7 @@ async def read_rooms(session: AsyncSession, where: sa.ColumnElement[bool]) -> di
             allow_bots=room.allow_bots,
             countdown=room.countdown,
             time_limit=room.time_limit,
-            state=room.state,
+            state=cast(RaceState, room.state),  # the table's check constraint holds it to these
             revision=room.revision,
             created_at=room.created_at,
             auto_start_at=room.auto_start_at,
