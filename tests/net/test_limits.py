@@ -1,5 +1,6 @@
-"""Limits per client address and on the whole server: the limiters alone on a hand-moved
-monotonic clock, then through a real server (its gate on the same kind of clock).
+"""Limits per client address and on the whole server: the gate alone on a hand-moved
+monotonic clock, then through a real server (its gate on the same kind of clock). The
+limiters it is made of are tested in test_limiters, the listener in test_listen.
 
 Clients are told apart by ``X-Forwarded-For`` from a trusted proxy (the test itself, on
 127.0.0.1), so one machine plays many addresses."""
@@ -7,7 +8,6 @@ Clients are told apart by ``X-Forwarded-For`` from a trusted proxy (the test its
 from __future__ import annotations
 
 import asyncio
-import errno
 import json
 import logging
 import urllib.error
@@ -25,13 +25,6 @@ from server.net.limits import (
     Limits,
     networks,
 )
-from server.net.listen import (
-    ACCEPT_OUT_OF_RESOURCES,
-    SEND_FAILED,
-    AcceptErrors,
-    Listener,
-    SendFailures,
-)
 from tests.conftest import Backend
 from tests.support.servers import Client, quick_prover, server_settings, unique_name
 
@@ -46,7 +39,7 @@ class Ticker:
         return self.now
 
 
-# -- the limiters alone ----------------------------------------------------------------------
+# -- the gate alone ---------------------------------------------------------------------------
 
 
 def test_the_client_address_comes_from_x_forwarded_for_only_behind_a_trusted_proxy() -> None:
@@ -60,68 +53,6 @@ def test_the_client_address_comes_from_x_forwarded_for_only_behind_a_trusted_pro
     assert gate.client_address("127.0.0.1", ["not-an-address"]) == "127.0.0.1"
     assert gate.client_address("2001:db8:1:2:3:4:5:6") == "2001:db8:1:2::/64"
     assert gate.client_address("::ffff:192.0.2.1") == "192.0.2.1"
-
-
-def test_one_log_line_per_interval_however_many_accepts_fail() -> None:
-    clock = Ticker()
-    others: list[dict[str, Any]] = []
-    handler = AcceptErrors(60.0, monotonic=clock, previous=lambda loop, ctx: others.append(ctx))
-    loop = asyncio.new_event_loop()
-    try:
-        context = {"message": ACCEPT_OUT_OF_RESOURCES, "exception": OSError(errno.EMFILE, "x")}
-        for _ in range(140_699):  # the finding: that many in 30 s
-            clock.now += 30 / 140_699
-            handler(loop, context)
-        assert handler.lines == 1 and handler.total == 140_699
-        clock.now += 31
-        handler(loop, context)
-        assert handler.lines == 2 and handler.failures == 0
-        handler(loop, {"message": "something else"})
-        assert others == [{"message": "something else"}]
-    finally:
-        loop.close()
-
-
-def test_asyncio_send_failure_warnings_are_one_line_per_interval() -> None:
-    clock = Ticker()
-    failures = SendFailures(60.0, monotonic=clock)
-
-    def record(message: str) -> logging.LogRecord:
-        return logging.LogRecord("asyncio", logging.WARNING, __file__, 1, message, None, None)
-
-    passed = [failures.filter(record(SEND_FAILED)) for _ in range(37_444)]  # the finding
-    assert passed.count(True) == 1 and failures.total == 37_444
-    clock.now += 61
-    again = record(SEND_FAILED)
-    assert failures.filter(again)
-    assert "37444 such writes" in again.getMessage()  # the 37,443 held back, and this one
-    assert failures.filter(record("something else"))
-
-
-def test_after_running_out_of_descriptors_the_listener_rests_the_rest_of_the_burst() -> None:
-    class Exhausted(Listener):
-        calls = 0
-
-        def _accept(self) -> Any:
-            type(self).calls += 1
-            raise OSError(errno.EMFILE, "Too many open files")
-
-    clock = Ticker()
-    listener = Exhausted(2, monotonic=clock)  # AF_INET
-    try:
-        with pytest.raises(OSError) as first:
-            listener.accept()
-        assert first.value.errno == errno.EMFILE
-        for _ in range(99):  # the rest of asyncio's burst of 100: nothing tried, nothing logged
-            with pytest.raises(BlockingIOError):
-                listener.accept()
-        assert Exhausted.calls == 1
-        clock.now += 1.0  # asyncio tries again a second later: a real accept
-        with pytest.raises(OSError) as again:
-            listener.accept()
-        assert again.value.errno == errno.EMFILE and Exhausted.calls == 2
-    finally:
-        listener.close()
 
 
 # -- through a real server ---------------------------------------------------------------------

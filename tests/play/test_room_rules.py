@@ -1,4 +1,5 @@
-"""The rooms' small rules: codes, the standings order, a room's state by the clock.
+"""The rooms' small rules (server/play/room_rules.py): codes, the standings order, a room's
+state by the clock.
 (Rooms themselves are tested on real servers: tests/net/test_rooms.py.)"""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from server.play.errors import Refused
-from server.play.rooms import normal_code, room_code, room_state
+from server.play.room_rules import no_free_code, normal_code, room_code, room_state
 from server.protocol import ROOM_ALPHABET, ROOM_CODE_SYMBOLS, ErrorCode, RoomEntry
 from server.store import RaceRecord
 
@@ -79,3 +80,8 @@ def test_a_started_room_counts_down_until_its_reveal() -> None:
     assert room_state(replace(room, state="over"), T0) == "over"
     assert room_state(replace(room, state="open"), T0) == "open"
     assert room_state(replace(room, state="expired"), T0) == "expired"
+
+
+def test_no_free_code_is_a_refusal_to_try_again() -> None:
+    refused = no_free_code()
+    assert refused.code is ErrorCode.UNAVAILABLE and "try again" in refused.message
