@@ -16,7 +16,7 @@ from server.engine import Game as EngineGame
 from server.play.clock import ManualClock
 from server.play.games import replay
 from server.play.hub import Hub
-from server.store import LeaderboardEntry, Result, Store
+from server.store import InvalidRequest, LeaderboardEntry, Result, Store
 from server.store.models import ON_LEADERBOARD, GameRow
 from server.store.order import ResultKey
 from server.store.ranks import RedisRankCache
@@ -210,15 +210,15 @@ async def test_a_page_ending_exactly_at_the_last_row_has_no_next(store: Store) -
 
 
 @pytest.mark.parametrize("cursor", ["", "garbage!", "bm90IGEgY3Vyc29y", "MXwyfDN8", "é"])
-async def test_a_malformed_cursor_is_a_value_error(store: Store, cursor: str) -> None:
-    with pytest.raises(ValueError):
+async def test_a_malformed_cursor_is_an_invalid_request(store: Store, cursor: str) -> None:
+    with pytest.raises(InvalidRequest):
         await store.leaderboard_page(day=unique_day(), suits=1, limit=5, after=cursor)
 
 
 async def test_bad_limits_are_refused(store: Store) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidRequest):
         await store.leaderboard_page(day=unique_day(), suits=1, limit=0)
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidRequest):
         await store.rank_of(day=unique_day(), suits=1, player_id=1, around=-1)
 
 

@@ -19,14 +19,37 @@ AT = datetime(2026, 3, 1, 12, tzinfo=UTC)
 keys = st.builds(
     ResultKey,
     won=st.booleans(),
-    removed=st.integers(0, 4),
-    score=st.integers(-(2**31) + 1, 2**31 - 1),
-    elapsed=st.floats(min_value=0, max_value=1e9, allow_nan=False),
+    removed=st.integers(min_value=0, max_value=4),
+    score=st.integers(min_value=-(2**31) + 1, max_value=2**31 - 1),  # -score fits an int4 too
+    elapsed=st.floats(min_value=0, max_value=1e9, allow_nan=False, allow_infinity=False),
     finished_at=st.datetimes(
-        min_value=datetime(1970, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.just(UTC)
+        min_value=datetime(2000, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.just(UTC)
     ),
-    id=st.text(st.characters(codec="ascii", categories=["L", "N"]), min_size=1, max_size=12),
+    id=st.text(alphabet="0123456789abcdefABCDEF-_", min_size=1, max_size=64),
 )
+
+
+def _by_the_rules(key: ResultKey) -> tuple[object, ...]:
+    """The order as docs/protocol.md states it, written out here independently of ORDER."""
+    if key.won:
+        return (0, -key.score, key.elapsed, key.finished_at, key.id)
+    return (1, -key.removed, -key.score, key.elapsed, key.finished_at, key.id)
+
+
+def _win(key: ResultKey) -> ResultKey:
+    """A won game has removed all four runs."""
+    return dataclasses.replace(key, removed=4) if key.won else key
+
+
+@given(st.lists(keys.map(_win), min_size=2, max_size=20))
+def test_sort_keys_and_members_sort_like_the_stated_order(rows: list[ResultKey]) -> None:
+    expected = sorted(rows, key=_by_the_rules)
+    assert [_by_the_rules(k) for k in sorted(rows, key=ResultKey.sort_key)] == [
+        _by_the_rules(k) for k in expected
+    ]
+    assert [_by_the_rules(k) for k in sorted(rows, key=ResultKey.member)] == [
+        _by_the_rules(k) for k in expected
+    ]
 
 
 BASE = ResultKey(won=True, removed=4, score=800, elapsed=300.0, finished_at=AT, id="g")
@@ -48,6 +71,24 @@ def test_a_member_reads_back_as_its_key(result: ResultKey) -> None:
     assert ResultKey.from_member(result.member()) == result
 
 
+def test_wins_first_then_runs_removed_then_score() -> None:
+    def key(won: bool, removed: int, score: int, elapsed: float, name: str) -> ResultKey:
+        return ResultKey(won, removed, score, elapsed, AT, name)
+
+    rows = [
+        key(False, 3, 700, 10.0, "three-runs"),
+        key(True, 4, 800, 90.0, "slow-win"),
+        key(False, 1, 720, 5.0, "one-run-high-score"),
+        key(True, 4, 800, 60.0, "fast-win"),
+        key(False, 3, 750, 20.0, "three-runs-better"),
+        key(True, 4, 810, 300.0, "best-win"),
+    ]
+    order = ["best-win", "fast-win", "slow-win", "three-runs-better", "three-runs"]
+    order.append("one-run-high-score")
+    assert [k.id for k in sorted(rows, key=ResultKey.sort_key)] == order
+    assert [k.id for k in sorted(rows, key=ResultKey.member)] == order
+
+
 def test_each_term_orders_as_the_leaderboard_reads() -> None:
     better_first = [
         key(),  # a win, score 800
@@ -61,6 +102,10 @@ def test_each_term_orders_as_the_leaderboard_reads() -> None:
     shuffled = list(reversed(better_first))
     assert sorted(shuffled, key=ResultKey.sort_key) == better_first
     assert sorted(shuffled, key=ResultKey.member) == better_first
+
+
+def test_negative_zero_elapsed_is_zero() -> None:
+    assert key(elapsed=-0.0).member() == key(elapsed=0.0).member()
 
 
 def test_the_key_of_a_row_reads_its_attributes() -> None:

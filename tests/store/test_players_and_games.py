@@ -11,6 +11,7 @@ import pytest
 
 from server.store import (
     AttemptExists,
+    InvalidRequest,
     LogEntry,
     NameTaken,
     Result,
@@ -77,11 +78,11 @@ async def test_token_lookup_and_created_at_in_utc(store: Store) -> None:
 
 
 async def test_bad_player_input_is_refused(store: Store) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidRequest):
         await store.create_player(name="", token_hash="x", now=T0)
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidRequest):
         await store.create_player(name="x" * 65, token_hash="x", now=T0)
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidRequest):
         await store.create_player(name="naive", token_hash="y", now=T0.replace(tzinfo=None))
     assert await store.player_by_name("naive") is None
 
@@ -146,7 +147,7 @@ async def test_concurrent_daily_starts_create_one_attempt(store: Store) -> None:
 async def test_bad_game_input_is_refused(store: Store) -> None:
     player = await new_player(store)
     common: dict[str, Any] = {"code": "SS1-S1-AAAAAAB", "suits": 1, "started_at": T0}
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidRequest):
         await store.start_game(  # a mode the store does not keep: refused
             game_id="g-a",
             player_id=player.id,
@@ -154,9 +155,9 @@ async def test_bad_game_input_is_refused(store: Store) -> None:
             day=None,
             **common,
         )
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidRequest):
         await store.start_game(game_id="g-b", player_id=player.id, mode="daily", day=None, **common)
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidRequest):
         await store.start_game(
             game_id="g-c", player_id=player.id, mode="practice", day=unique_day(), **common
         )
@@ -259,7 +260,7 @@ async def test_a_result_that_cannot_be_ranked_is_refused(store: Store) -> None:
         {"score": 2**40, "elapsed": 1.0},
         {"finished_at": T0.replace(tzinfo=None)},
     ):
-        with pytest.raises(ValueError):
+        with pytest.raises(InvalidRequest):
             await finish(store, game, ["1-2"], RESIGNED.model_copy(update=bad))
     assert await store.get_game(game.id) == game  # nothing was written
     assert await store.last_seq(game.id) == 0

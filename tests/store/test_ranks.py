@@ -1,10 +1,9 @@
-"""The leaderboard order's encodings (members, cursors), the rank cache's warming, and both
-of its implementations."""
+"""Cursors and members round trip, the rank cache's warming, and both of its
+implementations (the order itself: test_order)."""
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
@@ -12,67 +11,14 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 import redis.asyncio as redis
 from hypothesis import given
-from hypothesis import strategies as st
 
 from server.store.leaderboard import decode_cursor, encode_cursor
 from server.store.order import ResultKey
 from server.store.ranks import COMPLETE, LocalRankCache, RankCache, RedisRankCache
 from tests.conftest import Backend
+from tests.store.test_order import keys
 
 MOMENT = datetime(2026, 1, 1, tzinfo=UTC)
-
-keys = st.builds(
-    ResultKey,
-    won=st.booleans(),
-    removed=st.integers(min_value=0, max_value=4),
-    score=st.integers(min_value=-(2**31) + 1, max_value=2**31 - 1),  # -score fits an int4 too
-    elapsed=st.floats(min_value=0, max_value=1e9, allow_nan=False, allow_infinity=False),
-    finished_at=st.datetimes(
-        min_value=datetime(2000, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.just(UTC)
-    ),
-    id=st.text(alphabet="0123456789abcdefABCDEF-_", min_size=1, max_size=64),
-)
-
-
-def _by_the_rules(key: ResultKey) -> tuple[object, ...]:
-    """The order as docs/protocol.md states it, written out here independently of ORDER."""
-    if key.won:
-        return (0, -key.score, key.elapsed, key.finished_at, key.id)
-    return (1, -key.removed, -key.score, key.elapsed, key.finished_at, key.id)
-
-
-def _win(key: ResultKey) -> ResultKey:
-    """A won game has removed all four runs."""
-    return dataclasses.replace(key, removed=4) if key.won else key
-
-
-@given(st.lists(keys.map(_win), min_size=2, max_size=20))
-def test_sort_keys_and_members_sort_like_the_stated_order(rows: list[ResultKey]) -> None:
-    expected = sorted(rows, key=_by_the_rules)
-    assert [_by_the_rules(k) for k in sorted(rows, key=ResultKey.sort_key)] == [
-        _by_the_rules(k) for k in expected
-    ]
-    assert [_by_the_rules(k) for k in sorted(rows, key=ResultKey.member)] == [
-        _by_the_rules(k) for k in expected
-    ]
-
-
-def test_wins_first_then_runs_removed_then_score() -> None:
-    def key(won: bool, removed: int, score: int, elapsed: float, name: str) -> ResultKey:
-        return ResultKey(won, removed, score, elapsed, MOMENT, name)
-
-    rows = [
-        key(False, 3, 700, 10.0, "three-runs"),
-        key(True, 4, 800, 90.0, "slow-win"),
-        key(False, 1, 720, 5.0, "one-run-high-score"),
-        key(True, 4, 800, 60.0, "fast-win"),
-        key(False, 3, 750, 20.0, "three-runs-better"),
-        key(True, 4, 810, 300.0, "best-win"),
-    ]
-    order = ["best-win", "fast-win", "slow-win", "three-runs-better", "three-runs"]
-    order.append("one-run-high-score")
-    assert [k.id for k in sorted(rows, key=ResultKey.sort_key)] == order
-    assert [k.id for k in sorted(rows, key=ResultKey.member)] == order
 
 
 @given(keys)
@@ -81,23 +27,6 @@ def test_cursors_and_members_round_trip(key: ResultKey) -> None:
     assert ResultKey.from_member(key.member()) == key
     assert len(encode_cursor(key)) <= 256  # the protocol's limit on a cursor
     assert key.member().endswith(key.id) and len(key.member()) == 56 + len(key.id)
-
-
-def test_negative_zero_elapsed_is_zero_and_bad_values_are_refused() -> None:
-    key = ResultKey(True, 4, 851, 0.0, MOMENT, "g")
-    assert dataclasses.replace(key, elapsed=-0.0).member() == key.member()
-    bad = [
-        *(dataclasses.replace(key, elapsed=e) for e in (-1.0, float("nan"), float("inf"))),
-        dataclasses.replace(key, score=2**31),
-        dataclasses.replace(key, id=""),
-        dataclasses.replace(key, finished_at=datetime(2026, 1, 1)),  # naive
-    ]
-    for wrong in bad:
-        with pytest.raises(ValueError):
-            wrong.member()
-    for text in ("", key.member()[:-1], key.member().upper(), "x" * 60):
-        with pytest.raises(ValueError):
-            ResultKey.from_member(text)
 
 
 @pytest.fixture
