@@ -1,4 +1,11 @@
-"""The bus interface."""
+"""The bus interface, and its errors.
+
+What the bus raises, under one root::
+
+    BusError
+    └── BusUnavailable   Redis did not answer or failed (raised from its own exception by
+                         the Redis bus's boundary): nothing was sent
+"""
 
 from __future__ import annotations
 
