@@ -158,7 +158,7 @@ def _rank_text(info: RankInfo) -> str:
     return f"{why}, {plural(info.total, 'result')}"
 
 
-def _no_rows(day: date, suits: int, board: str, today: date) -> str:
+def _no_rows(day: date, suits: int, board: Board, today: date) -> str:
     """Why a leaderboard is empty."""
     who = "no bot" if board == "bots" else "nobody"
     if day == today:
@@ -177,7 +177,7 @@ def _held_line(game: HistoryGame) -> str:
 
 
 async def _held_result(
-    connection: Connection, day: date, suits: int, board: str
+    connection: Connection, day: date, suits: int, board: Board
 ) -> HistoryGame | None:
     """The signed-in player's daily result of that day and suit count, if it is held for
     review (the leaderboard leaves it out; only its player is told)."""
@@ -207,7 +207,7 @@ def result_text(game: HistoryGame) -> str:
     return f"score {game.score}" + (f", {_standing(game)}" if _standing(game) else "")
 
 
-def _board_title(board: str) -> str:
+def _board_title(board: Board) -> str:
     return " · bots" if board == "bots" else " · new players" if board == "new" else ""
 
 

@@ -117,7 +117,7 @@ def _standing(rank: int | None, review: str | None) -> str:
     return f", rank {rank}" if rank is not None else ""
 
 
-def board_note(board: str | None, counts_from: date | None) -> str:
+def board_note(board: Board | None, counts_from: date | None) -> str:
     """Where a daily stands when it is not on the public board: the new players' board, and
     from which day the player's dailies count on the public one.
 
@@ -166,7 +166,7 @@ class Table:
         self.review: str | None = None
         #: The board the finished daily is on ("new": the new players'), and while it is the
         #: new players', the first day whose daily counts on the public board.
-        self.board: str | None = None
+        self.board: Board | None = None
         self.counts_from: date | None = None
         self.finished = False
         #: A finished game's ``finished`` (percentile, streak, share) and its day's figures.

@@ -9,11 +9,14 @@ import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, Literal, TypeVar
 
 log = logging.getLogger(__name__)
 
 Monotonic = Callable[[], float]
+#: What an offender is logged for: connections dropped at accept, connections that send
+#: nothing, messages sent on over a budget.
+Offence = Literal["accept", "silent", "budget"]
 #: Addresses remembered per table at most; past that the ones at rest, then the oldest, go.
 MAX_ADDRESSES = 100_000
 
@@ -144,10 +147,10 @@ class Offenders:
         self.interval = interval
         self._clock = monotonic
         self._limit = limit
-        self._next: dict[tuple[str, str], float] = {}
+        self._next: dict[tuple[Offence, str], float] = {}
         self.lines = 0
 
-    def offended(self, kind: str, address: str, message: str, *args: object) -> None:
+    def offended(self, kind: Offence, address: str, message: str, *args: object) -> None:
         """Log ``message % args`` (at WARNING) unless ``address`` was logged for ``kind``
         less than ``interval`` seconds ago."""
         now = self._clock()
