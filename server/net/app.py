@@ -37,7 +37,7 @@ from . import http
 from .connection import serve_connection
 from .gated import GatedConnection, connection_class
 from .health import Health
-from .limits import Gate, Limits, Monotonic, Refusal, parse_address
+from .limits import Gate, LimitRefusal, Limits, Monotonic, parse_address
 from .listen import (
     AcceptErrors,
     ConnectionLines,
@@ -74,7 +74,7 @@ class RunningServer:
         return f"http://{self.host}:{self.port}"
 
 
-def _limited(refusal: Refusal) -> Response:
+def _limited(refusal: LimitRefusal) -> Response:
     response = http.error_response(refusal.status, refusal.code, refusal.message)
     if refusal.retry_after is not None:
         response.headers["Retry-After"] = str(refusal.error().detail["retry_after"])  # type: ignore[index]

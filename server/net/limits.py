@@ -106,7 +106,7 @@ class Limits:
 
 
 @dataclass
-class Refusal:
+class LimitRefusal:
     """A request refused by a limit: the error code, a sentence, and when to try again."""
 
     code: ErrorCode
@@ -140,7 +140,7 @@ class FrameBudget:
         )
         self.refused_in_a_row = 0
 
-    def take(self) -> Refusal | None:
+    def take(self) -> LimitRefusal | None:
         """None: go on (counted); else the refusal (nothing counted)."""
         refused = self._gate.frame(self.address, self._bucket)
         if refused is None:
@@ -239,7 +239,7 @@ class Gate:
             for ex in self.limits.exempt
         )
 
-    def _refuse(self, refusal: Refusal) -> Refusal:
+    def _refuse(self, refusal: LimitRefusal) -> LimitRefusal:
         self._refuse_code(refusal.code)
         return refusal
 
@@ -310,12 +310,12 @@ class Gate:
                 self.limits.first_bytes,
             )
 
-    def admit(self, address: str) -> Refusal | None:
+    def admit(self, address: str) -> LimitRefusal | None:
         """Count a connection (websocket or HTTP) for ``address``, or refuse it. A connection
         admitted must be let go with :meth:`closed` and that address."""
         if self.total > self.limits.max_connections:
             return self._refuse(
-                Refusal(
+                LimitRefusal(
                     ErrorCode.TOO_MANY_CONNECTIONS,
                     "the server is full: try again in a little while",
                     retry_after=5.0,
@@ -325,7 +325,7 @@ class Gate:
         count = self.by_address.get(address, 0)
         if count >= self.limits.connections_per_address and not self.exempt(address):
             return self._refuse(
-                Refusal(
+                LimitRefusal(
                     ErrorCode.TOO_MANY_CONNECTIONS,
                     f"at most {self.limits.connections_per_address} connections from one "
                     "address: close one first",
@@ -336,14 +336,14 @@ class Gate:
 
     # -- per-address budgets -------------------------------------------------------------
 
-    def http_request(self, address: str) -> Refusal | None:
+    def http_request(self, address: str) -> LimitRefusal | None:
         if self.exempt(address):
             return None
         wait = self.http.take(address)
         if not wait:
             return None
         return self._refuse(
-            Refusal(
+            LimitRefusal(
                 ErrorCode.RATE_LIMITED,
                 f"too many requests: at most {self.limits.http_requests} every "
                 f"{self.limits.http_window:g} s from one address",
@@ -355,13 +355,13 @@ class Gate:
         """The budget of a connection from ``address`` (see :class:`FrameBudget`)."""
         return FrameBudget(self, address)
 
-    def frame(self, address: str, bucket: Bucket) -> Refusal | None:
+    def frame(self, address: str, bucket: Bucket) -> LimitRefusal | None:
         """One frame of a connection whose own budget is ``bucket``, from ``address``."""
         wait = bucket.take(self.connection_clock())
         if wait:
             limits = self.limits
             return self._refuse(
-                Refusal(
+                LimitRefusal(
                     ErrorCode.RATE_LIMITED,
                     f"too many messages: at most {limits.messages} every "
                     f"{limits.message_window:g} s",
@@ -373,7 +373,7 @@ class Gate:
             bucket.tokens = min(bucket.capacity, bucket.tokens + 1.0)  # not spent after all
         return refused
 
-    def handshake(self, address: str) -> Refusal | None:
+    def handshake(self, address: str) -> LimitRefusal | None:
         """A websocket handshake from ``address``: one message of the address's budget, so
         an address that has spent it cannot open connection after connection either."""
         if self.exempt(address):
@@ -382,7 +382,7 @@ class Gate:
         if not wait:
             return None
         return self._refuse(
-            Refusal(
+            LimitRefusal(
                 ErrorCode.RATE_LIMITED,
                 f"too many messages from your address: at most {self.limits.address_messages}"
                 f" every {self.limits.address_message_window:g} s",
@@ -400,20 +400,20 @@ class Gate:
             what,
         )
 
-    def read(self, address: str) -> Refusal | None:
+    def read(self, address: str) -> LimitRefusal | None:
         """A read that costs the database (a leaderboard, a rank, a history) over the
         websocket: it takes from the address's HTTP budget, as the same read over HTTP
         does."""
         return self.http_request(address)
 
-    def registration(self, address: str) -> Refusal | None:
+    def registration(self, address: str) -> LimitRefusal | None:
         if self.exempt(address):
             return None
         wait = self.registrations.take(address)
         if not wait:
             return None
         return self._refuse(
-            Refusal(
+            LimitRefusal(
                 ErrorCode.RATE_LIMITED,
                 f"too many new accounts from your address: at most {self.limits.registrations}"
                 f" every {self.limits.registration_window:g} s; try again in "
@@ -422,7 +422,7 @@ class Gate:
             )
         )
 
-    def sign_in(self, address: str) -> Refusal | None:
+    def sign_in(self, address: str) -> LimitRefusal | None:
         """Refused while the address is locked out for failed sign-ins (not even checked)."""
         if self.exempt(address):
             return None
@@ -430,7 +430,7 @@ class Gate:
         if not wait:
             return None
         return self._refuse(
-            Refusal(
+            LimitRefusal(
                 ErrorCode.RATE_LIMITED,
                 f"too many failed sign-ins from your address: try again in {_seconds(wait)} s",
                 retry_after=wait,
@@ -462,11 +462,11 @@ __all__ = [
     "Bucket",
     "FrameBudget",
     "Gate",
+    "LimitRefusal",
     "Limits",
     "Monotonic",
     "Offenders",
     "RateTable",
-    "Refusal",
     "networks",
     "parse_address",
 ]
