@@ -96,7 +96,7 @@ class Thresholds:
     top_rank: int = 10
     top_share: float = 0.0
     near_par: float = 0.1  # wins on 2 and 4 suits this close to par, as a share of par
-    min_loops: float = 0.04  # a padded line: its standing moves that went round in loops
+    min_loops: float = 0.035  # a padded line: its standing moves that went round in loops
     min_think_follow: float = 0.08  # how think times follow difficulty, across days
     follow_moves: int = 150  # ... counted from this many moves on
 
