@@ -16,7 +16,7 @@ import json
 import re
 from datetime import date
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NewType
 
 from pydantic import (
     BaseModel,
@@ -530,7 +530,7 @@ def moved_frame(
     removed: int,
     won: bool,
     legal: Placements | None = None,
-) -> str:
+) -> MovedFrame:
     """``encode(Moved(...))``, written out: the reply to every move, so the hot path.
 
     ``game`` and ``move`` come from the server (hex ids, move notation) and need no
@@ -544,7 +544,7 @@ def moved_frame(
     else:
         head = f'{{"type":"moved","id":{json.dumps(id, ensure_ascii=False)},'
     tail = "}" if legal is None else f',"legal":{json.dumps(legal, separators=(",", ":"))}}}'
-    return (
+    return MovedFrame(
         f'{head}"game":"{game}","seq":{seq},"move":"{move}",'
         f'"removed_run":{_JSON_BOOL[removed_run]},"moves":{moves},"score":{score},'
         f'"removed":{removed},"won":{_JSON_BOOL[won]}{tail}'
@@ -983,18 +983,33 @@ def encode(message: BaseModel) -> str:
     return message.model_dump_json(exclude_none=True)
 
 
+#: A ``moved`` reply encoded already (:func:`moved_frame`): the one reply made as text, as it
+#: answers every move. Only :func:`moved_frame` makes one.
+MovedFrame = NewType("MovedFrame", str)
+#: What a handler answers with: a message, encoded only at the socket (:func:`encode_reply`).
+Reply = ServerMessage | MovedFrame
+
+
+def encode_reply(reply: Reply) -> str:
+    """The frame of text for a reply."""
+    return reply if type(reply) is str else encode(reply)  # type: ignore[arg-type]
+
+
 __all__ = [
     "PROTOCOL_VERSION",
     "Board",
     "ClientMessage",
     "ErrorCode",
     "Mode",
+    "MovedFrame",
     "RaceEventKind",
+    "Reply",
     "RoomEventKind",
     "RoomState",
     "ServerMessage",
     "ValidationError",
     "encode",
+    "encode_reply",
     "has_control",
     "moved_frame",
     "parse_client_message",

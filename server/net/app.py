@@ -118,7 +118,7 @@ async def _process_request(
     if response.status_code >= 400 and not http.is_health_check(request):
         # a 503 from /healthz is the node's state (proving, the database down), which a
         # balancer polls for: not an error answered to anyone
-        metrics.error(response.body.decode(errors="replace"))
+        metrics.http_error(response.body.decode(errors="replace"))
     return response
 
 

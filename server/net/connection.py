@@ -1,6 +1,7 @@
 """One websocket connection: frames in, a session in the middle, frames out.
 
-Replies are sent in order by the task reading the connection, so a client that reads
+Handlers answer with typed replies (:data:`Reply`), encoded here, at the socket, and sent
+in order by the task reading the connection, so a client that reads
 slowly slows only its own answers. Pushed events (races, a new day) and replies alike are
 written at once while the client keeps up. Otherwise a reply waits for the client (the
 reading task with it), and pushed events wait in a small bounded queue with a sender task
@@ -21,13 +22,15 @@ from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 
 from server.play.hub import Hub
-from server.play.session import Session
+from server.play.session import Replies, Session
 from server.protocol import (
-    ClientMessage,
+    Auth,
     Error,
     ErrorCode,
     MessageId,
-    encode,
+    Register,
+    Reply,
+    encode_reply,
     has_control,
     parse_client_message,
 )
@@ -42,8 +45,6 @@ log = logging.getLogger(__name__)
 
 #: Pushed frames waiting for one client; more are dropped.
 PUSH_QUEUE: int = 64
-#: The messages that sign a connection in (limited per client address).
-_SIGN_IN = frozenset({"register", "auth"})
 #: Reads that cost the database: they share the address's budget of HTTP requests.
 _READS = frozenset({"leaderboard", "rank", "history"})
 
@@ -76,8 +77,9 @@ class Outbox:
         broadcast((self._websocket,), frame)
         return True
 
-    async def reply(self, frame: str) -> None:
+    async def reply(self, reply: Reply) -> None:
         """Send the answer to a message: at once, or once the client has caught up."""
+        frame = encode_reply(reply)
         if not self.write_now(frame):
             await self._websocket.send(frame)  # waits while the client is behind
 
@@ -172,9 +174,9 @@ _FAILURES = {
 }
 
 
-def failure(message_id: MessageId | None, code: ErrorCode) -> str:
+def failure(message_id: MessageId | None, code: ErrorCode) -> Error:
     """The reply to a message whose handling failed on the server's side."""
-    return encode(Error(id=message_id, code=code, message=_FAILURES[code]))
+    return Error(id=message_id, code=code, message=_FAILURES[code])
 
 
 async def close_draining(websocket: ServerConnection, code: int, reason: str) -> None:
@@ -190,20 +192,24 @@ async def close_draining(websocket: ServerConnection, code: int, reason: str) ->
 
 
 async def _signing_in(
-    gate: Gate, address: str, websocket: ServerConnection, session: Session, message: ClientMessage
-) -> list[str]:
+    gate: Gate,
+    address: str,
+    websocket: ServerConnection,
+    session: Session,
+    message: Register | Auth,
+) -> Replies:
     """``register`` and ``auth`` under the per-address limits: so many new accounts per
     window, and a growing back-off after failed sign-ins (the token is not even checked
     while the address is locked out)."""
     refused = gate.registration(address) if message.type == "register" else gate.sign_in(address)
     if refused is not None:
-        return [encode(refused.error(message.id))]
-    replies = await session.handle(message)
-    if session.player is not None:
+        return [refused.error(message.id)]
+    signed = await session.sign_in(message)
+    if signed.signed_in:
         gate.authenticated(websocket)
-    elif message.type == "auth" and session.token_refused:
+    elif signed.bad_token:
         gate.sign_in_failed(address)
-    return replies
+    return signed.replies
 
 
 async def serve_connection(
@@ -225,9 +231,7 @@ async def serve_connection(
                 closing = budget.overdrawn
                 error = over.error(None if closing else message_id_of(frame))
                 then = "; closing" if closing else "; slow down and send it again"
-                await outbox.reply(
-                    encode(error.model_copy(update={"message": error.message + then}))
-                )
+                await outbox.reply(error.model_copy(update={"message": error.message + then}))
                 if closing:
                     gate.overdrawn(address, "messages")
                     await close_draining(websocket, CLOSE_POLICY, "too many messages")
@@ -237,16 +241,17 @@ async def serve_connection(
             try:
                 message = parse_client_message(frame)
             except ValidationError as error:
-                refused = encode(refusal(frame, error))
+                refused = refusal(frame, error)
                 if metrics is not None:
                     metrics.error(refused)
                 await outbox.reply(refused)
                 continue
+            replies: Replies
             try:
-                if message.type in _SIGN_IN:
+                if type(message) is Register or type(message) is Auth:
                     replies = await _signing_in(gate, address, websocket, session, message)
                 elif message.type in _READS and (limited := gate.read(address)) is not None:
-                    replies = [encode(limited.error(message.id))]
+                    replies = [limited.error(message.id)]
                 else:
                     replies = await session.handle(message)
             except Exception:  # what no table knows: a bug

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -27,6 +27,8 @@ from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, M
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
+
+from server.protocol import Error, Reply
 
 if TYPE_CHECKING:
     from server.play.hub import Hub
@@ -135,15 +137,20 @@ class Metrics:
 
         store.log.on_commit = observe
 
-    def handled(self, message_type: str, seconds: float, replies: list[str]) -> None:
+    def handled(self, message_type: str, seconds: float, replies: Sequence[Reply]) -> None:
         """One message answered: count it, time it, and count its error replies."""
         self.message_times.observe(message_type, seconds)
         for reply in replies:
-            if reply.startswith('{"type":"error"'):
+            if type(reply) is Error:
                 self.error(reply)
 
-    def error(self, frame: str) -> None:
-        found = _ERROR_CODE.search(frame)
+    def error(self, error: Error) -> None:
+        self.errors.labels(error.code).inc()
+
+    def http_error(self, body: str) -> None:
+        """An HTTP answer over 400: its body is made (and encoded) by the page or the
+        handler that refused, so its code is read back from the text."""
+        found = _ERROR_CODE.search(body)
         self.errors.labels(found.group(1) if found else "unknown").inc()
 
     def refused(self, code: str) -> None:

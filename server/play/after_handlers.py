@@ -9,16 +9,16 @@ from typing import TYPE_CHECKING, Any
 from server.protocol import (
     DayStatsRequest,
     ReplayRequest,
+    Reply,
     Reported,
     ReportRequest,
     ReviewRequest,
-    ServerMessage,
 )
 
 if TYPE_CHECKING:
     from .session import Session
 
-Replies = list[ServerMessage | str]
+Replies = list[Reply]
 
 
 async def day_stats(session: Session, message: DayStatsRequest) -> Replies:

@@ -115,7 +115,7 @@ class DayTicker:
                 logged = await self._store.load_game(game_id)
                 if logged is None:
                     continue
-                game = PlayerGame.from_log(logged)
+                game = PlayerGame.from_log(logged, self._store)
             async with game.lock:
                 try:
                     closed = await self.close_daily(game)
@@ -132,10 +132,8 @@ class DayTicker:
         for _ in range(2):
             if game.finished or game.ends_at is None:
                 return False
-            before = game.seq
-            game.end(now=game.ends_at)
             try:
-                await self._live.commit(game, before, at=game.ends_at)
+                await game.play("close", game.ends_at)
             except StaleGame:  # played on, or closed, elsewhere: the log has it
                 await self._live.refresh(game)
                 continue

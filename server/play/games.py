@@ -5,12 +5,13 @@ accepted actions in the log's notation (moves with explicit counts, ``undo``, ``
 and an end: ``won`` or ``resign``), whose length is the game's ``seq``, and the replies to
 the last few client message ids, so a resent action is answered again, never applied twice.
 
-An action is applied here first, then made durable by the action log; should the log fail,
-:meth:`PlayerGame.rollback` puts the game back as it was::
+An action takes one road, :meth:`PlayerGame.play`: the engine applies it in memory, the
+action log (the writer the game was made with) commits it with others, and what happened
+comes back as an :class:`Outcome`, from which the session builds its reply. Should the log
+fail, the game is put back as it was before the action and the error raised::
 
-    before = game.seq
-    game.move(move)
-    await log.append(game.entries_since(before, at_ms=now_ms))   # StoreUnavailable: rollback
+    outcome = await game.play(Move.from_text("3-7"), now, message_id=7, request="3-7")
+    outcome.applied, outcome.removed_run, outcome.ended    # ('3-7x1', False, False)
 """
 
 from __future__ import annotations
@@ -20,12 +21,23 @@ import json
 import sys
 from collections.abc import Sequence
 from datetime import date, datetime
-from typing import Final, NamedTuple
+from typing import Final, Literal, NamedTuple, Protocol
 
 from server.engine import Game, GameCode, Move
 from server.kinds import Mode
-from server.protocol import GameView, MessageId, moved_frame
-from server.store import CLOSED, END_ACTIONS, RESIGN, WON, GameLog, LogEntry, Result
+from server.protocol import GameView, MessageId, Reply
+from server.store import (
+    CLOSED,
+    END_ACTIONS,
+    RESIGN,
+    WON,
+    GameLog,
+    LogEntry,
+    Result,
+    StaleGame,
+    StoreUnavailable,
+)
+from server.store.ranks import BoardKey
 
 from .clock import day_end
 
@@ -36,15 +48,67 @@ UNDO: Final = "undo"
 RESTART: Final = "restart"
 
 
+class Auto(NamedTuple):
+    """The auto move: the group of ``cards`` cards (None: the longest that moves) at the
+    foot of ``column`` (from 0) to where it fits best."""
+
+    column: int
+    cards: int | None
+
+
+#: What :meth:`PlayerGame.play` takes: a move, the auto move, or a word; ``close`` ends a
+#: game as it stands (its day or its race's time is over), ``resign`` gives it up.
+Action = Move | Auto | Literal["undo", "restart", "resign", "close"]
+#: What an action was, as an :class:`Outcome` tells it (an auto move is a ``move``).
+ActionKind = Literal["move", "undo", "restart", "resign", "close"]
+
+
+class Outcome(NamedTuple):
+    """What one action did to a game, once committed: everything its reply, the race and
+    the endings need, so that none of them reads the engine."""
+
+    kind: ActionKind
+    game: str
+    #: The action's seq (a winning move's: the end logged after it is the next).
+    seq: int
+    #: The action as logged: a move with its count explicit, ``undo``, ``restart``, or the
+    #: end (``resign``, ``closed``).
+    applied: str
+    #: The move completed a run, which left the table.
+    removed_run: bool
+    moves: int
+    score: int
+    removed: int
+    won: bool
+    #: The game's result, when this action ended the game (a winning move, a resignation,
+    #: a close); else None.
+    result: Result | None
+
+    @property
+    def ended(self) -> bool:
+        return self.result is not None
+
+
+class GameWriter(Protocol):
+    """Where a game's actions go to be durable (the store's action log)."""
+
+    async def append(
+        self,
+        entries: Sequence[LogEntry],
+        result: Result | None = None,
+        *,
+        ranked_on: BoardKey | None = None,
+    ) -> None: ...
+
+
 class Remembered(NamedTuple):
     """What a client message id asked for, and how to answer it again if it is resent."""
 
     what: str
-    #: The encoded replies; none: answer with the game's state now (a reply rebuilt from
-    #: the log, where only moves' replies can be made again exactly).
-    frames: tuple[str, ...]
-    #: Add the ``finished`` message (rebuilt from the log: the move that won the game).
-    add_finished: bool = False
+    #: The replies given; none: answer from ``outcome`` (a move's, rebuilt from the log), or
+    #: else with the game's state now (the log keeps no more of other actions).
+    replies: tuple[Reply, ...]
+    outcome: Outcome | None = None
 
 
 _PARSED: dict[str, Move] = {}
@@ -107,6 +171,7 @@ class PlayerGame:
         "replies",
         "result",
         "started_at",
+        "writer",
     )
 
     def __init__(
@@ -119,6 +184,7 @@ class PlayerGame:
         code: str,
         day: date | None,
         started_at: datetime,
+        writer: GameWriter,
         bot: bool = False,
     ) -> None:
         self.id = id
@@ -132,6 +198,8 @@ class PlayerGame:
         #: The player is a declared bot: the game is on the bots' board and marked in races.
         self.bot = bot
         self.started_at = started_at
+        #: Commits each action (the store's action log): see :meth:`play`.
+        self.writer = writer
         #: A race game: its room's code (server/play/rooms.py sets it).
         self.race: str | None = None
         #: Every accepted action, in log notation: ``seq`` is its length.
@@ -145,8 +213,9 @@ class PlayerGame:
         self.lock = asyncio.Lock()
 
     @classmethod
-    def from_log(cls, logged: GameLog) -> PlayerGame:
-        """The game as its log leaves it (on any node, after any crash)."""
+    def from_log(cls, logged: GameLog, writer: GameWriter) -> PlayerGame:
+        """The game as its log leaves it (on any node, after any crash), its further
+        actions committed through ``writer``."""
         record = logged.game
         game = cls(
             id=record.id,
@@ -156,6 +225,7 @@ class PlayerGame:
             code=record.code,
             day=record.day,
             started_at=record.started_at,
+            writer=writer,
             bot=record.bot,
         )
         game.reload(logged)
@@ -178,18 +248,15 @@ class PlayerGame:
             if entry.action in END_ACTIONS or entry.action in (UNDO, RESTART):
                 self.remember(message_id, entry.request, ())
                 continue
-            frame = moved_frame(
-                id=message_id,
-                game=self.id,
-                seq=entry.seq,
-                move=entry.action,
-                removed_run=engine.removed_count > removed_before,
-                moves=engine.moves,
-                score=engine.score,
-                removed=engine.removed_count,
-                won=engine.is_won,
+            # a move: its reply is made again from what it did (a win is the game's last)
+            outcome = self._outcome(
+                "move",
+                entry.seq,
+                entry.action,
+                removed_before,
+                self.result if engine.is_won else None,
             )
-            self.remember(message_id, entry.request, (frame,), add_finished=engine.is_won)
+            self.remember(message_id, entry.request, (), outcome)
 
     @property
     def seq(self) -> int:
@@ -214,10 +281,77 @@ class PlayerGame:
         """Whether the game was closed at its day's end (neither won nor resigned)."""
         return self.result is not None and self.actions[-1:] == [CLOSED]
 
-    # -- actions: each is applied in memory and bumps seq ---------------------------------
+    # -- actions: each is applied in memory and bumps seq, then committed ----------------
+
+    async def play(
+        self,
+        action: Action,
+        at: datetime,
+        *,
+        message_id: MessageId | None = None,
+        request: str | None = None,
+    ) -> Outcome:
+        """Apply ``action`` as of the server's time ``at``, commit it through the writer
+        (with the client's ``message_id`` and ``request`` text, so a resend is known after a
+        crash), and return what it did. A winning move ends the game.
+
+        The engine's refusal (:class:`IllegalMoveError`) changes nothing; a failed commit
+        (:class:`StoreUnavailable`, or :class:`StaleGame`: the log moved on elsewhere) puts
+        the game back as it was, then is raised. Call with :attr:`lock` held.
+        """
+        engine = self.engine
+        before = self.seq
+        removed_before = engine.removed_count
+        finished_before = self.result is not None
+        kind: ActionKind
+        if isinstance(action, Move):
+            kind, applied = "move", self.move(action)
+        elif isinstance(action, Auto):
+            kind, applied = "move", self.auto(action.column, action.cards)
+        elif action == "undo":
+            self.undo()
+            kind, applied = "undo", UNDO
+        elif action == "restart":
+            self.restart()
+            kind, applied = "restart", RESTART
+        else:  # an end: resign, or close as it stands
+            self.end(now=at, resigned=action == "resign")
+            kind, applied = action, self.actions[-1]
+        if kind == "move" and engine.is_won:
+            self.end(now=at)
+        result = None if finished_before else self.result
+        entries = self.entries_since(
+            before, at_ms=int(at.timestamp() * 1000), message_id=message_id, request=request
+        )
+        # a bot's daily is ranked at once; a human's once its fair-play screening passes it
+        board = (self.day, engine.suits, True, False) if self.day is not None and self.bot else None
+        try:
+            await self.writer.append(entries, result, ranked_on=board)
+        except (StoreUnavailable, StaleGame):
+            self.rollback(before)
+            raise
+        return self._outcome(kind, before + 1, applied, removed_before, result)
+
+    def _outcome(
+        self, kind: ActionKind, seq: int, applied: str, removed_before: int, result: Result | None
+    ) -> Outcome:
+        engine = self.engine
+        removed = engine.removed_count
+        return Outcome(
+            kind,
+            self.id,
+            seq,
+            applied,
+            removed > removed_before,
+            engine.moves,
+            engine.score,
+            removed,
+            engine.is_won,
+            result,
+        )
 
     def move(self, move: Move) -> str:
-        """Play a move; return it as logged (count explicit)."""
+        """Play a move in memory only (:meth:`play` commits it); return it as logged."""
         # interned: a game's action list holds the same few hundred texts many times over
         played = sys.intern(self.engine.push(move).text())
         self.actions.append(played)
@@ -306,15 +440,14 @@ class PlayerGame:
         self,
         message_id: MessageId | None,
         what: str,
-        replies: Sequence[str],
-        *,
-        add_finished: bool = False,
+        replies: Sequence[Reply],
+        outcome: Outcome | None = None,
     ) -> None:
         if message_id is None:
             return
         remembered = self.replies
         remembered.pop(message_id, None)  # a reused id moves to the newest place
-        remembered[message_id] = Remembered(what, tuple(replies), add_finished)
+        remembered[message_id] = Remembered(what, tuple(replies), outcome)
         if len(remembered) > REPLAY_MEMORY:  # dicts keep insertion order: drop the oldest
             del remembered[next(iter(remembered))]
 

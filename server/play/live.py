@@ -4,16 +4,13 @@ A game is loaded from the database when a session first takes it up, shared by e
 session of this node that holds it, and dropped when the last one lets go. Nothing is
 written here: the action log has every accepted action already. A copy held here can fall
 behind (the player went on through another node); opening it again checks the log's newest
-seq and reloads, and an append from a stale copy fails in the log (``StaleGame``) and
-:meth:`LiveGames.refresh` brings it up to date.
+seq and reloads, and an action played on a stale copy fails in the log (``StaleGame``, see
+:meth:`PlayerGame.play`) and :meth:`LiveGames.refresh` brings it up to date.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from server.protocol import MessageId
-from server.store import PlayStore, StaleGame, StoreError, StoreUnavailable
+from server.store import PlayStore, StoreError
 
 from .games import PlayerGame
 
@@ -63,30 +60,7 @@ class LiveGames:
         logged = await self._store.load_game(game_id)
         if logged is None or logged.game.player_id != player_id:
             return None
-        return self.hold(PlayerGame.from_log(logged))
-
-    async def commit(
-        self,
-        game: PlayerGame,
-        before: int,
-        *,
-        at: datetime,
-        message_id: MessageId | None = None,
-        request: str | None = None,
-    ) -> None:
-        """Make the game's actions after ``before`` durable (its result too, if one of them
-        ended it). On failure, :class:`StoreUnavailable` or :class:`StaleGame` (the log moved
-        on elsewhere), the game is put back as it was at ``before`` first."""
-        entries = game.entries_since(
-            before, at_ms=int(at.timestamp() * 1000), message_id=message_id, request=request
-        )
-        # a bot's daily is ranked at once; a human's once its fair-play screening passes it
-        board = (game.day, game.suits, True, False) if game.day is not None and game.bot else None
-        try:
-            await self._store.append(entries, game.result, ranked_on=board)
-        except (StoreUnavailable, StaleGame):
-            game.rollback(before)
-            raise
+        return self.hold(PlayerGame.from_log(logged, self._store))
 
     async def caught_up(self, game: PlayerGame) -> bool:
         """Whether the log had moved past this copy (then it is reloaded): asked when the

@@ -41,7 +41,7 @@ class RacerGames:
         if game is not None:
             return game
         logged = await self._store.load_game(game_id)
-        return None if logged is None else PlayerGame.from_log(logged)
+        return None if logged is None else PlayerGame.from_log(logged, self._store)
 
     async def attach(self, game: PlayerGame) -> None:
         """Mark a game taken up by id as its race's, if it is one; refuse it before its
@@ -72,10 +72,8 @@ class RacerGames:
             for _ in range(2):
                 if game.finished:
                     return True
-                before = game.seq
-                game.end(now=at)
                 try:
-                    await self._live.commit(game, before, at=at)
+                    await game.play("close", at)
                 except StaleGame:  # played on, or stopped, elsewhere: the log has it
                     await self._live.refresh(game)
                 except StoreUnavailable as error:

@@ -22,6 +22,7 @@ from server.protocol import (
     RaceRematch,
     RaceStart,
     RaceWatch,
+    Reply,
     ServerMessage,
     encode,
 )
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Replies = list[ServerMessage | str]
+Replies = list[Reply]
 
 
 async def _enter(session: Session, record: RaceRecord) -> list[ServerMessage]:

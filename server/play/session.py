@@ -1,24 +1,28 @@
 """One connection's conversation, with no socket: a parsed message in, replies out::
 
     session = Session(hub, push=outbox.push)
-    frames = await session.handle(parse_client_message('{"type": "ping", "id": 1}'))
-    # ['{"type":"pong","id":1,"server_time":"..."}']
+    replies = await session.handle(parse_client_message('{"type": "ping", "id": 1}'))
+    # [Pong(type='pong', id=1, server_time='...')]: the network layer encodes them
 
 Events the player did not ask for (race events, a new day) go through ``push``, which
 takes encoded frames and must not block: the network layer queues them or drops them.
 
-An action runs down one path: the session applies it to the player's game in memory, the
-store's action log commits it (with others, in one transaction), and only then is it
-answered. Should the log fail, the game is put back and the action refused ``unavailable``;
-should another node have moved the game on, it is reloaded and the player told.
+An action (a move, the auto move, undo, restart, resign) runs down one road. The session
+checks that it may be taken (signed in, a game, not a resend, the day not over) and hands
+it to the game: :meth:`PlayerGame.play` applies it with the engine, commits it through the
+action log (with others, in one transaction) and returns an :class:`Outcome`. Only then
+does :meth:`Session._answer` turn the outcome into the reply (``moved``, or the state), tell
+the race or the endings, and remember the reply for a resend. Should the log fail, the game
+is put back and the action refused ``unavailable``; should another node have moved the game
+on, it is reloaded and the action tried once more.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import date, datetime
-from typing import Any
+from datetime import date
+from typing import Any, NamedTuple
 
 from server.engine import IllegalMoveError
 from server.protocol import (
@@ -28,6 +32,7 @@ from server.protocol import (
     AutoMove,
     ClientMessage,
     DailyRequest,
+    Error,
     ErrorCode,
     Hello,
     HistoryRequest,
@@ -35,49 +40,54 @@ from server.protocol import (
     MessageId,
     MoveRequest,
     Ping,
+    Placements,
     PlayerInfo,
     Pong,
     RaceRequest,
     RankRequest,
     Register,
     Registered,
+    Reply,
     Resign,
     Restart,
     Resume,
-    ServerMessage,
     Start,
     State,
     TargetList,
     Targets,
     Undo,
     Welcome,
-    encode,
     moved_frame,
 )
 from server.store import PlayerRecord, StaleGame, StoreUnavailable
 
 from .after_handlers import AFTER_HANDLERS
 from .errors import DayOver, Refused, refusal_of
-from .games import PlayerGame, Remembered, parse_move
+from .games import Action, Auto, Outcome, PlayerGame, Remembered, parse_move
 from .hub import Hub
 from .race import Push
 from .room_handlers import ROOM_HANDLERS
 
 log = logging.getLogger(__name__)
 
-#: What a handler returns: messages, or frames already encoded (remembered replies).
-Replies = list[ServerMessage | str]
+#: What a handler returns: messages (``moved`` encoded already), encoded at the socket.
+Replies = list[Reply]
 
 
-#: Plays one action on a game in memory and commits it, as of the server's time given (the
-#: instant its day's end was checked against); returns the reply frames.
-Play = Callable[[PlayerGame, datetime], Awaitable[list[str]]]
+class SignIn(NamedTuple):
+    """How a ``register`` or ``auth`` went, for the network layer's per-address limits."""
+
+    replies: Replies
+    #: The connection has an account now.
+    signed_in: bool
+    #: The token named no account: the address's sign-in back-off counts it.
+    bad_token: bool
 
 
 class Session:
     """The state of one connection: who is playing, which game, which races it follows."""
 
-    __slots__ = ("_rooms", "game", "hub", "legal", "player", "push", "token_refused")
+    __slots__ = ("_rooms", "game", "hub", "legal", "player", "push")
 
     def __init__(self, hub: Hub, push: Push) -> None:
         self.hub = hub
@@ -86,26 +96,32 @@ class Session:
         self.game: PlayerGame | None = None
         #: ``hello`` asked for placement help with each state and move (a browser's board).
         self.legal = False
-        #: The last ``auth`` named no account (its token is wrong): the address's sign-in
-        #: back-off counts it.
-        self.token_refused = False
         self._rooms: set[tuple[date, int]] = set()
         hub.days.listen(push)
 
-    async def handle(self, message: ClientMessage) -> list[str]:
-        """Answer one message with encoded frames; refusals become ``error`` replies."""
+    async def handle(self, message: ClientMessage) -> Replies:
+        """Answer one message; refusals become ``error`` replies."""
         try:
             if type(message) is MoveRequest:  # most messages: straight to the move
                 return await self._move(message)
-            replies = await _HANDLERS[message.type](self, message)
+            return await _HANDLERS[message.type](self, message)
         except Exception as error:
-            refused = refusal_of(error)
-            if refused is None:
-                raise  # a bug: the network layer logs it and answers "internal"
-            if refused.code is ErrorCode.UNAVAILABLE:
-                log.warning("%s refused: %s", message.type, error)
-            return [encode(refused.reply(message.id))]
-        return [reply if isinstance(reply, str) else encode(reply) for reply in replies]
+            return [_refusal(message, error)]
+
+    async def sign_in(self, message: Register | Auth) -> SignIn:
+        """Answer ``register`` or ``auth``, saying how it went."""
+        try:
+            if type(message) is Auth:
+                replies = await self._auth(message)
+            else:
+                assert type(message) is Register
+                replies = await self._register(message)
+        except Refused as refused:
+            bad_token = refused.code is ErrorCode.BAD_TOKEN
+            return SignIn([_refusal(message, refused)], self.player is not None, bad_token)
+        except Exception as error:
+            return SignIn([_refusal(message, error)], self.player is not None, False)
+        return SignIn(replies, self.player is not None, False)
 
     async def close(self) -> None:
         """The connection is gone: let go of the game and the races."""
@@ -169,7 +185,7 @@ class Session:
             view = view.model_copy(update={"legal": _placements(game)})
         return State(id=message_id, state=view)
 
-    async def _act(self, message_id: MessageId | None, what: str, play: Play) -> list[str]:
+    async def _act(self, message_id: MessageId | None, what: str, action: Action) -> Replies:
         """Run one action on the session's game, one action of a game at a time.
 
         A resend of an action already taken is answered again. An action on a daily whose
@@ -190,20 +206,68 @@ class Session:
                     return await self._day_over(message_id, game)
                 _not_over(game)
                 try:
-                    return await play(game, now)
+                    outcome = await game.play(action, now, message_id=message_id, request=what)
                 except IllegalMoveError as error:
                     if last_try or not await self.hub.live.caught_up(game):
                         raise Refused.illegal(error) from None
+                    continue
                 except StaleGame:
                     await self.hub.live.refresh(game)
+                    continue
+                except StoreUnavailable:
+                    raise Refused(
+                        ErrorCode.UNAVAILABLE,
+                        "the game could not be saved just now: send it again with the same id "
+                        "(an action that was saved after all is answered again, never played "
+                        "twice)",
+                    ) from None
+                return await self._answer(message_id, what, game, outcome)
             refused = Refused(
                 ErrorCode.STALE_GAME,
                 "this game is being played on elsewhere at the same time; here is where it "
                 "stands now",
             )
-            return [encode(refused.reply(message_id)), encode(await self._state(None, game))]
+            return [refused.reply(message_id), await self._state(None, game)]
 
-    async def _day_over(self, message_id: MessageId | None, game: PlayerGame) -> list[str]:
+    async def _answer(
+        self, message_id: MessageId | None, what: str, game: PlayerGame, outcome: Outcome
+    ) -> Replies:
+        """The one place an action's outcome becomes its reply (``moved`` for a move, else
+        the whole state; ``finished`` after it when it ended the game), is told to the
+        endings or the race, and is remembered for a resend."""
+        if outcome.ended:
+            await self.hub.endings.screen(game)
+        else:
+            self.hub.feed.tell(game, "removed" if outcome.removed_run else "moved")
+        replies: Replies = [
+            self._moved(message_id, outcome, _placements(game) if self.legal else None)
+            if outcome.kind == "move"
+            else await self._state(message_id, game)
+        ]
+        if outcome.ended:
+            replies.append(await self.hub.endings.finished_message(game))
+        game.remember(message_id, what, replies)
+        return replies
+
+    @staticmethod
+    def _moved(
+        message_id: MessageId | None, outcome: Outcome, legal: Placements | None
+    ) -> Reply:
+        """A move's reply, from its outcome (and the placement help, when asked for)."""
+        return moved_frame(
+            id=message_id,
+            game=outcome.game,
+            seq=outcome.seq,
+            move=outcome.applied,
+            removed_run=outcome.removed_run,
+            moves=outcome.moves,
+            score=outcome.score,
+            removed=outcome.removed,
+            won=outcome.won,
+            legal=legal,
+        )
+
+    async def _day_over(self, message_id: MessageId | None, game: PlayerGame) -> Replies:
         """Refuse an action on a daily whose day is over, closing the game first if nothing
         has yet (as it stood at the day's end); the game's state follows the refusal."""
         if await self.hub.days.close_daily(game):  # StoreUnavailable: refused, nothing changed
@@ -215,40 +279,25 @@ class Session:
             )
         )
         assert refused is not None
-        return [encode(refused.reply(message_id)), encode(await self._state(None, game))]
-
-    async def _commit(
-        self,
-        game: PlayerGame,
-        before: int,
-        message_id: MessageId | None,
-        what: str,
-        now: datetime,
-    ) -> None:
-        """Make the game's actions after ``before`` durable; until this returns, nothing of
-        them is answered. On failure the game is put back as it was at ``before``, and
-        :class:`StaleGame` (the log moved on elsewhere) is raised for :meth:`_act`."""
-        try:
-            await self.hub.live.commit(game, before, at=now, message_id=message_id, request=what)
-        except StoreUnavailable:
-            raise Refused(
-                ErrorCode.UNAVAILABLE,
-                "the game could not be saved just now: send it again with the same id (an "
-                "action that was saved after all is answered again, never played twice)",
-            ) from None
+        return [refused.reply(message_id), await self._state(None, game)]
 
     async def _again(
         self, message_id: MessageId | None, game: PlayerGame, again: Remembered
-    ) -> list[str]:
+    ) -> Replies:
         """The answer to a resent action: the replies given then, or as near as the log
-        can rebuild them (a state reply is the game's state now)."""
-        replies = list(again.frames)
-        if not replies:
-            replies.append(encode(await self._state(message_id, game)))
-            if game.finished:
-                replies.append(encode(await self.hub.endings.finished_message(game)))
-        elif again.add_finished:
-            replies.append(encode(await self.hub.endings.finished_message(game)))
+        can rebuild them (a move's from what it did; another's is the game's state now)."""
+        replies: Replies = list(again.replies)
+        if replies:
+            return replies
+        outcome = again.outcome
+        if outcome is not None:
+            replies.append(self._moved(message_id, outcome, None))
+            finished = outcome.won
+        else:
+            replies.append(await self._state(message_id, game))
+            finished = game.finished
+        if finished:
+            replies.append(await self.hub.endings.finished_message(game))
         return replies
 
     # -- connection and accounts -------------------------------------------------------
@@ -276,12 +325,7 @@ class Session:
         return [Registered(id=message.id, player=self._info(), token=token)]
 
     async def _auth(self, message: Auth) -> Replies:
-        self.token_refused = False
-        try:
-            player = await self.hub.accounts.authenticate(message.token)
-        except Refused as refused:
-            self.token_refused = refused.code is ErrorCode.BAD_TOKEN
-            raise
+        player = await self.hub.accounts.authenticate(message.token)
         if self.player is not None and self.player.id != player.id:
             raise Refused(
                 ErrorCode.ALREADY_AUTHENTICATED, f"already signed in as {self.player.name}"
@@ -324,111 +368,23 @@ class Session:
             self.hub.feed.tell(game, "joined")
         return replies
 
-    async def _move(self, message: MoveRequest) -> list[str]:
+    async def _move(self, message: MoveRequest) -> Replies:
         self._current()
         move = parse_move(message.move)  # InvalidMoveError: refused "bad-move"
-
-        def push(game: PlayerGame) -> str:
-            return game.move(move)
-
-        return await self._act(
-            message.id,
-            message.move,
-            lambda game, now: self._play(game, now, message.id, message.move, push),
-        )
+        return await self._act(message.id, message.move, move)
 
     async def _auto(self, message: AutoMove) -> Replies:
         what = f"auto {message.column} {message.count}"
-
-        def auto(game: PlayerGame) -> str:
-            return game.auto(message.column - 1, message.count)
-
-        return list(
-            await self._act(
-                message.id, what, lambda game, now: self._play(game, now, message.id, what, auto)
-            )
-        )
-
-    async def _play(
-        self,
-        game: PlayerGame,
-        now: datetime,
-        message_id: MessageId | None,
-        what: str,
-        apply: Callable[[PlayerGame], str],
-    ) -> list[str]:
-        """Play a move (or the auto move), commit it, answer ``moved`` (and ``finished``
-        after a win)."""
-        engine = game.engine
-        before = game.seq
-        removed_before = engine.removed_count
-        played = apply(game)  # raises IllegalMoveError, changing nothing
-        removed_run = engine.removed_count > removed_before
-        frames = [
-            moved_frame(
-                id=message_id,
-                game=game.id,
-                seq=game.seq,
-                move=played,
-                removed_run=removed_run,
-                moves=engine.moves,
-                score=engine.score,
-                removed=engine.removed_count,
-                won=engine.is_won,
-                legal=_placements(game) if self.legal else None,
-            )
-        ]
-        if engine.is_won:
-            game.end(resigned=False, now=now)
-        await self._commit(game, before, message_id, what, now)
-        if game.finished:
-            await self.hub.endings.screen(game)
-            frames.append(encode(await self.hub.endings.finished_message(game)))
-        else:
-            self.hub.feed.tell(game, "removed" if removed_run else "moved")
-        game.remember(message_id, what, frames)
-        return frames
+        return await self._act(message.id, what, Auto(message.column - 1, message.count))
 
     async def _undo(self, message: Undo) -> Replies:
-        async def undo(game: PlayerGame, now: datetime) -> list[str]:
-            before = game.seq
-            game.undo()  # raises IllegalMoveError, changing nothing
-            return await self._changed(message.id, "undo", game, before, now)
-
-        return list(await self._act(message.id, "undo", undo))
+        return await self._act(message.id, "undo", "undo")
 
     async def _restart(self, message: Restart) -> Replies:
-        async def restart(game: PlayerGame, now: datetime) -> list[str]:
-            before = game.seq
-            game.restart()
-            return await self._changed(message.id, "restart", game, before, now)
-
-        return list(await self._act(message.id, "restart", restart))
-
-    async def _changed(
-        self, message_id: MessageId | None, what: str, game: PlayerGame, before: int, now: datetime
-    ) -> list[str]:
-        """Commit an undo or restart and answer with the whole state."""
-        await self._commit(game, before, message_id, what, now)
-        replies = [encode(await self._state(message_id, game))]
-        game.remember(message_id, what, replies)
-        self.hub.feed.tell(game, "moved")
-        return replies
+        return await self._act(message.id, "restart", "restart")
 
     async def _resign(self, message: Resign) -> Replies:
-        async def resign(game: PlayerGame, now: datetime) -> list[str]:
-            before = game.seq
-            game.end(resigned=True, now=now)
-            await self._commit(game, before, message.id, "resign", now)
-            await self.hub.endings.screen(game)
-            replies = [
-                encode(await self._state(message.id, game)),
-                encode(await self.hub.endings.finished_message(game)),
-            ]
-            game.remember(message.id, "resign", replies)
-            return replies
-
-        return list(await self._act(message.id, "resign", resign))
+        return await self._act(message.id, "resign", "resign")
 
     async def _targets(self, message: Targets) -> Replies:
         game = self._playing()
@@ -493,12 +449,23 @@ class Session:
         return [Pong(id=message.id, server_time=self.hub.now().isoformat())]
 
 
-def _placements(game: PlayerGame) -> list[list[list[int]]]:
+def _placements(game: PlayerGame) -> Placements:
     """The engine's placement help, columns numbered from 1 as players number them."""
     return [
         [[target + 1 for target in targets] for targets in groups]
         for groups in game.engine.placements()
     ]
+
+
+def _refusal(message: ClientMessage, error: Exception) -> Error:
+    """The ``error`` reply refusing ``message``; raises ``error`` again if it is a bug (the
+    network layer logs it and answers ``internal``)."""
+    refused = refusal_of(error)
+    if refused is None:
+        raise error
+    if refused.code is ErrorCode.UNAVAILABLE:
+        log.warning("%s refused: %s", message.type, error)
+    return refused.reply(message.id)
 
 
 def _not_over(game: PlayerGame) -> None:

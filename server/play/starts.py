@@ -86,7 +86,8 @@ class GameStarts:
             day=None,
             started_at=now,
         )
-        return self._live.hold(PlayerGame.from_log(GameLog(record, [])))  # a log of nothing yet
+        # a log of nothing yet
+        return self._live.hold(PlayerGame.from_log(GameLog(record, []), self._store))
 
     async def resume(self, player: PlayerRecord, game_id: str) -> PlayerGame:
         """A game of ``player`` by id, as its action log has it, held for a session."""

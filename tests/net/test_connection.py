@@ -14,7 +14,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from server.net.connection import PUSH_QUEUE, Outbox, refusal
 from server.net.limits import Bucket
 from server.play.clock import ManualClock
-from server.protocol import ErrorCode, parse_client_message
+from server.protocol import ErrorCode, MovedFrame, parse_client_message
 
 
 class Transport:
@@ -72,7 +72,7 @@ async def test_a_push_behind_queued_ones_waits_its_turn() -> None:
 async def test_a_reply_to_a_client_that_is_behind_waits_for_it() -> None:
     socket = StuckSocket()
     outbox = Outbox(socket)  # type: ignore[arg-type]
-    replying = asyncio.create_task(outbox.reply("answer"))
+    replying = asyncio.create_task(outbox.reply(MovedFrame("answer")))
     await asyncio.sleep(0)
     assert socket.started == 1 and not replying.done()  # the reading task waits with it
     socket.unstuck.set()

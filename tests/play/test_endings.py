@@ -12,8 +12,7 @@ async def resigned_daily(
 ) -> PlayerGame:
     player, _ = await hub.accounts.register(name, bot=bot)
     game = await hub.games.daily(player, 1)
-    game.end(resigned=True, now=clock.now())
-    await hub.live.commit(game, 0, at=clock.now())
+    await game.play("resign", clock.now())
     return game
 
 
@@ -43,8 +42,7 @@ async def test_a_human_daily_is_held_until_screened_then_ranked(
 async def test_practice_games_are_never_under_review(hub: Hub, clock: ManualClock) -> None:
     player, _ = await hub.accounts.register("pia")
     game = await hub.games.practice(player, None, 1)
-    game.end(resigned=True, now=clock.now())
-    await hub.live.commit(game, 0, at=clock.now())
+    await game.play("resign", clock.now())
     finished = await hub.endings.finished_message(game)
     assert not await hub.endings.under_review(game)
     assert finished.rank is None and finished.par is None and finished.review is None

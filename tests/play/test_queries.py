@@ -36,8 +36,7 @@ async def test_leaderboard_rank_and_history_of_bot_results(hub: Hub, clock: Manu
         player, _ = await hub.accounts.register(name, bot=True)
         game = await hub.games.daily(player, 1)
         clock.advance(seconds=10)
-        game.end(resigned=True, now=clock.now())
-        await hub.live.commit(game, 0, at=clock.now())
+        await game.play("resign", clock.now())
     first = await hub.queries.leaderboard(day=None, suits=1, limit=2, after=None, board="bots")
     assert first.total == 3 and len(first.rows) == 2 and first.next is not None
     rest = await hub.queries.leaderboard(day=None, suits=1, limit=2, after=first.next, board="bots")

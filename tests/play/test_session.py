@@ -19,11 +19,14 @@ from server.play.hub import Hub
 from server.play.race import AROUND_ROWS, FOLLOWS_PER_ACCOUNT, TOP_ROWS
 from server.play.session import _HANDLERS, Session
 from server.protocol import (
+    Auth,
     ClientMessage,
     ErrorCode,
     Moved,
+    Pong,
     ValidationError,
     encode,
+    encode_reply,
     moved_frame,
     parse_client_message,
 )
@@ -66,7 +69,7 @@ class Talk:
 
     async def __call__(self, **message: Any) -> list[dict[str, Any]]:
         replies = await self.session.handle(parse_client_message(json.dumps(message)))
-        return [json.loads(reply) for reply in replies]
+        return [json.loads(encode_reply(reply)) for reply in replies]
 
     async def one(self, **message: Any) -> dict[str, Any]:
         (reply,) = await self(**message)
@@ -115,19 +118,19 @@ async def test_a_wrong_token_is_refused(hub: Hub) -> None:
     assert reply["code"] == ErrorCode.BAD_TOKEN
 
 
-async def test_the_session_tells_whether_its_last_auth_named_no_account(hub: Hub) -> None:
+async def test_a_sign_in_says_whether_it_signed_in_or_named_no_account(hub: Hub) -> None:
     registered = await Talk(hub).one(type="register", name="Alice")
     bob = await signed_in(hub, "Bob")
-    talk = Talk(hub)
-    assert talk.session.token_refused is False
-    await talk.one(type="auth", token="nope")
-    assert talk.session.token_refused is True
-    await talk.one(type="auth", token=registered["token"])
-    assert talk.session.token_refused is False and talk.session.player is not None
+    session = Talk(hub).session
+    wrong = await session.sign_in(Auth(type="auth", token="nope"))
+    assert (wrong.signed_in, wrong.bad_token) == (False, True)
+    assert wrong.replies[0].code == ErrorCode.BAD_TOKEN  # type: ignore[union-attr]
+    right = await session.sign_in(Auth(type="auth", token=registered["token"]))
+    assert (right.signed_in, right.bad_token) == (True, False) and session.player is not None
     # refused for another reason than the token: no failed sign-in
-    refused = await bob.one(type="auth", token=registered["token"])
-    assert refused["code"] == ErrorCode.ALREADY_AUTHENTICATED
-    assert bob.session.token_refused is False
+    other = await bob.session.sign_in(Auth(type="auth", id=3, token=registered["token"]))
+    assert (other.signed_in, other.bad_token) == (True, False)
+    assert encode_reply(other.replies[0]).startswith('{"type":"error","id":3')
 
 
 @pytest.mark.parametrize(
@@ -508,13 +511,13 @@ def test_the_written_out_moved_frame_is_the_model_encoding(
 def test_a_game_remembers_the_replies_to_its_last_eight_ids() -> None:
     game = PlayerGame(
         id="g", player_id=1, player_name="p", mode="practice", code="SS1-S1-AAAAAAA",
-        day=None, started_at=datetime(2026, 1, 1, tzinfo=UTC),
+        day=None, started_at=datetime(2026, 1, 1, tzinfo=UTC), writer=FakeStore(),
     )  # fmt: skip
     for n in range(REPLAY_MEMORY + 2):
-        game.remember(n, "1-2", [f"reply {n}"])
+        game.remember(n, "1-2", [Pong(id=n, server_time=f"reply {n}")])
     assert game.answered(0, "1-2") is None and game.answered(1, "1-2") is None
     remembered = game.answered(2, "1-2")
-    assert remembered is not None and remembered.frames == ("reply 2",)
+    assert remembered is not None and remembered.replies == (Pong(id=2, server_time="reply 2"),)
     assert game.answered(None, "1-2") is None
     assert game.answered(2, "3-4") is None  # the same id asking for another move
     assert len(game.replies) == REPLAY_MEMORY == 8

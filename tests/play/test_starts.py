@@ -19,13 +19,10 @@ async def test_one_daily_attempt_a_day_resumed_while_under_way(
     player, _ = await hub.accounts.register("amy")
     game = await hub.games.daily(player, 2)
     assert game.day == utc_day(clock.now()) and game.suits == 2 and game.mode == "daily"
-    game.move(parse_move(first_legal(game.code)))
-    await hub.live.commit(game, 0, at=clock.now())
+    await game.play(parse_move(first_legal(game.code)), clock.now())
     again = await hub.games.daily(player, 2)
     assert again is game and again.seq == 1  # the same attempt, held once more
-    before = game.seq
-    game.end(resigned=True, now=clock.now())
-    await hub.live.commit(game, before, at=clock.now())
+    await game.play("resign", clock.now())
     with pytest.raises(Refused) as played:
         await hub.games.daily(player, 2)
     assert played.value.code is ErrorCode.ALREADY_PLAYED

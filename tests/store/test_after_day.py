@@ -84,12 +84,10 @@ async def play_daily(
 ) -> PlayerGame:
     """``player``'s daily of the clock's day: a few moves, then resigned and screened."""
     game = await hub.games.daily(player, suits)
-    before = game.seq
     for left in range(moves, 0, -1):
-        game.move(a_move_with(game.engine, more=left - 1))
+        await game.play(a_move_with(game.engine, more=left - 1), clock.now())
     clock.advance(seconds=30)
-    game.end(resigned=True, now=clock.now())
-    await hub.live.commit(game, before, at=clock.now())
+    await game.play("resign", clock.now())
     await hub.endings.screen(game)
     return game
 
@@ -207,8 +205,7 @@ async def test_replays_are_the_owners_until_the_day_closes_then_everyones_unless
     cheat = await new_player(store)
     day_clock.advance(days=-1)
     held = await hub.games.daily(cheat, 2)
-    held.end(resigned=True, now=day_clock.now())
-    await hub.live.commit(held, 0, at=day_clock.now())
+    await held.play("resign", day_clock.now())
     await store.record_screening(
         game_id=held.id, held=True, reasons=["too fast"], evidence={}, at=day_clock.now()
     )
@@ -275,15 +272,12 @@ async def test_review_of_a_won_game_follows_the_solvers_line_to_zero(
     # the solver's own line, as a review's first position finds it
     found = solve(EngineGame.from_code(WON_CODE), max_nodes=POSITION_NODES)
     line = [move.text() for move in found.moves]
-    before = game.seq
-    # a detour first (a move and its undo), then the solver's line
-    game.move(next(game.engine.legal_moves()))
-    game.undo()
+    # a detour first (a move and its undo), then the solver's line: its last move wins
+    await game.play(next(game.engine.legal_moves()), hub.now())
+    await game.play("undo", hub.now())
     for text in line:
-        game.move(Move.from_text(text))
-    assert game.engine.is_won
-    game.end(resigned=False, now=hub.now())
-    await hub.live.commit(game, before, at=hub.now())
+        outcome = await game.play(Move.from_text(text), hub.now())
+    assert game.engine.is_won and outcome.ended
     record = await store.get_game(game.id)
     assert record is not None and record.won
     review = await hub.reviews.review(player, record)
@@ -311,8 +305,7 @@ async def test_review_of_a_lost_game_and_one_review_in_flight_per_account(
     par = await hub.after.review_par(record)
     assert par == 40
     other = await hub.games.practice(player, WON_CODE, 1)
-    other.end(resigned=True, now=hub.now())
-    await hub.live.commit(other, 0, at=hub.now())
+    await other.play("resign", hub.now())
     other_record = await store.get_game(other.id)
     assert other_record is not None
     first = asyncio.ensure_future(hub.reviews.review(player, record, par=par))
