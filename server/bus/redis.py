@@ -122,7 +122,8 @@ class RedisBus(Bus):
         pubsub = self._pubsub
         if pubsub is None:
             # the reader subscribes to every joined room when it (re)connects: wait for it,
-            # so that events published after this returns are not missed
+            # so that events published after this returns are not missed (in real time, as
+            # are the reader's back-offs below: they wait on a socket to Redis)
             self._changed.set()
             try:
                 await asyncio.wait_for(self._ready.wait(), _JOIN_WAIT)

@@ -25,7 +25,7 @@ from typing import Final, Literal, NamedTuple, Protocol
 
 from server.engine import Game, GameCode, Move
 from server.kinds import Mode
-from server.protocol import GameView, MessageId, Reply
+from server.protocol import GameView, MessageId, Placements, Reply
 from server.store import (
     CLOSED,
     END_ACTIONS,
@@ -452,6 +452,18 @@ class PlayerGame:
             del remembered[next(iter(remembered))]
 
     # -- views -------------------------------------------------------------------
+
+    def placements(self) -> Placements:
+        """The engine's placement help, columns numbered from 1 as players number them."""
+        return [
+            [[target + 1 for target in targets] for targets in groups]
+            for groups in self.engine.placements()
+        ]
+
+    def targets(self, column: int, count: int | None) -> list[int]:
+        """The columns (from 1) the group of ``count`` cards at the foot of ``column`` (from
+        1) may go to; raises :class:`IllegalMoveError` when that group cannot move."""
+        return [target + 1 for target in self.engine.targets(column - 1, count)]
 
     def elapsed(self, now: datetime) -> float:
         if self.result is not None:

@@ -182,7 +182,7 @@ class Session:
     async def _state(self, message_id: MessageId | None, game: PlayerGame) -> State:
         view = game.view(self.hub.now(), await self.hub.endings.par(game))
         if self.legal and not game.finished:
-            view = view.model_copy(update={"legal": _placements(game)})
+            view = view.model_copy(update={"legal": game.placements()})
         return State(id=message_id, state=view)
 
     async def _act(self, message_id: MessageId | None, what: str, action: Action) -> Replies:
@@ -240,7 +240,7 @@ class Session:
         else:
             self.hub.feed.tell(game, "removed" if outcome.removed_run else "moved")
         replies: Replies = [
-            self._moved(message_id, outcome, _placements(game) if self.legal else None)
+            self._moved(message_id, outcome, game.placements() if self.legal else None)
             if outcome.kind == "move"
             else await self._state(message_id, game)
         ]
@@ -250,9 +250,7 @@ class Session:
         return replies
 
     @staticmethod
-    def _moved(
-        message_id: MessageId | None, outcome: Outcome, legal: Placements | None
-    ) -> Reply:
+    def _moved(message_id: MessageId | None, outcome: Outcome, legal: Placements | None) -> Reply:
         """A move's reply, from its outcome (and the placement help, when asked for)."""
         return moved_frame(
             id=message_id,
@@ -389,16 +387,11 @@ class Session:
     async def _targets(self, message: Targets) -> Replies:
         game = self._playing()
         try:
-            columns = game.engine.targets(message.column - 1, message.count)
+            columns = game.targets(message.column, message.count)
         except IllegalMoveError as error:
             raise Refused.illegal(error) from None
         return [
-            TargetList(
-                id=message.id,
-                column=message.column,
-                count=message.count,
-                columns=[c + 1 for c in columns],
-            )
+            TargetList(id=message.id, column=message.column, count=message.count, columns=columns)
         ]
 
     # -- the daily, races and leaderboards -----------------------------------------------
@@ -447,14 +440,6 @@ class Session:
 
     async def _ping(self, message: Ping) -> Replies:
         return [Pong(id=message.id, server_time=self.hub.now().isoformat())]
-
-
-def _placements(game: PlayerGame) -> Placements:
-    """The engine's placement help, columns numbered from 1 as players number them."""
-    return [
-        [[target + 1 for target in targets] for targets in groups]
-        for groups in game.engine.placements()
-    ]
 
 
 def _refusal(message: ClientMessage, error: Exception) -> Error:

@@ -59,6 +59,25 @@ class LogWriter(Protocol):
     async def close(self) -> None: ...
 
 
+class Waits(Protocol):
+    """The time the group commit's window is measured on (the server's ``Clock`` fits)."""
+
+    def monotonic(self) -> float: ...
+
+    async def sleep(self, delay: float) -> None: ...
+
+
+class RealTime:
+    """The window in real time, as the server runs it: it groups real writes, whatever day
+    a test's clock shows."""
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    async def sleep(self, delay: float) -> None:
+        await asyncio.sleep(delay)
+
+
 @dataclass(frozen=True, slots=True)
 class GameEnd:
     """A game's result, written to its ``games`` row with its last log entry."""
@@ -77,9 +96,12 @@ class _Append:
 class ActionLog:
     """The group committer in front of a :class:`LogWriter`."""
 
-    def __init__(self, writer: LogWriter, *, window: float = DEFAULT_WINDOW) -> None:
+    def __init__(
+        self, writer: LogWriter, *, window: float = DEFAULT_WINDOW, clock: Waits | None = None
+    ) -> None:
         self._writer = writer
         self._window = window
+        self._clock = clock or RealTime()
         self._pending: list[_Append] = []
         self._first_at = 0.0
         self._wake = asyncio.Event()
@@ -102,7 +124,7 @@ class ActionLog:
             raise StoreUnavailable("the action log is closed")
         loop = asyncio.get_running_loop()
         if not self._pending:
-            self._first_at = loop.time()
+            self._first_at = self._clock.monotonic()
         end = None if result is None else GameEnd(entries[0].game_id, result)
         done: asyncio.Future[None] = loop.create_future()
         self._pending.append(_Append(entries, end, done))
@@ -120,7 +142,6 @@ class ActionLog:
         await self._writer.close()
 
     async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
         while True:
             if not self._pending:
                 if self._closed:
@@ -129,11 +150,10 @@ class ActionLog:
                 await self._wake.wait()
                 continue
             # The oldest pending action waits out the window (it may have waited already,
-            # behind the previous commit); actions that arrive meanwhile join the batch. The
-            # window is real time, not the game's clock: it groups real writes.
-            wait = self._first_at + self._window - loop.time()
+            # behind the previous commit); actions that arrive meanwhile join the batch.
+            wait = self._first_at + self._window - self._clock.monotonic()
             if wait > 0 and not self._closed:
-                await asyncio.sleep(wait)
+                await self._clock.sleep(wait)
             batch, self._pending = self._pending, []
             try:
                 await self._commit(batch)

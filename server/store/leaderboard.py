@@ -201,7 +201,7 @@ class Leaderboard:
         it clears to this one (a cache in Redis is shared, and the review adds it there)."""
         if not isinstance(self.ranks, LocalRankCache):
             return
-        now = time.monotonic()
+        now = time.monotonic()  # real time: it spaces out queries to the database
         if now - self._reviews_checked < REVIEW_CHECK_SECONDS:
             return
         self._reviews_checked = now

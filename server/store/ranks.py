@@ -175,7 +175,8 @@ class RedisRankCache(RankCache):
                 if await self._redis.get(lock) == token.encode():
                     await self._redis.delete(lock)
             return
-        # Another warmer holds the lock: wait for its marker.
+        # Another warmer holds the lock: wait for its marker (in real time: it is written
+        # by another process, through Redis).
         deadline = asyncio.get_running_loop().time() + self._warm_wait
         while asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.02)

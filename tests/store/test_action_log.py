@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from server.play.clock import ManualClock
 from server.store import ActionLog, GameEnd, LogEntry, StaleGame, StoreUnavailable
 
 
@@ -17,7 +18,8 @@ class RecordingWriter:
         self.closed = False
 
     async def write(self, entries: Sequence[LogEntry], results: Sequence[GameEnd]) -> None:
-        await asyncio.sleep(0.001)  # a commit takes a while: appends pile up meanwhile
+        for _ in range(3):  # a commit takes a few turns of the loop: appends pile up meanwhile
+            await asyncio.sleep(0)
         if self.fail_with is not None:
             raise self.fail_with
         self.batches.append([(entry.game_id, entry.seq) for entry in entries])
@@ -26,19 +28,29 @@ class RecordingWriter:
         self.closed = True
 
 
+async def turns() -> None:
+    """Let every task that can run do so (the committer, up to its wait)."""
+    for _ in range(10):
+        await asyncio.sleep(0)
+
+
 def entry(game: str, seq: int) -> list[LogEntry]:
     return [LogEntry(game, seq, "1-2", 0)]
 
 
 async def test_appends_within_the_window_share_one_commit() -> None:
     writer = RecordingWriter()
-    log = ActionLog(writer, window=0.3)  # far longer than the appends are apart
-
-    async def later(game: str, delay: float) -> None:
-        await asyncio.sleep(delay)
-        await log.append(entry(game, 1))
-
-    await asyncio.gather(later("a", 0), later("b", 0.01), later("c", 0.02))
+    clock = ManualClock()
+    log = ActionLog(writer, window=0.3, clock=clock)
+    appends = [asyncio.create_task(log.append(entry("a", 1)))]
+    for game in "bc":  # 0.1 s apart: within the window of the first
+        await turns()
+        clock.advance(seconds=0.1)
+        appends.append(asyncio.create_task(log.append(entry(game, 1))))
+    await turns()
+    assert writer.batches == [] and not any(append.done() for append in appends)
+    clock.advance(seconds=0.1)  # the window of the first is over
+    await asyncio.gather(*appends)
     assert writer.batches == [[("a", 1), ("b", 1), ("c", 1)]]
     assert (log.batches, log.appended) == (1, 3)
     await log.close()
@@ -68,7 +80,7 @@ async def test_close_writes_what_is_pending_then_refuses() -> None:
 
 async def test_a_failed_commit_fails_every_append_in_it_and_the_log_goes_on() -> None:
     writer = RecordingWriter()
-    log = ActionLog(writer, window=0.01)
+    log = ActionLog(writer, window=0)  # appends of one turn of the loop share a batch
     writer.fail_with = StoreUnavailable("down")
     outcomes = await asyncio.gather(
         log.append(entry("a", 1)), log.append(entry("b", 1)), return_exceptions=True
@@ -85,7 +97,7 @@ async def test_a_failed_commit_fails_every_append_in_it_and_the_log_goes_on() ->
 
 async def test_a_stale_append_fails_alone() -> None:
     writer = RecordingWriter()
-    log = ActionLog(writer, window=0.01)
+    log = ActionLog(writer, window=0)  # appends of one turn of the loop share a batch
     real_write = writer.write
 
     async def refuse_game_b(entries: Sequence[LogEntry], results: Sequence[GameEnd]) -> None:
