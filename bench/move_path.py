@@ -21,6 +21,31 @@ counted: the first run in a process is the slowest):
   futures and the task switches of waiting for a commit, is the difference).
 
 The rounds' own cost (a task per move, ``asyncio.gather``) is in every figure alike.
+
+Then the stage table: each stage of a move measured alone (the least of ``--repeats``
+runs, on the same moves), next to its floor, the least that work of its kind can cost here:
+
+- ``frame parse and check``: ``parse_client_message`` of each move frame; floor
+  ``json.loads`` of it;
+- ``session dispatch``: ``Session.handle`` of a parsed move with the game's ``play``
+  answering a ready outcome at once, less the reply build below (the checks, the lock,
+  the resend memory, the race feed); floor an awaited handler looked up in a dict;
+- ``engine``: ``Game.push`` of each move, on games as they stand in play; floor moving the
+  cards from one list to another;
+- ``log append``: ``ActionLog.append`` of a move's entry with a writer that answers at once,
+  as many appends at a time as players (the futures and the committer's task switches);
+  floor a task that waits for a future another task sets;
+- ``commit share``: the SQLite writer's ``write`` of batches of ``--batch`` actions (10:
+  what a 5 ms window gathers at 2,000 moves a second, the load of ``bench.server_load``;
+  the rounds here make batches of every player at once), per move; floor ``executemany``
+  of the same rows into a bare table in memory, a transaction a batch;
+- ``reply build``: the ``moved`` reply made from an outcome; floor an f-string of two
+  fields;
+- ``send``: ``Outbox.reply`` of the reply on a real websocket (a socket pair in this
+  process, read by the other end), its writing included; floor the transport's ``write``
+  of the same bytes (so not part of ``full``: there are no sockets there);
+- ``everything else``: ``full`` less the stages above but ``send``: the rounds' tasks,
+  the engine's bookkeeping around a move (the action list, the outcome), the log entries.
 """
 
 from __future__ import annotations
@@ -30,21 +55,28 @@ import asyncio
 import gc
 import json
 import random
+import sqlite3
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
+
+from websockets.asyncio.client import connect
+from websockets.asyncio.server import ServerConnection, serve
 
 from bench.server_load import move_frame, move_sequence
-from server.engine import GameCode
+from server.engine import Game, GameCode, Move
 from server.main import tune_gc
 from server.net import run_server
+from server.net.connection import Outbox
 from server.play.daily import Proof
+from server.play.games import Outcome, PlayerGame
 from server.play.session import Session
-from server.protocol import parse_client_message
+from server.protocol import MoveRequest, Reply, encode_reply, parse_client_message
 from server.settings import Settings
-from server.store import Store
+from server.store import ActionLog, Store
+from server.store.action_log import SqliteLogWriter
 from server.store.records import LogEntry
 
 VARIANTS = ("full", "no-sqlite", "no-log")
@@ -54,7 +86,22 @@ async def no_solver(code: str) -> Proof:  # practice games only: no daily needed
     return Proof(True, None)
 
 
-async def measure(variant: str, players: int, rounds: int, seed: int) -> float:
+def deals(players: int, seed: int) -> list[tuple[str, list[str]]]:
+    """Each player's deal and the moves played on it, as the rounds play them."""
+    found = []
+    for index in range(players):
+        rng = random.Random(seed * 1_000_003 + index)
+        code = str(GameCode(1, rng.randrange(26**7)))
+        found.append((code, move_sequence(code, rng)))
+    return found
+
+
+class Measured(NamedTuple):
+    seconds: float  # CPU per move
+    batch: float  # actions per commit, on average
+
+
+async def measure(variant: str, players: int, rounds: int, seed: int) -> Measured:
     """CPU seconds per move over ``rounds`` rounds of ``players`` concurrent moves."""
     with tempfile.TemporaryDirectory() as data:
         settings = Settings(port=0, data_dir=Path(data), log_level="WARNING")
@@ -75,16 +122,15 @@ async def measure(variant: str, players: int, rounds: int, seed: int) -> float:
 
                 hub.store.append = appended  # type: ignore[method-assign]
             sessions = []
-            for index in range(players):
-                rng = random.Random(seed * 1_000_003 + index)
-                code = str(GameCode(1, rng.randrange(26**7)))
+            for index, (code, moves) in enumerate(deals(players, seed)):
+                rng = random.Random(index)
                 session = Session(hub, lambda frame: None)
                 for message in (
                     {"type": "register", "name": f"p{index}-{rng.getrandbits(32):x}"},
                     {"type": "start", "mode": "practice", "code": code},
                 ):
                     await session.handle(parse_client_message(json.dumps(message)))
-                sessions.append((session, move_sequence(code, rng)))
+                sessions.append((session, moves))
             tune_gc()  # as the server runs
             message_id = 0
 
@@ -107,7 +153,386 @@ async def measure(variant: str, players: int, rounds: int, seed: int) -> float:
             gc.unfreeze()
             if not moved:
                 raise SystemExit("no move was played")
-            return used / moved
+            store = hub.store
+            assert isinstance(store, Store)
+            batch = store.log.appended / max(1, store.log.batches) if variant == "full" else 0.0
+            return Measured(used / moved, batch)
+
+
+# -- the stage table ---------------------------------------------------------------------
+
+STAGES: Final = (
+    "frame parse and check",
+    "session dispatch",
+    "engine",
+    "log append",
+    "commit share",
+    "reply build",
+    "send",
+    "everything else",
+)
+
+
+class Stage(NamedTuple):
+    name: str
+    seconds: float  # CPU per move
+    floor: float  # CPU per move of the least work of its kind
+
+
+def least_cpu(repeats: int, run: Callable[[], int]) -> float:
+    """The least CPU seconds per item of ``repeats`` runs (``run`` returns its items)."""
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.process_time()
+        items = run()
+        best = min(best, (time.process_time() - started) / items)
+    return best
+
+
+async def least_cpu_async(repeats: int, run: Callable[[], Awaitable[int]]) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.process_time()
+        items = await run()
+        best = min(best, (time.process_time() - started) / items)
+    return best
+
+
+def parse_stage(moves: list[list[str]], repeats: int) -> Stage:
+    frames = [move_frame(n, move) for n, move in enumerate(m for ms in moves for m in ms)]
+
+    def parse() -> int:
+        for frame in frames:
+            parse_client_message(frame)
+        return len(frames)
+
+    def floor() -> int:
+        for frame in frames:
+            json.loads(frame)
+        return len(frames)
+
+    return Stage(STAGES[0], least_cpu(repeats, parse), least_cpu(repeats, floor))
+
+
+def engine_stage(deals_played: list[tuple[str, list[str]]], repeats: int) -> Stage:
+    parsed = [[Move.from_text(text) for text in moves] for _, moves in deals_played]
+    count = sum(len(moves) for moves in parsed)
+
+    def engine() -> float:
+        best = float("inf")
+        for _ in range(repeats):
+            games = [Game.from_code(code) for code, _ in deals_played]  # not timed
+            started = time.process_time()
+            for game, moves in zip(games, parsed, strict=True):
+                for move in moves:
+                    game.push(move)
+            best = min(best, (time.process_time() - started) / count)
+        return best
+
+    def floor() -> int:
+        for moves in parsed:
+            source: list[int] = list(range(40))
+            target: list[int] = []
+            for move in moves:
+                cards = move.count or 1
+                target.extend(source[-cards:])
+                del source[-cards:]
+                source, target = target, source
+        return count
+
+    return Stage(STAGES[2], engine(), least_cpu(repeats, floor))
+
+
+def outcomes_of(deals_played: list[tuple[str, list[str]]]) -> list[Outcome]:
+    outcomes = []
+    for code, moves in deals_played:
+        game = Game.from_code(code)
+        for seq, text in enumerate(moves, start=1):
+            removed = game.removed_count
+            played = game.push(Move.from_text(text)).text()
+            outcomes.append(
+                Outcome(
+                    "move",
+                    "0123456789abcdef0123456789abcdef",
+                    seq,
+                    played,
+                    game.removed_count > removed,
+                    game.moves,
+                    game.score,
+                    game.removed_count,
+                    game.is_won,
+                    None,
+                )
+            )
+    return outcomes
+
+
+def reply_stage(outcomes: list[Outcome], repeats: int) -> Stage:
+    def build() -> int:
+        for n, outcome in enumerate(outcomes):
+            Session._moved(n, outcome, None)
+        return len(outcomes)
+
+    def floor() -> int:
+        for n, outcome in enumerate(outcomes):
+            f'{{"id":{n},"move":"{outcome.applied}"}}'
+        return len(outcomes)
+
+    return Stage(STAGES[5], least_cpu(repeats, build), least_cpu(repeats, floor))
+
+
+class _AtOnce:
+    async def write(self, entries: Sequence[LogEntry], results: Sequence[Any]) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+async def log_stage(players: int, rounds: int, repeats: int) -> Stage:
+    at = int(time.time() * 1000)
+
+    async def append() -> int:
+        log = ActionLog(_AtOnce(), window=0)
+        for turn in range(1, rounds + 1):
+            await asyncio.gather(
+                *(log.append([LogEntry(f"g{p}", turn, "1-2x1", at)]) for p in range(players))
+            )
+        await log.close()
+        return players * rounds
+
+    async def floor() -> int:
+        loop = asyncio.get_running_loop()
+
+        async def wait(future: asyncio.Future[None]) -> None:
+            await future
+
+        async def resolve(futures: list[asyncio.Future[None]]) -> None:
+            for future in futures:
+                future.set_result(None)
+
+        for _ in range(rounds):
+            futures = [loop.create_future() for _ in range(players)]
+            await asyncio.gather(*(wait(future) for future in futures), resolve(futures))
+        return players * rounds
+
+    return Stage(
+        STAGES[3], await least_cpu_async(repeats, append), await least_cpu_async(repeats, floor)
+    )
+
+
+async def commit_stage(path: Path, game_ids: list[str], batch: int, repeats: int) -> Stage:
+    """The SQLite writer's share of a move, in batches as the full run made them."""
+    writer = SqliteLogWriter(path)
+    at = int(time.time() * 1000)
+    seqs = dict.fromkeys(game_ids, 10_000)  # after any seq the rounds wrote
+    rows = 4000
+
+    async def write() -> int:
+        written = 0
+        while written < rows:
+            entries = []
+            for game_id in game_ids[:batch]:
+                seqs[game_id] += 1
+                entries.append(LogEntry(game_id, seqs[game_id], "1-2x1", at, "7", "1-2"))
+            await writer.write(entries, [])
+            written += len(entries)
+        return written
+
+    def floor() -> int:
+        db = sqlite3.connect(":memory:", isolation_level=None)
+        db.execute("CREATE TABLE t (g TEXT, s INT, a TEXT, at INT, r TEXT, q TEXT)")
+        written = 0
+        while written < rows:
+            db.execute("BEGIN")
+            db.executemany(
+                "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)",
+                [(g, written, "1-2x1", at, "7", "1-2") for g in game_ids[:batch]],
+            )
+            db.execute("COMMIT")
+            written += min(batch, len(game_ids))
+        db.close()
+        return written
+
+    try:
+        measured = await least_cpu_async(repeats, write)
+    finally:
+        await writer.close()
+    return Stage(STAGES[4], measured, least_cpu(repeats, floor))
+
+
+async def dispatch_stage(
+    players: int, seed: int, outcomes: list[Outcome], reply: Stage, repeats: int
+) -> Stage:
+    """``Session.handle`` of a move whose ``play`` answers at once, less the reply build."""
+    with tempfile.TemporaryDirectory() as data:
+        settings = Settings(port=0, data_dir=Path(data), log_level="WARNING")
+        async with run_server(settings, prover=no_solver) as running:
+            hub = running.hub
+            sessions = []
+            for index, (code, _) in enumerate(deals(min(players, 50), seed)):
+                session = Session(hub, lambda frame: None)
+                for message in (
+                    {"type": "register", "name": f"d{index}-{seed}"},
+                    {"type": "start", "mode": "practice", "code": code},
+                ):
+                    await session.handle(parse_client_message(json.dumps(message)))
+                sessions.append(session)
+            # new ids each run (a known id would be answered from memory), made untimed
+            made = [
+                [
+                    MoveRequest(type="move", id=run * len(outcomes) + n, move=outcome.applied)
+                    for n, outcome in enumerate(outcomes)
+                ]
+                for run in range(repeats + 1)
+            ]
+            runs = iter(made)
+            messages = next(runs)
+            real_play = PlayerGame.play
+
+            async def handle() -> int:
+                ready = iter(outcomes)
+                messages = next(runs)
+
+                async def at_once(game: PlayerGame, *args: Any, **kwargs: Any) -> Outcome:
+                    return next(ready)
+
+                PlayerGame.play = at_once  # type: ignore[method-assign,assignment]
+                try:
+                    for n, message in enumerate(messages):
+                        await sessions[n % len(sessions)].handle(message)
+                finally:
+                    PlayerGame.play = real_play  # type: ignore[method-assign]
+                return len(messages)
+
+            handlers: dict[str, Callable[[MoveRequest], Awaitable[list[str]]]] = {}
+
+            async def handler(message: MoveRequest) -> list[str]:
+                return [message.move]
+
+            handlers["move"] = handler
+
+            async def floor() -> int:
+                for message in messages:
+                    await handlers[message.type](message)
+                return len(messages)
+
+            measured = await least_cpu_async(repeats, handle)
+            least = await least_cpu_async(repeats, floor)
+    return Stage(STAGES[1], measured - reply.seconds, least)
+
+
+async def send_stage(frames: Sequence[Reply], repeats: int) -> Stage:
+    """``Outbox.reply`` on a real websocket, read at the other end as fast as it comes."""
+    connected: asyncio.Future[ServerConnection] = asyncio.get_running_loop().create_future()
+    done = asyncio.Event()
+
+    async def handler(websocket: ServerConnection) -> None:
+        connected.set_result(websocket)
+        await done.wait()
+
+    async with (
+        serve(handler, "127.0.0.1", 0, compression=None) as server,
+        connect(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", compression=None) as client,
+    ):
+        websocket = await connected
+        outbox = Outbox(websocket)
+        received = 0
+
+        async def read() -> None:
+            nonlocal received
+            async for _ in client:
+                received += 1
+
+        reader = asyncio.create_task(read())
+
+        async def send() -> int:
+            for frame in frames:
+                await outbox.reply(frame)  # waits only when the reader is behind
+            return len(frames)
+
+        measured = await least_cpu_async(repeats, send)
+        done.set()
+        reader.cancel()
+    # the floor writes the bare bytes, which a websocket client cannot read: a socket of its
+    # own, drained at the other end
+    least = await _raw_write_floor([encode_reply(frame).encode() for frame in frames], repeats)
+    return Stage(STAGES[6], measured, least)
+
+
+async def _raw_write_floor(encoded: list[bytes], repeats: int) -> float:
+    async def drain(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while await reader.read(65536):
+            pass
+        writer.close()
+
+    server = await asyncio.start_server(drain, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    _, writer = await asyncio.open_connection("127.0.0.1", port)
+
+    async def write() -> int:
+        for data in encoded:
+            writer.write(data)
+            if writer.transport.get_write_buffer_size():
+                await writer.drain()
+        return len(encoded)
+
+    try:
+        return await least_cpu_async(repeats, write)
+    finally:
+        writer.close()
+        await writer.wait_closed()  # the other end reads to the end, and closes
+        server.close()
+        await server.wait_closed()
+
+
+async def stage_table(
+    players: int, rounds: int, seed: int, full: Measured, repeats: int, batch: int
+) -> list[Stage]:
+    played = deals(players, seed)
+    played = [(code, moves[:rounds]) for code, moves in played]
+    outcomes = outcomes_of(played)
+    reply = reply_stage(outcomes, repeats)
+    frames = [Session._moved(n, o, None) for n, o in enumerate(outcomes)]
+    with tempfile.TemporaryDirectory() as data:
+        settings = Settings(port=0, data_dir=Path(data), log_level="WARNING")
+        async with run_server(settings, prover=no_solver) as running:
+            store = running.hub.store
+            assert isinstance(store, Store)
+            player, _ = await running.hub.accounts.register(f"c{seed}")
+            game_ids = []
+            for code, _ in played[:batch]:
+                game = await running.hub.games.practice(player, code, 1)
+                game_ids.append(game.id)
+            path = Path(data) / "simon.sqlite3"  # where the settings put the embedded database
+            commit = await commit_stage(path, game_ids, batch, repeats)
+    stages = [
+        parse_stage([moves for _, moves in played], repeats),
+        await dispatch_stage(players, seed, outcomes, reply, repeats),
+        engine_stage(played, repeats),
+        await log_stage(players, rounds, repeats),
+        commit,
+        reply,
+        await send_stage(frames, repeats),
+    ]
+    measured = sum(stage.seconds for stage in stages if stage.name != "send")
+    stages.append(Stage(STAGES[7], full.seconds - measured, 0.0))
+    return stages
+
+
+def print_stages(stages: list[Stage], full: Measured) -> None:
+    print(
+        f"stages of a move, each alone, least of the runs (full: {full.seconds * 1e6:.1f} us a "
+        f"move, its commits of {full.batch:.0f} actions)"
+    )
+    print(f"{'stage':<24}{'us a move':>10}{'floor us':>10}{'over floor':>12}{'share':>8}")
+    for stage in stages:
+        over = stage.seconds - stage.floor
+        share = "" if stage.name == "send" else f"{stage.seconds / full.seconds:.0%}"
+        print(
+            f"{stage.name:<24}{stage.seconds * 1e6:>10.2f}{stage.floor * 1e6:>10.2f}"
+            f"{over * 1e6:>12.2f}{share:>8}"
+        )
 
 
 #: Its arguments at a tiny size, for ``python -m bench --smoke``.
@@ -120,13 +545,18 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=60, help="moves per player, at most 60")
     parser.add_argument("--repeats", type=int, default=5, help="runs of each variant")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--batch", type=int, default=10, help="actions a commit, for the commit share's stage"
+    )
     args = parser.parse_args()
     best: dict[str, float] = {}
+    batch = 0.0
     asyncio.run(measure("full", args.players, args.rounds, args.seed))  # warm-up, not counted
     for _ in range(args.repeats):
         for variant in VARIANTS:  # in turns, so that a busy spell hits them alike
-            seconds = asyncio.run(measure(variant, args.players, args.rounds, args.seed))
-            best[variant] = min(best.get(variant, seconds), seconds)
+            measured = asyncio.run(measure(variant, args.players, args.rounds, args.seed))
+            best[variant] = min(best.get(variant, measured.seconds), measured.seconds)
+            batch = max(batch, measured.batch)
     print(f"{args.players} players, {args.rounds} rounds, least of {args.repeats} runs each")
     print(f"{'variant':<10} {'CPU us per move':>16}")
     for variant in VARIANTS:
@@ -136,6 +566,12 @@ def main() -> None:
         f"the action log's futures and waits: {(best['no-sqlite'] - best['no-log']) * 1e6:.1f}"
         f" us; the rest (session, engine, replies, the rounds): {best['no-log'] * 1e6:.1f} us"
     )
+    print()
+    full = Measured(best["full"], batch)
+    stages = asyncio.run(
+        stage_table(args.players, args.rounds, args.seed, full, args.repeats, args.batch)
+    )
+    print_stages(stages, full)
 
 
 if __name__ == "__main__":

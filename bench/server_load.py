@@ -11,6 +11,8 @@ Run from the repository root::
                                                    # 10,000 players, a move every 5 s each
     python -m bench.server_load ... --json figures.json            # every figure, for the docs
     python -m bench.server_load ... --profile server.prof          # where our server's CPU goes
+    python -m bench.server_load --without-log      # also our server with the action log off
+    python -m bench.server_load --before ../main   # also the server of another checkout
 
 What is measured
 ----------------
@@ -20,6 +22,14 @@ open files, raised to the hard limit, and raises it again before it starts: ours
 practice games) and the message budget is lifted; the echo server with the same websocket
 options (compression off, the same frame limit) sends every frame back. Rounds alternate
 echo then simon, each on a fresh server.
+
+Two more servers can take their turn in every round, for figures side by side in one run:
+
+- ``--without-log``: ours with the action log switched off (``simon-nolog``): the store's
+  ``append`` returns at once, so nothing is written or waited for. A bench-only setting,
+  made in the bench's own server process: the server has no way to run without its log.
+- ``--before DIR``: ours as the source tree ``DIR`` (another checkout, say of the commit
+  before a change) has it (``before``, and ``before-nolog`` with ``--without-log``).
 
 Where our server keeps its data (``--mode``, or the two URLs one by one):
 
@@ -111,7 +121,9 @@ from pathlib import Path
 from typing import Any, Final
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+#: Where a server process of ``--before`` takes the server's code from (this tree otherwise).
+SOURCE = Path(os.environ.get("SIMON_BENCH_SOURCE") or ROOT)
+sys.path.insert(0, str(SOURCE))
 
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
@@ -316,6 +328,7 @@ async def serve_simon(
     redis_url: str | None,
     prefix: str,
     profile: str | None = None,
+    log: bool = True,
 ) -> None:
     from server.main import tune_gc
     from server.net import run_server
@@ -337,7 +350,13 @@ async def serve_simon(
         ping_interval_seconds=None,
         log_level="WARNING",
     )
-    async with run_server(settings, prover=no_solver):
+    async with run_server(settings, prover=no_solver) as running:
+        if not log:  # --without-log: the store takes every append at once, writing nothing
+
+            async def appended(*args: Any, **kwargs: Any) -> None:
+                return None
+
+            running.hub.store.append = appended  # type: ignore[method-assign]
         tune_gc()
         if profile:
             profile_on_signals(profile)
@@ -366,11 +385,43 @@ def raise_file_limit() -> int:
     return hard
 
 
+@dataclass(frozen=True)
+class Variant:
+    """One server of a round: the echo, or ours (with its log or not, from a source tree)."""
+
+    name: str
+    simon: bool = True
+    log: bool = True
+    source: Path | None = None  # None: this tree
+
+    @property
+    def kind(self) -> str:
+        return "simon" if self.simon else "echo"
+
+
+ECHO = Variant("echo", simon=False)
+
+
+def variants(without_log: bool, before: Path | None) -> list[Variant]:
+    """The servers of each round, in the order they run."""
+    found = [ECHO, Variant("simon")]
+    if without_log:
+        found.append(Variant("simon-nolog", log=False))
+    if before is not None:
+        found.append(Variant("before", source=before))
+        if without_log:
+            found.append(Variant("before-nolog", log=False, source=before))
+    return found
+
+
 def start_server(
-    kind: str, port: int, data: str, backend: Backend, profile: Path | None = None
+    variant: Variant, port: int, data: str, backend: Backend, profile: Path | None = None
 ) -> subprocess.Popen[str]:
+    kind = variant.kind
     command = [sys.executable, __file__, "--serve", kind, "--port", str(port), "--data", data]
     if kind == "simon":
+        if not variant.log:
+            command.append("--no-log")
         if profile is not None:
             command += ["--profile", str(profile)]
         if backend.database_url:
@@ -382,13 +433,17 @@ def start_server(
         command,
         stdout=subprocess.PIPE,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={
+            **os.environ,
+            "PYTHONPATH": str(variant.source or ROOT),
+            "SIMON_BENCH_SOURCE": str(variant.source or ROOT),
+        },
     )  # it inherits this process's raised file limit, and raises it again in main()
     assert process.stdout is not None
     line = process.stdout.readline()
     if line.strip() != "READY":
         process.kill()
-        raise SystemExit(f"the {kind} server did not start")
+        raise SystemExit(f"the {variant.name} server did not start")
     return process
 
 
@@ -788,9 +843,11 @@ class Options:
     backend: Backend
     seed: int
     profile: Path | None = None
+    variants: tuple[Variant, ...] = (ECHO, Variant("simon"))
 
 
-async def measure(kind: str, options: Options) -> Figures:
+async def measure(variant: Variant, options: Options) -> Figures:
+    kind = variant.kind
     port = 20000 + random.randrange(20000)
     backend = options.backend if kind == "simon" else Backend()
     with tempfile.TemporaryDirectory() as data:
@@ -798,7 +855,7 @@ async def measure(kind: str, options: Options) -> Figures:
             await backend.open()
         try:
             profile = options.profile if kind == "simon" else None
-            process = start_server(kind, port, data, backend, profile)
+            process = start_server(variant, port, data, backend, profile)
             url = f"ws://127.0.0.1:{port}"
             shares = split(options.bots, options.processes)
             loads = [
@@ -851,7 +908,7 @@ async def measure(kind: str, options: Options) -> Figures:
     histogram = merge(t.histogram for t in tallies)
     count = sum(t.count for t in tallies)
     if not count:
-        raise SystemExit(f"no {kind} round trip was measured")
+        raise SystemExit(f"no {variant.name} round trip was measured")
     errors: Counter[str] = Counter()
     for t in tallies:
         errors.update(t.errors)
@@ -862,7 +919,7 @@ async def measure(kind: str, options: Options) -> Figures:
             None if before is None or after is None else (after - before) / count * 1e6
         )
     return Figures(
-        kind=kind,
+        kind=variant.name,
         backend=backend.label if kind == "simon" else "echo",
         bots=options.bots,
         round_trips=count,
@@ -886,7 +943,7 @@ async def measure(kind: str, options: Options) -> Figures:
 
 def row(r: Figures, services: bool) -> str:
     line = (
-        f"{r.kind:<8}{r.per_second:>14,.0f}{r.p50_ms:>9.2f}{r.p99_ms:>9.2f}{r.p999_ms:>10.2f}"
+        f"{r.kind:<13}{r.per_second:>14,.0f}{r.p50_ms:>9.2f}{r.p99_ms:>9.2f}{r.p999_ms:>10.2f}"
         f"{r.cpu_us_per_rt:>11.1f}{r.rss_per_player_kib:>12.1f}{r.refused:>9,}"
         f"{r.connect_seconds:>11.1f}"
     )
@@ -909,17 +966,17 @@ async def run(options: Options, json_path: Path | None) -> None:
         f"(simon on {backend.label})"
     )
     header = (
-        f"{'server':<8}{'round trips/s':>14}{'p50 ms':>9}{'p99 ms':>9}{'p99.9 ms':>10}"
+        f"{'server':<13}{'round trips/s':>14}{'p50 ms':>9}{'p99 ms':>9}{'p99.9 ms':>10}"
         f"{'CPU us/rt':>11}{'KiB/player':>12}{'refused':>9}{'connect s':>11}"
     )
     if services:
         header += f"{'PG us/rt':>12}{'Redis us/rt':>12}"
     print(header)
-    results: dict[str, list[Figures]] = {"echo": [], "simon": []}
+    results: dict[str, list[Figures]] = {variant.name: [] for variant in options.variants}
     for _ in range(options.rounds):
-        for kind in ("echo", "simon"):
-            r = await measure(kind, options)
-            results[kind].append(r)
+        for variant in options.variants:
+            r = await measure(variant, options)
+            results[variant.name].append(r)
             print(row(r, services), flush=True)
             if r.errors or r.refused_all != r.refused:
                 print(
@@ -934,11 +991,19 @@ async def run(options: Options, json_path: Path | None) -> None:
     echo_memory = statistics.median(r.rss_per_player_kib for r in results["echo"])
     # a short run may measure no CPU at all for the echo (the clock ticks every 10 ms)
     ratio = simon / echo if echo > 0 else None
-    print(f"least CPU per round trip: echo {echo:.1f} us, simon {simon:.1f} us")
-    if ratio is None:
-        print("CPU per round trip, simon / echo: no ratio (the echo's CPU was too small to see)")
-    else:
-        print(f"CPU per round trip, simon / echo: {ratio:.2f}x")
+    least = {name: min(r.cpu_us_per_rt for r in figures) for name, figures in results.items()}
+    ratios = {name: cpu / echo if echo > 0 else None for name, cpu in least.items()}
+    print(
+        "least CPU per round trip: "
+        + ", ".join(f"{name} {cpu:.1f} us" for name, cpu in least.items())
+    )
+    for name, cpu_ratio in ratios.items():
+        if name == "echo":
+            continue
+        if cpu_ratio is None:
+            print(f"CPU per round trip, {name} / echo: no ratio (the echo's CPU was too small)")
+        else:
+            print(f"CPU per round trip, {name} / echo: {cpu_ratio:.2f}x")
     print(
         f"memory per connected player with a game in progress: {memory:.1f} KiB "
         f"(echo server, per connection: {echo_memory:.1f} KiB)"
@@ -970,12 +1035,17 @@ async def run(options: Options, json_path: Path | None) -> None:
                 "websockets": _version("websockets"),
                 "platform": platform.platform(),
             },
-            "results": [asdict(r) | {"per_second": r.per_second} for r in results["echo"]]
-            + [asdict(r) | {"per_second": r.per_second} for r in results["simon"]],
+            "results": [
+                asdict(r) | {"per_second": r.per_second}
+                for figures in results.values()
+                for r in figures
+            ],
             "summary": {
                 "echo_cpu_us_per_rt": echo,
                 "simon_cpu_us_per_rt": simon,
                 "cpu_ratio": ratio,
+                "least_cpu_us_per_rt": least,
+                "cpu_ratios": ratios,
                 "simon_rss_per_player_kib": memory,
                 "echo_rss_per_connection_kib": echo_memory,
                 "simon_refused": refused,
@@ -1043,7 +1113,19 @@ def main() -> None:
         help="cProfile our server over the measured window (it slows the server: its figures "
         "are not comparable) and write the statistics here",
     )
+    parser.add_argument(
+        "--without-log",
+        action="store_true",
+        help="also run our server with the action log switched off (a bench-only setting)",
+    )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        metavar="DIR",
+        help="also run our server from the source tree DIR (another checkout), side by side",
+    )
     parser.add_argument("--serve", choices=("echo", "simon"), help=argparse.SUPPRESS)
+    parser.add_argument("--no-log", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
     parser.add_argument("--prefix", default="simon-bench", help=argparse.SUPPRESS)
@@ -1054,7 +1136,15 @@ def main() -> None:
         asyncio.run(serve_echo(args.port))
     elif args.serve == "simon":
         asyncio.run(
-            serve_simon(args.port, args.data, args.database, args.redis, args.prefix, args.profile)
+            serve_simon(
+                args.port,
+                args.data,
+                args.database,
+                args.redis,
+                args.prefix,
+                args.profile,
+                log=not args.no_log,
+            )
         )
     elif args.worker:
         asyncio.run(worker(Load(**json.loads(args.worker))))
@@ -1087,6 +1177,9 @@ def main() -> None:
             backend=Backend(admin=database, redis_url=redis_url),
             seed=args.seed,
             profile=Path(args.profile).resolve() if args.profile else None,
+            variants=tuple(
+                variants(args.without_log, args.before.resolve() if args.before else None)
+            ),
         )
         asyncio.run(run(options, args.json))
 

@@ -164,6 +164,9 @@ class Gate:
     ) -> None:
         self.limits = limits
         self._clock = monotonic
+        #: Whether an address is exempt, as worked out once: asked on every frame, and
+        #: parsing an address costs more than the rest of a frame's budget.
+        self._exempt: dict[str, bool] = {}
         #: What each connection's own budget refills by (the hub's clock, which tests move).
         self.connection_clock = connection_clock or monotonic
         #: TCP connections open now (counted from accept to close), by TCP peer (not
@@ -230,6 +233,14 @@ class Gate:
     def exempt(self, address: str) -> bool:
         if not self.limits.exempt:
             return False
+        known = self._exempt.get(address)
+        if known is None:
+            if len(self._exempt) >= MAX_ADDRESSES:
+                self._exempt.clear()
+            known = self._exempt[address] = self._exempt_network(address)
+        return known
+
+    def _exempt_network(self, address: str) -> bool:
         try:
             network = ipaddress.ip_network(address, strict=False)
         except ValueError:

@@ -249,12 +249,9 @@ class PlayerGame:
                 self.remember(message_id, entry.request, ())
                 continue
             # a move: its reply is made again from what it did (a win is the game's last)
+            won = engine.is_won
             outcome = self._outcome(
-                "move",
-                entry.seq,
-                entry.action,
-                removed_before,
-                self.result if engine.is_won else None,
+                "move", entry.seq, entry.action, removed_before, won, self.result if won else None
             )
             self.remember(message_id, entry.request, (), outcome)
 
@@ -317,7 +314,8 @@ class PlayerGame:
         else:  # an end: resign, or close as it stands
             self.end(now=at, resigned=action == "resign")
             kind, applied = action, self.actions[-1]
-        if kind == "move" and engine.is_won:
+        won = engine.is_won  # asked once: it looks at every column
+        if kind == "move" and won:
             self.end(now=at)
         result = None if finished_before else self.result
         entries = self.entries_since(
@@ -330,10 +328,16 @@ class PlayerGame:
         except (StoreUnavailable, StaleGame):
             self.rollback(before)
             raise
-        return self._outcome(kind, before + 1, applied, removed_before, result)
+        return self._outcome(kind, before + 1, applied, removed_before, won, result)
 
     def _outcome(
-        self, kind: ActionKind, seq: int, applied: str, removed_before: int, result: Result | None
+        self,
+        kind: ActionKind,
+        seq: int,
+        applied: str,
+        removed_before: int,
+        won: bool,
+        result: Result | None,
     ) -> Outcome:
         engine = self.engine
         removed = engine.removed_count
@@ -346,7 +350,7 @@ class PlayerGame:
             engine.moves,
             engine.score,
             removed,
-            engine.is_won,
+            won,
             result,
         )
 
