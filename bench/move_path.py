@@ -461,10 +461,13 @@ async def send_stage(frames: Sequence[Reply], repeats: int) -> Stage:
 
 
 async def _raw_write_floor(encoded: list[bytes], repeats: int) -> float:
+    drained = asyncio.Event()
+
     async def drain(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         while await reader.read(65536):
             pass
         writer.close()
+        drained.set()
 
     server = await asyncio.start_server(drain, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
@@ -481,7 +484,8 @@ async def _raw_write_floor(encoded: list[bytes], repeats: int) -> float:
         return await least_cpu_async(repeats, write)
     finally:
         writer.close()
-        await writer.wait_closed()  # the other end reads to the end, and closes
+        await writer.wait_closed()
+        await drained.wait()  # the other end read to the end, and closed
         server.close()
         await server.wait_closed()
 
