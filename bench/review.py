@@ -38,7 +38,7 @@ from typing import Any, Final
 
 from websockets.asyncio.client import connect
 
-from bench.server_load import Backend, move_sequence, start_server, stop_server
+from bench.server_load import Backend, Variant, move_sequence, start_server, stop_server
 from server.engine import Game, GameCode, Move
 from server.play.review import judge_path
 from server.solver import Verdict, solve
@@ -190,7 +190,7 @@ async def latency(
     for _ in range(rounds):
         for phase, asked in (("no review", 0), (f"{reviews} reviews", reviews)):
             with tempfile.TemporaryDirectory() as data:
-                server = start_server("simon", port, data, Backend())
+                server = start_server(Variant("simon"), port, data, Backend())
                 try:
                     found = await _phase(url, players, asked, window)
                 finally:

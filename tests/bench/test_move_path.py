@@ -12,5 +12,5 @@ from bench.move_path import VARIANTS, measure
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_every_variant_answers_every_move_and_measures_its_cpu(variant: str) -> None:
     # measure() raises if any move is answered with anything but "moved"
-    seconds = asyncio.run(measure(variant, players=4, rounds=3, seed=1))
-    assert seconds > 0
+    measured = asyncio.run(measure(variant, players=4, rounds=3, seed=1))
+    assert measured.seconds > 0
