@@ -20,7 +20,9 @@ weighs them into a **suspicion** with its reasons:
   ``Thresholds.near_par`` of par, or clearly closer to par than the account's own wins
   usually do (:data:`PADDED_MARGIN` of par at least). Someone who knows a line that good has
   no reason to walk in circles around it; someone hiding a solver's line behind wasted moves
-  does. It weighs as much as the threshold alone;
+  does. It weighs as much as the threshold alone, and so do padded lines on two of the
+  account's days within :data:`PADDED_DAYS`, on the days after too (its later results are
+  held, whatever the line of the day);
 - **think times that ignore difficulty**: across the account's games, the time before a move
   does not grow with the number of constructive choices of its position (people pause where
   the choice is hard and rush forced runs; a line replayed at a paced rhythm does not). From
@@ -54,9 +56,12 @@ WEIGHTS: Final[dict[str, float]] = {
     "ignores difficulty": 0.6,
     "ignores difficulty, long": 1.0,  # from twice ``follow_moves`` moves on
     "padded": 1.0,
+    "padded, again": 1.0,  # two padded days within PADDED_DAYS, today's line whatever it is
 }
 #: A padded line's loop-free excess over par, this much under the account's usual at least.
 PADDED_MARGIN: Final = 0.05
+#: How many days back padded lines are counted together.
+PADDED_DAYS: Final = 7
 #: The top tenth of a board, and the middle the account came from.
 TOP: Final = 0.9
 MIDDLE: Final = 0.6
@@ -169,12 +174,20 @@ def account_trust(dailies: Sequence[Daily], thresholds: Thresholds) -> Trust:
                 "habits dropped",
                 f"undoes {now:.1%} of its moves against a usual {statistics.median(rates):.1%}",
             )
-    if is_padded(latest, earlier, thresholds):
+    padded = [
+        daily
+        for index, daily in enumerate(dailies)
+        if (latest.day - daily.day).days < PADDED_DAYS
+        and is_padded(daily, dailies[:index], thresholds)
+    ]
+    if padded and padded[-1] is latest:
         signal(
             "padded",
             f"{latest.loop_share:.0%} of its moves going round in loops, around a line "
             f"{latest.net_over_par:.0%} over par once they are cut",
         )
+    elif len(padded) >= 2:
+        signal("padded, again", f"padded lines on {len(padded)} days of the last {PADDED_DAYS}")
     hard = [d.over_par for d in dailies if d.won and d.suits >= 2 and d.over_par is not None]
     if len(hard) >= 2 and statistics.median(hard) <= thresholds.near_par:
         signal(

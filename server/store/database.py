@@ -109,7 +109,8 @@ class Database:
         self.read_engine = engine.execution_options(isolation_level="AUTOCOMMIT")
         #: Sessions for single reads, in autocommit.
         self.reads = async_sessionmaker(self.read_engine, expire_on_commit=False)
-        #: ``insert(table)`` in the engine's dialect: both have ``on_conflict_do_nothing``.
+        #: ``insert(table)`` in the engine's dialect: both have ``on_conflict_do_nothing`` and
+        #: ``on_conflict_do_update``.
         self.insert = postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
 
     async def rows(self, query: sa.Executable, params: dict[str, Any]) -> list[sa.Row[Any]]:

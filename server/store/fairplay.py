@@ -224,13 +224,17 @@ class FairPlayRecords:
         }
 
     async def put_trust(self, record: TrustRecord) -> None:
-        """Keep an account's evidence across days (replacing what was there)."""
+        """Keep an account's evidence across days (replacing what was there). One
+        statement: two of the account's dailies screened at once (on two nodes, or a
+        screening and the catch-up) each write theirs, the later one standing."""
+        values = dict(
+            suspicion=record.suspicion,
+            reasons=list(record.reasons),
+            evidence=dict(record.evidence),
+            updated_at=record.updated_at,
+        )
+        upsert = self._database.insert(AccountTrust).values(player_id=record.player_id, **values)
         async with self._database.sessions.begin() as session:
-            row = await session.get(AccountTrust, record.player_id)
-            if row is None:
-                row = AccountTrust(player_id=record.player_id)
-                session.add(row)
-            row.suspicion = record.suspicion
-            row.reasons = list(record.reasons)
-            row.evidence = dict(record.evidence)
-            row.updated_at = record.updated_at
+            await session.execute(
+                upsert.on_conflict_do_update(index_elements=["player_id"], set_=values)
+            )

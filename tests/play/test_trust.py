@@ -83,3 +83,19 @@ def test_a_padded_line_raises_suspicion_to_the_threshold() -> None:
     # better than usual needs a usual: two earlier wins of the same suit count
     alone = account_trust([history[0], better], thresholds)
     assert "padded" not in alone.evidence["signals"]
+
+
+def test_padded_lines_on_two_recent_days_hold_the_days_after_too() -> None:
+    """Two padded days within a week keep the account's later results held, whatever the
+    line of the day; a week later, or after one padded day only, they are not."""
+    thresholds = Thresholds()
+    history = [daily(n, 0.5, over_par=0.3, net_over_par=0.3, loop_share=0.0) for n in range(5)]
+    padded = [daily(5 + n, 0.8, over_par=0.2, net_over_par=0.03, loop_share=0.1) for n in (0, 1)]
+    plain_next = daily(7, 0.5, over_par=0.3, net_over_par=0.3, loop_share=0.0)
+    trust = account_trust([*history, *padded, plain_next], thresholds)
+    assert trust.evidence["signals"] == ["padded, again"]
+    assert trust.suspicion >= thresholds.max_suspicion
+    once = account_trust([*history, padded[0], plain_next], thresholds)
+    assert once.evidence["signals"] == []
+    week_later = daily(13, 0.5, over_par=0.3, net_over_par=0.3, loop_share=0.0)
+    assert account_trust([*history, *padded, week_later], thresholds).evidence["signals"] == []

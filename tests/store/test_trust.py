@@ -4,6 +4,7 @@ days is suspect has its top results held."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, time, timedelta
@@ -24,6 +25,7 @@ from server.store import (
     PlayerRecord,
     Result,
     Store,
+    TrustRecord,
 )
 from tests.support.fakes import fixed_prover
 from tests.support.servers import HOLD_NOTHING
@@ -150,3 +152,19 @@ async def test_an_account_that_jumps_to_the_top_has_its_top_results_held(
     assert trust[leader.id].suspicion < 0.5
     # rank 7 of 12 on its first days (the leader is ahead too): 5 of the 11 others beaten
     assert [p for _, p in trust[jumper.id].evidence["percentiles"]] == [0.4545] * 3 + [1.0]
+
+
+async def test_an_accounts_evidence_written_twice_at_once_keeps_one_row(store: Store) -> None:
+    """Two screenings of one account's dailies may write its evidence at the same time (two
+    nodes, or a screening and the catch-up): neither fails, and one of them stands whole."""
+    player = await new_player(store)
+    at = noon(unique_day())
+    records = [
+        TrustRecord(player.id, suspicion, [f"reason {n}"], {"n": n}, at + timedelta(seconds=n))
+        for n, suspicion in enumerate((0.3, 1.2, 0.6, 0.0))
+    ]
+    await asyncio.gather(*(store.put_trust(record) for record in records))
+    stored = (await store.trust(player_ids=[player.id]))[player.id]
+    assert stored in records
+    await store.put_trust(records[0])
+    assert (await store.trust(player_ids=[player.id]))[player.id] == records[0]
