@@ -14,7 +14,7 @@ from server.store.races import STARTED
 
 from .clock import Clock
 from .errors import PlayError, Refused
-from .games import PlayerGame
+from .player_game import PlayerGame
 from .room_bus import RoomFanout
 from .room_deals import DealPicker
 from .room_followers import RoomFollowers
