@@ -76,15 +76,7 @@ async def _reveal_to(session: Session, code: str, game_id: str) -> None:
 async def race_new(session: Session, message: RaceNew) -> Replies:
     player = session._signed_in_player()
     session.hub.rooms.may_follow(session.push)
-    record = await session.hub.rooms.create(
-        player,
-        suits=message.suits,
-        code=message.code,
-        public=message.public,
-        capacity=message.capacity,
-        allow_bots=message.allow_bots,
-        time_limit=message.time_limit,
-    )
+    record = await session.hub.rooms.create(player, message)
     await _enter(session, record)
     return [await session.hub.rooms.reply(message.id, record)]
 
