@@ -11,7 +11,7 @@ from typing import Any, cast
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from server.kinds import Result
+from server.kinds import Figures, Result
 from server.store.models import GameRow, Player, Race, RaceEntrant, RaceLobby
 from server.store.records import PlayerRecord
 
@@ -166,12 +166,10 @@ async def read_rooms(session: AsyncSession, where: sa.ColumnElement[bool]) -> di
                 joined_at=entrant.joined_at,
                 game_id=entrant.game_id,
                 place=entrant.place,
-                won=entrant.won,
-                resigned=entrant.resigned,
-                moves=entrant.moves,
-                score=entrant.score,
-                removed=entrant.removed,
-                elapsed=entrant.elapsed,
+                # the result's columns are written together, with the place
+                result=None
+                if entrant.place is None
+                else Figures.model_validate(entrant, from_attributes=True),
             )
         )
     return {
