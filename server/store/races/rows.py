@@ -3,6 +3,7 @@ locked, a racer put in, a room added, the quick join, the racers' games created.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -47,13 +48,7 @@ def add_room(
         Race(
             code=code,
             owner_id=owner_id,
-            suits=options.suits,
-            chosen_deal=options.chosen_deal,
-            public=options.public,
-            capacity=options.capacity,
-            allow_bots=options.allow_bots,
-            countdown=options.countdown,
-            time_limit=options.time_limit,
+            **dataclasses.asdict(options),  # each option is the room's column of its name
             state=OPEN,
             revision=1,
             created_at=now,
