@@ -71,7 +71,7 @@ from server.main import tune_gc
 from server.net import run_server
 from server.net.connection import Outbox
 from server.play.daily import Proof
-from server.play.games import Outcome, PlayerGame
+from server.play.player_game import Outcome, PlayerGame
 from server.play.session import Session
 from server.protocol import MoveRequest, Reply, encode_reply, parse_client_message
 from server.settings import Settings
@@ -270,7 +270,7 @@ def outcomes_of(deals_played: list[tuple[str, list[str]]]) -> list[Outcome]:
 def reply_stage(outcomes: list[Outcome], repeats: int) -> Stage:
     def build() -> int:
         for n, outcome in enumerate(outcomes):
-            Session._moved(n, outcome, None)
+            Session._moved_reply(n, outcome, None)
         return len(outcomes)
 
     def floor() -> int:
@@ -497,7 +497,7 @@ async def stage_table(
     played = [(code, moves[:rounds]) for code, moves in played]
     outcomes = outcomes_of(played)
     reply = reply_stage(outcomes, repeats)
-    frames = [Session._moved(n, o, None) for n, o in enumerate(outcomes)]
+    frames = [Session._moved_reply(n, o, None) for n, o in enumerate(outcomes)]
     with tempfile.TemporaryDirectory() as data:
         settings = Settings(port=0, data_dir=Path(data), log_level="WARNING")
         async with run_server(settings, prover=no_solver) as running:
@@ -506,7 +506,7 @@ async def stage_table(
             player, _ = await running.hub.accounts.register(f"c{seed}")
             game_ids = []
             for code, _ in played[:batch]:
-                game = await running.hub.games.practice(player, code, 1)
+                game = await running.hub.starts.practice(player, code, 1)
                 game_ids.append(game.id)
             path = Path(data) / "simon.sqlite3"  # where the settings put the embedded database
             commit = await commit_stage(path, game_ids, batch, repeats)

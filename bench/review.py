@@ -106,7 +106,7 @@ def cpu(games: int, seconds: float, seed: int) -> dict[str, Any]:
 
 
 def _won(code: str, actions: Sequence[str]) -> bool:
-    from server.play.games import replay
+    from server.play.player_game import replay
 
     return replay(code, actions).is_won
 

@@ -1,7 +1,7 @@
 """The kinds of things every layer above the engine names: a game's mode, a day's
-boards, what a race event says, and how a game ended (:class:`Result`). Defined once here;
-the store, the protocol, the play layer and the client import them (the suit count is the
-engine's :data:`SuitCount`).
+boards, what a race event says, and how a game ended (:class:`Result`, whose
+:class:`Figures` a race's results keep). Defined once here; the store, the protocol, the
+play layer and the client import them (the suit count is the engine's :data:`SuitCount`).
 """
 
 from __future__ import annotations
@@ -40,10 +40,9 @@ RoomState = Literal["open", "countdown", "racing", "over", "expired"]
 RoomEventKind = Literal["joined", "left", "countdown", "started", "over", "rematch", "expired"]
 
 
-class Result(BaseModel):
-    """How a game ended: one value from the game that ended (``PlayerGame.end``) to the
-    store (written with the game's last log entry), the protocol (``finished`` is one) and
-    the client."""
+class Figures(BaseModel):
+    """What a game came to when it ended: the part of a :class:`Result` that a race's
+    results keep for each racer too (with their place)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -53,7 +52,18 @@ class Result(BaseModel):
     score: int
     removed: int  # runs removed
     elapsed: float  # seconds from the start, to the millisecond
+
+
+class Result(Figures):
+    """How a game ended: one value from the game that ended (``PlayerGame.end``) to the
+    store (written with the game's last log entry), the protocol (``finished`` is one) and
+    the client."""
+
     finished_at: datetime
+
+    def figures(self) -> Figures:
+        """The figures alone, without the moment (what a race's results keep)."""
+        return Figures(**self.model_dump(exclude={"finished_at"}))
 
 
 __all__ = [
@@ -61,6 +71,7 @@ __all__ = [
     "MODES",
     "SUIT_COUNTS",
     "Board",
+    "Figures",
     "Mode",
     "RaceEventKind",
     "Result",

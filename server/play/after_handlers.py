@@ -37,7 +37,7 @@ async def replay(session: Session, message: ReplayRequest) -> Replies:
 
 
 async def review(session: Session, message: ReviewRequest) -> Replies:
-    player = session._who()  # a review costs the solver's time: an account's
+    player = session._signed_in_player()  # a review costs the solver's time: an account's
     record = await session.hub.after.finished_game(player, message.game)
     par = await session.hub.after.review_par(record)
     found = await session.hub.reviews.review(player, record, par=par)
@@ -45,7 +45,7 @@ async def review(session: Session, message: ReviewRequest) -> Replies:
 
 
 async def report(session: Session, message: ReportRequest) -> Replies:
-    await session.hub.after.report(session._who(), message.game, message.reason)
+    await session.hub.after.report(session._signed_in_player(), message.game, message.reason)
     return [Reported(id=message.id, game=message.game)]
 
 

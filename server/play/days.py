@@ -16,8 +16,8 @@ from server.store import PlayStore, StaleGame, StoreUnavailable
 from .clock import Clock, seconds_to_next_day, utc_day
 from .daily import DailySchedule
 from .endings import GameEndings
-from .games import PlayerGame
 from .live import LiveGames
+from .player_game import PlayerGame
 from .queries import Queries
 from .race import Push
 from .screening import Screening

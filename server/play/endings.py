@@ -14,7 +14,7 @@ from server.store import OFF_THE_BOARD, PlayStore, StoreError
 from .after import percentile_of, share_text, streak_of
 from .clock import Clock, utc_day
 from .daily import DailySchedule
-from .games import PlayerGame
+from .player_game import PlayerGame
 from .race import WITHDRAWN
 from .race_feed import RaceFeed
 from .screening import Screening

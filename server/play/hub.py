@@ -3,7 +3,7 @@
 Each part does one job; sessions and the HTTP routes call the parts by name:
 
 - ``accounts``: registering and knowing players (:mod:`.accounts`);
-- ``games``: starting, resuming and letting go of player games (:mod:`.starts`), held in
+- ``starts``: starting, resuming and letting go of player games (:mod:`.starts`), held in
   ``live`` (:mod:`.live`), whose actions go to the store's action log;
 - ``endings``: screening a finished game and its ``finished`` answer (:mod:`.endings`);
 - ``feed`` and ``races``: race events out to the room, throttled (:mod:`.race_feed`,
@@ -94,7 +94,7 @@ class Hub:
         self.feed = RaceFeed(
             self.races, self.live, clock, race_interval, room_sink=self.rooms.announce
         )
-        self.games = GameStarts(
+        self.starts = GameStarts(
             store=store, clock=clock, daily=self.daily, live=self.live, feed=self.feed
         )
         self.endings = GameEndings(

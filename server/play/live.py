@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from server.store import PlayStore, StoreError
 
-from .games import PlayerGame
+from .player_game import PlayerGame
 
 
 class LiveGames:

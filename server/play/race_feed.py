@@ -10,8 +10,8 @@ from math import inf
 from typing import Final
 
 from .clock import Clock, Timer
-from .games import PlayerGame
 from .live import LiveGames
+from .player_game import PlayerGame
 from .race import Announcement, RaceRooms
 from .standing import race_entry
 

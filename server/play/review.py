@@ -24,7 +24,7 @@ from server.store import END_ACTIONS, GameRecord, PlayerRecord, PlayStore
 
 from .daily import SolverProver
 from .errors import Refused
-from .games import RESTART, UNDO, apply
+from .player_game import RESTART, UNDO, apply
 
 #: Reviews kept per node (the oldest go first).
 CACHED_REVIEWS: Final = 512

@@ -18,7 +18,7 @@ from server.protocol import RaceRoom, RaceUpdate, RoomEventKind, encode
 from server.store import RaceRecord
 
 from .clock import Clock
-from .games import PlayerGame
+from .player_game import PlayerGame
 from .race import WITHDRAWN, Announcement
 from .room_followers import RoomFollowers
 from .room_timers import RoomTimers, Times

@@ -12,7 +12,7 @@ from server.store import RaceRecord, RaceStore
 
 from .clock import Clock
 from .errors import Refused
-from .games import PlayerGame
+from .player_game import PlayerGame
 from .race import Push
 from .room_rules import Follower, RoomSettings
 from .room_timers import FollowedRoom, RoomTimers, Times

@@ -12,8 +12,8 @@ from server.store import PlayStore, RaceStore, StaleGame, StoreUnavailable
 
 from .clock import Clock
 from .errors import Refused
-from .games import PlayerGame
 from .live import LiveGames
+from .player_game import PlayerGame
 
 log = logging.getLogger(__name__)
 

@@ -59,10 +59,10 @@ async def _enter(session: Session, record: RaceRecord) -> list[ServerMessage]:
 async def _take_race_game(
     session: Session, player: PlayerRecord, code: str, game_id: str
 ) -> ServerMessage:
-    game = await session.hub.games.resume(player, game_id)
+    game = await session.hub.starts.resume(player, game_id)
     game.race = code
-    await session._take(game)
-    return await session._state(None, game)
+    await session._make_current(game)
+    return await session._state_reply(None, game)
 
 
 async def _reveal_to(session: Session, code: str, game_id: str) -> None:
@@ -74,23 +74,15 @@ async def _reveal_to(session: Session, code: str, game_id: str) -> None:
 
 
 async def race_new(session: Session, message: RaceNew) -> Replies:
-    player = session._who()
+    player = session._signed_in_player()
     session.hub.rooms.may_follow(session.push)
-    record = await session.hub.rooms.create(
-        player,
-        suits=message.suits,
-        code=message.code,
-        public=message.public,
-        capacity=message.capacity,
-        allow_bots=message.allow_bots,
-        time_limit=message.time_limit,
-    )
+    record = await session.hub.rooms.create(player, message)
     await _enter(session, record)
     return [await session.hub.rooms.reply(message.id, record)]
 
 
 async def race_join(session: Session, message: RaceJoin) -> Replies:
-    player = session._who()
+    player = session._signed_in_player()
     session.hub.rooms.may_follow(session.push, normal_code(message.code))
     record = await session.hub.rooms.join(player, message.code)
     games = await _enter(session, record)
@@ -98,7 +90,7 @@ async def race_join(session: Session, message: RaceJoin) -> Replies:
 
 
 async def race_quick(session: Session, message: RaceQuick) -> Replies:
-    player = session._who()
+    player = session._signed_in_player()
     session.hub.rooms.may_follow(session.push)
     record = await session.hub.rooms.quick(player, message.suits)
     await _enter(session, record)
@@ -106,7 +98,7 @@ async def race_quick(session: Session, message: RaceQuick) -> Replies:
 
 
 async def race_watch(session: Session, message: RaceWatch) -> Replies:
-    session._who()  # following needs an account, as for the daily race
+    session._signed_in_player()  # following needs an account, as for the daily race
     session.hub.rooms.may_follow(session.push, normal_code(message.code))
     record = await session.hub.rooms.record(message.code)
     games = await _enter(session, record)
@@ -114,17 +106,17 @@ async def race_watch(session: Session, message: RaceWatch) -> Replies:
 
 
 async def race_leave(session: Session, message: RaceLeave) -> Replies:
-    record = await session.hub.rooms.leave(session._who(), message.code, session.push)
+    record = await session.hub.rooms.leave(session._signed_in_player(), message.code, session.push)
     return [await session.hub.rooms.reply(message.id, record)]
 
 
 async def race_start(session: Session, message: RaceStart) -> Replies:
-    record = await session.hub.rooms.start(session._who(), message.code)
+    record = await session.hub.rooms.start(session._signed_in_player(), message.code)
     return [await session.hub.rooms.reply(message.id, record)]
 
 
 async def race_rematch(session: Session, message: RaceRematch) -> Replies:
-    player = session._who()
+    player = session._signed_in_player()
     session.hub.rooms.may_follow(session.push, normal_code(message.code))  # in place of it
     record = await session.hub.rooms.rematch(player, message.code)
     await session.hub.rooms.unfollow(normal_code(message.code), session.push)

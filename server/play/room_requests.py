@@ -5,7 +5,7 @@ race, leave it, start it, open its rematch. Each is one transaction in the datab
 from __future__ import annotations
 
 from server.engine import GameCode, InvalidCodeError
-from server.protocol import ErrorCode
+from server.protocol import ErrorCode, RaceNew
 from server.store import CodeTaken, PlayerRecord, PlayStore, RaceRecord, RaceStore, RoomOptions
 from server.store.races import EXPIRED, OPEN, STARTED
 
@@ -46,28 +46,19 @@ class RoomRequests:
         self._fanout = fanout
         self._runs = runs
 
-    async def create(
-        self,
-        player: PlayerRecord,
-        *,
-        suits: int,
-        code: str | None,
-        public: bool,
-        capacity: int,
-        allow_bots: bool,
-        time_limit: float | None,
-    ) -> RaceRecord:
-        """A new room owned by ``player``; ``code``: a practice code to race (else a fresh
-        random deal of ``suits`` suits)."""
-        if player.bot and not allow_bots:
+    async def create(self, player: PlayerRecord, request: RaceNew) -> RaceRecord:
+        """A new room owned by ``player``, with the options ``request`` names; its ``code``:
+        a practice code to race (else a fresh random deal of its ``suits`` suits)."""
+        if player.bot and not request.allow_bots:
             raise Refused(
                 ErrorCode.BOTS_NOT_ALLOWED,
                 "a bot account's room must allow bots (allow_bots: true)",
             )
+        suits: int = request.suits
         chosen = None
-        if code is not None:
+        if request.code is not None:
             try:
-                parsed = GameCode.parse(code)
+                parsed = GameCode.parse(request.code)
             except InvalidCodeError as error:
                 raise Refused(ErrorCode.BAD_CODE, str(error)) from None
             today = await self._store.get_daily_deal(
@@ -82,11 +73,11 @@ class RoomRequests:
         options = RoomOptions(
             suits=suits,
             chosen_deal=chosen,
-            public=public,
-            capacity=capacity,
-            allow_bots=allow_bots,
+            public=request.public,
+            capacity=request.capacity,
+            allow_bots=request.allow_bots,
             countdown=self._settings.countdown,
-            time_limit=float(time_limit or self._settings.time_limit),
+            time_limit=float(request.time_limit or self._settings.time_limit),
         )
         for _ in range(CODE_DRAWS):
             try:

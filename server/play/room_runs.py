@@ -14,7 +14,7 @@ from server.store.races import STARTED
 
 from .clock import Clock
 from .errors import PlayError, Refused
-from .games import PlayerGame
+from .player_game import PlayerGame
 from .room_bus import RoomFanout
 from .room_deals import DealPicker
 from .room_followers import RoomFollowers
@@ -157,8 +157,8 @@ class RaceRuns:
                 finished=True,
                 elapsed=round(result.elapsed, 3) if result.won else None,
             )
-            results.append((entrant, line, result.elapsed))
-        results.sort(key=lambda pair: pair[1].standing())
+            results.append((entrant, line, result))
+        results.sort(key=lambda racer: racer[1].standing())
         finished = await self._races.finish(
             code,
             now=min(now, record.ends_at),
@@ -166,14 +166,11 @@ class RaceRuns:
                 EntrantResult(
                     player_id=entrant.player_id,
                     place=place,
-                    won=line.won,
-                    resigned=line.resigned,
-                    moves=line.moves,
-                    score=line.score,
-                    removed=line.removed,
-                    elapsed=round(elapsed, 3),
+                    result=result.figures().model_copy(
+                        update={"elapsed": round(result.elapsed, 3)}
+                    ),
                 )
-                for place, (entrant, line, elapsed) in enumerate(results, start=1)
+                for place, (entrant, _, result) in enumerate(results, start=1)
             ],
         )
         if finished is not None:

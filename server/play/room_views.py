@@ -4,7 +4,10 @@ from the database's record and the racers' games."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Final
 
+from server.engine import START_SCORE
+from server.kinds import Figures
 from server.protocol import (
     ErrorCode,
     MessageId,
@@ -22,20 +25,26 @@ from .room_games import RacerGames
 from .room_rules import normal_code, room_state
 from .standing import room_entry
 
+#: The line of a racer with no result: a game not begun.
+_NO_RESULT: Final = Figures(
+    won=False, resigned=False, moves=0, score=START_SCORE, removed=0, elapsed=0.0
+)
+
 
 def result_entry(entrant: EntrantRecord) -> RoomEntry:
-    """A racer's line once the race is over, from their stored result."""
-    won = bool(entrant.won)
+    """A racer's line once the race is over, from their stored result (a racer with no
+    result, who never had a game, as a game not begun)."""
+    result = entrant.result or _NO_RESULT
     return RoomEntry(
         player=entrant.name,
         bot=entrant.bot,
-        moves=entrant.moves or 0,
-        score=entrant.score if entrant.score is not None else 500,
-        removed=entrant.removed or 0,
-        won=won,
-        resigned=bool(entrant.resigned),
+        moves=result.moves,
+        score=result.score,
+        removed=result.removed,
+        won=result.won,
+        resigned=result.resigned,
         finished=entrant.place is not None,
-        elapsed=round(entrant.elapsed, 3) if won and entrant.elapsed is not None else None,
+        elapsed=round(result.elapsed, 3) if result.won else None,
         place=entrant.place,
     )
 

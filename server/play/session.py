@@ -11,7 +11,7 @@ An action (a move, the auto move, undo, restart, resign) runs down one road. The
 checks that it may be taken (signed in, a game, not a resend, the day not over) and hands
 it to the game: :meth:`PlayerGame.play` applies it with the engine, commits it through the
 action log (with others, in one transaction) and returns an :class:`Outcome`. Only then
-does :meth:`Session._answer` turn the outcome into the reply (``moved``, or the state), tell
+does :meth:`Session._answer_outcome` turn the outcome into the reply (``moved``, or the state), tell
 the race or the endings, and remember the reply for a resend. Should the log fail, the game
 is put back and the action refused ``unavailable``; should another node have moved the game
 on, it is reloaded and the action tried once more.
@@ -63,8 +63,8 @@ from server.store import PlayerRecord, StaleGame, StoreUnavailable
 
 from .after_handlers import AFTER_HANDLERS
 from .errors import DayOver, Refused, refusal_of
-from .games import Action, Auto, Outcome, PlayerGame, Remembered, parse_move
 from .hub import Hub
+from .player_game import Action, Auto, Outcome, PlayerGame, Remembered, parse_move
 from .race import Push
 from .room_handlers import ROOM_HANDLERS
 
@@ -132,60 +132,60 @@ class Session:
         self._rooms.clear()
         if self.game is not None:
             game, self.game = self.game, None
-            self.hub.games.release(game)
+            self.hub.starts.release(game)
 
     # -- helpers -------------------------------------------------------------------
 
-    def _who(self) -> PlayerRecord:
+    def _signed_in_player(self) -> PlayerRecord:
         if self.player is None:
             raise Refused(ErrorCode.NOT_AUTHENTICATED, "authenticate first (auth or register)")
         return self.player
 
-    def _current(self) -> PlayerGame:
-        self._who()
+    def _current_game(self) -> PlayerGame:
+        self._signed_in_player()
         game = self.game
         if game is None:
             raise Refused(ErrorCode.NO_GAME, "start a game first")
         return game
 
-    def _playing(self) -> PlayerGame:
-        game = self._current()
+    def _game_in_play(self) -> PlayerGame:
+        game = self._current_game()
         if game.finished:
             raise Refused(ErrorCode.GAME_OVER, "this game is over: start another")
         return game
 
-    def _info(self) -> PlayerInfo:
-        player = self._who()
+    def _player_info(self) -> PlayerInfo:
+        player = self._signed_in_player()
         return PlayerInfo(name=player.name, created=player.created_at.isoformat(), bot=player.bot)
 
-    async def _take(self, game: PlayerGame) -> None:
+    async def _make_current(self, game: PlayerGame) -> None:
         """Make ``game`` this session's game, letting go of the previous one. Refused
         (too many follows of its race), the session keeps its game and lets go of ``game``."""
         if game.day is not None:
             try:
-                await self._follow(game.day, game.suits)
+                await self._follow_daily_race(game.day, game.suits)
             except Refused:
-                self.hub.games.release(game)
+                self.hub.starts.release(game)
                 raise
         previous, self.game = self.game, game
         if previous is not None:  # the same game again: this drops the extra hold
-            self.hub.games.release(previous)
+            self.hub.starts.release(previous)
         if game.race is not None:
             await self.hub.rooms.follow_game(game, self.push)
 
-    async def _follow(self, day: date, suits: int) -> None:
+    async def _follow_daily_race(self, day: date, suits: int) -> None:
         """Follow a daily race (an account's, so that followers can be capped)."""
         if (day, suits) not in self._rooms:
-            await self.hub.races.follow(day, suits, self.push, self._who().name)
+            await self.hub.races.follow(day, suits, self.push, self._signed_in_player().name)
             self._rooms.add((day, suits))
 
-    async def _state(self, message_id: MessageId | None, game: PlayerGame) -> State:
+    async def _state_reply(self, message_id: MessageId | None, game: PlayerGame) -> State:
         view = game.view(self.hub.now(), await self.hub.endings.par(game))
         if self.legal and not game.finished:
             view = view.model_copy(update={"legal": game.placements()})
         return State(id=message_id, state=view)
 
-    async def _act(self, message_id: MessageId | None, what: str, action: Action) -> Replies:
+    async def _run_action(self, message_id: MessageId | None, what: str, action: Action) -> Replies:
         """Run one action on the session's game, one action of a game at a time.
 
         A resend of an action already taken is answered again. An action on a daily whose
@@ -195,16 +195,16 @@ class Session:
         or the engine refuses the action, the copy is brought up to date from the log and the
         action is tried once more, against the game as it truly stands.
         """
-        game = self._current()
+        game = self._current_game()
         async with game.lock:
             for last_try in (False, True):
-                again = game.answered(message_id, what)
-                if again is not None:
-                    return await self._again(message_id, game, again)
+                resend = game.answered(message_id, what)
+                if resend is not None:
+                    return await self._answer_resend(message_id, game, resend)
                 now = self.hub.now()
                 if game.over_by_day(now) and (not game.finished or game.closed):
-                    return await self._day_over(message_id, game)
-                _not_over(game)
+                    return await self._refuse_day_over(message_id, game)
+                _refuse_if_over(game)
                 try:
                     outcome = await game.play(action, now, message_id=message_id, request=what)
                 except IllegalMoveError as error:
@@ -221,15 +221,15 @@ class Session:
                         "(an action that was saved after all is answered again, never played "
                         "twice)",
                     ) from None
-                return await self._answer(message_id, what, game, outcome)
+                return await self._answer_outcome(message_id, what, game, outcome)
             refused = Refused(
                 ErrorCode.STALE_GAME,
                 "this game is being played on elsewhere at the same time; here is where it "
                 "stands now",
             )
-            return [refused.reply(message_id), await self._state(None, game)]
+            return [refused.reply(message_id), await self._state_reply(None, game)]
 
-    async def _answer(
+    async def _answer_outcome(
         self, message_id: MessageId | None, what: str, game: PlayerGame, outcome: Outcome
     ) -> Replies:
         """The one place an action's outcome becomes its reply (``moved`` for a move, else
@@ -240,9 +240,9 @@ class Session:
         else:
             self.hub.feed.tell(game, "removed" if outcome.removed_run else "moved")
         replies: Replies = [
-            self._moved(message_id, outcome, game.placements() if self.legal else None)
+            self._moved_reply(message_id, outcome, game.placements() if self.legal else None)
             if outcome.kind == "move"
-            else await self._state(message_id, game)
+            else await self._state_reply(message_id, game)
         ]
         if outcome.ended:
             replies.append(await self.hub.endings.finished_message(game))
@@ -250,7 +250,9 @@ class Session:
         return replies
 
     @staticmethod
-    def _moved(message_id: MessageId | None, outcome: Outcome, legal: Placements | None) -> Reply:
+    def _moved_reply(
+        message_id: MessageId | None, outcome: Outcome, legal: Placements | None
+    ) -> Reply:
         """A move's reply, from its outcome (and the placement help, when asked for)."""
         return moved_frame(
             id=message_id,
@@ -265,7 +267,7 @@ class Session:
             legal=legal,
         )
 
-    async def _day_over(self, message_id: MessageId | None, game: PlayerGame) -> Replies:
+    async def _refuse_day_over(self, message_id: MessageId | None, game: PlayerGame) -> Replies:
         """Refuse an action on a daily whose day is over, closing the game first if nothing
         has yet (as it stood at the day's end); the game's state follows the refusal."""
         if await self.hub.days.close_daily(game):  # StoreUnavailable: refused, nothing changed
@@ -277,22 +279,22 @@ class Session:
             )
         )
         assert refused is not None
-        return [refused.reply(message_id), await self._state(None, game)]
+        return [refused.reply(message_id), await self._state_reply(None, game)]
 
-    async def _again(
-        self, message_id: MessageId | None, game: PlayerGame, again: Remembered
+    async def _answer_resend(
+        self, message_id: MessageId | None, game: PlayerGame, resend: Remembered
     ) -> Replies:
         """The answer to a resent action: the replies given then, or as near as the log
         can rebuild them (a move's from what it did; another's is the game's state now)."""
-        replies: Replies = list(again.replies)
+        replies: Replies = list(resend.replies)
         if replies:
             return replies
-        outcome = again.outcome
+        outcome = resend.outcome
         if outcome is not None:
-            replies.append(self._moved(message_id, outcome, None))
+            replies.append(self._moved_reply(message_id, outcome, None))
             finished = outcome.won
         else:
-            replies.append(await self._state(message_id, game))
+            replies.append(await self._state_reply(message_id, game))
             finished = game.finished
         if finished:
             replies.append(await self.hub.endings.finished_message(game))
@@ -311,7 +313,7 @@ class Session:
             Welcome(
                 id=message.id,
                 server_time=self.hub.now().isoformat(),
-                player=self._info() if self.player else None,
+                player=self._player_info() if self.player else None,
             )
         ]
 
@@ -320,7 +322,7 @@ class Session:
             raise Refused(ErrorCode.ALREADY_AUTHENTICATED, "this connection has an account")
         player, token = await self.hub.accounts.register(message.name, bot=message.bot)
         self.player = player
-        return [Registered(id=message.id, player=self._info(), token=token)]
+        return [Registered(id=message.id, player=self._player_info(), token=token)]
 
     async def _auth(self, message: Auth) -> Replies:
         player = await self.hub.accounts.authenticate(message.token)
@@ -329,37 +331,37 @@ class Session:
                 ErrorCode.ALREADY_AUTHENTICATED, f"already signed in as {self.player.name}"
             )
         self.player = player
-        return [Authenticated(id=message.id, player=self._info())]
+        return [Authenticated(id=message.id, player=self._player_info())]
 
     # -- games -------------------------------------------------------------------------
 
     async def _start(self, message: Start) -> Replies:
-        player = self._who()
+        player = self._signed_in_player()
         if message.mode == "daily":
             if message.code is not None:
                 raise Refused(ErrorCode.INVALID_MESSAGE, "a daily game takes no code")
             # refused before the attempt exists: a refused start changes nothing (its clock)
             self.hub.races.may_follow(self.hub.today(), message.suits, self.push, player.name)
-            game = await self.hub.games.daily(player, message.suits)
+            game = await self.hub.starts.daily(player, message.suits)
         else:
-            game = await self.hub.games.practice(player, message.code, message.suits)
-        await self._take(game)
+            game = await self.hub.starts.practice(player, message.code, message.suits)
+        await self._make_current(game)
         # a start is a client beginning afresh (its ids may count from 1 again): only
         # actions sent after a resume are resends
         game.replies.clear()
         self.hub.feed.tell(game, "joined")
-        return [await self._state(message.id, game)]
+        return [await self._state_reply(message.id, game)]
 
     async def _resume(self, message: Resume) -> Replies:
-        player = self._who()
-        game = await self.hub.games.resume(player, message.game)
+        player = self._signed_in_player()
+        game = await self.hub.starts.resume(player, message.game)
         try:
             await self.hub.rooms.attach(game)  # a race game: back in its room
         except Refused:
-            self.hub.games.release(game)
+            self.hub.starts.release(game)
             raise
-        await self._take(game)
-        replies: Replies = [await self._state(message.id, game)]
+        await self._make_current(game)
+        replies: Replies = [await self._state_reply(message.id, game)]
         if game.finished:
             replies.append(await self.hub.endings.finished_message(game))
         else:
@@ -367,25 +369,25 @@ class Session:
         return replies
 
     async def _move(self, message: MoveRequest) -> Replies:
-        self._current()
+        self._current_game()
         move = parse_move(message.move)  # InvalidMoveError: refused "bad-move"
-        return await self._act(message.id, message.move, move)
+        return await self._run_action(message.id, message.move, move)
 
     async def _auto(self, message: AutoMove) -> Replies:
         what = f"auto {message.column} {message.count}"
-        return await self._act(message.id, what, Auto(message.column - 1, message.count))
+        return await self._run_action(message.id, what, Auto(message.column - 1, message.count))
 
     async def _undo(self, message: Undo) -> Replies:
-        return await self._act(message.id, "undo", "undo")
+        return await self._run_action(message.id, "undo", "undo")
 
     async def _restart(self, message: Restart) -> Replies:
-        return await self._act(message.id, "restart", "restart")
+        return await self._run_action(message.id, "restart", "restart")
 
     async def _resign(self, message: Resign) -> Replies:
-        return await self._act(message.id, "resign", "resign")
+        return await self._run_action(message.id, "resign", "resign")
 
     async def _targets(self, message: Targets) -> Replies:
-        game = self._playing()
+        game = self._game_in_play()
         try:
             columns = game.targets(message.column, message.count)
         except IllegalMoveError as error:
@@ -402,8 +404,10 @@ class Session:
 
     async def _race(self, message: RaceRequest) -> Replies:
         day = self.hub.today()
-        await self._follow(day, message.suits)  # following needs an account
-        standings = await self.hub.queries.race_standings(message.suits, day, self._who().name)
+        await self._follow_daily_race(day, message.suits)  # following needs an account
+        standings = await self.hub.queries.race_standings(
+            message.suits, day, self._signed_in_player().name
+        )
         return [standings.model_copy(update={"id": message.id})]
 
     async def _leaderboard(self, message: LeaderboardRequest) -> Replies:
@@ -418,7 +422,7 @@ class Session:
 
     async def _rank(self, message: RankRequest) -> Replies:
         if message.player is None:
-            player = self._who()
+            player = self._signed_in_player()
         else:
             player = await self.hub.accounts.named(message.player)
         info = await self.hub.queries.rank(
@@ -432,7 +436,9 @@ class Session:
 
     async def _history(self, message: HistoryRequest) -> Replies:
         player = (
-            self._who() if message.player is None else await self.hub.accounts.named(message.player)
+            self._signed_in_player()
+            if message.player is None
+            else await self.hub.accounts.named(message.player)
         )
         own = self.player is not None and self.player.id == player.id
         found = await self.hub.queries.history(player, message.limit, own=own)
@@ -453,7 +459,7 @@ def _refusal(message: ClientMessage, error: Exception) -> Error:
     return refused.reply(message.id)
 
 
-def _not_over(game: PlayerGame) -> None:
+def _refuse_if_over(game: PlayerGame) -> None:
     """Refuse an action on a game that is over (it may have ended while the action waited)."""
     if game.finished:
         raise Refused(ErrorCode.GAME_OVER, "this game is over: start another")

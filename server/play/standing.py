@@ -13,7 +13,7 @@ from typing import TypedDict
 
 from server.protocol import RaceEntry, RoomEntry
 
-from .games import PlayerGame
+from .player_game import PlayerGame
 
 
 class Standing(TypedDict):

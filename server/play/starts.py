@@ -15,8 +15,8 @@ from server.store import AttemptExists, GameLog, PlayerRecord, PlayStore
 from .clock import Clock, utc_day
 from .daily import DailySchedule
 from .errors import Refused
-from .games import PlayerGame
 from .live import LiveGames
+from .player_game import PlayerGame
 from .race_feed import RaceFeed
 
 

@@ -8,7 +8,7 @@ from datetime import date
 from server.engine import IllegalMoveError, InvalidCodeError, InvalidMoveError
 from server.store import END_ACTIONS, RESIGN, WON, GameLog, PlayStore
 
-from .games import replay
+from .player_game import replay
 
 
 @dataclass(frozen=True, slots=True)

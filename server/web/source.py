@@ -23,8 +23,8 @@ from typing import Any, ClassVar, Final, TypeVar, cast
 
 from server.engine import Game
 from server.play.errors import refusal_of
-from server.play.games import apply
 from server.play.hub import Hub
+from server.play.player_game import apply
 from server.protocol import (
     HTTP_STATUS,
     Board,

@@ -30,7 +30,7 @@ async def open_dailies(hub: Hub, count: int) -> None:
 
     async def one() -> None:
         player, _ = await hub.accounts.register(unique_name("idle"))
-        hub.games.release(await hub.games.daily(player, 1))
+        hub.starts.release(await hub.starts.daily(player, 1))
 
     for _ in range(count // 50):
         await asyncio.gather(*(one() for _ in range(50)))

@@ -12,7 +12,7 @@ async def test_a_new_day_closes_unfinished_attempts_and_tells_listeners(
     hub: Hub, clock: ManualClock
 ) -> None:
     player, _ = await hub.accounts.register("owl", bot=True)
-    game = await hub.games.daily(player, 1)
+    game = await hub.starts.daily(player, 1)
     heard: list[dict[str, object]] = []
     hub.days.listen(lambda frame: heard.append(json.loads(frame)))
     assert not await hub.days.check_day()

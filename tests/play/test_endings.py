@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from server.play.clock import ManualClock
-from server.play.games import PlayerGame
 from server.play.hub import Hub
+from server.play.player_game import PlayerGame
 
 
 async def resigned_daily(
     hub: Hub, clock: ManualClock, name: str, *, bot: bool = False
 ) -> PlayerGame:
     player, _ = await hub.accounts.register(name, bot=bot)
-    game = await hub.games.daily(player, 1)
+    game = await hub.starts.daily(player, 1)
     await game.play("resign", clock.now())
     return game
 
@@ -41,7 +41,7 @@ async def test_a_human_daily_is_held_until_screened_then_ranked(
 
 async def test_practice_games_are_never_under_review(hub: Hub, clock: ManualClock) -> None:
     player, _ = await hub.accounts.register("pia")
-    game = await hub.games.practice(player, None, 1)
+    game = await hub.starts.practice(player, None, 1)
     await game.play("resign", clock.now())
     finished = await hub.endings.finished_message(game)
     assert not await hub.endings.under_review(game)

@@ -15,7 +15,7 @@ async def test_daily_info_hides_todays_codes_and_shows_yesterdays(
     hub: Hub, clock: ManualClock
 ) -> None:
     player, _ = await hub.accounts.register("ivy")
-    await hub.games.daily(player, 4)
+    await hub.starts.daily(player, 4)
     info = await hub.queries.daily_info(player)
     assert [(d.suits, d.started, d.finished) for d in info.deals] == [
         (1, False, False),
@@ -34,7 +34,7 @@ async def test_leaderboard_rank_and_history_of_bot_results(hub: Hub, clock: Manu
     names = ["bot-a", "bot-b", "bot-c"]
     for name in names:
         player, _ = await hub.accounts.register(name, bot=True)
-        game = await hub.games.daily(player, 1)
+        game = await hub.starts.daily(player, 1)
         clock.advance(seconds=10)
         await game.play("resign", clock.now())
     first = await hub.queries.leaderboard(day=None, suits=1, limit=2, after=None, board="bots")

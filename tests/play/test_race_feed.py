@@ -6,8 +6,8 @@ from datetime import date
 from typing import Any
 
 from server.play.clock import ManualClock, utc_day
-from server.play.games import PlayerGame, parse_move
 from server.play.hub import Hub
+from server.play.player_game import PlayerGame, parse_move
 from server.protocol import RaceEntry
 from tests.support.servers import first_legal
 
@@ -15,7 +15,7 @@ from tests.support.servers import first_legal
 async def racing(hub: Hub, name: str) -> tuple[PlayerGame, list[dict[str, Any]]]:
     """``name``'s daily 1-suit game, and what the feed announces to its race."""
     player, _ = await hub.accounts.register(name)
-    game = await hub.games.daily(player, 1)
+    game = await hub.starts.daily(player, 1)
     seen: list[dict[str, Any]] = []
 
     def announce(day: date, suits: int, event: str, entry: RaceEntry) -> None:
@@ -70,7 +70,7 @@ async def test_an_ending_goes_at_once_and_drops_the_trailing_move(
 
 async def test_practice_games_have_no_race(hub: Hub) -> None:
     player, _ = await hub.accounts.register("cat")
-    practice = await hub.games.practice(player, None, 1)
+    practice = await hub.starts.practice(player, None, 1)
     _, seen = await racing(hub, "dan")
     hub.feed.tell(practice, "moved")
     assert seen == []

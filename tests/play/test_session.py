@@ -14,8 +14,8 @@ from server.bus import InProcessBus
 from server.engine import Game
 from server.play.clock import ManualClock, day_end
 from server.play.daily import Proof, candidate_codes
-from server.play.games import REPLAY_MEMORY, PlayerGame
 from server.play.hub import Hub
+from server.play.player_game import REPLAY_MEMORY, PlayerGame
 from server.play.race import AROUND_ROWS, FOLLOWS_PER_ACCOUNT, TOP_ROWS
 from server.play.session import _HANDLERS, Session
 from server.protocol import (

@@ -7,8 +7,8 @@ from datetime import timedelta
 
 from server.engine import Game, Move
 from server.play.clock import ManualClock, day_end, utc_day
-from server.play.games import PlayerGame
 from server.play.hub import Hub
+from server.play.player_game import PlayerGame
 from server.play.standing import race_entry, room_entry
 from server.solver import solve
 
@@ -16,7 +16,7 @@ from server.solver import solve
 async def cleared(hub: Hub, name: str) -> PlayerGame:
     """``name``'s 1-suit daily with its board cleared by the solver's line, not yet ended."""
     player, _ = await hub.accounts.register(name)
-    game = await hub.games.daily(player, 1)
+    game = await hub.starts.daily(player, 1)
     solution = solve(Game.from_code(game.code), shorten=False)
     for move in solution.moves:
         game.move(Move.from_text(move.text()))

@@ -7,8 +7,8 @@ import pytest
 from server.engine import InvalidCodeError
 from server.play.clock import ManualClock, utc_day
 from server.play.errors import Refused
-from server.play.games import parse_move
 from server.play.hub import Hub
+from server.play.player_game import parse_move
 from server.protocol import ErrorCode
 from tests.support.servers import first_legal
 
@@ -17,40 +17,40 @@ async def test_one_daily_attempt_a_day_resumed_while_under_way(
     hub: Hub, clock: ManualClock
 ) -> None:
     player, _ = await hub.accounts.register("amy")
-    game = await hub.games.daily(player, 2)
+    game = await hub.starts.daily(player, 2)
     assert game.day == utc_day(clock.now()) and game.suits == 2 and game.mode == "daily"
     await game.play(parse_move(first_legal(game.code)), clock.now())
-    again = await hub.games.daily(player, 2)
+    again = await hub.starts.daily(player, 2)
     assert again is game and again.seq == 1  # the same attempt, held once more
     await game.play("resign", clock.now())
     with pytest.raises(Refused) as played:
-        await hub.games.daily(player, 2)
+        await hub.starts.daily(player, 2)
     assert played.value.code is ErrorCode.ALREADY_PLAYED
 
 
 async def test_practice_of_a_code_random_practice_and_todays_daily_refused(hub: Hub) -> None:
     player, _ = await hub.accounts.register("bea")
-    chosen = await hub.games.practice(player, "SS1-S2-AAAAABD", 1)
+    chosen = await hub.starts.practice(player, "SS1-S2-AAAAABD", 1)
     assert chosen.code == "SS1-S2-AAAAABD" and chosen.day is None
-    random = await hub.games.practice(player, None, 4)
+    random = await hub.starts.practice(player, None, 4)
     assert random.suits == 4 and random.code.startswith("SS1-S4-")
     with pytest.raises(InvalidCodeError):  # refused "bad-code" (see test_errors)
-        await hub.games.practice(player, "SS1-S9-XXXX", 1)
-    daily = await hub.games.daily(player, 1)
+        await hub.starts.practice(player, "SS1-S9-XXXX", 1)
+    daily = await hub.starts.daily(player, 1)
     with pytest.raises(Refused) as not_over:
-        await hub.games.practice(player, daily.code, 1)
+        await hub.starts.practice(player, daily.code, 1)
     assert not_over.value.code is ErrorCode.DAILY_NOT_OVER
 
 
 async def test_resume_only_ones_own_game_and_release_lets_go(hub: Hub) -> None:
     owner, _ = await hub.accounts.register("cid")
     other, _ = await hub.accounts.register("dot")
-    game = await hub.games.practice(owner, None, 1)
+    game = await hub.starts.practice(owner, None, 1)
     with pytest.raises(Refused) as refused:
-        await hub.games.resume(other, game.id)
+        await hub.starts.resume(other, game.id)
     assert refused.value.code is ErrorCode.NOT_FOUND
-    assert await hub.games.resume(owner, game.id) is game  # held twice now
-    hub.games.release(game)
+    assert await hub.starts.resume(owner, game.id) is game  # held twice now
+    hub.starts.release(game)
     assert game.id in hub.live
-    hub.games.release(game)
+    hub.starts.release(game)
     assert game.id not in hub.live

@@ -17,8 +17,8 @@ from server.engine import Move
 from server.play.clock import ManualClock
 from server.play.daily import SolverProver
 from server.play.errors import refusal_of
-from server.play.games import PlayerGame
 from server.play.hub import Hub
+from server.play.player_game import PlayerGame
 from server.play.review import POSITION_NODES
 from server.protocol import ErrorCode
 from server.solver import solve
@@ -83,7 +83,7 @@ async def play_daily(
     hub: Hub, clock: ManualClock, player: PlayerRecord, *, moves: int = 0, suits: int = 1
 ) -> PlayerGame:
     """``player``'s daily of the clock's day: a few moves, then resigned and screened."""
-    game = await hub.games.daily(player, suits)
+    game = await hub.starts.daily(player, suits)
     for left in range(moves, 0, -1):
         await game.play(a_move_with(game.engine, more=left - 1), clock.now())
     clock.advance(seconds=30)
@@ -204,7 +204,7 @@ async def test_replays_are_the_owners_until_the_day_closes_then_everyones_unless
     # a held result: its owner and the reviewers only, even after the day
     cheat = await new_player(store)
     day_clock.advance(days=-1)
-    held = await hub.games.daily(cheat, 2)
+    held = await hub.starts.daily(cheat, 2)
     await held.play("resign", day_clock.now())
     await store.record_screening(
         game_id=held.id, held=True, reasons=["too fast"], evidence={}, at=day_clock.now()
@@ -268,7 +268,7 @@ async def test_review_of_a_won_game_follows_the_solvers_line_to_zero(
     store: Store, hub: Hub
 ) -> None:
     player = await new_player(store)
-    game = await hub.games.practice(player, WON_CODE, 1)
+    game = await hub.starts.practice(player, WON_CODE, 1)
     # the solver's own line, as a review's first position finds it
     found = solve(EngineGame.from_code(WON_CODE), max_nodes=POSITION_NODES)
     line = [move.text() for move in found.moves]
@@ -304,7 +304,7 @@ async def test_review_of_a_lost_game_and_one_review_in_flight_per_account(
     day_clock.advance(days=1)
     par = await hub.after.review_par(record)
     assert par == 40
-    other = await hub.games.practice(player, WON_CODE, 1)
+    other = await hub.starts.practice(player, WON_CODE, 1)
     await other.play("resign", hub.now())
     other_record = await store.get_game(other.id)
     assert other_record is not None

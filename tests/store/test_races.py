@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import pytest
 
+from server.kinds import Figures
 from server.store import (
     EntrantResult,
     RaceRefused,
@@ -123,10 +124,9 @@ async def test_a_race_ends_once_with_its_results_and_rematch(
     room = await races.create(code=next_code(), owner=owner, options=RoomOptions(1), now=T0)
     await races.join(room.code, player=other, now=T0, auto_wait=30)
     await races.start(room.code, by=owner.id, deal="SS1-S1-AAAAAAB", now=T0)
-    results = [
-        EntrantResult(other.id, 1, True, False, 60, 840, 4, 95.5),
-        EntrantResult(owner.id, 2, False, True, 12, 488, 0, 30.0),
-    ]
+    won = Figures(won=True, resigned=False, moves=60, score=840, removed=4, elapsed=95.5)
+    resigned = Figures(won=False, resigned=True, moves=12, score=488, removed=0, elapsed=30.0)
+    results = [EntrantResult(other.id, 1, won), EntrantResult(owner.id, 2, resigned)]
     end = T0 + timedelta(minutes=2)
     ended = await asyncio.gather(
         races.finish(room.code, now=end, results=results),
@@ -135,10 +135,10 @@ async def test_a_race_ends_once_with_its_results_and_rematch(
     assert sum(record is not None for record in ended) == 1
     record = await races.get(room.code)
     assert record is not None and record.state == "over" and record.finished_at == end
-    lines = {e.player_id: (e.place, e.won, e.elapsed) for e in record.entrants}
+    lines = {e.player_id: (e.place, e.result) for e in record.entrants}
     assert lines in (
-        {other.id: (1, True, 95.5), owner.id: (2, False, 30.0)},
-        {owner.id: (1, False, 30.0), other.id: (2, True, 95.5)},
+        {other.id: (1, won), owner.id: (2, resigned)},
+        {owner.id: (1, resigned), other.id: (2, won)},
     )
     with pytest.raises(RaceRefused) as too_many:  # opening a rematch is opening a room
         await races.rematch(

@@ -181,15 +181,7 @@ class RaceStore(RaceReads):
                 await session.execute(
                     sa.update(RaceEntrant)
                     .where(RaceEntrant.race_code == code, RaceEntrant.player_id == result.player_id)
-                    .values(
-                        place=result.place,
-                        won=result.won,
-                        resigned=result.resigned,
-                        moves=result.moves,
-                        score=result.score,
-                        removed=result.removed,
-                        elapsed=result.elapsed,
-                    )
+                    .values(place=result.place, **result.result.model_dump())
                     .execution_options(synchronize_session=False)
                 )
         return await self._required(code)

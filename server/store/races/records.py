@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, Literal
 
+from server.kinds import Figures
+
 from .errors import RaceRefused, Refusal
 
 #: A room's states in the database (the play layer splits ``started`` into countdown and
@@ -25,14 +27,9 @@ class EntrantRecord:
     bot: bool
     joined_at: datetime
     game_id: str | None  # from the countdown on
-    # the result, once the race is over
+    # the place and the result, once the race is over
     place: int | None = None
-    won: bool | None = None
-    resigned: bool | None = None
-    moves: int | None = None
-    score: int | None = None
-    removed: int | None = None
-    elapsed: float | None = None
+    result: Figures | None = None
 
 
 @dataclass(frozen=True)
@@ -94,12 +91,7 @@ class EntrantResult:
 
     player_id: int
     place: int
-    won: bool
-    resigned: bool
-    moves: int
-    score: int
-    removed: int
-    elapsed: float
+    result: Figures
 
 
 @dataclass(frozen=True)

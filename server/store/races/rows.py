@@ -3,6 +3,7 @@ locked, a racer put in, a room added, the quick join, the racers' games created.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -11,7 +12,7 @@ from typing import Any, cast
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from server.kinds import Result
+from server.kinds import Figures, Result
 from server.store.models import GameRow, Player, Race, RaceEntrant, RaceLobby
 from server.store.records import PlayerRecord
 
@@ -47,13 +48,7 @@ def add_room(
         Race(
             code=code,
             owner_id=owner_id,
-            suits=options.suits,
-            chosen_deal=options.chosen_deal,
-            public=options.public,
-            capacity=options.capacity,
-            allow_bots=options.allow_bots,
-            countdown=options.countdown,
-            time_limit=options.time_limit,
+            **dataclasses.asdict(options),  # each option is the room's column of its name
             state=OPEN,
             revision=1,
             created_at=now,
@@ -166,12 +161,10 @@ async def read_rooms(session: AsyncSession, where: sa.ColumnElement[bool]) -> di
                 joined_at=entrant.joined_at,
                 game_id=entrant.game_id,
                 place=entrant.place,
-                won=entrant.won,
-                resigned=entrant.resigned,
-                moves=entrant.moves,
-                score=entrant.score,
-                removed=entrant.removed,
-                elapsed=entrant.elapsed,
+                # the result's columns are written together, with the place
+                result=None
+                if entrant.place is None
+                else Figures.model_validate(entrant, from_attributes=True),
             )
         )
     return {

@@ -10,7 +10,7 @@ import pytest
 
 from server.engine import Game, IllegalMoveError, Move
 from server.kinds import Result
-from server.play.games import Outcome, PlayerGame
+from server.play.player_game import Outcome, PlayerGame
 from server.store import LogEntry, StoreUnavailable
 from server.store.ranks import BoardKey
 from tests.support.servers import first_legal
