@@ -4,7 +4,8 @@ The schema is made by the alembic migrations in ``migrations/`` (see
 :mod:`server.store.migrate`); ranks come from :mod:`server.store.ranks`. Every error is a
 :class:`StoreError` (the tree is in :mod:`server.store.errors`).
 
-Modules: ``store`` (the :class:`Store` facade; players and deals), ``games`` (games and
+Modules: ``store`` (the :class:`Store` facade), ``parts`` (its methods, one mixin per job:
+players, deals, games, boards, fair play, after the day), ``games`` (games and
 their logs, read back), ``leaderboard`` (pages, ranks, cursors), ``fairplay`` (screenings,
 reviews), ``action_log`` (the group committer), ``database`` (engine and sessions),
 ``order`` (the leaderboard order), ``ranks`` (the rank cache), ``models`` (tables),
@@ -27,6 +28,7 @@ from server.store.errors import (
     StoreError,
     StoreUnavailable,
 )
+from server.store.parts import name_key
 from server.store.races import (
     CodeTaken,
     Due,
@@ -63,7 +65,7 @@ from server.store.records import (
     ReviewStatus,
     TrustRecord,
 )
-from server.store.store import Store, name_key
+from server.store.store import Store
 
 __all__ = [
     "CLEARED",
