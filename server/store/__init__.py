@@ -11,13 +11,23 @@ reviews), ``action_log`` (the group committer), ``database`` (engine and session
 ``order`` (the leaderboard order), ``ranks`` (the rank cache), ``models`` (tables),
 ``races`` (race rooms: their records, queries and refusals), ``records`` (what the store
 hands out), ``errors`` (the tree), ``boundary`` (driver failures become
-:class:`StoreUnavailable`), ``api`` (:class:`PlayStore`), ``migrate``.
+:class:`StoreUnavailable`), ``api`` (:class:`PlayStore` and the narrow
+protocols it is made of), ``migrate``.
 """
 
 from server.kinds import Result
 from server.store.action_log import ActionLog, GameEnd
 from server.store.after import DayFigures, ReportRecord
-from server.store.api import PlayStore
+from server.store.api import (
+    AfterDayStore,
+    BoardStore,
+    DealStore,
+    DealtGameStore,
+    FairPlayStore,
+    GameStore,
+    PlayerStore,
+    PlayStore,
+)
 from server.store.errors import (
     AlreadyReported,
     AttemptExists,
@@ -79,20 +89,26 @@ __all__ = [
     "RESIGN",
     "WON",
     "ActionLog",
+    "AfterDayStore",
     "AlreadyReported",
     "AttemptExists",
     "BadCursor",
+    "BoardStore",
     "CodeTaken",
     "DailyDealRecord",
     "DayFigures",
+    "DealStore",
+    "DealtGameStore",
     "Decision",
     "Due",
     "EntrantRecord",
     "EntrantResult",
     "FairPlayRecord",
+    "FairPlayStore",
     "GameEnd",
     "GameLog",
     "GameRecord",
+    "GameStore",
     "InvalidRequest",
     "LeaderboardEntry",
     "LeaderboardSlice",
@@ -101,6 +117,7 @@ __all__ = [
     "PlayStore",
     "PlayerHistory",
     "PlayerRecord",
+    "PlayerStore",
     "RaceRecord",
     "RaceRefused",
     "RaceStore",
