@@ -54,9 +54,10 @@ from .account_handlers import ACCOUNT_HANDLERS
 from .after_handlers import AFTER_HANDLERS
 from .errors import DayOver, Refused, refusal_of
 from .hub import Hub
-from .player_game import Action, Auto, Outcome, PlayerGame, Remembered, parse_move
+from .player_game import Action, Auto, Outcome, PlayerGame, parse_move
 from .query_handlers import QUERY_HANDLERS
 from .race import Push
+from .resends import Remembered
 from .room_handlers import ROOM_HANDLERS
 
 log = logging.getLogger(__name__)
@@ -189,7 +190,7 @@ class Session:
         game = self._current_game()
         async with game.lock:
             for last_try in (False, True):
-                resend = game.answered(message_id, what)
+                resend = game.replies.answered(message_id, what)
                 if resend is not None:
                     return await self._answer_resend(message_id, game, resend)
                 now = self.hub.now()
@@ -237,7 +238,7 @@ class Session:
         ]
         if outcome.ended:
             replies.append(await self.hub.endings.finished_message(game))
-        game.remember(message_id, what, replies)
+        game.replies.remember(message_id, what, replies)
         return replies
 
     @staticmethod
