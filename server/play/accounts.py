@@ -14,7 +14,7 @@ import secrets
 from typing import Final
 
 from server.protocol import ErrorCode
-from server.store import NameTaken, PlayerRecord, PlayStore
+from server.store import NameTaken, PlayerRecord, PlayerStore
 
 from .clock import Clock
 from .errors import BadName, Refused
@@ -46,7 +46,7 @@ def hash_token(token: str) -> str:
 class Accounts:
     """Registering players and knowing them again by token or by name."""
 
-    def __init__(self, store: PlayStore, clock: Clock) -> None:
+    def __init__(self, store: PlayerStore, clock: Clock) -> None:
         self._store = store
         self._clock = clock
 

@@ -30,7 +30,7 @@ from typing import Any, Final, TypeVar
 
 from server.engine import SUIT_COUNTS, GameCode
 from server.engine.codes import DEALS_PER_SUIT_COUNT
-from server.store import DailyDealRecord, PlayStore
+from server.store import DailyDealRecord, DealStore
 
 from .errors import DealsNotReady, NoDailyDeal, SolverStopped
 
@@ -228,7 +228,7 @@ class DailySchedule:
     lease goes with it and another node takes over.
     """
 
-    def __init__(self, store: PlayStore, *, secret: str, prover: Prover) -> None:
+    def __init__(self, store: DealStore, *, secret: str, prover: Prover) -> None:
         self._store = store
         self._secret = secret
         self._prover = prover

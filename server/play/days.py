@@ -11,7 +11,7 @@ from typing import Final
 
 from server.bus import Bus
 from server.protocol import DailyChanged, encode
-from server.store import PlayStore, StaleGame, StoreUnavailable
+from server.store import GameStore, StaleGame, StoreUnavailable
 
 from .clock import Clock, seconds_to_next_day, utc_day
 from .daily import DailySchedule
@@ -35,7 +35,7 @@ class DayTicker:
     def __init__(
         self,
         *,
-        store: PlayStore,
+        store: GameStore,
         bus: Bus,
         clock: Clock,
         daily: DailySchedule,

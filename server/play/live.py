@@ -10,13 +10,13 @@ seq and reloads, and an action played on a stale copy fails in the log (``StaleG
 
 from __future__ import annotations
 
-from server.store import PlayStore, StoreError
+from server.store import GameStore, StoreError
 
 from .player_game import PlayerGame
 
 
 class LiveGames:
-    def __init__(self, store: PlayStore) -> None:
+    def __init__(self, store: GameStore) -> None:
         self._store = store
         self._games: dict[str, PlayerGame] = {}
         self._holders: dict[str, int] = {}

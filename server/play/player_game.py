@@ -3,7 +3,8 @@
 The engine checks every action; this wrapper adds the game's id, mode and day, the list of
 accepted actions in the log's notation (moves with explicit counts, ``undo``, ``restart``,
 and an end: ``won`` or ``resign``), whose length is the game's ``seq``, and the replies to
-the last few client message ids, so a resent action is answered again, never applied twice.
+the last few client message ids (:mod:`.resends`), so a resent action is answered again,
+never applied twice.
 
 An action takes one road, :meth:`PlayerGame.play`: the engine applies it in memory, the
 action log (the writer the game was made with) commits it with others, and what happened
@@ -25,7 +26,7 @@ from typing import Final, Literal, NamedTuple, Protocol
 
 from server.engine import Game, GameCode, Move
 from server.kinds import Mode
-from server.protocol import GameView, MessageId, Placements, Reply
+from server.protocol import GameView, MessageId, Placements
 from server.store import (
     CLOSED,
     END_ACTIONS,
@@ -40,10 +41,8 @@ from server.store import (
 from server.store.ranks import BoardKey
 
 from .clock import day_end
+from .resends import REPLAY_MEMORY, Resends
 
-#: Replies kept per game for resent client message ids (a client resends only the few
-#: actions it sent but saw no answer to).
-REPLAY_MEMORY: Final = 8
 UNDO: Final = "undo"
 RESTART: Final = "restart"
 
@@ -101,16 +100,6 @@ class GameWriter(Protocol):
     ) -> None: ...
 
 
-class Remembered(NamedTuple):
-    """What a client message id asked for, and how to answer it again if it is resent."""
-
-    what: str
-    #: The replies given; none: answer from ``outcome`` (a move's, rebuilt from the log), or
-    #: else with the game's state now (the log keeps no more of other actions).
-    replies: tuple[Reply, ...]
-    outcome: Outcome | None = None
-
-
 _PARSED: dict[str, Move] = {}
 _PARSED_MOST: Final = 4096
 
@@ -150,6 +139,32 @@ def encode_request_id(message_id: MessageId | None) -> str | None:
     if type(message_id) is int:  # most clients count: skip the encoder
         return str(message_id)
     return json.dumps(message_id, ensure_ascii=False)
+
+
+def outcome_of(
+    game: PlayerGame,
+    kind: ActionKind,
+    seq: int,
+    applied: str,
+    removed_before: int,
+    won: bool,
+    result: Result | None,
+) -> Outcome:
+    """What an action just applied to ``game`` did, from the engine's counts now."""
+    engine = game.engine
+    removed = engine.removed_count
+    return Outcome(
+        kind,
+        game.id,
+        seq,
+        applied,
+        removed > removed_before,
+        engine.moves,
+        engine.score,
+        removed,
+        won,
+        result,
+    )
 
 
 class PlayerGame:
@@ -206,8 +221,8 @@ class PlayerGame:
         self.actions: list[str] = []
         self.engine = Game.from_code(code)
         self.result: Result | None = None
-        #: By client message id, oldest first: what it asked for, and the replies.
-        self.replies: dict[MessageId, Remembered] = {}
+        #: The last few client message ids answered, for resends (:mod:`.resends`).
+        self.replies = Resends()
         #: Held from an action's start to its commit: one action of a game at a time, even
         #: with the game open on several connections of this node.
         self.lock = asyncio.Lock()
@@ -236,7 +251,7 @@ class PlayerGame:
         entries = logged.entries
         self.actions = [sys.intern(entry.action) for entry in entries]
         self.result = logged.game.result
-        self.replies = {}
+        self.replies = Resends()
         engine = self.engine = Game.from_code(self.code)
         remembered_from = len(entries) - REPLAY_MEMORY
         for index, entry in enumerate(entries):
@@ -246,14 +261,13 @@ class PlayerGame:
                 continue
             message_id = json.loads(entry.request_id)
             if entry.action in END_ACTIONS or entry.action in (UNDO, RESTART):
-                self.remember(message_id, entry.request, ())
+                self.replies.remember(message_id, entry.request, ())
                 continue
             # a move: its reply is made again from what it did (a win is the game's last)
             won = engine.is_won
-            outcome = self._outcome(
-                "move", entry.seq, entry.action, removed_before, won, self.result if won else None
-            )
-            self.remember(message_id, entry.request, (), outcome)
+            result = self.result if won else None
+            outcome = outcome_of(self, "move", entry.seq, entry.action, removed_before, won, result)
+            self.replies.remember(message_id, entry.request, (), outcome)
 
     @property
     def seq(self) -> int:
@@ -328,31 +342,7 @@ class PlayerGame:
         except (StoreUnavailable, StaleGame):
             self.rollback(before)
             raise
-        return self._outcome(kind, before + 1, applied, removed_before, won, result)
-
-    def _outcome(
-        self,
-        kind: ActionKind,
-        seq: int,
-        applied: str,
-        removed_before: int,
-        won: bool,
-        result: Result | None,
-    ) -> Outcome:
-        engine = self.engine
-        removed = engine.removed_count
-        return Outcome(
-            kind,
-            self.id,
-            seq,
-            applied,
-            removed > removed_before,
-            engine.moves,
-            engine.score,
-            removed,
-            won,
-            result,
-        )
+        return outcome_of(self, kind, before + 1, applied, removed_before, won, result)
 
     def move(self, move: Move) -> str:
         """Play a move in memory only (:meth:`play` commits it); return it as logged."""
@@ -424,36 +414,6 @@ class PlayerGame:
         self.engine = replay(self.code, self.actions)
         if ended:
             self.result = None
-
-    # -- resent messages ---------------------------------------------------------
-
-    def answered(self, message_id: MessageId | None, what: str) -> Remembered | None:
-        """The replies already given to ``message_id``, if it asked for ``what`` then too.
-
-        Both must match: a client that starts counting its ids again (a new process taking
-        up its daily) sends a new action under an old id, and that one must be played.
-        """
-        if message_id is None:
-            return None
-        remembered = self.replies.get(message_id)
-        if remembered is None or remembered.what != what:
-            return None
-        return remembered
-
-    def remember(
-        self,
-        message_id: MessageId | None,
-        what: str,
-        replies: Sequence[Reply],
-        outcome: Outcome | None = None,
-    ) -> None:
-        if message_id is None:
-            return
-        remembered = self.replies
-        remembered.pop(message_id, None)  # a reused id moves to the newest place
-        remembered[message_id] = Remembered(what, tuple(replies), outcome)
-        if len(remembered) > REPLAY_MEMORY:  # dicts keep insertion order: drop the oldest
-            del remembered[next(iter(remembered))]
 
     # -- views -------------------------------------------------------------------
 

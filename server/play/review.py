@@ -20,7 +20,7 @@ from typing import Final
 
 from server.engine import Game, Move
 from server.protocol import ErrorCode, Review, ReviewPosition, Stretch
-from server.store import END_ACTIONS, GameRecord, PlayerRecord, PlayStore
+from server.store import END_ACTIONS, GameRecord, GameStore, PlayerRecord
 
 from .daily import SolverProver
 from .errors import Refused
@@ -163,7 +163,7 @@ class Reviews:
     """Reviews of finished games: made in the worker, kept per game, one per account at
     a time."""
 
-    def __init__(self, store: PlayStore, worker: SolverProver, *, seconds: float) -> None:
+    def __init__(self, store: GameStore, worker: SolverProver, *, seconds: float) -> None:
         self._store = store
         self._worker = worker
         self.seconds = seconds

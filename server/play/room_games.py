@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Final
 
 from server.protocol import ErrorCode
-from server.store import PlayStore, RaceStore, StaleGame, StoreUnavailable
+from server.store import GameStore, RaceStore, StaleGame, StoreUnavailable
 
 from .clock import Clock
 from .errors import Refused
@@ -26,7 +26,7 @@ class RacerGames:
     """The racers' games of every room, as this node sees them."""
 
     def __init__(
-        self, *, store: PlayStore, races: RaceStore, clock: Clock, live: LiveGames
+        self, *, store: GameStore, races: RaceStore, clock: Clock, live: LiveGames
     ) -> None:
         self._store = store
         self._races = races

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from server.engine import GameCode, InvalidCodeError
 from server.protocol import ErrorCode, RaceNew
-from server.store import CodeTaken, PlayerRecord, PlayStore, RaceRecord, RaceStore, RoomOptions
+from server.store import CodeTaken, DealStore, PlayerRecord, RaceRecord, RaceStore, RoomOptions
 from server.store.races import EXPIRED, OPEN, STARTED
 
 from .clock import Clock, utc_day
@@ -26,7 +26,7 @@ class RoomRequests:
     def __init__(
         self,
         *,
-        store: PlayStore,
+        store: DealStore,
         races: RaceStore,
         clock: Clock,
         settings: RoomSettings,

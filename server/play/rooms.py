@@ -24,7 +24,7 @@ from the database at its next sweep, so losing Redis ends no race.
 from __future__ import annotations
 
 from server.bus import Bus
-from server.store import PlayStore, RaceStore
+from server.store import DealtGameStore, RaceStore
 
 from .clock import Clock
 from .live import LiveGames
@@ -59,7 +59,7 @@ class Rooms:
     def __init__(
         self,
         *,
-        store: PlayStore,
+        store: DealtGameStore,
         races: RaceStore,
         bus: Bus,
         clock: Clock,

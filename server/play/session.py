@@ -26,27 +26,16 @@ from typing import Any, NamedTuple
 
 from server.engine import IllegalMoveError
 from server.protocol import (
-    PROTOCOL_VERSION,
     Auth,
-    Authenticated,
     AutoMove,
     ClientMessage,
-    DailyRequest,
     Error,
     ErrorCode,
-    Hello,
-    HistoryRequest,
-    LeaderboardRequest,
     MessageId,
     MoveRequest,
-    Ping,
     Placements,
     PlayerInfo,
-    Pong,
-    RaceRequest,
-    RankRequest,
     Register,
-    Registered,
     Reply,
     Resign,
     Restart,
@@ -56,16 +45,19 @@ from server.protocol import (
     TargetList,
     Targets,
     Undo,
-    Welcome,
     moved_frame,
 )
 from server.store import PlayerRecord, StaleGame, StoreUnavailable
 
+from . import account_handlers
+from .account_handlers import ACCOUNT_HANDLERS
 from .after_handlers import AFTER_HANDLERS
 from .errors import DayOver, Refused, refusal_of
 from .hub import Hub
-from .player_game import Action, Auto, Outcome, PlayerGame, Remembered, parse_move
+from .player_game import Action, Auto, Outcome, PlayerGame, parse_move
+from .query_handlers import QUERY_HANDLERS
 from .race import Push
+from .resends import Remembered
 from .room_handlers import ROOM_HANDLERS
 
 log = logging.getLogger(__name__)
@@ -112,10 +104,10 @@ class Session:
         """Answer ``register`` or ``auth``, saying how it went."""
         try:
             if type(message) is Auth:
-                replies = await self._auth(message)
+                replies = await account_handlers.auth(self, message)
             else:
                 assert type(message) is Register
-                replies = await self._register(message)
+                replies = await account_handlers.register(self, message)
         except Refused as refused:
             bad_token = refused.code is ErrorCode.BAD_TOKEN
             return SignIn([_refusal(message, refused)], self.player is not None, bad_token)
@@ -198,7 +190,7 @@ class Session:
         game = self._current_game()
         async with game.lock:
             for last_try in (False, True):
-                resend = game.answered(message_id, what)
+                resend = game.replies.answered(message_id, what)
                 if resend is not None:
                     return await self._answer_resend(message_id, game, resend)
                 now = self.hub.now()
@@ -246,7 +238,7 @@ class Session:
         ]
         if outcome.ended:
             replies.append(await self.hub.endings.finished_message(game))
-        game.remember(message_id, what, replies)
+        game.replies.remember(message_id, what, replies)
         return replies
 
     @staticmethod
@@ -299,39 +291,6 @@ class Session:
         if finished:
             replies.append(await self.hub.endings.finished_message(game))
         return replies
-
-    # -- connection and accounts -------------------------------------------------------
-
-    async def _hello(self, message: Hello) -> Replies:
-        if message.version != PROTOCOL_VERSION:
-            raise Refused(
-                ErrorCode.UNSUPPORTED_VERSION,
-                f"this server speaks protocol version {PROTOCOL_VERSION}, not {message.version}",
-            )
-        self.legal = message.legal
-        return [
-            Welcome(
-                id=message.id,
-                server_time=self.hub.now().isoformat(),
-                player=self._player_info() if self.player else None,
-            )
-        ]
-
-    async def _register(self, message: Register) -> Replies:
-        if self.player is not None:
-            raise Refused(ErrorCode.ALREADY_AUTHENTICATED, "this connection has an account")
-        player, token = await self.hub.accounts.register(message.name, bot=message.bot)
-        self.player = player
-        return [Registered(id=message.id, player=self._player_info(), token=token)]
-
-    async def _auth(self, message: Auth) -> Replies:
-        player = await self.hub.accounts.authenticate(message.token)
-        if self.player is not None and self.player.id != player.id:
-            raise Refused(
-                ErrorCode.ALREADY_AUTHENTICATED, f"already signed in as {self.player.name}"
-            )
-        self.player = player
-        return [Authenticated(id=message.id, player=self._player_info())]
 
     # -- games -------------------------------------------------------------------------
 
@@ -396,57 +355,6 @@ class Session:
             TargetList(id=message.id, column=message.column, count=message.count, columns=columns)
         ]
 
-    # -- the daily, races and leaderboards -----------------------------------------------
-
-    async def _daily(self, message: DailyRequest) -> Replies:
-        info = await self.hub.queries.daily_info(self.player)
-        return [info.model_copy(update={"id": message.id})]
-
-    async def _race(self, message: RaceRequest) -> Replies:
-        day = self.hub.today()
-        await self._follow_daily_race(day, message.suits)  # following needs an account
-        standings = await self.hub.queries.race_standings(
-            message.suits, day, self._signed_in_player().name
-        )
-        return [standings.model_copy(update={"id": message.id})]
-
-    async def _leaderboard(self, message: LeaderboardRequest) -> Replies:
-        page = await self.hub.queries.leaderboard(
-            day=message.day,
-            suits=message.suits,
-            limit=message.limit,
-            after=message.after,
-            board=message.board,
-        )
-        return [page.model_copy(update={"id": message.id})]
-
-    async def _rank(self, message: RankRequest) -> Replies:
-        if message.player is None:
-            player = self._signed_in_player()
-        else:
-            player = await self.hub.accounts.named(message.player)
-        info = await self.hub.queries.rank(
-            day=message.day,
-            suits=message.suits,
-            player=player,
-            around=message.around,
-            board=message.board,
-        )
-        return [info.model_copy(update={"id": message.id})]
-
-    async def _history(self, message: HistoryRequest) -> Replies:
-        player = (
-            self._signed_in_player()
-            if message.player is None
-            else await self.hub.accounts.named(message.player)
-        )
-        own = self.player is not None and self.player.id == player.id
-        found = await self.hub.queries.history(player, message.limit, own=own)
-        return [found.model_copy(update={"id": message.id})]
-
-    async def _ping(self, message: Ping) -> Replies:
-        return [Pong(id=message.id, server_time=self.hub.now().isoformat())]
-
 
 def _refusal(message: ClientMessage, error: Exception) -> Error:
     """The ``error`` reply refusing ``message``; raises ``error`` again if it is a bug (the
@@ -466,9 +374,6 @@ def _refuse_if_over(game: PlayerGame) -> None:
 
 
 _HANDLERS: dict[str, Callable[[Session, Any], Awaitable[Replies]]] = {
-    "hello": Session._hello,
-    "register": Session._register,
-    "auth": Session._auth,
     "start": Session._start,
     "auto": Session._auto,
     "undo": Session._undo,
@@ -476,12 +381,8 @@ _HANDLERS: dict[str, Callable[[Session, Any], Awaitable[Replies]]] = {
     "resign": Session._resign,
     "targets": Session._targets,
     "resume": Session._resume,
-    "daily": Session._daily,
-    "leaderboard": Session._leaderboard,
-    "rank": Session._rank,
-    "history": Session._history,
-    "race": Session._race,
-    "ping": Session._ping,
+    **ACCOUNT_HANDLERS,
+    **QUERY_HANDLERS,
     **ROOM_HANDLERS,
     **AFTER_HANDLERS,
 }

@@ -10,7 +10,7 @@ import uuid
 from server.engine import GameCode
 from server.engine.codes import DEALS_PER_SUIT_COUNT
 from server.protocol import ErrorCode
-from server.store import AttemptExists, GameLog, PlayerRecord, PlayStore
+from server.store import AttemptExists, DealtGameStore, GameLog, PlayerRecord
 
 from .clock import Clock, utc_day
 from .daily import DailySchedule
@@ -24,7 +24,7 @@ class GameStarts:
     def __init__(
         self,
         *,
-        store: PlayStore,
+        store: DealtGameStore,
         clock: Clock,
         daily: DailySchedule,
         live: LiveGames,

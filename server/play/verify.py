@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from server.engine import IllegalMoveError, InvalidCodeError, InvalidMoveError
-from server.store import END_ACTIONS, RESIGN, WON, GameLog, PlayStore
+from server.store import END_ACTIONS, RESIGN, WON, DealtGameStore, GameLog
 
 from .player_game import replay
 
@@ -55,7 +55,7 @@ def check_record(logged: GameLog) -> str | None:
     return "; ".join(wrong) or None
 
 
-async def verify_store(store: PlayStore) -> tuple[int, list[Mismatch]]:
+async def verify_store(store: DealtGameStore) -> tuple[int, list[Mismatch]]:
     """Check every finished game; return how many were checked and the mismatches.
 
     A daily game must also have been played on that day's deal, as stored.

@@ -4,19 +4,30 @@ The schema is made by the alembic migrations in ``migrations/`` (see
 :mod:`server.store.migrate`); ranks come from :mod:`server.store.ranks`. Every error is a
 :class:`StoreError` (the tree is in :mod:`server.store.errors`).
 
-Modules: ``store`` (the :class:`Store` facade; players and deals), ``games`` (games and
+Modules: ``store`` (the :class:`Store` facade), ``parts`` (its methods, one mixin per job:
+players, deals, games, boards, fair play, after the day), ``games`` (games and
 their logs, read back), ``leaderboard`` (pages, ranks, cursors), ``fairplay`` (screenings,
 reviews), ``action_log`` (the group committer), ``database`` (engine and sessions),
 ``order`` (the leaderboard order), ``ranks`` (the rank cache), ``models`` (tables),
 ``races`` (race rooms: their records, queries and refusals), ``records`` (what the store
 hands out), ``errors`` (the tree), ``boundary`` (driver failures become
-:class:`StoreUnavailable`), ``api`` (:class:`PlayStore`), ``migrate``.
+:class:`StoreUnavailable`), ``api`` (:class:`PlayStore` and the narrow
+protocols it is made of), ``migrate``.
 """
 
 from server.kinds import Result
 from server.store.action_log import ActionLog, GameEnd
 from server.store.after import DayFigures, ReportRecord
-from server.store.api import PlayStore
+from server.store.api import (
+    AfterDayStore,
+    BoardStore,
+    DealStore,
+    DealtGameStore,
+    FairPlayStore,
+    GameStore,
+    PlayerStore,
+    PlayStore,
+)
 from server.store.errors import (
     AlreadyReported,
     AttemptExists,
@@ -27,6 +38,7 @@ from server.store.errors import (
     StoreError,
     StoreUnavailable,
 )
+from server.store.parts import name_key
 from server.store.races import (
     CodeTaken,
     Due,
@@ -63,7 +75,7 @@ from server.store.records import (
     ReviewStatus,
     TrustRecord,
 )
-from server.store.store import Store, name_key
+from server.store.store import Store
 
 __all__ = [
     "CLEARED",
@@ -77,20 +89,26 @@ __all__ = [
     "RESIGN",
     "WON",
     "ActionLog",
+    "AfterDayStore",
     "AlreadyReported",
     "AttemptExists",
     "BadCursor",
+    "BoardStore",
     "CodeTaken",
     "DailyDealRecord",
     "DayFigures",
+    "DealStore",
+    "DealtGameStore",
     "Decision",
     "Due",
     "EntrantRecord",
     "EntrantResult",
     "FairPlayRecord",
+    "FairPlayStore",
     "GameEnd",
     "GameLog",
     "GameRecord",
+    "GameStore",
     "InvalidRequest",
     "LeaderboardEntry",
     "LeaderboardSlice",
@@ -99,6 +117,7 @@ __all__ = [
     "PlayStore",
     "PlayerHistory",
     "PlayerRecord",
+    "PlayerStore",
     "RaceRecord",
     "RaceRefused",
     "RaceStore",

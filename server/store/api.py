@@ -1,6 +1,9 @@
-"""What the play layer needs of the store, as a :class:`typing.Protocol`: :class:`PlayStore`.
+"""What the play layer needs of the store, as narrow :class:`typing.Protocol` classes, one
+per job (the parts of :class:`server.store.Store`, :mod:`server.store.parts`), and
+:class:`PlayStore`, their union, for what truly needs everything (the hub, the endings, the
+screening, the queries, what comes after the daily).
 
-:class:`server.store.Store` satisfies it, and so does the tests' in-memory ``FakeStore``
+:class:`server.store.Store` satisfies them all, and so does the tests' in-memory ``FakeStore``
 (``tests/store/test_play_store.py`` has mypy and a test hold both to it). Every method raises
 only :class:`~server.store.errors.StoreError` and its kinds (and ``InvalidRequest`` is a
 ValueError too); a driver's failure is :class:`~server.store.errors.StoreUnavailable`.
@@ -30,13 +33,9 @@ from server.store.records import (
 )
 
 
-class PlayStore(Protocol):
-    """The store as sessions, races, daily deals, screening and verification use it."""
+class PlayerStore(Protocol):
+    """Accounts: made, and found by token, name or id."""
 
-    #: Work one node of those sharing the database does at a time (proving daily deals).
-    leases: Leases
-
-    # -- players
     async def create_player(
         self, *, name: str, token_hash: str, now: datetime, bot: bool = False
     ) -> PlayerRecord: ...
@@ -47,7 +46,13 @@ class PlayStore(Protocol):
 
     async def player_by_id(self, player_id: int) -> PlayerRecord | None: ...
 
-    # -- daily deals
+
+class DealStore(Protocol):
+    """The daily deals, and the lease under which one node proves them."""
+
+    #: Work one node of those sharing the database does at a time (proving daily deals).
+    leases: Leases
+
     async def get_daily_deal(self, *, day: date, suits: int) -> DailyDealRecord | None: ...
 
     async def put_daily_deal(
@@ -64,7 +69,10 @@ class PlayStore(Protocol):
         self, *, day: date, suits: int, solution: Sequence[str]
     ) -> None: ...
 
-    # -- games and their action log
+
+class GameStore(Protocol):
+    """Games and their action log: started, loaded, appended to, listed."""
+
     async def start_game(
         self,
         *,
@@ -99,13 +107,14 @@ class PlayStore(Protocol):
 
     async def unfinished_dailies(self, *, before: date) -> list[str]: ...
 
-    async def daily_days(self, *, player_id: int, before: date | None = None) -> list[date]: ...
-
     def finished_games(self, *, batch: int = 1000) -> AsyncIterator[GameLog]: ...
 
     async def history(self, *, player_id: int, limit: int = 20) -> PlayerHistory: ...
 
-    # -- leaderboards
+
+class BoardStore(Protocol):
+    """The daily leaderboards: pages, ranks, and a result put back on its board."""
+
     async def leaderboard_page(
         self,
         *,
@@ -132,7 +141,12 @@ class PlayStore(Protocol):
 
     async def rank_again(self, record: GameRecord) -> None: ...
 
-    # -- fair play
+    async def place_of(self, record: GameRecord) -> tuple[int, int] | None: ...
+
+
+class FairPlayStore(Protocol):
+    """Screenings of finished dailies, the leaders queued for review, trust across days."""
+
     async def record_screening(
         self,
         *,
@@ -148,17 +162,6 @@ class PlayStore(Protocol):
 
     async def screening(self, game_id: str) -> FairPlayRecord | None: ...
 
-    # -- after the daily
-    async def day_figures(
-        self, *, day: date, suits: int, bots: bool = False, newcomers: bool = False
-    ) -> DayFigures: ...
-
-    async def report(self, *, game_id: str, player_id: int, reason: str, at: datetime) -> None: ...
-
-    async def reports_since(self, *, player_id: int, since: datetime) -> int: ...
-
-    async def place_of(self, record: GameRecord) -> tuple[int, int] | None: ...
-
     async def queue_leaders(
         self, *, day: date, suits: int, newcomers: bool, at: datetime, top: int = 3
     ) -> list[str]: ...
@@ -170,3 +173,28 @@ class PlayStore(Protocol):
     async def trust(self, *, player_ids: list[int]) -> dict[int, TrustRecord]: ...
 
     async def put_trust(self, record: TrustRecord) -> None: ...
+
+
+class AfterDayStore(Protocol):
+    """What comes after the daily: a day's figures, the days played, reports."""
+
+    async def day_figures(
+        self, *, day: date, suits: int, bots: bool = False, newcomers: bool = False
+    ) -> DayFigures: ...
+
+    async def report(self, *, game_id: str, player_id: int, reason: str, at: datetime) -> None: ...
+
+    async def reports_since(self, *, player_id: int, since: datetime) -> int: ...
+
+    async def daily_days(self, *, player_id: int, before: date | None = None) -> list[date]: ...
+
+
+class DealtGameStore(GameStore, DealStore, Protocol):
+    """Games and the deals they were dealt from (starting a daily, verifying the logs)."""
+
+
+class PlayStore(
+    PlayerStore, DealStore, GameStore, BoardStore, FairPlayStore, AfterDayStore, Protocol
+):
+    """The store as sessions, races, daily deals, screening and verification use it: every
+    narrow protocol at once."""

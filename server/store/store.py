@@ -1,81 +1,44 @@
 """The store: players, daily deals, games and their action log, behind one object.
 
 :class:`Store` is what the layers above use (:class:`server.store.api.PlayStore` lists what
-the play layer needs of it). It checks its callers' arguments and answers players, deals and
-games itself; it hands leaderboard pages and ranks to :class:`Leaderboard`, screenings and
-reviews to :class:`FairPlayRecords`. Every error it raises is a
+the play layer needs of it, as the union of narrow protocols, one per job). Its methods are
+those of its parts (:mod:`server.store.parts`), one mixin per protocol, which check their
+callers' arguments and answer players, deals and games themselves; they hand leaderboard
+pages and ranks to :class:`Leaderboard`, screenings and reviews to :class:`FairPlayRecords`.
+The store itself opens and closes what they share. Every error it raises is a
 :class:`~server.store.errors.StoreError`: a driver's failure leaves it as
 :class:`~server.store.errors.StoreUnavailable` (see :mod:`server.store.boundary`).
 """
 
 from __future__ import annotations
 
-import unicodedata
-from collections.abc import AsyncIterator, Sequence
-from datetime import date, datetime
-from typing import Any
-
 import redis.asyncio as redis
-import sqlalchemy as sa
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from server.kinds import MODES, Mode, Result
 from server.store.action_log import DEFAULT_COMMIT_TIMEOUT, DEFAULT_WINDOW, ActionLog, open_writer
-from server.store.after import AfterDayRecords, DayFigures, ReportRecord
+from server.store.after import AfterDayRecords
 from server.store.boundary import store_boundary
 from server.store.database import Database, create_engine
-from server.store.errors import InvalidRequest, NameTaken, StoreError
-from server.store.fairplay import IN_QUEUE, FairPlayRecords
+from server.store.fairplay import FairPlayRecords
 from server.store.games import GameRecords
-from server.store.leaderboard import Leaderboard, result_key
+from server.store.leaderboard import Leaderboard
 from server.store.lease import leases_for
 from server.store.migrate import upgrade
-from server.store.models import NAME_LENGTH, DailyDeal, GameRow, InstallSecret, Player
-from server.store.ranks import BoardKey, LocalRankCache, RankCache, RedisRankCache
-from server.store.records import (
-    CLEARED,
-    CONFIRMED,
-    HELD,
-    PASSED,
-    DailyDealRecord,
-    Decision,
-    FairPlayRecord,
-    GameLog,
-    GameRecord,
-    LeaderboardSlice,
-    LogEntry,
-    PlayerHistory,
-    PlayerRecord,
-    RankResult,
-    ReviewStatus,
-    TrustRecord,
-    record_of,
+from server.store.parts import (
+    AfterDayPart,
+    BoardPart,
+    DealPart,
+    FairPlayPart,
+    GamePart,
+    PlayerPart,
 )
-
-
-def name_key(name: str) -> str:
-    """The form of a name that must be unique: ``Alice``, ``ALICE`` and ``alice`` collide."""
-    return unicodedata.normalize("NFKC", name).casefold()
-
-
-def _deal(row: DailyDeal) -> DailyDealRecord:
-    solution = None if row.solution is None else tuple(row.solution.split())
-    return record_of(DailyDealRecord, row, solution=solution)
-
-
-def _line(moves: Sequence[str] | None) -> str | None:
-    return None if moves is None else " ".join(moves)
-
-
-def _require_aware(name: str, value: datetime) -> None:
-    if value.tzinfo is None:
-        raise InvalidRequest(f"{name} must be timezone-aware, got {value!r}")
+from server.store.ranks import LocalRankCache, RankCache, RedisRankCache
 
 
 @store_boundary
-class Store:
-    """Everything the server keeps. Open with :meth:`open`, close with :meth:`close`."""
+class Store(PlayerPart, DealPart, GamePart, BoardPart, FairPlayPart, AfterDayPart):
+    """Everything the server keeps. Open with :meth:`open`, close with :meth:`close`; its
+    methods are its parts' (:mod:`server.store.parts`)."""
 
     def __init__(self, engine: AsyncEngine, ranks: RankCache, log: ActionLog) -> None:
         self.engine = engine
@@ -133,373 +96,3 @@ class Store:
         await self._database.dispose()
         if self._redis is not None:
             await self._redis.aclose()
-
-    # -- players --------------------------------------------------------------------------
-
-    async def create_player(
-        self, *, name: str, token_hash: str, now: datetime, bot: bool = False
-    ) -> PlayerRecord:
-        """A new account; ``bot`` declares a bot account (for good: it is never changed)."""
-        if not name or len(name) > NAME_LENGTH:
-            raise InvalidRequest(f"a name has 1 to {NAME_LENGTH} characters, got {len(name)}")
-        if not token_hash:
-            raise InvalidRequest("empty token hash")
-        _require_aware("now", now)
-        player = Player(
-            name=name, name_key=name_key(name), token_hash=token_hash, created_at=now, bot=bot
-        )
-        try:
-            async with self._database.sessions.begin() as session:
-                session.add(player)
-        except IntegrityError as error:
-            if await self.player_by_name(name) is not None:
-                raise NameTaken(f"the name {name!r} is taken") from None
-            raise StoreError("this token hash belongs to another player") from error
-        return record_of(PlayerRecord, player)
-
-    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
-        return await self._one_player(Player.token_hash == token_hash)
-
-    async def player_by_name(self, name: str) -> PlayerRecord | None:
-        return await self._one_player(Player.name_key == name_key(name))
-
-    async def player_by_id(self, player_id: int) -> PlayerRecord | None:
-        return await self._one_player(Player.id == player_id)
-
-    async def _one_player(self, where: sa.ColumnElement[bool]) -> PlayerRecord | None:
-        async with self._database.reads() as session:
-            player = await session.scalar(sa.select(Player).where(where))
-        return None if player is None else record_of(PlayerRecord, player)
-
-    # -- daily deals ----------------------------------------------------------------------
-
-    async def get_daily_deal(self, *, day: date, suits: int) -> DailyDealRecord | None:
-        async with self._database.reads() as session:
-            deal = await session.get(DailyDeal, (day, suits))
-        return None if deal is None else _deal(deal)
-
-    async def put_daily_deal(
-        self,
-        *,
-        day: date,
-        suits: int,
-        code: str,
-        par: int | None,
-        solution: Sequence[str] | None = None,
-    ) -> DailyDealRecord:
-        """Store the deal unless one exists; either way return the stored one."""
-        insert = self._database.insert(DailyDeal).values(
-            day=day, suits=suits, code=code, par=par, solution=_line(solution)
-        )
-        async with self._database.sessions.begin() as session:
-            await session.execute(insert.on_conflict_do_nothing(index_elements=["day", "suits"]))
-            deal = await session.scalar(
-                sa.select(DailyDeal).where(DailyDeal.day == day, DailyDeal.suits == suits)
-            )
-        assert deal is not None  # inserted or already there, in this transaction
-        return _deal(deal)
-
-    async def install_secret(self, *, name: str, candidate: str, now: datetime) -> str:
-        """The install's secret ``name``: the one stored, or ``candidate`` stored now if there
-        is none (its first start). Nodes starting at once on one database agree: the first
-        write wins, and every node reads it back."""
-        _require_aware("now", now)
-        insert = self._database.insert(InstallSecret).values(
-            name=name, value=candidate, created_at=now
-        )
-        async with self._database.sessions.begin() as session:
-            await session.execute(insert.on_conflict_do_nothing(index_elements=["name"]))
-            stored = await session.scalar(
-                sa.select(InstallSecret.value).where(InstallSecret.name == name)
-            )
-        assert stored is not None  # inserted or already there, in this transaction
-        return stored
-
-    async def set_daily_solution(self, *, day: date, suits: int, solution: Sequence[str]) -> None:
-        """Keep the solver's line of a deal stored without one (found later, once)."""
-        update = (
-            sa.update(DailyDeal)
-            .where(DailyDeal.day == day, DailyDeal.suits == suits, DailyDeal.solution.is_(None))
-            .values(solution=_line(solution))
-        )
-        async with self._database.sessions.begin() as session:
-            await session.execute(update, execution_options={"synchronize_session": False})
-
-    # -- games ----------------------------------------------------------------------------
-
-    async def start_game(
-        self,
-        *,
-        game_id: str,
-        player_id: int,
-        mode: Mode,
-        code: str,
-        suits: int,
-        day: date | None,
-        started_at: datetime,
-    ) -> GameRecord:
-        """Record a new game. A daily game is one per (player, day, suits): a second start
-        raises :class:`AttemptExists` carrying the first."""
-        if mode not in MODES:
-            raise InvalidRequest(f"mode must be one of {MODES}, got {mode!r}")
-        if (mode == "daily") != (day is not None):
-            raise InvalidRequest("a daily game has a day and a practice game has none")
-        if not game_id:
-            raise InvalidRequest("empty game id")
-        _require_aware("started_at", started_at)
-        game = GameRow(
-            id=game_id,
-            player_id=player_id,
-            mode=mode,
-            code=code,
-            suits=suits,
-            day=day,
-            started_at=started_at,
-        )
-        return await self._games.start(game)
-
-    async def get_game(self, game_id: str) -> GameRecord | None:
-        return await self._games.get(game_id)
-
-    async def daily_attempt(self, *, player_id: int, day: date, suits: int) -> GameRecord | None:
-        return await self._games.daily_attempt(player_id, day, suits)
-
-    async def daily_progress(self, *, player_id: int, day: date) -> dict[int, bool]:
-        """The player's daily attempts of ``day``: by suit count, whether it is finished."""
-        return await self._games.daily_progress(player_id, day)
-
-    async def load_game(self, game_id: str) -> GameLog | None:
-        """A game with its whole action log: what rebuilds it on any node."""
-        return await self._games.load(game_id)
-
-    async def last_seq(self, game_id: str) -> int:
-        """The seq of the game's newest logged action (0 for none): is a copy up to date?"""
-        return await self._games.last_seq(game_id)
-
-    async def append(
-        self,
-        entries: Sequence[LogEntry],
-        result: Result | None = None,
-        *,
-        ranked_on: BoardKey | None = None,
-    ) -> None:
-        """Commit a game's actions (and its result, with its end entry) through the action
-        log; raises :class:`StaleGame` or :class:`StoreUnavailable`, writing nothing.
-
-        A daily's result (``ranked_on`` its board: day, suit count, bots) then goes to the
-        rank cache; the cache is rebuilt from the database when missing, so a failure there
-        is logged.
-        """
-        game_id = entries[0].game_id
-        key = None
-        if result is not None:
-            _require_aware("finished_at", result.finished_at)
-            # made first: it refuses what cannot be ranked before anything is written
-            key = result_key(game_id, result)
-        await self.log.append(entries, result)
-        if key is not None and ranked_on is not None:
-            await self._leaderboard.add(ranked_on, key)
-
-    # -- leaderboards ---------------------------------------------------------------------
-    # Each day and suit count has three boards: the humans' (``bots=False``), the new
-    # players' (``newcomers=True``) and the bots'.
-
-    async def leaderboard_page(
-        self,
-        *,
-        day: date,
-        suits: int,
-        limit: int,
-        after: str | None = None,
-        bots: bool = False,
-        newcomers: bool = False,
-    ) -> LeaderboardSlice:
-        """One page of a daily leaderboard, best first; ``after`` is a page's ``next`` (a
-        cursor it did not make raises :class:`BadCursor`)."""
-        return await self._leaderboard.page(
-            day=day, suits=suits, limit=limit, after=after, bots=bots, newcomers=newcomers
-        )
-
-    async def rank_of(
-        self,
-        *,
-        day: date,
-        suits: int,
-        player_id: int,
-        around: int = 5,
-        bots: bool = False,
-        newcomers: bool = False,
-    ) -> RankResult:
-        """The player's rank that day, and up to ``around`` rows either side of their own."""
-        return await self._leaderboard.rank_of(
-            day=day,
-            suits=suits,
-            player_id=player_id,
-            around=around,
-            bots=bots,
-            newcomers=newcomers,
-        )
-
-    async def unrank(self, record: GameRecord) -> None:
-        """Take a daily off the rank cache (after a review confirmed one that was on its
-        board: a leader's)."""
-        result = record.result
-        if result is None or record.day is None:
-            return
-        board = (record.day, record.suits, record.bot, record.newcomer)
-        await self._leaderboard.remove(board, result_key(record.id, result))
-
-    async def place_of(self, record: GameRecord) -> tuple[int, int] | None:
-        """Where a finished daily stands, or would stand if it were not held, on its own
-        board: (rank, results on that board without it)."""
-        result = record.result
-        if result is None or record.day is None:
-            return None
-        board = (record.day, record.suits, record.bot, record.newcomer)
-        return await self._leaderboard.place(board, result_key(record.id, result))
-
-    async def ranks_of(self, game_ids: list[str]) -> dict[str, int]:
-        """The rank of each of these games on its own day's board, in one query (those on
-        no board left out): a player's history."""
-        return await self._leaderboard.ranks_of(game_ids)
-
-    async def rank_again(self, record: GameRecord) -> None:
-        """Put a finished daily back in the rank cache (after a review cleared it)."""
-        result = record.result
-        if result is None or record.day is None:
-            return
-        board = (record.day, record.suits, record.bot, record.newcomer)
-        await self._leaderboard.add(board, result_key(record.id, result))
-
-    # -- the end of a day ---------------------------------------------------------------
-
-    async def unfinished_dailies(self, *, before: date) -> list[str]:
-        """The ids of daily games of days before ``before`` still unfinished (to close them
-        as they stand, through the action log, when their day is over)."""
-        return await self._games.unfinished_dailies(before)
-
-    # -- fair play ------------------------------------------------------------------------
-
-    async def record_screening(
-        self,
-        *,
-        game_id: str,
-        held: bool,
-        reasons: Sequence[str],
-        evidence: dict[str, Any],
-        at: datetime,
-        newcomer: bool = False,
-    ) -> FairPlayRecord:
-        """Keep a finished human daily's screening, once (a second screening of the same
-        game returns the first), and put the result on the board unless it is held: the
-        new players' board if ``newcomer``, else the public one."""
-        _require_aware("at", at)
-        status: ReviewStatus = HELD if held else PASSED
-        return await self._fair_play.record(
-            game_id, status, list(reasons), evidence, at, newcomer=newcomer
-        )
-
-    async def unscreened(self) -> list[str]:
-        """Finished human dailies waiting for their screening (one was under way when a
-        node stopped): the ids, oldest first."""
-        return await self._fair_play.unscreened()
-
-    async def screening(self, game_id: str) -> FairPlayRecord | None:
-        return await self._fair_play.get(game_id)
-
-    async def held_results(self) -> list[tuple[GameRecord, FairPlayRecord]]:
-        """Results held for review, oldest first, with their screening."""
-        return await self._fair_play.held()
-
-    async def review_queue(self) -> list[tuple[GameRecord, FairPlayRecord]]:
-        """The review queue, oldest first: results held, and leaders queued on their board."""
-        return await self._fair_play.held(IN_QUEUE)
-
-    async def queue_leaders(
-        self, *, day: date, suits: int, newcomers: bool, at: datetime, top: int = 3
-    ) -> list[str]:
-        """Queue the ``top`` results of a human board for review (they stay on the board,
-        and show as verified once cleared); the ids newly queued, each with an audit row."""
-        _require_aware("at", at)
-        return await self._fair_play.queue_leaders(
-            day=day, suits=suits, newcomers=newcomers, top=top, at=at
-        )
-
-    async def account_dailies(self, *, player_id: int) -> list[tuple[GameRecord, FairPlayRecord]]:
-        """The account's screened dailies, oldest day first, with their screening."""
-        return await self._fair_play.account_dailies(player_id)
-
-    async def trust(self, *, player_ids: list[int]) -> dict[int, TrustRecord]:
-        """The accounts' evidence across days, for those that have any."""
-        return await self._fair_play.trust(list(player_ids))
-
-    async def put_trust(self, record: TrustRecord) -> None:
-        """Keep an account's evidence across days."""
-        _require_aware("updated_at", record.updated_at)
-        await self._fair_play.put_trust(record)
-
-    async def review(
-        self, *, game_id: str, decision: Decision, note: str | None, at: datetime
-    ) -> GameRecord:
-        """A reviewer's decision on a result in the review queue: ``cleared`` ranks it and
-        marks it verified; ``confirmed`` keeps it off the board and flags the account (its
-        later dailies are held). Writes an audit row. Raises :class:`StoreError` for a game
-        that is not in the queue."""
-        if decision not in (CLEARED, CONFIRMED):
-            raise InvalidRequest(f"a review clears or confirms, not {decision!r}")
-        _require_aware("at", at)
-        await self._fair_play.decide(game_id, decision, note, at)
-        record = await self.get_game(game_id)
-        assert record is not None
-        return record
-
-    async def audit(self, game_id: str) -> list[tuple[str, str | None, datetime]]:
-        """The review decisions on a game, oldest first: (decision, note, when)."""
-        return await self._fair_play.audit(game_id)
-
-    # -- history --------------------------------------------------------------------------
-
-    async def history(self, *, player_id: int, limit: int = 20) -> PlayerHistory:
-        """The player's finished games, newest first, and all-time figures over every
-        finished game (daily and practice): games, wins, best score per suit count."""
-        if limit < 0:
-            raise InvalidRequest(f"limit must be non-negative, got {limit}")
-        return await self._games.history(player_id, limit)
-
-    async def finished_games(self, *, batch: int = 1000) -> AsyncIterator[GameLog]:
-        """Every finished game with its action log, in game id order, read in batches."""
-        if batch < 1:
-            raise InvalidRequest(f"batch must be at least 1, got {batch}")
-        async for logged in self._games.finished(batch):
-            yield logged
-
-    # -- after the daily ------------------------------------------------------------------
-
-    async def day_figures(
-        self, *, day: date, suits: int, bots: bool = False, newcomers: bool = False
-    ) -> DayFigures:
-        """A day's board in counts: finished, won, the winners' moves, the others' runs
-        removed, the winners' time quartiles (held results are on no board)."""
-        return await self._after.day_figures(day, suits, bots, newcomers)
-
-    async def daily_days(self, *, player_id: int, before: date | None = None) -> list[date]:
-        """The days on which the player finished a daily, in order (streaks; and, ``before``
-        a day, how long a human account had played by then: the new players' board)."""
-        days = await self._after.daily_days(player_id)
-        return days if before is None else [day for day in days if day < before]
-
-    async def report(self, *, game_id: str, player_id: int, reason: str, at: datetime) -> None:
-        """Keep a player's report of a result; :class:`AlreadyReported` the second time."""
-        _require_aware("at", at)
-        if not reason or len(reason) > 200:
-            raise InvalidRequest("a report's reason has 1 to 200 characters")
-        await self._after.report(game_id=game_id, player_id=player_id, reason=reason, at=at)
-
-    async def reports_since(self, *, player_id: int, since: datetime) -> int:
-        """How many reports the player made since ``since``."""
-        return await self._after.reports_since(player_id, since)
-
-    async def reported_results(self) -> list[tuple[GameRecord, list[ReportRecord]]]:
-        """Reported results in leaderboard order (day, suit count, board, rank), each with
-        its reports, oldest first."""
-        return await self._after.reported()

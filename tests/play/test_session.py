@@ -15,8 +15,9 @@ from server.engine import Game
 from server.play.clock import ManualClock, day_end
 from server.play.daily import Proof, candidate_codes
 from server.play.hub import Hub
-from server.play.player_game import REPLAY_MEMORY, PlayerGame
+from server.play.player_game import PlayerGame
 from server.play.race import AROUND_ROWS, FOLLOWS_PER_ACCOUNT, TOP_ROWS
+from server.play.resends import REPLAY_MEMORY
 from server.play.session import _HANDLERS, Session
 from server.protocol import (
     Auth,
@@ -514,12 +515,12 @@ def test_a_game_remembers_the_replies_to_its_last_eight_ids() -> None:
         day=None, started_at=datetime(2026, 1, 1, tzinfo=UTC), writer=FakeStore(),
     )  # fmt: skip
     for n in range(REPLAY_MEMORY + 2):
-        game.remember(n, "1-2", [Pong(id=n, server_time=f"reply {n}")])
-    assert game.answered(0, "1-2") is None and game.answered(1, "1-2") is None
-    remembered = game.answered(2, "1-2")
+        game.replies.remember(n, "1-2", [Pong(id=n, server_time=f"reply {n}")])
+    assert game.replies.answered(0, "1-2") is None and game.replies.answered(1, "1-2") is None
+    remembered = game.replies.answered(2, "1-2")
     assert remembered is not None and remembered.replies == (Pong(id=2, server_time="reply 2"),)
-    assert game.answered(None, "1-2") is None
-    assert game.answered(2, "3-4") is None  # the same id asking for another move
+    assert game.replies.answered(None, "1-2") is None
+    assert game.replies.answered(2, "3-4") is None  # the same id asking for another move
     assert len(game.replies) == REPLAY_MEMORY == 8
 
 

@@ -1,6 +1,7 @@
 """``Store`` and the tests' ``FakeStore`` both satisfy :class:`PlayStore`, the store as the
-play layer uses it: mypy checks the two functions below (this module is in mypy's files),
-and the test holds every method's parameters to the protocol's, so neither drifts."""
+play layer uses it (the union of a narrow protocol per job): mypy checks the two functions
+below (this module is in mypy's files), and the test holds every method's parameters to the
+protocol's, so neither drifts."""
 
 from __future__ import annotations
 
@@ -9,7 +10,16 @@ from typing import Any
 
 import pytest
 
-from server.store import PlayStore, Store
+from server.store import (
+    AfterDayStore,
+    BoardStore,
+    DealStore,
+    FairPlayStore,
+    GameStore,
+    PlayerStore,
+    PlayStore,
+    Store,
+)
 from tests.support.fakes import FakeStore
 
 
@@ -21,9 +31,10 @@ def _fake_is_a_play_store() -> PlayStore:
     return FakeStore()
 
 
+#: Every method of the narrow protocols PlayStore is made of (it adds none of its own).
 PROTOCOL_METHODS = sorted(
-    name for name, value in vars(PlayStore).items() if inspect.isfunction(value)
-    and not name.startswith("_")
+    name for name, value in inspect.getmembers(PlayStore, inspect.isfunction)
+    if not name.startswith("_")
 )  # fmt: skip
 
 
@@ -38,7 +49,16 @@ def _shape(method: Any) -> tuple[bool, list[tuple[str, Any, Any]]]:
 
 def test_the_protocol_lists_what_the_play_layer_uses() -> None:
     assert "append" in PROTOCOL_METHODS and "finished_games" in PROTOCOL_METHODS
+    assert "create_player" in PROTOCOL_METHODS and "put_trust" in PROTOCOL_METHODS
     assert "review" not in PROTOCOL_METHODS  # an operator's command, not the play layer's
+
+
+def test_each_method_belongs_to_one_narrow_protocol() -> None:
+    parts = (PlayerStore, DealStore, GameStore, BoardStore, FairPlayStore, AfterDayStore)
+    owners = {
+        name: [part.__name__ for part in parts if name in vars(part)] for name in PROTOCOL_METHODS
+    }
+    assert {name: found for name, found in owners.items() if len(found) != 1} == {}
 
 
 @pytest.mark.parametrize("implementation", [Store, FakeStore])

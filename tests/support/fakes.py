@@ -73,7 +73,93 @@ class FakeLogWriter:
         pass
 
 
-class FakeStore:
+class FakeBoards:
+    """The fake's leaderboards (:class:`~server.store.BoardStore`), over its games."""
+
+    games: dict[str, GameRecord]
+    #: Results put on a board's rank cache, in order (a bot's at once, one cleared later).
+    ranked: list[tuple[str, Result]]
+
+    def _board(self, day: date, suits: int, bots: bool, new: bool = False) -> list[GameRecord]:
+        """One leaderboard's results, in the real order (imported, never restated)."""
+        done = [
+            g
+            for g in self.games.values()
+            if g.mode == "daily"
+            and g.day == day
+            and g.suits == suits
+            and g.bot == bots
+            and g.newcomer == new
+            and g.finished_at
+            and not g.held
+        ]
+        return sorted(done, key=lambda g: ResultKey.of(g).sort_key())
+
+    async def leaderboard_page(
+        self,
+        *,
+        day: date,
+        suits: int,
+        limit: int,
+        after: str | None = None,
+        bots: bool = False,
+        newcomers: bool = False,
+    ) -> LeaderboardSlice:
+        board = self._board(day, suits, bots, newcomers)
+        start = 0
+        if after is not None:  # the real cursors: a row's key (BadCursor for anything else)
+            key = decode_cursor(after).sort_key()
+            start = sum(ResultKey.of(g).sort_key() <= key for g in board)
+        page = board[start : start + limit]
+        more = start + limit < len(board)
+        cursor = encode_cursor(ResultKey.of(page[-1])) if more else None
+        rows = [leaderboard_entry(start + i + 1, g) for i, g in enumerate(page)]
+        return LeaderboardSlice(rows, cursor, len(board))
+
+    async def rank_of(
+        self,
+        *,
+        day: date,
+        suits: int,
+        player_id: int,
+        around: int = 5,
+        bots: bool = False,
+        newcomers: bool = False,
+    ) -> RankResult:
+        board = self._board(day, suits, bots, newcomers)
+        for i, g in enumerate(board):
+            if g.player_id == player_id:
+                near = board[max(0, i - around) : i + around + 1]
+                first = max(0, i - around)
+                rows = [leaderboard_entry(first + k + 1, h) for k, h in enumerate(near)]
+                return RankResult(i + 1, len(board), rows)
+        return RankResult(None, len(board), [])
+
+    async def ranks_of(self, game_ids: list[str]) -> dict[str, int]:
+        ranks = {}
+        for game_id in game_ids:
+            g = self.games.get(game_id)
+            if g is None or g.day is None:
+                continue
+            board = [h.id for h in self._board(g.day, g.suits, g.bot, g.newcomer)]
+            if game_id in board:
+                ranks[game_id] = board.index(game_id) + 1
+        return ranks
+
+    async def place_of(self, record: GameRecord) -> tuple[int, int] | None:
+        if record.result is None or record.day is None:
+            return None
+        board = self._board(record.day, record.suits, record.bot, record.newcomer)
+        others = [g for g in board if g.id != record.id]
+        key = ResultKey.of(record).sort_key()
+        return sum(ResultKey.of(g).sort_key() < key for g in others) + 1, len(others)
+
+    async def rank_again(self, record: GameRecord) -> None:
+        if record.result is not None:
+            self.ranked.append((record.id, record.result))
+
+
+class FakeStore(FakeBoards):
     def __init__(self) -> None:
         self.players: dict[int, tuple[PlayerRecord, str]] = {}
         self.deals: dict[tuple[date, int], DailyDealRecord] = {}
@@ -210,14 +296,6 @@ class FakeStore:
         )
         return record
 
-    async def place_of(self, record: GameRecord) -> tuple[int, int] | None:
-        if record.result is None or record.day is None:
-            return None
-        board = self._board(record.day, record.suits, record.bot, record.newcomer)
-        others = [g for g in board if g.id != record.id]
-        key = ResultKey.of(record).sort_key()
-        return sum(ResultKey.of(g).sort_key() < key for g in others) + 1, len(others)
-
     async def queue_leaders(
         self, *, day: date, suits: int, newcomers: bool, at: datetime, top: int = 3
     ) -> list[str]:
@@ -263,10 +341,6 @@ class FakeStore:
             if g.mode == "daily" and g.finished_at and g.held and g.id not in self.screenings
         ]
 
-    async def rank_again(self, record: GameRecord) -> None:
-        if record.result is not None:
-            self.ranked.append((record.id, record.result))
-
     async def daily_progress(self, *, player_id: int, day: date) -> dict[int, bool]:
         return {
             g.suits: g.finished_at is not None
@@ -294,72 +368,6 @@ class FakeStore:
         await self.log.append(entries, result)
         if result is not None and ranked_on is not None:
             self.ranked.append((entries[0].game_id, result))
-
-    def _board(self, day: date, suits: int, bots: bool, new: bool = False) -> list[GameRecord]:
-        """One leaderboard's results, in the real order (imported, never restated)."""
-        done = [
-            g
-            for g in self.games.values()
-            if g.mode == "daily"
-            and g.day == day
-            and g.suits == suits
-            and g.bot == bots
-            and g.newcomer == new
-            and g.finished_at
-            and not g.held
-        ]
-        return sorted(done, key=lambda g: ResultKey.of(g).sort_key())
-
-    async def leaderboard_page(
-        self,
-        *,
-        day: date,
-        suits: int,
-        limit: int,
-        after: str | None = None,
-        bots: bool = False,
-        newcomers: bool = False,
-    ) -> LeaderboardSlice:
-        board = self._board(day, suits, bots, newcomers)
-        start = 0
-        if after is not None:  # the real cursors: a row's key (BadCursor for anything else)
-            key = decode_cursor(after).sort_key()
-            start = sum(ResultKey.of(g).sort_key() <= key for g in board)
-        page = board[start : start + limit]
-        more = start + limit < len(board)
-        cursor = encode_cursor(ResultKey.of(page[-1])) if more else None
-        rows = [leaderboard_entry(start + i + 1, g) for i, g in enumerate(page)]
-        return LeaderboardSlice(rows, cursor, len(board))
-
-    async def rank_of(
-        self,
-        *,
-        day: date,
-        suits: int,
-        player_id: int,
-        around: int = 5,
-        bots: bool = False,
-        newcomers: bool = False,
-    ) -> RankResult:
-        board = self._board(day, suits, bots, newcomers)
-        for i, g in enumerate(board):
-            if g.player_id == player_id:
-                near = board[max(0, i - around) : i + around + 1]
-                first = max(0, i - around)
-                rows = [leaderboard_entry(first + k + 1, h) for k, h in enumerate(near)]
-                return RankResult(i + 1, len(board), rows)
-        return RankResult(None, len(board), [])
-
-    async def ranks_of(self, game_ids: list[str]) -> dict[str, int]:
-        ranks = {}
-        for game_id in game_ids:
-            g = self.games.get(game_id)
-            if g is None or g.day is None:
-                continue
-            board = [h.id for h in self._board(g.day, g.suits, g.bot, g.newcomer)]
-            if game_id in board:
-                ranks[game_id] = board.index(game_id) + 1
-        return ranks
 
     async def history(self, *, player_id: int, limit: int = 20) -> PlayerHistory:
         done = [g for g in self.games.values() if g.player_id == player_id and g.finished_at]
