@@ -57,15 +57,23 @@ async def test_one_warmer_loads_and_concurrent_readers_wait_for_it(cache: RankCa
     members = _members(10)
     loads = 0
 
+    release = asyncio.Event()
+
     async def load() -> AsyncIterator[list[str]]:
         nonlocal loads
         loads += 1
-        await asyncio.sleep(0.05)  # slow enough for the readers to overlap
+        await release.wait()  # the warming holds until the readers have come to the cache
         yield members[:6]
         yield members[6:]
 
     board = (date(2031, 1, 1), 1, False, False)
-    found = await asyncio.gather(*(cache.position(board, member, load) for member in members))
+    readers = asyncio.gather(*(cache.position(board, member, load) for member in members))
+    for _ in range(20):
+        await asyncio.sleep(0)  # every in-process reader reaches the cache in a few turns
+    if isinstance(cache, RedisRankCache):
+        await asyncio.sleep(0.05)  # its readers' round trips to Redis take real time
+    release.set()
+    found = await readers
     assert found == [(n, 10, True) for n in range(10)]
     assert loads == 1
     assert await cache.total(board, load) == 10
