@@ -25,7 +25,7 @@ from .online import (
     open_connection,
     print_json,
 )
-from .table import player_label
+from .wording import player_label
 
 
 def _also_kept(config: Config, server: str, name: str) -> str:

@@ -31,8 +31,8 @@ from .boards import _dump, parse_day
 from .connection import Reply
 from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
-from .table import plural
 from .ui.widgets import format_clock
+from .wording import plural
 
 #: How long ``simon review`` waits for the server's solver (seconds).
 REVIEW_TIMEOUT = 300.0

@@ -35,8 +35,8 @@ from .errors import ClientError, ServerError, UsageError
 from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
 from .race_table import ordinal
-from .table import UNDER_REVIEW, player_label, plural
 from .ui.widgets import format_clock
+from .wording import UNDER_REVIEW, player_label, plural
 
 PAGE = 100  # the most rows the server sends at once
 HISTORY_LOOKUP = 100  # a player's latest games, searched for a held daily result

@@ -23,7 +23,7 @@ from server.engine import (
 
 from .errors import UsageError
 from .online import add_server_argument
-from .table import plural
+from .wording import plural
 
 
 def load_game(code: str | None, board_file: str | None, suits: int | None = None) -> Game:

@@ -43,7 +43,8 @@ from .connection import Connection
 from .errors import BotAccountNeeded, ClientError, ServerError, UsageError
 from .online import add_server_argument, open_connection, print_json
 from .solve import winning_moves
-from .table import LocalTable, OnlineTable, Table, board_note, plural, rule_sentence
+from .table import LocalTable, OnlineTable, Table
+from .wording import board_note, plural, rule_sentence
 
 FINISH_WAIT = 5.0  # seconds bot mode waits for the result after a winning move
 RATE_RETRIES = 30

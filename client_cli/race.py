@@ -44,7 +44,8 @@ from .online import add_server_argument, open_connection, print_json
 from .play import REFUSALS, _move_paced, _pace, run_online_screen
 from .race_table import Opening, RaceTable, browser_link, ordinal, race_time
 from .solve import winning_moves
-from .table import Table, player_label, plural, rule_sentence
+from .table import Table
+from .wording import player_label, plural, rule_sentence
 
 #: Bot mode looks at the connection this often while it waits (seconds).
 WAIT_TICK = 5.0

@@ -36,7 +36,8 @@ from server.protocol import (
 
 from .connection import Connection, timestamp
 from .errors import ClientError, ServerError
-from .table import Notice, OnlineTable, player_label
+from .table import Notice, OnlineTable
+from .wording import player_label
 
 
 def browser_link(server: str, code: str) -> str:

@@ -11,7 +11,7 @@ from server.solver import DEFAULT_MAX_NODES, DEFAULT_MAX_SECONDS, Verdict, solve
 from .arguments import bounded
 from .errors import ClientError, UsageError
 from .offline import add_game_arguments, load_game
-from .table import plural
+from .wording import plural
 
 
 def winning_moves(code: str) -> list[str]:

@@ -23,7 +23,8 @@ from textual.widgets import Button, Input, Static
 from server.engine import Card, IllegalMoveError, InvalidMoveError, Move, SuitCount
 
 from ..errors import ClientError
-from ..table import Notice, Table, won_text
+from ..table import Notice, Table
+from ..wording import won_text
 from .after_panel import AfterPanel, copy_text
 from .cards import card_label, group_label, movable_run
 from .commands import (

@@ -22,7 +22,8 @@ from textual.widgets import Input, Static
 
 from ..errors import ClientError
 from ..race_table import RaceTable, browser_link, ordinal, race_time
-from ..table import Notice, player_label, plural
+from ..table import Notice
+from ..wording import player_label, plural
 from .app import SimonApp
 from .commands import Command
 from .widgets import BoardBox, BoardView, ScoreLine, panel_grid

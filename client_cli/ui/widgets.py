@@ -17,7 +17,8 @@ from server.engine import COLUMNS, RUNS_PER_GAME, Card, Move
 from server.engine.cards import SUIT_LETTERS
 from server.protocol import RaceEntry
 
-from ..table import UNDER_REVIEW, Table, board_note, player_label, plural
+from ..table import Table
+from ..wording import UNDER_REVIEW, board_note, player_label, plural
 from .cards import (
     CELL,
     HEADER,
