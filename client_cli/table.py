@@ -21,7 +21,7 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from typing import Any, Literal
 
@@ -65,6 +65,7 @@ from server.protocol import (
 
 from .connection import Connection
 from .errors import ClientError
+from .pending import Pending, PendingActions
 from .wording import player_label, resigned_text, rule_sentence, won_text
 
 NoticeKind = Literal["info", "refused", "won", "status"]
@@ -243,16 +244,6 @@ class LocalTable(Table):
             self._tell()
 
 
-@dataclass
-class Pending:
-    """An action sent to the server and not yet answered."""
-
-    message: Any  # the protocol message, id included, resent as is after a reconnect
-    kind: Literal["move", "auto", "undo", "restart", "resign"]
-    move: Move | None = None  # move: the move; auto: the column in ``source``
-    previewed: bool = field(default=True)
-
-
 class OnlineTable(Table):
     """A game on the server, previewed locally and reconciled with the server's answers."""
 
@@ -266,7 +257,7 @@ class OnlineTable(Table):
         self.view: GameView | None = None
         self.confirmed: Game | None = None
         self.seq = 0
-        self.pending: list[Pending] = []
+        self.pending = PendingActions()
         self._held = False  # the connection dropped: actions wait for the resume
 
     @property
@@ -415,14 +406,8 @@ class OnlineTable(Table):
         with contextlib.suppress(ClientError):  # a nicety: the game is over and stored
             await self.connection.send(request)
 
-    def _take(self, message_id: Any) -> Pending | None:
-        for index, pending in enumerate(self.pending):
-            if message_id is not None and pending.message.id == message_id:
-                return self.pending.pop(index)
-        return None
-
     def _moved(self, message: Moved) -> None:
-        self._take(message.id)
+        self.pending.take(message.id)
         if self.confirmed is None or self.view is None or message.game != self.view.game:
             return
         if message.seq > self.seq:
@@ -445,7 +430,7 @@ class OnlineTable(Table):
             self._tell()
 
     def _refused(self, error: Error) -> None:
-        pending = self._take(error.id)
+        pending = self.pending.take(error.id)
         if pending is None:
             if error.id is None:
                 self._tell(Notice("info", error.message))
@@ -459,10 +444,7 @@ class OnlineTable(Table):
 
     def _replace(self, view: GameView, answered: Any = None) -> None:
         """A whole state from the server: the confirmed game; answered actions leave the queue."""
-        if answered is not None and any(p.message.id == answered for p in self.pending):
-            while self.pending:
-                if self.pending.pop(0).message.id == answered:
-                    break
+        self.pending.answered_by_state(answered)
         self.view = view
         self.confirmed = game_from_view(view)
         self.seq = view.seq
@@ -477,20 +459,7 @@ class OnlineTable(Table):
     def _rebuild(self) -> None:
         """The shown game: the confirmed one with the unanswered actions played on it."""
         assert self.confirmed is not None
-        game = self.confirmed.copy()
-        for pending in self.pending:
-            try:
-                if pending.kind == "move" and pending.move is not None:
-                    game.push(pending.move)
-                elif pending.kind == "auto" and pending.move is not None:
-                    game.auto_move(pending.move.source)
-                elif pending.kind == "undo" and game.can_undo:
-                    game.undo()
-                elif pending.kind == "restart":
-                    game = Game.from_code(str(self.confirmed.code))
-            except IllegalMoveError:
-                continue  # the server will refuse it too, and say why
-        self.game = game
+        self.game = self.pending.played_on(self.confirmed)
 
     def _resync(self) -> None:
         """The preview and the server disagree: ask for the whole state again."""
