@@ -7,7 +7,7 @@ whether the engine at the other end is local or the server's.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -20,13 +20,13 @@ from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from server.engine import Card, IllegalMoveError, InvalidMoveError, Move, SuitCount
+from server.engine import IllegalMoveError, InvalidMoveError, Move, SuitCount
 
 from ..errors import ClientError
 from ..table import Notice, Table
 from ..wording import won_text
 from .after_panel import AfterPanel, copy_text
-from .cards import card_label, group_label, movable_run
+from .cards import group_label, movable_run
 from .commands import (
     CONFIRM,
     KEYS,
@@ -36,7 +36,7 @@ from .commands import (
     read_command,
     typed_key,
 )
-from .widgets import BoardBox, BoardView, RacePanel, ScoreLine, describe_move
+from .widgets import BoardBox, BoardView, RacePanel, ScoreLine, notice_text, played_text
 
 OpenTable = Callable[[int | None], Awaitable[Table]]
 
@@ -216,16 +216,7 @@ class SimonApp(App[int]):
             self.notify_line(notice)
 
     def notify_line(self, notice: Notice) -> None:
-        styles = {"refused": "bold red", "won": "bold green", "status": "yellow"}
-        text = Text()
-        if notice.kind == "refused":
-            text.append("✗ ", "bold red")
-        elif notice.kind == "won":
-            text.append("★ ", "bold yellow")
-        text.append(notice.text, styles.get(notice.kind, ""))
-        if notice.rule:
-            text.append(f"  [{notice.rule}]", "dim")
-        self.query_one("#notice", Static).update(text)
+        self.query_one("#notice", Static).update(notice_text(notice))
 
     def _tick(self) -> None:
         if self.table is not None:
@@ -363,7 +354,8 @@ class SimonApp(App[int]):
                 else:
                     assert command.column is not None
                     played = await table.auto(command.column)
-                self.notify_line(Notice("info", self._moved_text(before, played, removed)))
+                said = played_text(before, played, table.game, removed, self.letters)
+                self.notify_line(Notice("info", said))
             elif command.kind == "undo":
                 await table.undo()
                 self.notify_line(Notice("info", "Move taken back."))
@@ -398,15 +390,6 @@ class SimonApp(App[int]):
         else:
             self.printed = finished.share
             self.notify_line(Notice("info", "No clipboard here: the text is printed on quitting."))
-
-    def _moved_text(self, before: Sequence[Sequence[Card]], played: Move, removed: int) -> str:
-        """Where the cards went, and the run that left the table if one did."""
-        text = describe_move(before, played, self.letters)
-        game = self.table.game if self.table is not None else None
-        if game is not None and len(game.removed) > removed:
-            ace = game.removed[-1] << 4 | 1  # any card of the removed suit, for its symbol
-            text += f" · a run of {card_label(ace, self.letters)[1]} leaves the table"
-        return text + "."
 
     def action_clear(self) -> None:
         self.query_one("#prompt", Input).value = ""

@@ -1,4 +1,4 @@
-"""The pieces of the game screen: the board, the score line, the race panel."""
+"""The pieces of the game screen: the board, the score line, the race panel, the notice line."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from server.engine import COLUMNS, RUNS_PER_GAME, Card, Move
+from server.engine import COLUMNS, RUNS_PER_GAME, Card, Game, Move
 from server.engine.cards import SUIT_LETTERS
 from server.protocol import RaceEntry
 
-from ..table import Table
+from ..table import Notice, Table
 from ..wording import UNDER_REVIEW, board_note, player_label, plural
 from .cards import (
     CELL,
@@ -41,6 +41,32 @@ def describe_move(columns: Sequence[Sequence[Card]], move: Move, letters: bool =
     where = f"onto {card_label(target[-1], letters)}" if target else "into the empty column"
     notation = move.text() if count > 1 else Move(move.source, move.target).text()
     return f"{notation}: {cards} {where}"
+
+
+def played_text(
+    before: Sequence[Sequence[Card]], played: Move, game: Game | None, removed: int, letters: bool
+) -> str:
+    """What a played move did: where the cards went (from the columns ``before`` it), and
+    the run that left the table if the game now has more than ``removed``."""
+    text = describe_move(before, played, letters)
+    if game is not None and len(game.removed) > removed:
+        ace = game.removed[-1] << 4 | 1  # any card of the removed suit, for its symbol
+        text += f" · a run of {card_label(ace, letters)[1]} leaves the table"
+    return text + "."
+
+
+def notice_text(notice: Notice) -> Text:
+    """The notice line: a refusal in red with the rule's code, a win starred."""
+    styles = {"refused": "bold red", "won": "bold green", "status": "yellow"}
+    text = Text()
+    if notice.kind == "refused":
+        text.append("✗ ", "bold red")
+    elif notice.kind == "won":
+        text.append("★ ", "bold yellow")
+    text.append(notice.text, styles.get(notice.kind, ""))
+    if notice.rule:
+        text.append(f"  [{notice.rule}]", "dim")
+    return text
 
 
 def format_clock(seconds: float) -> str:
