@@ -1,16 +1,9 @@
-"""The play screen driven headless with Textual's pilot, on an offline game."""
+"""The play screen driven headless with Textual's pilot: the keys, the mouse, the
+questions and the notice line, mostly on an offline game."""
 
 from __future__ import annotations
 
-import io
-import re
-from collections.abc import Awaitable, Callable
-from datetime import date
-from pathlib import Path
-
 import pytest
-from rich.console import Console
-from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
@@ -19,28 +12,9 @@ from client_cli.ui.app import HelpScreen, SimonApp, SuitScreen
 from client_cli.ui.cards import HEADER
 from client_cli.ui.widgets import BoardView
 from server.engine import Game, Rule
-from server.protocol import Finished, RaceEntry, RaceEvent, RaceStandings, Resign, State
+from server.protocol import Finished, Resign, State
+from tests.client.screen import CODE, SIZE, game, notice, opener
 from tests.support.client import ScriptedConnection, view_of
-
-CODE = "SS1-S4-AAAAABD"  # column 3 ends 2D, column 4 ends 3C: 3-4 is the only move of column 3
-SIZE = (110, 36)
-
-
-def opener(code: str | None = CODE) -> Callable[[int | None], Awaitable[Table]]:
-    async def open_table(suits: int | None) -> Table:
-        return LocalTable(Game.from_code(code or f"SS1-S{suits}-AAAAAAB"))
-
-    return open_table
-
-
-def notice(app: SimonApp) -> str:
-    content = app.query_one("#notice", Static).content
-    return content.plain if isinstance(content, Text) else str(content)
-
-
-def game(app: SimonApp) -> Game:
-    assert app.table is not None and app.table.game is not None
-    return app.table.game
 
 
 async def test_a_typed_move_is_played() -> None:
@@ -217,129 +191,6 @@ async def test_the_last_run_wins_the_game() -> None:
         assert app.table is not None and app.table.finished
 
 
-async def test_online_the_race_shows_and_a_server_refusal_rolls_back() -> None:
-    from client_cli.table import OnlineTable
-    from server.protocol import Error, ErrorCode, RaceEntry, RaceEvent, RaceStandings, State
-    from tests.support.client import ScriptedConnection, view_of
-
-    bob = RaceEntry(player="bob", moves=3, score=497, removed=0, finished=False, won=False)
-    connection = ScriptedConnection(
-        [
-            State(id=1, state=view_of(Game.from_code(CODE), 0, mode="daily")),
-            RaceStandings(day="2026-01-02", suits=4, players=[bob]),
-        ]
-    )
-
-    async def open_table(suits: int | None) -> Table:
-        table = OnlineTable(connection)  # type: ignore[arg-type]
-        await table.start("daily", 4)
-        return table
-
-    app = SimonApp(open_table)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        race = app.query_one("#race", Static)
-        assert race.display
-        assert isinstance(app.table, OnlineTable) and set(app.table.race) == {"bob"}
-        await pilot.press(*"3-4", "enter")
-        await pilot.pause()
-        assert game(app).moves == 1  # previewed before any answer
-        sent = connection.sent[-1]
-        app.table.receive(
-            Error(id=sent.id, code=ErrorCode.ILLEGAL_MOVE, message="no", rule="nothing-on-an-ace")
-        )
-        await pilot.pause()
-        assert game(app).moves == 0
-        assert Rule.ONTO_ACE.sentence in notice(app)
-        done = bob.model_copy(update={"finished": True, "won": True, "score": 850})
-        app.table.receive(RaceEvent(day="2026-01-02", suits=4, event="finished", entry=done))
-        await pilot.pause()
-        assert "bob won: 850" in panel_text(app)
-        assert Rule.ONTO_ACE.sentence in notice(app)  # the player's own line stays
-        assert app.table.race["bob"].won
-
-
-def panel_text(app: SimonApp) -> list[str]:
-    """The race panel as the screen shows it, at its own width."""
-    race = app.query_one("#race", Static)
-    console = Console(width=race.content_region.width, record=True, file=io.StringIO())
-    console.print(app.query_one("#race", Static).content)
-    return [line.rstrip() for line in console.export_text().splitlines()]
-
-
-def entry(player: str, score: int, **flags: bool) -> RaceEntry:
-    return RaceEntry(
-        player=player,
-        moves=500 - score if score < 500 else 10,
-        score=score,
-        removed=0,
-        finished=flags.get("finished", False),
-        won=flags.get("won", False),
-        resigned=flags.get("resigned", False),
-    )
-
-
-@pytest.mark.parametrize("size", [SIZE, (80, 24)])
-async def test_the_race_keeps_the_servers_order_shows_who_left_and_the_latest_events(
-    size: tuple[int, int],
-) -> None:
-    players = [
-        entry("dan", 480),
-        entry("eve", 450, finished=True, resigned=True),
-        entry("bob", 497),
-        entry("carol", 812, finished=True, won=True),
-        entry("fay", 820, finished=True, won=True),
-        entry("gus", 499),
-    ]
-    connection = ScriptedConnection(
-        [
-            State(id=1, state=view_of(Game.from_code(CODE), 0, mode="daily")),
-            RaceStandings(day="2026-01-02", suits=4, players=players),
-        ]
-    )
-
-    async def open_table(suits: int | None) -> Table:
-        table = OnlineTable(connection)  # type: ignore[arg-type]
-        await table.start("daily", 4)
-        return table
-
-    app = SimonApp(open_table)
-    async with app.run_test(size=size) as pilot:
-        await pilot.pause()
-        table = app.table
-        assert isinstance(table, OnlineTable)
-        assert app.query_one("#race").region.right <= size[0]  # all of it on the screen
-        table.receive(RaceEvent(day="2026-01-02", suits=4, event="left", entry=entry("gus", 499)))
-        table.receive(
-            RaceEvent(day="2026-01-02", suits=4, event="removed", entry=entry("bob", 596))
-        )
-        await pilot.pause()
-        rows = [
-            (match.group(1), match.group(2))
-            for line in panel_text(app)
-            if (match := re.match(r"\s*(\w+)\s.*\d/4\s+(.+)$", line))
-        ]
-        names = [name for name, _ in rows]
-        assert names == ["fay", "carol", "bob", "gus", "dan", "eve"]  # the server's order
-        status = dict(rows)
-        narrow = size[0] < SIZE[0]
-        assert status == {
-            "fay": "won",
-            "carol": "won",
-            "bob": "play" if narrow else "playing",
-            "dan": "play" if narrow else "playing",
-            "gus": "left",
-            "eve": "quit" if narrow else "gave up",
-        }
-        text = "\n".join(panel_text(app))
-        assert "Latest" in text
-        assert text.index("gus left") < text.index("bob removed a run (0/4)")
-        # back on the deal: playing again
-        table.receive(RaceEvent(day="2026-01-02", suits=4, event="moved", entry=entry("gus", 498)))
-        await pilot.pause()
-        assert "gus" not in table.race_left
-
-
 async def test_resign_asks_once_more_then_ends_the_offline_game() -> None:
     app = SimonApp(opener())
     async with app.run_test(size=SIZE) as pilot:
@@ -406,95 +257,6 @@ async def test_resign_online_tells_the_server_and_shows_its_result() -> None:
         await pilot.pause()
         assert connection.sent[-1] is sent  # nothing more goes to the server
         assert Rule.GAME_OVER.sentence in notice(app)
-
-
-async def test_the_race_panel_marks_bots() -> None:
-    robo = entry("robo", 480).model_copy(update={"bot": True})
-    connection = ScriptedConnection(
-        [
-            State(id=1, state=view_of(Game.from_code(CODE), 0, mode="daily")),
-            RaceStandings(day="2026-01-02", suits=4, players=[robo, entry("ann", 470)]),
-        ]
-    )
-
-    async def open_table(suits: int | None) -> Table:
-        table = OnlineTable(connection)  # type: ignore[arg-type]
-        await table.start("daily", 4)
-        return table
-
-    app = SimonApp(open_table)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        lines = panel_text(app)
-        assert any("BOT robo" in line for line in lines)
-        assert not any("BOT ann" in line for line in lines)
-
-
-async def test_the_finished_screen_shows_the_standing_streak_histogram_and_share(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    from server.protocol import DayStats, DayStatsRequest, MovesBin, Streak, YouAreHere
-
-    start = view_of(Game.from_code(CODE), 0, mode="daily").model_copy(
-        update={"day": date(2026, 1, 2)}
-    )
-    connection = ScriptedConnection(
-        [State(id=1, state=start), RaceStandings(day="2026-01-02", suits=4, players=[])]
-    )
-
-    async def open_table(suits: int | None) -> Table:
-        table = OnlineTable(connection)  # type: ignore[arg-type]
-        await table.start("daily", 4)
-        return table
-
-    share = (
-        "Simple Simon 2026-01-02 · 4 suits · won in 90 moves · 9:00 · top 25% · "
-        "3 days in a row\n/day/2026-01-02?suits=4"
-    )
-    app = SimonApp(open_table)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        assert not app.query_one("#after").display  # nothing to show while playing
-        assert isinstance(app.table, OnlineTable)
-        app.table.receive(
-            Finished(
-                game="g1", code=CODE, mode="daily", won=True, resigned=False, moves=90,
-                score=810, removed=4, elapsed=540.0, finished_at="2026-01-02T10:00:00Z",
-                rank=2, percentile=75.0, streak=Streak(current=3, best=5), share=share,
-            )
-        )  # fmt: skip
-        await pilot.pause()
-        asked = connection.sent[-1]
-        assert isinstance(asked, DayStatsRequest) and asked.suits == 4 and asked.player == "ann"
-        app.table.receive(
-            DayStats(
-                id=asked.id, day="2026-01-02", suits=4, finished=4, won=3, bin_width=10,
-                moves_histogram=[MovesBin(moves=80, count=1), MovesBin(moves=90, count=2)],
-                not_won=[], you=YouAreHere(
-                    player="ann", rank=2, won=True, moves=90, removed=4, elapsed=540.0,
-                    percentile=75.0,
-                ),
-            )
-        )  # fmt: skip
-        await pilot.pause()
-        panel = app.query_one("#after", Static)
-        assert panel.display
-        content = panel.content
-        text = content.plain if isinstance(content, Text) else str(content)
-        assert "beats or ties 75% of today's results · 3 days in a row (best 5)" in text
-        assert "winners' moves 80 ▄█ 99" in text and " ▲ you" in text
-        assert share in text and "c copies" in text
-        monkeypatch.setenv("PATH", str(tmp_path))  # no clipboard program
-        await pilot.press("c")
-        await pilot.pause()
-        assert "No clipboard here" in notice(app) and app.printed == share
-        clipboard = tmp_path / "xsel"
-        clipboard.write_text(f"#!/bin/sh\nexec /bin/cat > {tmp_path / 'copied'}\n")
-        clipboard.chmod(0o755)
-        await pilot.press("c")
-        await pilot.pause()
-        assert notice(app) == "Copied the share text."
-        assert (tmp_path / "copied").read_text() == share
 
 
 GROUPS = "KS QS JS 9S 8S 7S\nTS\n6S 5S 4S 3S 2S AS\n"  # seven runs already removed
@@ -615,38 +377,3 @@ async def test_a_notice_leaves_once_it_is_no_longer_true() -> None:
         await pilot.press("u")
         await pilot.pause()
         assert game(app).moves == 0 and notice(app) == "Move taken back."
-
-
-@pytest.mark.parametrize(("size", "cell", "spaced"), [((120, 40), 9, True), ((80, 24), 7, False)])
-async def test_the_board_scales_to_the_terminal(
-    size: tuple[int, int], cell: int, spaced: bool
-) -> None:
-    app = SimonApp(opener())
-    async with app.run_test(size=size) as pilot:
-        await pilot.pause()
-        board = app.query_one(BoardView)
-        assert board.cell == cell
-        assert (board.row_height == 2) is spaced
-        assert board.region.right <= size[0]  # all ten columns on the screen
-        rows = [line for line in board.render().plain.splitlines() if line.strip()]  # type: ignore[union-attr]
-        assert len(rows) == 1 + 8  # numbers and the eight cards of the deepest column
-
-
-async def test_a_board_taller_than_the_terminal_shows_the_ends_of_its_columns() -> None:
-    tall = "KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S KS QS JS TS 9S 8S 7S 6S\nAS AS 5S 4S 3S 2S\n"
-
-    async def open_table(suits: int | None) -> Table:
-        return LocalTable(Game.from_board(tall, 1))
-
-    app = SimonApp(open_table, letters=True)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        board, box = app.query_one(BoardView), app.query_one("#board-box", VerticalScroll)
-        assert board.overflows and box.max_scroll_y > 0
-        assert box.scroll_y == box.max_scroll_y  # the ends of the columns, where one plays
-        lines = board.render().plain.splitlines()  # type: ignore[union-attr]
-        assert lines[-1].split() == lines[0].split() == [str(n) for n in range(1, 11)]
-        assert lines[-2].split()[0] == "6S"
-        await pilot.press(*"1-3", "enter")  # and it plays as ever
-        await pilot.pause()
-        assert game(app).moves == 1

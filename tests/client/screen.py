@@ -1,0 +1,32 @@
+"""The play screen driven headless with Textual's pilot: a game to open and what it shows."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from rich.text import Text
+from textual.widgets import Static
+
+from client_cli.table import LocalTable, Table
+from client_cli.ui.app import SimonApp
+from server.engine import Game
+
+CODE = "SS1-S4-AAAAABD"  # column 3 ends 2D, column 4 ends 3C: 3-4 is the only move of column 3
+SIZE = (110, 36)
+
+
+def opener(code: str | None = CODE) -> Callable[[int | None], Awaitable[Table]]:
+    async def open_table(suits: int | None) -> Table:
+        return LocalTable(Game.from_code(code or f"SS1-S{suits}-AAAAAAB"))
+
+    return open_table
+
+
+def notice(app: SimonApp) -> str:
+    content = app.query_one("#notice", Static).content
+    return content.plain if isinstance(content, Text) else str(content)
+
+
+def game(app: SimonApp) -> Game:
+    assert app.table is not None and app.table.game is not None
+    return app.table.game
