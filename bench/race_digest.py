@@ -77,7 +77,8 @@ from bench.cluster import (  # noqa: E402
     over,
     round_trip_buckets,
 )
-from bench.crowd import Fleet, Share, Takes, merged  # noqa: E402
+from bench.crowd_fleet import Fleet  # noqa: E402
+from bench.crowd_tally import Share, Takes, merged  # noqa: E402
 from bench.server_load import merge, percentile  # noqa: E402
 
 MIB = 2**20

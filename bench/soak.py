@@ -67,7 +67,8 @@ from bench.cluster import (  # noqa: E402
     cpu_between,
     nginx_problems,
 )
-from bench.crowd import Fleet, Share  # noqa: E402
+from bench.crowd_fleet import Fleet  # noqa: E402
+from bench.crowd_tally import Share  # noqa: E402
 from bench.server_load import merge, percentile  # noqa: E402
 
 MIB = 2**20

@@ -14,19 +14,12 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
-from bench import crowd
+from bench import crowd_clients
 from bench.cluster import errors_by_code
-from bench.crowd import (
-    Client,
-    Crowd,
-    Share,
-    Takes,
-    Tally,
-    Unexpected,
-    merged,
-    spread,
-    spread_over,
-)
+from bench.crowd import Crowd
+from bench.crowd_clients import Client
+from bench.crowd_fleet import spread, spread_over
+from bench.crowd_tally import Share, Takes, Tally, Unexpected, merged
 from bench.race_digest import client_shares
 from bench.soak import Options, slope_mib_per_minute
 from tests.support.nginx import NGINX_CONF, templated
@@ -61,7 +54,7 @@ async def test_a_sign_in_answered_unavailable_is_sent_again_and_counted_apart(
 ) -> None:
     """A stand-in server answers ``unavailable`` twice, then ``registered``; a move's
     ``unavailable`` stays a failure."""
-    monkeypatch.setattr(crowd, "RESEND_PAUSE", 0.01)
+    monkeypatch.setattr(crowd_clients, "RESEND_PAUSE", 0.01)
     received: list[dict[str, object]] = []
 
     async def answer(websocket: ServerConnection) -> None:
