@@ -45,7 +45,7 @@ from tests.support.kills import ROOT, free_port, server_command
 from tests.support.nginx import NODE_NAME, NODES, Nginx, shared_port
 from tests.support.services import POSTGRES_ADMIN_DSN, REDIS_URL
 
-from .server_load import cpu_seconds, database_url, rss_bytes
+from .server_load_servers import cpu_seconds, database_url, rss_bytes
 
 POSTGRES_ADMIN = POSTGRES_ADMIN_DSN
 REDIS = REDIS_URL

@@ -81,7 +81,7 @@ if str(ROOT) not in sys.path:
 
 from bench.crowd_clients import REPLY_SECONDS, Follower, Player, Registration, Vandal  # noqa: E402
 from bench.crowd_tally import EXAMPLES, Share, Tally, Unexpected  # noqa: E402
-from bench.server_load import move_sequence  # noqa: E402
+from bench.server_load_bots import move_sequence  # noqa: E402
 
 #: Moves worked out per deal; players of one deal take them in turn.
 VARIANTS = 8

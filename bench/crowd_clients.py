@@ -17,7 +17,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from bench.crowd_tally import Stopped, Unexpected
-from bench.server_load import UNAVAILABLE, bucket, move_frame
+from bench.server_load_bots import UNAVAILABLE, bucket, move_frame
 from server.engine import GameCode
 
 if TYPE_CHECKING:

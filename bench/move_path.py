@@ -65,7 +65,7 @@ from typing import Any, Final, NamedTuple
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 
-from bench.server_load import move_frame, move_sequence
+from bench.server_load_bots import move_frame, move_sequence
 from server.engine import Game, GameCode, Move
 from server.main import tune_gc
 from server.net import run_server

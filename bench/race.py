@@ -61,16 +61,12 @@ sys.path.insert(0, str(ROOT))
 
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
-from bench.server_load import (  # noqa: E402
+from bench.server_load_bots import bucket, merge, move_sequence, percentile, split  # noqa: E402
+from bench.server_load_servers import (  # noqa: E402
     Backend,
-    bucket,
     cpu_seconds,
-    merge,
-    move_sequence,
-    percentile,
     raise_file_limit,
     services_cpu,
-    split,
     stop_server,
 )
 from tests.support.services import POSTGRES_ADMIN_DSN as POSTGRES_ADMIN  # noqa: E402

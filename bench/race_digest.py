@@ -79,7 +79,7 @@ from bench.cluster import (  # noqa: E402
 )
 from bench.crowd_fleet import Fleet  # noqa: E402
 from bench.crowd_tally import Share, Takes, merged  # noqa: E402
-from bench.server_load import merge, percentile  # noqa: E402
+from bench.server_load_bots import merge, percentile  # noqa: E402
 
 MIB = 2**20
 #: The targets of the daily race at scale (docs/performance.md).

@@ -38,7 +38,8 @@ from typing import Any, Final
 
 from websockets.asyncio.client import connect
 
-from bench.server_load import Backend, Variant, move_sequence, start_server, stop_server
+from bench.server_load_bots import move_sequence
+from bench.server_load_servers import Backend, Variant, start_server, stop_server
 from server.engine import Game, GameCode, Move
 from server.play.review import judge_path
 from server.solver import Verdict, solve

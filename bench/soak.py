@@ -69,7 +69,7 @@ from bench.cluster import (  # noqa: E402
 )
 from bench.crowd_fleet import Fleet  # noqa: E402
 from bench.crowd_tally import Share  # noqa: E402
-from bench.server_load import merge, percentile  # noqa: E402
+from bench.server_load_bots import merge, percentile  # noqa: E402
 
 MIB = 2**20
 

@@ -7,15 +7,8 @@ import random
 
 import pytest
 
-from bench.server_load import (
-    bucket,
-    database_url,
-    merge,
-    move_frame,
-    percentile,
-    reply_error,
-    split,
-)
+from bench.server_load_bots import bucket, merge, move_frame, percentile, reply_error, split
+from bench.server_load_servers import database_url
 
 
 def test_buckets_keep_microseconds_below_a_millisecond_and_three_digits_above() -> None:
