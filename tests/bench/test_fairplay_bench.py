@@ -9,7 +9,8 @@ import statistics
 import pytest
 
 from bench.fairplay import across
-from bench.fairplay.across import cheat, make_accounts, person
+from bench.fairplay.across import make_accounts
+from bench.fairplay.across_traces import cheat, person
 from bench.fairplay.beam import beam_line
 from bench.fairplay.policy import RESTART, UNDO, play_like_a_person
 from bench.fairplay.run import reason_kind
