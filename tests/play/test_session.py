@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, time, timedelta
 from typing import Any, get_args
@@ -13,25 +12,22 @@ import pytest
 from server.bus import InProcessBus
 from server.engine import Game
 from server.play.clock import ManualClock, day_end
-from server.play.daily import Proof, candidate_codes
+from server.play.daily import candidate_codes
 from server.play.hub import Hub
 from server.play.player_game import PlayerGame
 from server.play.race import AROUND_ROWS, FOLLOWS_PER_ACCOUNT, TOP_ROWS
 from server.play.resends import REPLAY_MEMORY
-from server.play.session import _HANDLERS, Session
+from server.play.session import _HANDLERS
 from server.protocol import (
-    Auth,
     ClientMessage,
     ErrorCode,
     Moved,
     Pong,
-    ValidationError,
     encode,
-    encode_reply,
     moved_frame,
-    parse_client_message,
 )
 from server.solver import solve
+from tests.play.talk import Talk, signed_in
 from tests.support.fakes import FakeStore, NoRaceRooms, fixed_prover
 from tests.support.servers import NO_NEW_PLAYERS_BOARD, first_legal
 
@@ -61,77 +57,11 @@ def fake_store(hub: Hub) -> FakeStore:
     return store
 
 
-class Talk:
-    """A session and what was pushed to it."""
-
-    def __init__(self, hub: Hub) -> None:
-        self.pushed: list[dict[str, Any]] = []
-        self.session = Session(hub, lambda frame: self.pushed.append(json.loads(frame)))
-
-    async def __call__(self, **message: Any) -> list[dict[str, Any]]:
-        replies = await self.session.handle(parse_client_message(json.dumps(message)))
-        return [json.loads(encode_reply(reply)) for reply in replies]
-
-    async def one(self, **message: Any) -> dict[str, Any]:
-        (reply,) = await self(**message)
-        return reply
-
-
-async def signed_in(hub: Hub, name: str) -> Talk:
-    talk = Talk(hub)
-    reply = await talk.one(type="register", name=name)
-    assert reply["type"] == "registered"
-    return talk
-
-
 def solved_line(code: str) -> list[str]:
     """A winning line for ``code``, from the bundled solver (first found, unshortened)."""
     solution = solve(Game.from_code(code), shorten=False)
     assert solution.moves, f"no solution found for {code}"
     return [move.text() for move in solution.moves]
-
-
-async def test_register_then_authenticate_on_another_session(hub: Hub) -> None:
-    alice = Talk(hub)
-    registered = await alice.one(type="register", name="Alice", id=1)
-    assert registered["id"] == 1 and registered["player"]["name"] == "Alice"
-    other = Talk(hub)
-    authenticated = await other.one(type="auth", token=registered["token"], id="x")
-    assert authenticated == {
-        "type": "authenticated",
-        "id": "x",
-        "player": registered["player"],
-    }
-
-
-@pytest.mark.parametrize(
-    ("name", "code"),
-    [("a", "bad-name"), ("x" * 25, "bad-name"), ("bad name", "bad-name"), ("ALICE", "name-taken")],
-)
-async def test_bad_or_taken_names_are_refused(hub: Hub, name: str, code: str) -> None:
-    await signed_in(hub, "alice")
-    reply = await Talk(hub).one(type="register", name=name, id=5)
-    assert reply["type"] == "error" and reply["code"] == code and reply["id"] == 5
-
-
-async def test_a_wrong_token_is_refused(hub: Hub) -> None:
-    reply = await Talk(hub).one(type="auth", token="nope")
-    assert reply["code"] == ErrorCode.BAD_TOKEN
-
-
-async def test_a_sign_in_says_whether_it_signed_in_or_named_no_account(hub: Hub) -> None:
-    registered = await Talk(hub).one(type="register", name="Alice")
-    bob = await signed_in(hub, "Bob")
-    session = Talk(hub).session
-    wrong = await session.sign_in(Auth(type="auth", token="nope"))
-    assert (wrong.signed_in, wrong.bad_token) == (False, True)
-    assert wrong.replies[0].code == ErrorCode.BAD_TOKEN  # type: ignore[union-attr]
-    right = await session.sign_in(Auth(type="auth", token=registered["token"]))
-    assert (right.signed_in, right.bad_token) == (True, False) and session.player is not None
-    # refused for another reason than the token: no failed sign-in
-    other = await bob.session.sign_in(Auth(type="auth", id=3, token=registered["token"]))
-    assert (other.signed_in, other.bad_token) == (True, False)
-    assert encode_reply(other.replies[0]).startswith('{"type":"error","id":3')
 
 
 @pytest.mark.parametrize(
@@ -333,22 +263,6 @@ async def test_a_digest_shows_the_leaders_and_the_rows_around_ones_own(hub: Hub)
     assert len(leader_digest["players"]) == TOP_ROWS  # near the top: the leaders suffice
 
 
-async def test_following_needs_an_account_and_is_capped_per_account(hub: Hub) -> None:
-    stranger = Talk(hub)
-    refused = await stranger.one(type="race", suits=1)
-    assert refused["type"] == "error" and refused["code"] == "not-authenticated"
-    registered = await Talk(hub).one(type="register", name="fan")
-    followers = [Talk(hub) for _ in range(FOLLOWS_PER_ACCOUNT + 1)]
-    for talk in followers:
-        await talk.one(type="auth", token=registered["token"])
-    for talk in followers[:-1]:
-        assert (await talk.one(type="race", suits=2))["type"] == "race"
-    refused = await followers[-1].one(type="race", suits=2)
-    assert refused["type"] == "error" and refused["code"] == "too-many-follows"
-    await followers[0].session.close()  # one lets go: another may follow
-    assert (await followers[-1].one(type="race", suits=2))["type"] == "race"
-
-
 async def test_a_new_day_is_announced(hub: Hub) -> None:
     talk = await signed_in(hub, "ivy")
     clock = hub.clock
@@ -524,35 +438,6 @@ def test_a_game_remembers_the_replies_to_its_last_eight_ids() -> None:
     assert len(game.replies) == REPLAY_MEMORY == 8
 
 
-async def test_daily_is_refused_proving_until_all_three_deals_are_known(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr("server.play.queries.DAILY_WAIT", 0.05)
-    hard = asyncio.Event()
-
-    async def prover(code: str) -> Proof:
-        if code.startswith("SS1-S4"):
-            await hard.wait()  # a 4-suit search that takes its time
-        return Proof(True, 50)
-
-    hub = Hub(
-        store=FakeStore(),
-        bus=InProcessBus(),
-        clock=ManualClock(),
-        secret=SECRET,
-        prover=prover,
-        race_store=NoRaceRooms(),  # type: ignore[arg-type]
-    )
-    talk = Talk(hub)
-    refused = await talk.one(type="daily", id=1)
-    assert refused["type"] == "error" and refused["code"] == "proving"  # never a part
-    hard.set()
-    await hub.daily.deals(hub.today())
-    info = await talk.one(type="daily")
-    assert [deal["suits"] for deal in info["deals"]] == [1, 2, 4]
-    await hub.close()
-
-
 async def test_a_copy_left_behind_on_another_node_plays_against_the_true_game() -> None:
     store = FakeStore()  # one database, two nodes
     clock = ManualClock(datetime(2026, 3, 1, 10, 0, tzinfo=UTC))
@@ -588,42 +473,6 @@ async def test_a_copy_left_behind_on_another_node_plays_against_the_true_game() 
 
 
 # -- the daily deal is revealed at start --------------------------------------------------
-
-
-async def test_daily_lists_todays_deals_without_codes_and_the_players_progress(hub: Hub) -> None:
-    anonymous = await Talk(hub).one(type="daily", id=1)
-    assert anonymous["deals"] == [{"suits": 1}, {"suits": 2}, {"suits": 4}]
-    talk = await signed_in(hub, "kim")
-    fresh = await talk.one(type="daily")
-    assert [(d["suits"], d["started"], d["finished"]) for d in fresh["deals"]] == [
-        (1, False, False),
-        (2, False, False),
-        (4, False, False),
-    ]
-    await talk.one(type="start", suits=2)
-    await talk.one(type="start", suits=4)
-    await talk(type="resign")
-    info = await talk.one(type="daily")
-    assert [(d["suits"], d["started"], d["finished"]) for d in info["deals"]] == [
-        (1, False, False),
-        (2, True, False),
-        (4, True, True),
-    ]
-    assert "code" not in json.dumps(info["deals"])
-
-
-async def test_the_clock_starts_when_the_board_is_sent_not_when_the_daily_is_asked(
-    hub: Hub,
-) -> None:
-    clock = hub.clock
-    assert isinstance(clock, ManualClock)
-    talk = await signed_in(hub, "lou")
-    await talk.one(type="daily")
-    clock.advance(seconds=300)  # reading the list of deals starts nothing
-    state = (await talk.one(type="start", suits=1))["state"]
-    assert state["elapsed"] == 0.0 and state["board"]
-    record = await hub.store.get_game(state["game"])
-    assert record is not None and record.started_at == clock.now()
 
 
 async def test_an_unfinished_daily_is_closed_when_its_day_ends(hub: Hub) -> None:
@@ -688,14 +537,6 @@ async def test_bots_register_as_bots_play_on_their_own_board_and_are_marked(hub:
     assert (await human.one(type="rank", suits=1, player="robo", board="bots"))["rank"] == 1
     history = await bot.one(type="history")
     assert [game["rank"] for game in history["games"]] == [1]  # ranked on the bots' board
-
-
-@pytest.mark.parametrize("message", [{"type": "leaderboard", "board": "robots"},
-                                     {"type": "rank", "player": "x", "board": 1}])  # fmt: skip
-async def test_an_unknown_board_is_an_invalid_message(hub: Hub, message: dict[str, Any]) -> None:
-    with pytest.raises(ValidationError) as refused:
-        parse_client_message(json.dumps(message))
-    assert refused.value.errors()[0]["loc"][1] == "board"
 
 
 def test_every_client_message_type_has_a_handler() -> None:
