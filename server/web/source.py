@@ -51,7 +51,8 @@ T = TypeVar("T")
 class PageError(Exception):
     """A request a page cannot answer: its HTTP status, a stable code and a sentence. The
     web layer's one error, so its root: the refusals of the layers below reach a page as one
-    (:func:`_asking`)."""
+    (:func:`_asking`). Not a kind of ``NetError``, though the net layer serves the pages:
+    the net layer imports this one, and this one importing it back would make a cycle."""
 
     def __init__(self, status: int, code: ErrorCode, message: str) -> None:
         super().__init__(message)
