@@ -106,13 +106,10 @@ def spearman(xs: Sequence[float], ys: Sequence[float]) -> float | None:
 def pooled(follows: Sequence[tuple[float, int]]) -> tuple[float | None, int]:
     """Per-game correlations ``(r, n)`` pooled across games: the mean of their Fisher
     transforms weighted by ``n - 3``, transformed back; and the moves counted."""
-    weights = [(r, n - 3) for r, n in follows if n > 3]
-    total = sum(weight for _, weight in weights)
+    weighted, total = _fisher_sum(follows)
     if total <= 0:
         return None, 0
-    clamp = 0.999999
-    mean = sum(math.atanh(max(-clamp, min(clamp, r))) * w for r, w in weights) / total
-    return math.tanh(mean), sum(n for _, n in follows)
+    return math.tanh(weighted / total), sum(n for _, n in follows)
 
 
 def follow_z(follows: Sequence[tuple[float, int]]) -> float | None:
@@ -120,12 +117,16 @@ def follow_z(follows: Sequence[tuple[float, int]]) -> float | None:
     errors: the weighted sum of Fisher transforms over the square root of the weights (a
     transform's standard error is ``1 / sqrt(n - 3)``). Large and positive: the think times
     follow difficulty beyond doubt; near 0: no sign that they do. None with nothing counted."""
-    weights = [(r, n - 3) for r, n in follows if n > 3]
-    total = sum(weight for _, weight in weights)
-    if total <= 0:
-        return None
+    weighted, total = _fisher_sum(follows)
+    return None if total <= 0 else weighted / math.sqrt(total)
+
+
+def _fisher_sum(follows: Sequence[tuple[float, int]]) -> tuple[float, int]:
+    """The Fisher transforms of per-game ``(r, n)`` summed with weights ``n - 3`` (games of
+    3 moves or fewer left out), and the sum of those weights."""
     clamp = 0.999999
-    return sum(math.atanh(max(-clamp, min(clamp, r))) * w for r, w in weights) / math.sqrt(total)
+    weights = [(math.atanh(max(-clamp, min(clamp, r))), n - 3) for r, n in follows if n > 3]
+    return sum(z * w for z, w in weights), sum(w for _, w in weights)
 
 
 def _ranks(values: Sequence[float]) -> list[float]:

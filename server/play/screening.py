@@ -100,18 +100,21 @@ class Screening:
             reasons.append(FLAGGED_REASON)
         days_before = await self._store.daily_days(player_id=player.id, before=record.day)
         past = await self._past_dailies(record)
-        today = dataclasses.asdict(found)
+        follows = follows_of(past)
+        if found.think_follow is not None:  # this game counts towards graduating too
+            follows.append((found.think_follow, found.follow_moves))
         newcomer = is_newcomer(
             days_before=len(days_before),
             needed=self.thresholds.new_account_days,
-            follow_z=follow_z(follows_of(past) + follows_of([daily_of(record, today, None, None)])),
+            follow_z=follow_z(follows),
             needed_z=self.thresholds.new_account_follow_z,
         )
         now = self._clock.now()
         placed = dataclasses.replace(record, newcomer=newcomer)
         rank, others = await self._store.place_of(placed) or (0, 0)
         share = percentile(rank, others) if rank else None
-        account = account_trust([*past, daily_of(placed, today, share, deal.par)], self.thresholds)
+        latest = daily_of(placed, dataclasses.asdict(found), share, deal.par)
+        account = account_trust([*past, latest], self.thresholds)
         if (
             account.suspicion >= self.thresholds.max_suspicion
             and rank

@@ -120,12 +120,11 @@ def is_padded(daily: Daily, earlier: Sequence[Daily], thresholds: Thresholds) ->
     if daily.net_over_par <= thresholds.near_par:
         return True
     usual = [
-        d.net_over_par if d.net_over_par is not None else d.over_par
+        d.net_over_par
         for d in earlier
-        if d.won and d.suits == daily.suits
+        if d.won and d.suits == daily.suits and d.net_over_par is not None
     ]
-    known = [value for value in usual if value is not None]
-    return len(known) >= 2 and daily.net_over_par <= statistics.median(known) - PADDED_MARGIN
+    return len(usual) >= 2 and daily.net_over_par <= statistics.median(usual) - PADDED_MARGIN
 
 
 def follows_of(dailies: Sequence[Daily]) -> list[tuple[float, int]]:
