@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from rich.text import Text
 from textual.widgets import Static
 
-from client_cli.table import LocalTable, Table
+from client_cli.table import LocalTable, OnlineTable, Table
 from client_cli.ui.app import SimonApp
 from server.engine import Game
+from server.kinds import Mode
 
 CODE = "SS1-S4-AAAAABD"  # column 3 ends 2D, column 4 ends 3C: 3-4 is the only move of column 3
 SIZE = (110, 36)
@@ -18,6 +20,19 @@ SIZE = (110, 36)
 def opener(code: str | None = CODE) -> Callable[[int | None], Awaitable[Table]]:
     async def open_table(suits: int | None) -> Table:
         return LocalTable(Game.from_code(code or f"SS1-S{suits}-AAAAAAB"))
+
+    return open_table
+
+
+def online_opener(
+    connection: Any, mode: Mode = "daily"
+) -> Callable[[int | None], Awaitable[Table]]:
+    """A table on ``connection`` (a scripted one), started in ``mode`` with 4 suits."""
+
+    async def open_table(suits: int | None) -> Table:
+        table = OnlineTable(connection)
+        await table.start(mode, 4)
+        return table
 
     return open_table
 

@@ -9,7 +9,7 @@ import pytest
 from rich.text import Text
 from textual.widgets import Static
 
-from client_cli.table import OnlineTable, Table
+from client_cli.table import OnlineTable
 from client_cli.ui.app import SimonApp
 from server.engine import Game
 from server.protocol import (
@@ -22,7 +22,7 @@ from server.protocol import (
     Streak,
     YouAreHere,
 )
-from tests.client.screen import CODE, SIZE, notice
+from tests.client.screen import CODE, SIZE, notice, online_opener
 from tests.support.client import ScriptedConnection, view_of
 
 
@@ -36,16 +36,11 @@ async def test_the_finished_screen_shows_the_standing_streak_histogram_and_share
         [State(id=1, state=start), RaceStandings(day="2026-01-02", suits=4, players=[])]
     )
 
-    async def open_table(suits: int | None) -> Table:
-        table = OnlineTable(connection)  # type: ignore[arg-type]
-        await table.start("daily", 4)
-        return table
-
     share = (
         "Simple Simon 2026-01-02 · 4 suits · won in 90 moves · 9:00 · top 25% · "
         "3 days in a row\n/day/2026-01-02?suits=4"
     )
-    app = SimonApp(open_table)
+    app = SimonApp(online_opener(connection))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert not app.query_one("#after").display  # nothing to show while playing

@@ -13,7 +13,7 @@ from client_cli.ui.cards import HEADER
 from client_cli.ui.widgets import BoardView
 from server.engine import Game, Rule
 from server.protocol import Finished, Resign, State
-from tests.client.screen import CODE, SIZE, game, notice, opener
+from tests.client.screen import CODE, SIZE, game, notice, online_opener, opener
 from tests.support.client import ScriptedConnection, view_of
 
 
@@ -220,12 +220,7 @@ async def test_resign_online_tells_the_server_and_shows_its_result() -> None:
     start = view_of(Game.from_code(CODE), 0)
     connection = ScriptedConnection([State(id=1, state=start)])
 
-    async def open_table(suits: int | None) -> Table:
-        table = OnlineTable(connection)  # type: ignore[arg-type]
-        await table.start("practice", 4)
-        return table
-
-    app = SimonApp(open_table)
+    app = SimonApp(online_opener(connection, "practice"))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("x", "x")

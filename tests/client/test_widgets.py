@@ -15,7 +15,7 @@ from client_cli.ui.app import SimonApp
 from client_cli.ui.widgets import BoardView
 from server.engine import Game, Rule
 from server.protocol import Error, ErrorCode, RaceEntry, RaceEvent, RaceStandings, State
-from tests.client.screen import CODE, SIZE, game, notice, opener
+from tests.client.screen import CODE, SIZE, game, notice, online_opener, opener
 from tests.support.client import ScriptedConnection, view_of
 
 
@@ -28,12 +28,7 @@ async def test_online_the_race_shows_and_a_server_refusal_rolls_back() -> None:
         ]
     )
 
-    async def open_table(suits: int | None) -> Table:
-        table = OnlineTable(connection)  # type: ignore[arg-type]
-        await table.start("daily", 4)
-        return table
-
-    app = SimonApp(open_table)
+    app = SimonApp(online_opener(connection))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         race = app.query_one("#race", Static)
@@ -96,12 +91,7 @@ async def test_the_race_keeps_the_servers_order_shows_who_left_and_the_latest_ev
         ]
     )
 
-    async def open_table(suits: int | None) -> Table:
-        table = OnlineTable(connection)  # type: ignore[arg-type]
-        await table.start("daily", 4)
-        return table
-
-    app = SimonApp(open_table)
+    app = SimonApp(online_opener(connection))
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         table = app.table
@@ -147,12 +137,7 @@ async def test_the_race_panel_marks_bots() -> None:
         ]
     )
 
-    async def open_table(suits: int | None) -> Table:
-        table = OnlineTable(connection)  # type: ignore[arg-type]
-        await table.start("daily", 4)
-        return table
-
-    app = SimonApp(open_table)
+    app = SimonApp(online_opener(connection))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         lines = panel_text(app)
