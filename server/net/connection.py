@@ -14,12 +14,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import struct
 import time
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from server.play.hub import Hub
 from server.play.session import Replies, Session
@@ -67,14 +69,22 @@ class Outbox:
         """Write ``frame`` if nothing waits ahead of it and the socket takes what it is
         given; False if it must wait its turn.
 
-        broadcast() is the library's write without waiting (it skips a closing connection):
-        no task to wake for a push (a digest round pushes to thousands of connections at
-        once), and for a reply, half the CPU of ``send``, whose flow control has nothing to
-        wait for while the client keeps up.
+        Written without waiting: no task to wake for a push (a digest round pushes to
+        thousands of connections at once), and for a reply, nothing for ``send``'s flow
+        control to wait for while the client keeps up. On an open connection with no
+        extension the frame is made here (:func:`text_frame`), else by the library's
+        broadcast(), which skips a connection that is closing.
         """
-        if self._waiting or self._websocket.transport.get_write_buffer_size():
+        websocket = self._websocket
+        transport = websocket.transport
+        if self._waiting or transport.get_write_buffer_size():
             return False
-        broadcast((self._websocket,), frame)
+        protocol = websocket.protocol
+        if protocol.state is State.OPEN and not protocol.extensions:
+            if not transport.is_closing():  # else dropped: the peer is gone or going
+                transport.write(text_frame(frame.encode()))
+        else:
+            broadcast((websocket,), frame)
         return True
 
     async def reply(self, reply: Reply) -> None:
@@ -111,6 +121,22 @@ class Outbox:
             self._sender.cancel()
         if self.dropped:
             log.info("dropped %d pushed frames for a slow client", self.dropped)
+
+
+def text_frame(payload: bytes) -> bytes:
+    """A whole text message as one unmasked frame (RFC 6455, 5.2), as a server sends it:
+    what the library's ``send_text`` writes when no extension is in use, for a fraction of
+    its CPU (no frame object, no buffer, one write)."""
+    length = len(payload)
+    if length < 126:
+        return bytes((0x81, length)) + payload
+    if length < 65536:
+        return _MEDIUM.pack(0x81, 126, length) + payload
+    return _LONG.pack(0x81, 127, length) + payload
+
+
+_MEDIUM = struct.Struct("!BBH")
+_LONG = struct.Struct("!BBQ")
 
 
 def _json_object(frame: str | bytes) -> dict[str, Any] | None:

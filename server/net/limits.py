@@ -129,11 +129,13 @@ class FrameBudget:
     all the address's connections, so reconnecting buys nothing). A client that goes on
     after :data:`OVERDRAFT` refusals in a row is to be closed (:attr:`overdrawn`)."""
 
-    __slots__ = ("_bucket", "_gate", "address", "refused_in_a_row")
+    __slots__ = ("_bucket", "_exempt", "_gate", "address", "refused_in_a_row")
 
     def __init__(self, gate: Gate, address: str) -> None:
         self._gate = gate
         self.address = address
+        #: Worked out once: the address's budget is asked on every frame.
+        self._exempt = gate.exempt(address)
         limits = gate.limits
         self._bucket = Bucket(
             limits.messages, limits.messages / limits.message_window, gate.connection_clock()
@@ -142,7 +144,7 @@ class FrameBudget:
 
     def take(self) -> LimitRefusal | None:
         """None: go on (counted); else the refusal (nothing counted)."""
-        refused = self._gate.frame(self.address, self._bucket)
+        refused = self._gate.frame(self.address, self._bucket, self._exempt)
         if refused is None:
             self.refused_in_a_row = 0
         else:
@@ -366,8 +368,9 @@ class Gate:
         """The budget of a connection from ``address`` (see :class:`FrameBudget`)."""
         return FrameBudget(self, address)
 
-    def frame(self, address: str, bucket: Bucket) -> LimitRefusal | None:
-        """One frame of a connection whose own budget is ``bucket``, from ``address``."""
+    def frame(self, address: str, bucket: Bucket, exempt: bool = False) -> LimitRefusal | None:
+        """One frame of a connection whose own budget is ``bucket``, from ``address``
+        (``exempt`` from the addresses' budgets)."""
         wait = bucket.take(self.connection_clock())
         if wait:
             limits = self.limits
@@ -379,6 +382,8 @@ class Gate:
                     retry_after=wait,
                 )
             )
+        if exempt:
+            return None
         refused = self.handshake(address)
         if refused is not None:
             bucket.tokens = min(bucket.capacity, bucket.tokens + 1.0)  # not spent after all

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from datetime import date, datetime
 from typing import Final, Literal, NamedTuple, Protocol
 
@@ -91,13 +91,13 @@ class Outcome(NamedTuple):
 class GameWriter(Protocol):
     """Where a game's actions go to be durable (the store's action log)."""
 
-    async def append(
+    def append(
         self,
         entries: Sequence[LogEntry],
         result: Result | None = None,
         *,
         ranked_on: BoardKey | None = None,
-    ) -> None: ...
+    ) -> Awaitable[None]: ...
 
 
 _PARSED: dict[str, Move] = {}
@@ -397,12 +397,14 @@ class PlayerGame:
         message_id: MessageId | None = None,
         request: str | None = None,
     ) -> list[LogEntry]:
-        """The log entries of the actions after ``seq``; the first carries the request."""
-        request_id = encode_request_id(message_id)
-        entries = []
-        for number, action in enumerate(self.actions[seq:], start=seq + 1):
-            entries.append(LogEntry(self.id, number, action, at_ms, request_id, request))
-            request_id = request = None
+        """The log entries of the actions after ``seq`` (one at least); the first carries
+        the request."""
+        game_id, actions = self.id, self.actions
+        entries = [
+            LogEntry(game_id, seq + 1, actions[seq], at_ms, encode_request_id(message_id), request)
+        ]
+        for number in range(seq + 2, len(actions) + 1):  # an end after the move, say
+            entries.append(LogEntry(game_id, number, actions[number - 1], at_ms, None, None))
         return entries
 
     def rollback(self, seq: int) -> None:

@@ -95,7 +95,9 @@ class Session:
         """Answer one message; refusals become ``error`` replies."""
         try:
             if type(message) is MoveRequest:  # most messages: straight to the move
-                return await self._move(message)
+                self._current_game()  # refused for no game before the move's text is read
+                move = parse_move(message.move)  # InvalidMoveError: refused "bad-move"
+                return await self._run_action(message.id, message.move, move)
             return await _HANDLERS[message.type](self, message)
         except Exception as error:
             return [_refusal(message, error)]
@@ -326,11 +328,6 @@ class Session:
         else:
             self.hub.feed.tell(game, "joined")
         return replies
-
-    async def _move(self, message: MoveRequest) -> Replies:
-        self._current_game()
-        move = parse_move(message.move)  # InvalidMoveError: refused "bad-move"
-        return await self._run_action(message.id, message.move, move)
 
     async def _auto(self, message: AutoMove) -> Replies:
         what = f"auto {message.column} {message.count}"

@@ -113,25 +113,33 @@ class ActionLog:
         #: Called after each commit with its seconds and whether it succeeded (metrics).
         self.on_commit: Callable[[float, bool], None] | None = None
 
-    async def append(self, entries: Sequence[LogEntry], result: Result | None = None) -> None:
-        """Write the actions of one game (and its result, if it ended); return once committed.
+    def append(
+        self, entries: Sequence[LogEntry], result: Result | None = None
+    ) -> asyncio.Future[None]:
+        """Write the actions of one game (and its result, if it ended): the future is done
+        once they are committed.
 
-        Raises :class:`StaleGame` or :class:`StoreUnavailable`; then nothing was written.
+        It fails with :class:`StaleGame` or :class:`StoreUnavailable`; then nothing was
+        written. A future, not a coroutine: awaited straight from the game, it saves a frame
+        on every action's way down and back up.
         """
-        if not entries:
-            raise InvalidRequest("nothing to append")
-        if self._closed:
-            raise StoreUnavailable("the action log is closed")
         loop = asyncio.get_running_loop()
-        if not self._pending:
-            self._first_at = self._clock.monotonic()
-        end = None if result is None else GameEnd(entries[0].game_id, result)
         done: asyncio.Future[None] = loop.create_future()
-        self._pending.append(_Append(entries, end, done))
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._run(), name="action-log")
-        self._wake.set()
-        await done
+        if not entries:
+            done.set_exception(InvalidRequest("nothing to append"))
+            return done
+        if self._closed:
+            done.set_exception(StoreUnavailable("the action log is closed"))
+            return done
+        pending = self._pending
+        end = None if result is None else GameEnd(entries[0].game_id, result)
+        pending.append(_Append(entries, end, done))
+        if len(pending) == 1:  # the first of a batch: its window starts, the writer wakes
+            self._first_at = self._clock.monotonic()
+            if self._task is None or self._task.done():
+                self._task = asyncio.create_task(self._run(), name="action-log")
+            self._wake.set()
+        return done
 
     async def close(self) -> None:
         """Write what is pending, then close the writer."""

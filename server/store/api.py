@@ -11,7 +11,7 @@ ValueError too); a driver's failure is :class:`~server.store.errors.StoreUnavail
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from datetime import date, datetime
 from typing import Any, Protocol
 
@@ -97,13 +97,13 @@ class GameStore(Protocol):
 
     async def last_seq(self, game_id: str) -> int: ...
 
-    async def append(
+    def append(
         self,
         entries: Sequence[LogEntry],
         result: Result | None = None,
         *,
         ranked_on: BoardKey | None = None,
-    ) -> None: ...
+    ) -> Awaitable[None]: ...
 
     async def unfinished_dailies(self, *, before: date) -> list[str]: ...
 

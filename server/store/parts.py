@@ -12,7 +12,7 @@ guarded by the store's boundary (a driver's failure is :class:`StoreUnavailable`
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -232,28 +232,36 @@ class GamePart(StoreRecords):
         """The seq of the game's newest logged action (0 for none): is a copy up to date?"""
         return await self._games.last_seq(game_id)
 
-    async def append(
+    def append(
         self,
         entries: Sequence[LogEntry],
         result: Result | None = None,
         *,
         ranked_on: BoardKey | None = None,
-    ) -> None:
+    ) -> Awaitable[None]:
         """Commit a game's actions (and its result, with its end entry) through the action
-        log; raises :class:`StaleGame` or :class:`StoreUnavailable`, writing nothing.
+        log; fails with :class:`StaleGame` or :class:`StoreUnavailable`, writing nothing.
 
         A daily's result (``ranked_on`` its board: day, suit count, bots) then goes to the
         rank cache; the cache is rebuilt from the database when missing, so a failure there
         is logged.
+
+        Not a coroutine: an action that ends nothing (nearly every one) is the action
+        log's own future, which fails only with the store's errors, so it needs no
+        boundary of its own and costs no frame on the move's way down and back up.
         """
-        game_id = entries[0].game_id
-        key = None
-        if result is not None:
-            _require_aware("finished_at", result.finished_at)
-            # made first: it refuses what cannot be ranked before anything is written
-            key = result_key(game_id, result)
+        if result is None:
+            return self.log.append(entries)
+        return self._append_ended(entries, result, ranked_on)
+
+    async def _append_ended(
+        self, entries: Sequence[LogEntry], result: Result, ranked_on: BoardKey | None
+    ) -> None:
+        _require_aware("finished_at", result.finished_at)
+        # made first: it refuses what cannot be ranked before anything is written
+        key = result_key(entries[0].game_id, result)
         await self.log.append(entries, result)
-        if key is not None and ranked_on is not None:
+        if ranked_on is not None:
             await self._leaderboard.add(ranked_on, key)
 
     # -- the end of a day

@@ -42,11 +42,11 @@ async def test_appends_within_the_window_share_one_commit() -> None:
     writer = RecordingWriter()
     clock = ManualClock()
     log = ActionLog(writer, window=0.3, clock=clock)
-    appends = [asyncio.create_task(log.append(entry("a", 1)))]
+    appends = [asyncio.ensure_future(log.append(entry("a", 1)))]
     for game in "bc":  # 0.1 s apart: within the window of the first
         await turns()
         clock.advance(seconds=0.1)
-        appends.append(asyncio.create_task(log.append(entry(game, 1))))
+        appends.append(asyncio.ensure_future(log.append(entry(game, 1))))
     await turns()
     assert writer.batches == [] and not any(append.done() for append in appends)
     clock.advance(seconds=0.1)  # the window of the first is over
@@ -59,7 +59,7 @@ async def test_appends_within_the_window_share_one_commit() -> None:
 async def test_appends_during_a_commit_go_in_the_next_one() -> None:
     writer = RecordingWriter()
     log = ActionLog(writer, window=0)
-    first = asyncio.create_task(log.append(entry("a", 1)))
+    first = asyncio.ensure_future(log.append(entry("a", 1)))
     await asyncio.sleep(0)  # the committer takes "a" and starts writing
     await asyncio.gather(first, log.append(entry("b", 1)), log.append(entry("c", 1)))
     assert writer.batches == [[("a", 1)], [("b", 1), ("c", 1)]]
@@ -69,7 +69,7 @@ async def test_appends_during_a_commit_go_in_the_next_one() -> None:
 async def test_close_writes_what_is_pending_then_refuses() -> None:
     writer = RecordingWriter()
     log = ActionLog(writer, window=10.0)  # a window that would outlast the test
-    pending = asyncio.create_task(log.append(entry("a", 1)))
+    pending = asyncio.ensure_future(log.append(entry("a", 1)))
     await asyncio.sleep(0)
     await log.close()
     await pending
