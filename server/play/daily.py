@@ -253,6 +253,14 @@ class DailySchedule:
             raise DealsNotReady(f"the deals of {day} are still being proven") from None
         return [found[suits] for suits in SUIT_COUNTS]
 
+    async def stored(self, day: date, suits: int) -> DailyDealRecord | None:
+        """The deal of ``day`` for ``suits`` as stored, never proven here (None: none is):
+        a past day's code and par."""
+        cached = self._cache.get(day)
+        if cached is not None:
+            return cached.get(suits)
+        return await self._store.get_daily_deal(day=day, suits=suits)
+
     def ready(self, day: date) -> bool:
         """Whether the day's deals are all known here, without waiting."""
         return day in self._cache

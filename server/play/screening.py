@@ -170,6 +170,21 @@ class Screening:
                 )
         return queued
 
+    async def held(self, game_id: str) -> bool:
+        """Whether a human's finished daily is off the public board: held for review, or
+        not screened yet."""
+        screened = await self._store.screening(game_id)
+        return screened is None or screened.status in OFF_THE_BOARD
+
+    async def placed(self, game_id: str, player_id: int) -> tuple[bool, date | None]:
+        """Whether a human's daily is on the new players' board and, if it is, from which
+        day the player's dailies count on the public one (:meth:`counts_from`)."""
+        record = await self._store.get_game(game_id)
+        if record is None or not record.newcomer:
+            return False, None
+        player = await self._store.player_by_id(player_id)
+        return True, None if player is None else await self.counts_from(player)
+
     async def counts_from(self, player: PlayerRecord) -> date | None:
         """From which day the player's dailies count on the public board, while that day
         is still to come (None: they count already, or the player is a bot)."""
