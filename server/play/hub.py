@@ -75,7 +75,6 @@ class Hub:
         self.screening = Screening(
             store=store,
             daily=self.daily,
-            prover=prover,
             clock=clock,
             thresholds=thresholds or Thresholds(),
         )

@@ -29,6 +29,7 @@ from server.store.api import (
     PlayerStore,
     PlayStore,
     ResultStore,
+    ScreeningStore,
 )
 from server.store.errors import (
     AlreadyReported,
@@ -131,6 +132,7 @@ __all__ = [
     "ResultStore",
     "ReviewStatus",
     "RoomOptions",
+    "ScreeningStore",
     "StaleGame",
     "Store",
     "StoreError",
