@@ -19,6 +19,13 @@ import sys
 from typing import Any
 
 from server.engine import SUIT_COUNTS, GameCode, InvalidCodeError
+from server.kinds import (
+    FEWEST_RACERS,
+    LONGEST_TIME_LIMIT,
+    MOST_RACERS,
+    SHORTEST_TIME_LIMIT,
+    TIME_LIMIT,
+)
 from server.protocol import (
     ROOM_CODE_RULE,
     ErrorCode,
@@ -306,10 +313,16 @@ def _room_code(text: str) -> str:
 
 
 _capacity = bounded(
-    int, noun="a whole number", rule="a room holds 2 to 10 racers", accept=lambda v: 2 <= v <= 10
+    int,
+    noun="a whole number",
+    rule=f"a room holds {FEWEST_RACERS} to {MOST_RACERS} racers",
+    accept=lambda v: FEWEST_RACERS <= v <= MOST_RACERS,
 )
 _minutes = bounded(
-    float, noun="a number of minutes", rule="give 1 to 60 minutes", accept=lambda v: 1 <= v <= 60
+    float,
+    noun="a number of minutes",
+    rule=f"give {SHORTEST_TIME_LIMIT // 60} to {LONGEST_TIME_LIMIT // 60} minutes",
+    accept=lambda v: SHORTEST_TIME_LIMIT <= v * 60 <= LONGEST_TIME_LIMIT,
 )
 
 
@@ -342,7 +355,7 @@ def _screen_arguments(parser: argparse.ArgumentParser) -> None:
         start_at=None,
         deal=None,
         public=False,
-        capacity=10,
+        capacity=MOST_RACERS,
         allow_bots=False,
         minutes=None,
     )
@@ -360,8 +373,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     new.add_argument("--suits", type=int, choices=SUIT_COUNTS, help="1 Easy, 2 Medium, 4 Hard")
     new.add_argument("--code", dest="deal", metavar="CODE", help="race this deal (a game code)")
     new.add_argument("--public", action="store_true", help="counts down by itself at 3 racers")
-    new.add_argument("--capacity", type=_capacity, metavar="N", help="2 to 10 racers (10)")
-    new.add_argument("--minutes", type=_minutes, metavar="M", help="time limit (server's: 15)")
+    new.add_argument(
+        "--capacity",
+        type=_capacity,
+        metavar="N",
+        help=f"{FEWEST_RACERS} to {MOST_RACERS} racers ({MOST_RACERS})",
+    )
+    new.add_argument(
+        "--minutes", type=_minutes, metavar="M", help=f"time limit (server's: {TIME_LIMIT / 60:g})"
+    )
     new.add_argument("--allow-bots", action="store_true", help="bot accounts may join")
     new.add_argument(
         "--start-at", type=int, metavar="N", help="bot mode: start the race when N racers are in"

@@ -1,7 +1,8 @@
 """The kinds of things every layer above the engine names: a game's mode, a day's
-boards, what a race event says, and how a game ended (:class:`Result`, whose
-:class:`Figures` a race's results keep). Defined once here; the store, the protocol, the
-play layer and the client import them (the suit count is the engine's :data:`SuitCount`).
+boards, what a race event says, a race room's bounds and defaults, and how a game ended
+(:class:`Result`, whose :class:`Figures` a race's results keep). Defined once here; the
+store, the protocol, the play layer and the client import them (the suit count is the
+engine's :data:`SuitCount`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,19 @@ RoomState = Literal["open", "countdown", "racing", "over", "expired"]
 #: countdown began, the deal was revealed, the race ended, a rematch room was opened.
 RoomEventKind = Literal["joined", "left", "countdown", "started", "over", "rematch", "expired"]
 
+#: A race room's options, bounded and defaulted once for the room's record
+#: (``RoomOptions``), the server's settings, the protocol's ``race_new`` and the client's
+#: ``simon race new``: the racers a room holds (by default, the most) ...
+FEWEST_RACERS: Final = 2
+MOST_RACERS: Final = 10
+#: ... the seconds from the reveal to the end at the latest an owner may ask for, and the
+#: server's default ...
+SHORTEST_TIME_LIMIT: Final = 60
+LONGEST_TIME_LIMIT: Final = 3600
+TIME_LIMIT: Final = 900.0
+#: ... and the seconds from the countdown's start to the reveal (the server's to set).
+COUNTDOWN: Final = 10.0
+
 
 class Figures(BaseModel):
     """What a game came to when it ended: the part of a :class:`Result` that a race's
@@ -68,8 +82,14 @@ class Result(Figures):
 
 __all__ = [
     "BOARDS",
+    "COUNTDOWN",
+    "FEWEST_RACERS",
+    "LONGEST_TIME_LIMIT",
     "MODES",
+    "MOST_RACERS",
+    "SHORTEST_TIME_LIMIT",
     "SUIT_COUNTS",
+    "TIME_LIMIT",
     "Board",
     "Figures",
     "Mode",

@@ -3,11 +3,12 @@
 Settings come from the environment (``SIMON_*``, see server/settings.py); ``--host`` and
 ``--port`` override theirs. Logs go to stderr. SIGINT and SIGTERM shut down cleanly.
 
-The command line sits above every layer and has one error of its own, :class:`AdminError`
-(a command that cannot go on: one line, exit status 1). It turns the layers' roots into
-lines: ``CannotListen`` (``NetError``) and a refused review (``StoreError``) become an
-``AdminError``; a ``StoreError`` or ``BusError`` at start-up says the database or Redis
-cannot be used.
+The command line is the server's edge as its operator sees it, and raises from the edge's
+root (:mod:`server.edge`, shared with the net layer it runs and the pages): its one error is
+:class:`AdminError` (a command that cannot go on: one line, exit status 1). It turns the
+other errors it meets into lines: ``CannotListen`` and a refused review (``StoreError``)
+become an ``AdminError``; a ``StoreError`` or ``BusError`` at start-up says the database or
+Redis cannot be used.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pydantic import ValidationError
 from sqlalchemy.engine import make_url
 
 from server.bus import BusError
+from server.edge import EdgeError
 from server.settings import Settings
 from server.store import StoreError
 
@@ -133,7 +135,7 @@ async def migrate(settings: Settings) -> None:
     log.info("the database schema is up to date")
 
 
-class AdminError(Exception):
+class AdminError(EdgeError):
     """A command that cannot go on: printed as one line, exit status 1."""
 
 

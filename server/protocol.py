@@ -300,6 +300,12 @@ def room_code_form(text: str) -> str | None:
 RoomCode = Annotated[str, Field(min_length=1, max_length=16), CLEAN]
 
 
+#: The racers a race room holds, and the seconds from its reveal to its end at the latest,
+#: as its owner may choose them.
+Capacity = Annotated[int, Field(ge=kinds.FEWEST_RACERS, le=kinds.MOST_RACERS)]
+TimeLimit = Annotated[int, Field(ge=kinds.SHORTEST_TIME_LIMIT, le=kinds.LONGEST_TIME_LIMIT)]
+
+
 class RaceNew(_Request):
     """Open a race room: the sender owns it and is its first racer."""
 
@@ -307,9 +313,9 @@ class RaceNew(_Request):
     suits: SuitCount = 1
     code: Annotated[str, Field(max_length=32), CLEAN] | None = None  # a practice code: the deal
     public: bool = False  # public: it counts down by itself, like a quick race
-    capacity: Annotated[int, Field(ge=2, le=10)] = 10
+    capacity: Capacity = kinds.MOST_RACERS
     allow_bots: bool = False  # bot accounts may join
-    time_limit: Annotated[int, Field(ge=60, le=3600)] | None = None  # seconds; server default
+    time_limit: TimeLimit | None = None  # None: the server's default
 
 
 class RaceJoin(_Request):

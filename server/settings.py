@@ -9,6 +9,7 @@ from platformdirs import user_data_dir
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from server.kinds import COUNTDOWN, TIME_LIMIT
 from server.play.fairplay import Thresholds
 
 #: A secret set in production is at least this long.
@@ -60,8 +61,8 @@ class Settings(BaseSettings):
     #: default time limit, a public room's wait with 2 racers before it counts down by
     #: itself, how long an open room lasts unstarted, how often a node looks for rooms
     #: whose time came, and the solver's budget for the verdict on one fresh deal.
-    race_countdown_seconds: float = Field(10.0, ge=0, le=600)
-    race_time_limit_seconds: float = Field(900.0, ge=10, le=86400)
+    race_countdown_seconds: float = Field(COUNTDOWN, ge=0, le=600)
+    race_time_limit_seconds: float = Field(TIME_LIMIT, ge=10, le=86400)
     race_quick_wait_seconds: float = Field(30.0, ge=0, le=3600)
     race_open_seconds: float = Field(3600.0, gt=0)
     race_sweep_seconds: float = Field(5.0, gt=0, le=300)

@@ -1,15 +1,16 @@
-"""The network layer's errors, under one root.
+"""The network layer's errors, kinds of the server's edge root (:mod:`server.edge`, shared
+with the pages and the command line).
 
 ::
 
-    NetError
+    EdgeError
     ├── BadQuery         an HTTP request's path or parameters the server cannot take: answered
     │                    400 ``invalid_message`` with the message
     └── CannotListen     the server cannot listen where it was told (an OSError too: its
                          errno and strerror say why); ``simon-server`` says so in a line
 
 The errors of the layers below keep their own roots (``PlayError``, ``StoreError``,
-``BusError``, ``EngineError``, ``PageError``); what they tell a client is looked up once, in
+``BusError``, ``EngineError``); what they tell a client is looked up once, in
 :func:`server.play.errors.refusal_of`.
 """
 
@@ -17,16 +18,14 @@ from __future__ import annotations
 
 import errno
 
-
-class NetError(Exception):
-    """The root of what the network layer raises."""
+from server.edge import EdgeError
 
 
-class BadQuery(NetError):
+class BadQuery(EdgeError):
     """An HTTP request's path or parameters the server cannot take; the message says which."""
 
 
-class CannotListen(NetError, OSError):
+class CannotListen(EdgeError, OSError):
     """The server cannot listen where it was told: the port is taken, the address is not
     this machine's, ... The message says where and why, in a line."""
 

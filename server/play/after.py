@@ -30,14 +30,15 @@ from server.protocol import (
     YouAreHere,
 )
 from server.store import (
+    AfterResultStore,
     GameRecord,
     PlayerRecord,
-    PlayStore,
     RaceStore,
     name_key,
 )
 
 from .clock import Clock, utc_day
+from .daily import DailySchedule
 from .errors import Refused
 
 #: Bins of the winners' move counts at most (their width grows to fit).
@@ -154,18 +155,21 @@ def moves_histogram(
 
 
 class AfterDay:
-    """Day statistics, streaks, replays and reports, over the store."""
+    """Day statistics, streaks, replays and reports, over the store (a past day's par from
+    the daily deals)."""
 
     def __init__(
         self,
         *,
-        store: PlayStore,
+        store: AfterResultStore,
         clock: Clock,
+        daily: DailySchedule,
         rooms: RaceStore | None = None,
         reviewers: frozenset[str] = frozenset(),
     ) -> None:
         self._store = store
         self._clock = clock
+        self._daily = daily
         self._rooms = rooms
         #: Account names (``name_key`` form) that may see held results.
         self.reviewers = reviewers
@@ -219,7 +223,7 @@ class AfterDay:
         histogram, width = moves_histogram(figures.winners_moves)
         par = None
         if over:
-            deal = await self._store.get_daily_deal(day=day, suits=suits)
+            deal = await self._daily.stored(day, suits)
             par = None if deal is None else deal.par
         stats = DayStats(
             day=day,
@@ -306,7 +310,7 @@ class AfterDay:
             return None
         if record.day >= self._today():
             raise Refused(ErrorCode.NOT_VISIBLE, "a daily is reviewed once its day is over")
-        deal = await self._store.get_daily_deal(day=record.day, suits=record.suits)
+        deal = await self._daily.stored(record.day, record.suits)
         return None if deal is None else deal.par
 
     # -- reports -------------------------------------------------------------------------

@@ -236,6 +236,8 @@ class DailySchedule:
         self._pending: dict[date, asyncio.Task[dict[int, DailyDealRecord]]] = {}
         #: Store calls in flight: never cancelled halfway (that would strand a connection).
         self._writes: set[asyncio.Future[Any]] = set()
+        #: The solver's line of each deal, found once (the search is shared by its waiters).
+        self._solutions: dict[tuple[date, int], asyncio.Task[tuple[str, ...]]] = {}
 
     async def deal(self, day: date, suits: int) -> DailyDealRecord:
         """The deal of ``day`` for ``suits``, waiting for the day's deals if need be."""
@@ -252,6 +254,32 @@ class DailySchedule:
         except TimeoutError:
             raise DealsNotReady(f"the deals of {day} are still being proven") from None
         return [found[suits] for suits in SUIT_COUNTS]
+
+    async def stored(self, day: date, suits: int) -> DailyDealRecord | None:
+        """The deal of ``day`` for ``suits`` as stored, never proven here (None: none is):
+        a past day's code and par."""
+        cached = self._cache.get(day)
+        if cached is not None:
+            return cached.get(suits)
+        return await self._store.get_daily_deal(day=day, suits=suits)
+
+    async def solution(self, day: date, suits: int) -> tuple[str, ...]:
+        """The solver's line of the deal of ``day`` for ``suits``: as stored with it, or
+        found once (a deal stored before lines were kept) and stored then."""
+        task = self._solutions.get((day, suits))
+        if task is None or (task.done() and task.exception() is not None):
+            task = asyncio.create_task(self._find_solution(day, suits))
+            self._solutions[(day, suits)] = task
+        return await asyncio.shield(task)
+
+    async def _find_solution(self, day: date, suits: int) -> tuple[str, ...]:
+        deal = await self.deal(day, suits)
+        if deal.solution is not None:
+            return deal.solution
+        proof = await self._prover(deal.code)
+        if proof.moves:
+            await self._store.set_daily_solution(day=day, suits=suits, solution=proof.moves)
+        return proof.moves
 
     def ready(self, day: date) -> bool:
         """Whether the day's deals are all known here, without waiting."""
@@ -273,6 +301,8 @@ class DailySchedule:
     def forget_before(self, day: date) -> None:
         for known in [known for known in self._cache if known < day]:
             del self._cache[known]
+        for key in [key for key in self._solutions if key[0] < day]:
+            del self._solutions[key]
 
     async def _day(self, day: date) -> dict[int, DailyDealRecord]:
         cached = self._cache.get(day)

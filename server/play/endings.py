@@ -1,5 +1,8 @@
 """A game's end: its fair-play screening, whether it is held off the board, and the
 ``finished`` answer with its rank and par.
+
+Of the store it reads only the boards (a rank); what the screening decided comes from the
+screening, a streak from what comes after the daily (:class:`~server.play.after.AfterDay`).
 """
 
 from __future__ import annotations
@@ -9,9 +12,9 @@ from collections.abc import Awaitable, Callable
 from datetime import date
 
 from server.protocol import Board, Finished, Streak
-from server.store import OFF_THE_BOARD, PlayStore, StoreError
+from server.store import BoardStore, StoreError
 
-from .after import percentile_of, share_text, streak_of
+from .after import AfterDay, percentile_of, share_text
 from .clock import Clock, utc_day
 from .daily import DailySchedule
 from .player_game import PlayerGame
@@ -26,10 +29,11 @@ class GameEndings:
     def __init__(
         self,
         *,
-        store: PlayStore,
+        store: BoardStore,
         clock: Clock,
         daily: DailySchedule,
         screening: Screening,
+        after: AfterDay,
         feed: RaceFeed,
         race_game_ended: Callable[[PlayerGame], Awaitable[None]] | None = None,
         public_url: str = "",
@@ -41,6 +45,7 @@ class GameEndings:
         self._clock = clock
         self._daily = daily
         self._screening = screening
+        self._after = after
         self._feed = feed
         self._race_game_ended = race_game_ended
         self._public_url = public_url
@@ -74,10 +79,9 @@ class GameEndings:
         if game.day is None or game.bot:
             return False
         try:
-            screened = await self._store.screening(game.id)
+            return await self._screening.held(game.id)
         except StoreError:  # cannot tell just now: say held, as it may be
             return True
-        return screened is None or screened.status in OFF_THE_BOARD
 
     async def finished_message(self, game: PlayerGame) -> Finished:
         result = game.result
@@ -141,11 +145,10 @@ class GameEndings:
     async def streak(self, player_id: int) -> Streak | None:
         """The player's streak of days with a finished daily (None: cannot tell just now)."""
         try:
-            days = await self._store.daily_days(player_id=player_id)
+            return await self._after.streak(player_id)
         except StoreError as error:
             log.warning("no streak for player %s: %s", player_id, error)
             return None
-        return streak_of(days, utc_day(self._clock.now()))
 
     async def board_of(self, game: PlayerGame) -> tuple[Board, date | None]:
         """The board a finished daily is on (or goes on, once screened and not held), and
@@ -154,14 +157,11 @@ class GameEndings:
         if game.bot:
             return "bots", None
         try:
-            record = await self._store.get_game(game.id)
-            player = await self._store.player_by_id(game.player_id)
-            counts_from = None if player is None else await self._screening.counts_from(player)
+            newcomer, counts_from = await self._screening.placed(game.id, game.player_id)
         except StoreError as error:
             log.warning("no board for finished game %s: %s", game.id, error)
             return "humans", None
-        newcomer = record is not None and record.newcomer
-        return ("new" if newcomer else "humans"), counts_from if newcomer else None
+        return ("new" if newcomer else "humans"), counts_from
 
     async def par(self, game: PlayerGame) -> int | None:
         """The daily's par, published once its day is over."""

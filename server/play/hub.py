@@ -75,7 +75,6 @@ class Hub:
         self.screening = Screening(
             store=store,
             daily=self.daily,
-            prover=prover,
             clock=clock,
             thresholds=thresholds or Thresholds(),
         )
@@ -97,16 +96,19 @@ class Hub:
         self.starts = GameStarts(
             store=store, clock=clock, daily=self.daily, live=self.live, feed=self.feed
         )
+        self.after = AfterDay(
+            store=store, clock=clock, daily=self.daily, rooms=self.rooms.races, reviewers=reviewers
+        )
         self.endings = GameEndings(
             store=store,
             clock=clock,
             daily=self.daily,
             screening=self.screening,
+            after=self.after,
             feed=self.feed,
             race_game_ended=self.rooms.game_ended,
             public_url=public_url,
         )
-        self.after = AfterDay(store=store, clock=clock, rooms=self.rooms.races, reviewers=reviewers)
         self.reviews = Reviews(
             store,
             review_worker or SolverProver(review_seconds, name="game reviews", nice=REVIEW_NICE),
@@ -116,6 +118,7 @@ class Hub:
             store=store,
             clock=clock,
             daily=self.daily,
+            after=self.after,
             races=self.races,
             rooms=self.rooms.races,
             screening=self.screening,

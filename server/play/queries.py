@@ -21,9 +21,9 @@ from server.protocol import (
     RankInfo,
     TodayDeal,
 )
-from server.store import GameRecord, LeaderboardEntry, PlayerRecord, PlayStore, RaceStore
+from server.store import GameRecord, LeaderboardEntry, PlayerRecord, RaceStore, ResultStore
 
-from .after import streak_of
+from .after import AfterDay
 from .clock import Clock, seconds_to_next_day, utc_day
 from .daily import DailySchedule
 from .race import RaceRooms
@@ -38,9 +38,10 @@ class Queries:
     def __init__(
         self,
         *,
-        store: PlayStore,
+        store: ResultStore,
         clock: Clock,
         daily: DailySchedule,
+        after: AfterDay,
         races: RaceRooms,
         rooms: RaceStore | None = None,
         screening: Screening | None = None,
@@ -50,6 +51,7 @@ class Queries:
         self._screening = screening
         self._clock = clock
         self._daily = daily
+        self._after = after
         self._races = races
         self._rooms = rooms
 
@@ -89,7 +91,7 @@ class Queries:
         """A day's deals with their codes and par: public once the day is over."""
         found = []
         for suits in SUIT_COUNTS:
-            record = await self._store.get_daily_deal(day=day, suits=suits)
+            record = await self._daily.stored(day, suits)
             if record is not None:
                 found.append(DailyCode(suits=suits, code=record.code, par=record.par))
         return found
@@ -151,7 +153,7 @@ class Queries:
         today = self._today()
         return History(
             player=player.name,
-            streak=streak_of(await self._store.daily_days(player_id=player.id), today),
+            streak=await self._after.streak(player.id),
             stats=PlayerStats(
                 games=found.games_total,
                 won=found.won,

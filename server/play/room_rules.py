@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
+from server.kinds import COUNTDOWN, TIME_LIMIT
 from server.protocol import (
     ROOM_ALPHABET,
     ROOM_CODE_RULE,
@@ -35,8 +36,8 @@ Reveal = Callable[[str, str], Awaitable[None]]
 class RoomSettings:
     """The rooms' rules, server-wide (Settings: ``SIMON_RACE_*``)."""
 
-    countdown: float = 10.0  # seconds from the countdown's start to the reveal
-    time_limit: float = 900.0  # default seconds from the reveal to the end
+    countdown: float = COUNTDOWN  # seconds from the countdown's start to the reveal
+    time_limit: float = TIME_LIMIT  # default seconds from the reveal to the end
     quick_wait: float = 30.0  # a public room with 2 racers counts down this long after
     quick_racers: int = 3  # ... and at once with this many
     open_for: float = 3600.0  # an open room nobody starts expires after this

@@ -4,14 +4,14 @@ action log and clock, once, when the game ends.
 A human's daily is off the public leaderboard from its start (``games.held``) until its
 screening passes it, so a result never shows and then vanishes. The evidence
 (:mod:`server.play.fairplay`) compares the player's think times with a human floor and their
-line with the solver's solution of the deal, computed once per deal and stored with it. A
+line with the solver's solution of the deal (:meth:`DailySchedule.solution`). A
 result past the thresholds stays held for a person to review (``simon-server review``); an
 account whose machine play a review confirmed has its later dailies held too.
 
 The screening also decides the board (:mod:`.newcomers`): an account with too few earlier
 days of dailies has its result placed on the new players' board of the day, for good. Each
 day's top results on every human board then join the review queue by themselves, staying on
-their board (:meth:`PlayStore.queue_leaders`).
+their board (:meth:`FairPlayStore.queue_leaders`).
 
 Bots are not screened: they play on the bots' board. A screening interrupted by a crash is
 done again by :meth:`Screening.catch_up` (the day ticker calls it).
@@ -19,10 +19,8 @@ done again by :meth:`Screening.catch_up` (the day ticker calls it).
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import logging
-from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Any
 
@@ -32,12 +30,12 @@ from server.store import (
     FairPlayRecord,
     GameRecord,
     PlayerRecord,
-    PlayStore,
+    ScreeningStore,
     TrustRecord,
 )
 
 from .clock import Clock, utc_day
-from .daily import DailySchedule, Prover
+from .daily import DailySchedule
 from .difficulty import follow_z
 from .fairplay import Thresholds, evidence, held_reasons
 from .newcomers import counts_from, is_newcomer
@@ -56,19 +54,15 @@ class Screening:
     def __init__(
         self,
         *,
-        store: PlayStore,
+        store: ScreeningStore,
         daily: DailySchedule,
-        prover: Prover,
         clock: Clock,
         thresholds: Thresholds,
     ) -> None:
         self._store = store
         self._daily = daily
-        self._prover = prover
         self._clock = clock
         self.thresholds = thresholds
-        #: The solver's line of each deal, found once (the search is shared by its waiters).
-        self._solutions: dict[tuple[date, int], asyncio.Task[tuple[str, ...]]] = {}
 
     async def screen(self, game_id: str) -> FairPlayRecord | None:
         """Screen a finished daily of a human (once: a second call returns the first);
@@ -83,7 +77,7 @@ class Screening:
         if record.mode != "daily" or record.bot or record.day is None or record.finished_at is None:
             return None
         deal = await self._daily.deal(record.day, record.suits)
-        solution = await self._solution(record.day, record.suits)
+        solution = await self._daily.solution(record.day, record.suits)
         player = await self._store.player_by_id(record.player_id)
         if player is None:
             return None
@@ -170,6 +164,21 @@ class Screening:
                 )
         return queued
 
+    async def held(self, game_id: str) -> bool:
+        """Whether a human's finished daily is off the public board: held for review, or
+        not screened yet."""
+        screened = await self._store.screening(game_id)
+        return screened is None or screened.status in OFF_THE_BOARD
+
+    async def placed(self, game_id: str, player_id: int) -> tuple[bool, date | None]:
+        """Whether a human's daily is on the new players' board and, if it is, from which
+        day the player's dailies count on the public one (:meth:`counts_from`)."""
+        record = await self._store.get_game(game_id)
+        if record is None or not record.newcomer:
+            return False, None
+        player = await self._store.player_by_id(player_id)
+        return True, None if player is None else await self.counts_from(player)
+
     async def counts_from(self, player: PlayerRecord) -> date | None:
         """From which day the player's dailies count on the public board, while that day
         is still to come (None: they count already, or the player is a bot)."""
@@ -197,26 +206,6 @@ class Screening:
             if await self.screen(game_id) is not None:
                 count += 1
         return count
-
-    async def _solution(self, day: date, suits: int) -> Sequence[str]:
-        task = self._solutions.get((day, suits))
-        if task is None or (task.done() and task.exception() is not None):
-            task = asyncio.create_task(self._find_solution(day, suits))
-            self._solutions[(day, suits)] = task
-        return await asyncio.shield(task)
-
-    async def _find_solution(self, day: date, suits: int) -> tuple[str, ...]:
-        deal = await self._daily.deal(day, suits)
-        if deal.solution is not None:
-            return deal.solution
-        proof = await self._prover(deal.code)  # a deal stored before lines were kept
-        if proof.moves:
-            await self._store.set_daily_solution(day=day, suits=suits, solution=proof.moves)
-        return proof.moves
-
-    def forget_before(self, day: date) -> None:
-        for key in [key for key in self._solutions if key[0] < day]:
-            del self._solutions[key]
 
 
 def daily_of(

@@ -20,6 +20,7 @@ from server.store.action_log import ActionLog, GameEnd
 from server.store.after import DayFigures, ReportRecord
 from server.store.api import (
     AfterDayStore,
+    AfterResultStore,
     BoardStore,
     DealStore,
     DealtGameStore,
@@ -27,6 +28,8 @@ from server.store.api import (
     GameStore,
     PlayerStore,
     PlayStore,
+    ResultStore,
+    ScreeningStore,
 )
 from server.store.errors import (
     AlreadyReported,
@@ -90,6 +93,7 @@ __all__ = [
     "WON",
     "ActionLog",
     "AfterDayStore",
+    "AfterResultStore",
     "AlreadyReported",
     "AttemptExists",
     "BadCursor",
@@ -125,8 +129,10 @@ __all__ = [
     "Refusal",
     "ReportRecord",
     "Result",
+    "ResultStore",
     "ReviewStatus",
     "RoomOptions",
+    "ScreeningStore",
     "StaleGame",
     "Store",
     "StoreError",

@@ -1,7 +1,8 @@
 """What the play layer needs of the store, as narrow :class:`typing.Protocol` classes, one
-per job (the parts of :class:`server.store.Store`, :mod:`server.store.parts`), and
-:class:`PlayStore`, their union, for what truly needs everything (the hub, the endings, the
-screening, the queries, what comes after the daily).
+per job (the parts of :class:`server.store.Store`, :mod:`server.store.parts`); a few
+intersections, each named for what takes it (:class:`DealtGameStore`, :class:`ResultStore`,
+:class:`AfterResultStore`, :class:`ScreeningStore`); and :class:`PlayStore`, their union,
+for what truly needs everything: the hub, which hands the store to its parts.
 
 :class:`server.store.Store` satisfies them all, and so does the tests' in-memory ``FakeStore``
 (``tests/store/test_play_store.py`` has mypy and a test hold both to it). Every method raises
@@ -191,6 +192,22 @@ class AfterDayStore(Protocol):
 
 class DealtGameStore(GameStore, DealStore, Protocol):
     """Games and the deals they were dealt from (starting a daily, verifying the logs)."""
+
+
+class ResultStore(GameStore, BoardStore, Protocol):
+    """Games and the boards their results rank on (a player's history with its ranks, the
+    leaderboards: the queries)."""
+
+
+class AfterResultStore(AfterDayStore, ResultStore, Protocol):
+    """What comes after the daily, with the results it is about (a day's figures and where
+    one stands among them, replays, reports)."""
+
+
+class ScreeningStore(PlayerStore, GameStore, BoardStore, FairPlayStore, AfterDayStore, Protocol):
+    """What the screening reads and writes: a finished game and its player, the days they
+    played, where the result stands on its board, its screening and the account's trust
+    (every part but the deals, whose lines come from the daily schedule)."""
 
 
 class PlayStore(

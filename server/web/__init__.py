@@ -6,8 +6,9 @@ from ``/static``, nothing to build. The pages read through :mod:`server.web.sour
 
     response = await web.respond(hub, request)
 
-Its one error, and so its root, is :class:`~server.web.source.PageError`: an HTTP status, a
-stable protocol code and a sentence. A refusal of a layer below becomes one through
+Its one error is :class:`~server.web.source.PageError`, a kind of the root it shares with
+the net layer that serves it (:class:`~server.edge.EdgeError`): an HTTP status, a stable
+protocol code and a sentence. A refusal of a layer below becomes one through
 :func:`server.play.errors.refusal_of`, so the pages name no other layer's exception.
 """
 

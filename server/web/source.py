@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, ClassVar, Final, TypeVar, cast
 
+from server.edge import EdgeError
 from server.engine import Game
 from server.play.errors import refusal_of
 from server.play.hub import Hub
@@ -48,11 +49,11 @@ CACHE_ENTRIES: Final = 256
 T = TypeVar("T")
 
 
-class PageError(Exception):
+class PageError(EdgeError):
     """A request a page cannot answer: its HTTP status, a stable code and a sentence. The
-    web layer's one error, so its root: the refusals of the layers below reach a page as one
-    (:func:`_asking`). Not a kind of ``NetError``, though the net layer serves the pages:
-    the net layer imports this one, and this one importing it back would make a cycle."""
+    web layer's one error, a kind of the edge's root it shares with the net layer that
+    serves the pages: the refusals of the layers below reach a page as one
+    (:func:`_asking`)."""
 
     def __init__(self, status: int, code: ErrorCode, message: str) -> None:
         super().__init__(message)

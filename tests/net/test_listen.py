@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from server.net.errors import CannotListen, NetError
+from server.edge import EdgeError
+from server.net.errors import CannotListen
 from server.net.listen import (
     ACCEPT_OUT_OF_RESOURCES,
     SEND_FAILED,
@@ -43,7 +44,7 @@ def test_a_port_in_use_cannot_be_listened_on_and_says_so_in_a_line() -> None:
     finally:
         taken.close()
     error = refused.value
-    assert isinstance(error, NetError) and isinstance(error, OSError)
+    assert isinstance(error, EdgeError) and isinstance(error, OSError)
     assert error.errno == errno.EADDRINUSE
     assert error.strerror == (
         f"cannot listen on 127.0.0.1:{port}: the port is in use (is another server running there?)"

@@ -3,6 +3,7 @@ the changes."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -228,16 +229,9 @@ class RaceStore(RaceReads):
                     await join_room(session, room.next, player, now, auto_wait)
                 target, opened = room.next, False
             else:
-                options = RoomOptions(
-                    suits=room.suits,
-                    public=room.public,
-                    capacity=room.capacity,
-                    allow_bots=room.allow_bots,
-                    countdown=room.countdown,
-                    time_limit=room.time_limit,
-                )
+                again = dataclasses.replace(room.options(), chosen_deal=None)  # a fresh deal
                 await may_open(session, player.id, most_open)
-                add_room(session, new_code, player.id, options, now, code)
+                add_room(session, new_code, player.id, again, now, code)
                 await session.flush()
                 await session.execute(update_room(code, {"next": new_code}))
                 target, opened = new_code, True

@@ -3,11 +3,12 @@ record with its racers, a new room's options, a racer's result, a room whose tim
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, Literal
 
-from server.kinds import Figures
+from server.kinds import COUNTDOWN, MOST_RACERS, TIME_LIMIT, Figures
 
 from .errors import RaceRefused, Refusal
 
@@ -33,18 +34,35 @@ class EntrantRecord:
 
 
 @dataclass(frozen=True)
-class RaceRecord:
+class RoomOptions:
+    """What a room is made with, besides its owner and code (its rematch: the same, with a
+    fresh deal)."""
+
+    suits: int
+    chosen_deal: str | None = None
+    public: bool = False
+    capacity: int = MOST_RACERS
+    allow_bots: bool = False
+    countdown: float = COUNTDOWN
+    time_limit: float = TIME_LIMIT
+
+    def options(self) -> RoomOptions:
+        """Just the options (of a room's record: what its rematch is made with)."""
+        return RoomOptions(**{name: getattr(self, name) for name in ROOM_OPTIONS})
+
+
+#: The options' names, each also a column of the room's table.
+ROOM_OPTIONS: Final = tuple(field.name for field in dataclasses.fields(RoomOptions))
+
+
+@dataclass(frozen=True, kw_only=True)
+class RaceRecord(RoomOptions):
+    """A room: its options, its state and times, its racers."""
+
     code: str
     owner_id: int
     owner_name: str
-    suits: int
-    chosen_deal: str | None
     deal: str | None
-    public: bool
-    capacity: int
-    allow_bots: bool
-    countdown: float
-    time_limit: float
     state: RaceState
     revision: int
     created_at: datetime
@@ -70,19 +88,6 @@ class RaceRecord:
             raise RaceRefused(Refusal.NOT_OWNER, "only the room's owner starts the race")
         if len(self.entrants) < 2:
             raise RaceRefused(Refusal.TOO_FEW, "a race needs at least 2 racers")
-
-
-@dataclass(frozen=True)
-class RoomOptions:
-    """What a new room is made with (besides its owner and code)."""
-
-    suits: int
-    chosen_deal: str | None = None
-    public: bool = False
-    capacity: int = 10
-    allow_bots: bool = False
-    countdown: float = 10.0
-    time_limit: float = 900.0
 
 
 @dataclass(frozen=True)

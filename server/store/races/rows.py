@@ -17,7 +17,7 @@ from server.store.models import GameRow, Player, Race, RaceEntrant, RaceLobby
 from server.store.records import PlayerRecord
 
 from .errors import RaceRefused, Refusal
-from .records import OPEN, EntrantRecord, RaceRecord, RaceState, RoomOptions
+from .records import OPEN, ROOM_OPTIONS, EntrantRecord, RaceRecord, RaceState, RoomOptions
 
 _RACE_COLUMNS = (Race, Player.name)
 
@@ -172,14 +172,8 @@ async def read_rooms(session: AsyncSession, where: sa.ColumnElement[bool]) -> di
             code=room.code,
             owner_id=room.owner_id,
             owner_name=owner_name,
-            suits=room.suits,
-            chosen_deal=room.chosen_deal,
+            **{name: getattr(room, name) for name in ROOM_OPTIONS},  # columns of their names
             deal=room.deal,
-            public=room.public,
-            capacity=room.capacity,
-            allow_bots=room.allow_bots,
-            countdown=room.countdown,
-            time_limit=room.time_limit,
             state=cast(RaceState, room.state),  # the table's check constraint holds it to these
             revision=room.revision,
             created_at=room.created_at,
