@@ -403,8 +403,10 @@ class PlayerGame:
         entries = [
             LogEntry(game_id, seq + 1, actions[seq], at_ms, encode_request_id(message_id), request)
         ]
-        for number in range(seq + 2, len(actions) + 1):  # an end after the move, say
-            entries.append(LogEntry(game_id, number, actions[number - 1], at_ms, None, None))
+        entries.extend(  # an end after the move, say
+            LogEntry(game_id, number, actions[number - 1], at_ms, None, None)
+            for number in range(seq + 2, len(actions) + 1)
+        )
         return entries
 
     def rollback(self, seq: int) -> None:
