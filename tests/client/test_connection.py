@@ -67,11 +67,17 @@ async def script() -> AsyncIterator[tuple[Script, str]]:
 async def test_a_reply_is_matched_to_its_request_by_id(script: tuple[Script, str]) -> None:
     server, url = script
     pushed: list[ServerMessage] = []
-    async with Connection(url, token="good", on_message=pushed.append) as connection:
+    got_push = asyncio.Event()
+
+    def on_message(message: ServerMessage) -> None:
+        pushed.append(message)
+        got_push.set()
+
+    async with Connection(url, token="good", on_message=on_message) as connection:
         assert connection.player is not None and connection.player.name == "ann"
         pong = await connection.request(Ping(type="ping"), Pong)
         assert pong.server_time == "now"
-        await asyncio.sleep(0.05)
+        await asyncio.wait_for(got_push.wait(), 5)  # sent before the answer with the id
     assert [message.type for message in pushed] == ["pong"]  # the one with no id
     ids = [message.id for message in server.received]
     assert len(set(ids)) == len(ids)
@@ -114,8 +120,15 @@ async def test_without_reconnect_a_drop_fails_the_next_request(
 ) -> None:
     server, url = script
     server.drop_after_auth = 1
-    connection = await Connection(url, token="good").open()
-    await asyncio.sleep(0.1)
+    dropped = asyncio.Event()
+
+    def on_status(status: str) -> None:
+        if status == "disconnected":
+            dropped.set()
+
+    connection = Connection(url, token="good", on_status=on_status)
+    await connection.open()
+    await asyncio.wait_for(dropped.wait(), 5)
     with pytest.raises(NetworkError, match="not connected"):
         await connection.request(Ping(type="ping"), Pong)
     await connection.close()

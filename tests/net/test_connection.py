@@ -10,8 +10,9 @@ import pytest
 from pydantic import ValidationError
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.frames import Frame, Opcode
 
-from server.net.connection import PUSH_QUEUE, Outbox, refusal
+from server.net.connection import PUSH_QUEUE, Outbox, refusal, text_frame
 from server.net.limits import Bucket
 from server.play.clock import ManualClock
 from server.protocol import ErrorCode, MovedFrame, parse_client_message
@@ -80,8 +81,15 @@ async def test_a_reply_to_a_client_that_is_behind_waits_for_it() -> None:
     assert socket.sent == ["answer"]
 
 
-async def test_pushes_are_written_at_once_while_the_client_keeps_up() -> None:
-    frames = [json.dumps({"type": "race_digest", "n": n}) for n in range(50)]
+@pytest.mark.parametrize("compression", [None, "deflate"])
+async def test_pushes_are_written_at_once_while_the_client_keeps_up(
+    compression: str | None,
+) -> None:
+    # framed here without an extension, by the library with one; lengths on each side of
+    # the frame header's sizes
+    frames = [json.dumps({"type": "race_digest", "n": n}) for n in range(50)] + [
+        json.dumps({"type": "race_digest", "pad": "é" * size}) for size in (40, 60, 33_000)
+    ]
     tasks: list[int] = []
 
     async def handler(websocket: ServerConnection) -> None:
@@ -94,11 +102,18 @@ async def test_pushes_are_written_at_once_while_the_client_keeps_up() -> None:
         outbox.close()
 
     async with (
-        serve(handler, "127.0.0.1", 0, compression=None) as server,
+        serve(handler, "127.0.0.1", 0, compression=compression) as server,
         connect(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}") as client,
     ):
         received = [await client.recv() for _ in frames]
     assert received == frames and tasks == [0]
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65_535, 65_536, 70_000])
+def test_a_reply_is_framed_as_the_library_frames_it(size: int) -> None:
+    payload = bytes(range(256)) * (size // 256) + bytes(size % 256)
+    expected = Frame(Opcode.TEXT, payload).serialize(mask=False)
+    assert text_frame(payload) == expected
 
 
 def test_the_budget_allows_so_many_messages_per_window_and_refills() -> None:
