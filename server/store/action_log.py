@@ -1,13 +1,13 @@
 """The action log: every accepted action of every game, group-committed before its reply.
 
-A session applies an action to its game in memory, then waits for :meth:`ActionLog.append`,
-and answers only once that returned: nothing is acknowledged that is not in the database of
-record. Appends that arrive within one short window (or while the previous commit is under
+A game applies an action in memory, then awaits the future :meth:`ActionLog.append` gives,
+and the session answers only once it is done: nothing is acknowledged that is not in the
+database of record. Appends that arrive within one short window (or while the previous commit is under
 way) are written in one transaction, so the cost of a commit is shared by every action in
 it::
 
     log = ActionLog(writer, window=0.005)
-    await log.append([LogEntry("g1", 7, "3-7x2", now_ms)])        # committed when it returns
+    await log.append([LogEntry("g1", 7, "3-7x2", now_ms)])        # committed when it is done
     await log.append([LogEntry("g1", 8, "resign", now_ms)], result)  # the games row too
 
 ``(game_id, seq)`` is the log's primary key, so a writer whose copy of a game is stale (it
