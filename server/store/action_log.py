@@ -2,9 +2,9 @@
 
 A game applies an action in memory, then awaits the future :meth:`ActionLog.append` gives,
 and the session answers only once it is done: nothing is acknowledged that is not in the
-database of record. Appends that arrive within one short window (or while the previous commit is under
-way) are written in one transaction, so the cost of a commit is shared by every action in
-it::
+database of record. Appends that arrive within one short window (or while the previous
+commit is under way) are written in one transaction, so the cost of a commit is shared by
+every action in it::
 
     log = ActionLog(writer, window=0.005)
     await log.append([LogEntry("g1", 7, "3-7x2", now_ms)])        # committed when it is done
