@@ -7,7 +7,8 @@ engine's :data:`SuitCount`).
 
 from __future__ import annotations
 
-from datetime import datetime
+import re
+from datetime import date, datetime
 from typing import Final, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
@@ -52,6 +53,18 @@ LONGEST_TIME_LIMIT: Final = 3600
 TIME_LIMIT: Final = 900.0
 #: ... and the seconds from the countdown's start to the reveal (the server's to set).
 COUNTDOWN: Final = 10.0
+
+
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def parse_day(text: str) -> date:
+    """A day as players and addresses write it, ``2026-01-31``, and only so
+    (``date.fromisoformat`` alone also takes ``20260131`` and ``2026-W05-6``); raises
+    ``ValueError``."""
+    if not _DAY.fullmatch(text):
+        raise ValueError(f"not a day like 2026-01-31: {text[:32]!r}")
+    return date.fromisoformat(text)
 
 
 class Figures(BaseModel):
@@ -99,4 +112,5 @@ __all__ = [
     "RoomState",
     "SuitCount",
     "board_named",
+    "parse_day",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.kinds import BOARDS, MODES, SUIT_COUNTS, board_named
+from server.kinds import BOARDS, MODES, SUIT_COUNTS, board_named, parse_day
 
 
 @pytest.mark.parametrize("name", BOARDS)
@@ -21,3 +21,16 @@ def test_the_closed_sets_read_in_their_documented_order() -> None:
     assert BOARDS == ("humans", "bots", "new")
     assert MODES == ("daily", "practice")
     assert SUIT_COUNTS == (1, 2, 4)
+
+
+@pytest.mark.parametrize("text", ["2026-01-31", "1970-01-01", "2400-02-29"])
+def test_a_day_is_read_as_written(text: str) -> None:
+    assert parse_day(text).isoformat() == text
+
+
+@pytest.mark.parametrize(
+    "text", ["20260131", "2026-W05-6", "2026-1-31", "2026-01-32", "2026-01-31T00:00", " 2026-01-31"]
+)
+def test_other_ways_of_writing_a_day_are_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_day(text)

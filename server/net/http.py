@@ -28,7 +28,7 @@ from websockets.http11 import Request, Response
 
 from server import web
 from server.engine import SUIT_COUNTS
-from server.kinds import BOARDS, board_named
+from server.kinds import BOARDS, board_named, parse_day
 from server.play.errors import refusal_of
 from server.play.hub import Hub
 from server.protocol import HTTP_STATUS, PROTOCOL_VERSION, Board, ErrorCode, has_control
@@ -108,7 +108,7 @@ def _day(query: Query) -> date | None:
     if text is None:
         return None
     try:
-        return date.fromisoformat(text)
+        return parse_day(text)
     except ValueError:
         raise BadQuery("day is a date like 2026-01-31") from None
 

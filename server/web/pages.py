@@ -28,7 +28,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from websockets.http11 import Request, Response
 
 from server.engine import SUIT_COUNTS
-from server.kinds import BOARDS, board_named
+from server.kinds import BOARDS, board_named, parse_day
 from server.protocol import Board, ErrorCode, RoomEntry
 
 from . import render
@@ -57,7 +57,6 @@ FIRST_DAY: Final = date(1970, 1, 1)
 #: Cache-Control of a past day's board (it changes only when a review clears a result).
 PAST_DAY: Final = "public, max-age=60"
 
-_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -164,10 +163,8 @@ async def home(source: Source, query: Query, _: str) -> Page:
 
 
 async def day_board(source: Source, query: Query, text: str) -> Page:
-    if not _DAY.match(text):
-        raise _bad("the day is a date like 2026-01-31")
     try:
-        day = date.fromisoformat(text)
+        day = parse_day(text)
     except ValueError:
         raise _bad("the day is a date like 2026-01-31") from None
     today = source.today()

@@ -242,6 +242,8 @@ async def test_the_longest_replay_id_is_still_a_route(stand_in: StandIn, pages: 
         ("/history?player=bob%C2%85", "player: control characters are not allowed"),  # C1
         ("/leaderboard?day=yesterday", "day is a date like 2026-01-31"),
         ("/leaderboard?day=2026-02-30", "day is a date like 2026-01-31"),
+        ("/leaderboard?day=2026-W09-5", "day is a date like 2026-01-31"),
+        ("/leaderboard?day=20260227", "day is a date like 2026-01-31"),
         ("/leaderboard?suits=3", "suits must be one of [1, 2, 4]"),
         ("/leaderboard?suits=", "suits is a whole number"),
         ("/leaderboard?suits=1.0", "suits is a whole number"),
