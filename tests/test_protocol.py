@@ -15,6 +15,8 @@ from pydantic import BaseModel
 
 from server.protocol import (
     PROTOCOL_VERSION,
+    ROOM_ALPHABET,
+    ROOM_CODE_SYMBOLS,
     Authenticated,
     ClientMessage,
     DailyChanged,
@@ -61,10 +63,12 @@ from server.protocol import (
     YouAreHere,
     encode,
     encode_reply,
+    grouped_room_code,
     has_control,
     moved_frame,
     parse_client_message,
     parse_server_message,
+    room_code_form,
 )
 
 PROTOCOL_DOC = (Path(__file__).parent.parent / "docs" / "protocol.md").read_text()
@@ -304,6 +308,34 @@ def test_ids_out_of_bounds_are_refused(message_id: object) -> None:
     with pytest.raises(ValidationError) as refused:
         parse_client_message(json.dumps({"type": "ping", "id": message_id}))
     assert refused.value.errors()[0]["loc"][1] == "id"
+
+
+SYMBOLS = st.text(ROOM_ALPHABET, min_size=ROOM_CODE_SYMBOLS, max_size=ROOM_CODE_SYMBOLS)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(symbols=SYMBOLS, spaces=st.sampled_from(["", " ", "  "]))
+def test_a_room_code_reads_in_any_case_with_or_without_its_dash(symbols: str, spaces: str) -> None:
+    code = grouped_room_code(symbols)
+    assert code[5] == "-" and code.replace("-", "") == symbols
+    half = ROOM_CODE_SYMBOLS // 2
+    for typed in (code, code.lower(), symbols, f"{symbols[:half]} {symbols[half:]}".lower()):
+        assert room_code_form(f"{spaces}{typed}{spaces}") == code
+    # typed by hand: O is 0, I and L are 1
+    assert room_code_form(code.replace("0", "O").replace("1", "l")) == code
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(symbols=SYMBOLS, length=st.integers(0, 14), stray=st.sampled_from("U!_é/"))
+def test_no_other_text_is_a_room_code(symbols: str, length: int, stray: str) -> None:
+    if length != ROOM_CODE_SYMBOLS and not (length == 5 and symbols[:5].isalpha()):
+        assert room_code_form((symbols * 2)[:length]) is None  # too short or too long
+    assert room_code_form(symbols[:-1] + stray) is None  # a symbol not in the alphabet
+
+
+def test_a_five_letter_code_of_an_earlier_version_still_names_its_room() -> None:
+    assert room_code_form(" qwErt ") == "QWERT"
+    assert room_code_form("QW3RT") is None  # those were letters only
 
 
 # -- the server's frames ------------------------------------------------------------------

@@ -202,6 +202,7 @@ async def test_replaying_the_solvers_line_is_held_off_the_board(
     held = await store.get_game(game.id)
     assert held is not None and held.held
     assert store.ranked == []  # never put on a board
+    assert store.screenings[game.id].status == HELD  # nor queued as a leader
     assert await screening.held(game.id)
 
 
