@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 import pytest
 
@@ -14,7 +13,6 @@ from server.play.clock import ManualClock
 from server.play.daily import Proof
 from server.play.hub import Hub
 from server.play.race import FOLLOWS_PER_ACCOUNT
-from server.protocol import ValidationError, parse_client_message
 from tests.play.talk import Talk, signed_in
 from tests.support.fakes import FakeStore, NoRaceRooms
 
@@ -100,11 +98,3 @@ async def test_the_clock_starts_when_the_board_is_sent_not_when_the_daily_is_ask
     assert state["elapsed"] == 0.0 and state["board"]
     record = await hub.store.get_game(state["game"])
     assert record is not None and record.started_at == clock.now()
-
-
-@pytest.mark.parametrize("message", [{"type": "leaderboard", "board": "robots"},
-                                     {"type": "rank", "player": "x", "board": 1}])  # fmt: skip
-async def test_an_unknown_board_is_an_invalid_message(hub: Hub, message: dict[str, Any]) -> None:
-    with pytest.raises(ValidationError) as refused:
-        parse_client_message(json.dumps(message))
-    assert refused.value.errors()[0]["loc"][1] == "board"

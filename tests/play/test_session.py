@@ -21,10 +21,7 @@ from server.play.session import _HANDLERS
 from server.protocol import (
     ClientMessage,
     ErrorCode,
-    Moved,
     Pong,
-    encode,
-    moved_frame,
 )
 from server.solver import solve
 from tests.play.talk import Talk, signed_in
@@ -400,27 +397,6 @@ async def test_someone_elses_game_cannot_be_resumed(hub: Hub) -> None:
     game_id = (await owner.one(type="start", mode="practice"))["state"]["game"]
     thief = await signed_in(hub, "max")
     assert (await thief.one(type="resume", game=game_id))["code"] == ErrorCode.NOT_FOUND
-
-
-@pytest.mark.parametrize("message_id", [None, 0, 2**53 - 1, "m-1", 'q"uo\\te', "é✓\n"])
-@pytest.mark.parametrize("flags", [(False, False), (True, False), (True, True)])
-def test_the_written_out_moved_frame_is_the_model_encoding(
-    message_id: object, flags: tuple[bool, bool]
-) -> None:
-    fields: dict[str, Any] = {
-        "id": message_id,
-        "game": "0a5bdbd051464f8ea43f5eddb831cb3c",
-        "seq": 17,
-        "move": "10-3x12",
-        "removed_run": flags[0],
-        "moves": 16,
-        "score": -3,
-        "removed": 2,
-        "won": flags[1],
-    }
-    assert moved_frame(**fields) == encode(Moved(**fields))
-    fields["legal"] = [[[2, 7], []], [], [[10]]] + [[] for _ in range(7)]
-    assert moved_frame(**fields) == encode(Moved(**fields))
 
 
 def test_a_game_remembers_the_replies_to_its_last_eight_ids() -> None:
