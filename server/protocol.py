@@ -598,7 +598,7 @@ class TargetList(_Message):
     type: Literal["targets"] = "targets"
     id: MessageId | None = None
     column: int
-    count: int | None
+    count: int | None = None  # None: the longest group that moves (left out of the frame)
     columns: list[int]  # 1-based
 
 
@@ -911,7 +911,7 @@ class ReviewPosition(_Message):
 
     seq: int
     action: str | None = None  # the action that led here (None at the deal)
-    winnable: bool | None  # None: the budget ran out before the solver could tell
+    winnable: bool | None = None  # None: the budget ran out before the solver could tell
     distance: int | None = None  # the solver's line from here, in moves (0 at a win)
     #: moves the action cost against the solver's line before it (None when unknown)
     delta: int | None = None
