@@ -6,7 +6,7 @@ Integration tests use the real Store on both backends (the ``backend`` fixture).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -358,12 +358,17 @@ class FakeStore(FakeBoards):
     async def last_seq(self, game_id: str) -> int:
         return len(self.logs.get(game_id, []))
 
-    async def append(
+    def append(
         self,
         entries: Sequence[LogEntry],
         result: Result | None = None,
         *,
         ranked_on: BoardKey | None = None,
+    ) -> Awaitable[None]:
+        return self._append(entries, result, ranked_on)
+
+    async def _append(
+        self, entries: Sequence[LogEntry], result: Result | None, ranked_on: BoardKey | None
     ) -> None:
         await self.log.append(entries, result)
         if result is not None and ranked_on is not None:
