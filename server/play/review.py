@@ -48,7 +48,8 @@ def judge_path(code: str, actions: Sequence[str], seconds: float) -> list[Judged
     of CPU in all.
 
     Positions seen before are not solved again; a move along the solver's line takes the
-    line's rest; any position after a move from a lost one is lost too.
+    line's rest; any position after a move from a lost one is lost too; a won one is known
+    at once (distance 0), once the budget is spent too.
     """
     from server.solver import Verdict, solve
 
@@ -57,6 +58,8 @@ def judge_path(code: str, actions: Sequence[str], seconds: float) -> list[Judged
     known: dict[object, tuple[bool | None, int | None, tuple[Move, ...]]] = {}
 
     def solved() -> tuple[bool | None, int | None, tuple[Move, ...]]:
+        if game.is_won:  # known without the solver, whatever budget is left
+            return True, 0, ()
         left = deadline - time.process_time()
         if left <= 0:
             return None, None, ()

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from server.engine import Game
-from server.play.review import review_of
+from server.play.review import judge_path, review_of
+from server.solver import Verdict, solve
 from server.store import GameRecord
 
 WON_CODE = "SS1-S1-AAAAABD"
@@ -25,3 +26,14 @@ def test_stretches_and_the_losing_move_from_the_verdicts() -> None:
     assert review.losing_move == 3
     assert [p.delta for p in review.positions] == [None, 2, 3, None]
     assert [(s.first, s.last, s.cost) for s in review.stretches] == [(1, 2, 5)]
+
+
+def test_a_won_position_is_known_when_the_budget_is_spent() -> None:
+    code = "SS1-S1-AAAAABD"
+    found = solve(Game.from_code(code), shorten=False)
+    assert found.verdict is Verdict.WINNABLE
+    actions = [move.text() for move in found.moves]
+    judged = judge_path(code, actions, seconds=0.0)  # no budget: nothing else is solved
+    assert len(judged) == len(actions) + 1
+    assert judged[-1] == (True, 0)
+    assert set(judged[:-1]) == {(None, None)}
