@@ -205,13 +205,13 @@ def failure(message_id: MessageId | None, code: ErrorCode) -> Error:
     return Error(id=message_id, code=code, message=_FAILURES[code])
 
 
-async def close_draining(websocket: ServerConnection, code: int, reason: str) -> None:
+async def close_draining(websocket: GatedConnection, code: int, reason: str) -> None:
     """Close, reading and dropping what the client still sends: unread frames would stop
     the reading before the client's closing frame, and the close would wait its timeout."""
     closing = asyncio.create_task(websocket.close(code, reason))
     try:
-        async for _ in websocket:
-            pass
+        while True:
+            await websocket.receive()
     except ConnectionClosed:
         pass
     await closing
@@ -249,7 +249,8 @@ async def serve_connection(
     address = budget.address
     gate.unauthenticated(websocket)
     try:
-        async for frame in websocket:
+        while True:
+            frame = await websocket.receive()  # ConnectionClosed ends it
             over = budget.take()  # the connection's and its address's, before any work
             if over is not None:
                 # Over budget: refused unread, with the id so a client can slow down and

@@ -12,6 +12,9 @@ Below the message loop, where the websockets library works on its own:
 - nothing is written to a transport that is closing: after a reset, asyncio logs a
   warning for every write (a flood of pongs once wrote tens of thousands of lines);
 - every HTTP answer leaves through :func:`server.net.http.finished`.
+
+Its messages are read with :meth:`~server.net.inbox.TextReading.receive`: whole text frames
+are read off the socket without the library's frame machinery (:mod:`server.net.inbox`).
 """
 
 from __future__ import annotations
@@ -19,13 +22,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from websockets.asyncio.server import ServerConnection
 from websockets.frames import Frame, Opcode
 from websockets.http11 import Response
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
 from . import http
+from .inbox import TextReading
 from .limits import CLOSE_POLICY, FrameBudget, Gate
 
 _CONTROL = (Opcode.PING, Opcode.PONG)
@@ -52,7 +55,7 @@ class GatedProtocol(ServerProtocol):
         super().send_response(http.finished(self.connection.request, response))
 
 
-class GatedConnection(ServerConnection):
+class GatedConnection(TextReading):
     """A connection counted by the :class:`Gate` from accept to close: by its TCP peer
     from accept, and by its client address once its request is read and admitted."""
 
