@@ -25,6 +25,11 @@ The rounds' own cost (a task per move, ``asyncio.gather``) is in every figure al
 Then the stage table: each stage of a move measured alone (the least of ``--repeats``
 runs, on the same moves), next to its floor, the least that work of its kind can cost here:
 
+- ``frame receive``: a move frame's masked bytes, handed to the connection as the event
+  loop hands a read, to the text in the task reading it (``TextReading.receive``; the
+  library's own connection and ``recv`` are printed beside it), on a real connection
+  otherwise quiet; floor the unmasking, the UTF-8 check and a future waking the reader
+  (so, like ``send``, not part of ``full``);
 - ``frame parse and check``: ``parse_client_message`` of each move frame; floor
   ``json.loads`` of it;
 - ``session dispatch``: ``Session.handle`` of a parsed move with the game's ``play``
@@ -59,17 +64,21 @@ import sqlite3
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.frames import Frame, Opcode
+from websockets.speedups import apply_mask
 
 from bench.server_load_bots import move_frame, move_sequence
 from server.engine import Game, GameCode, Move
 from server.main import tune_gc
 from server.net import run_server
 from server.net.connection import Outbox
+from server.net.inbox import TextReading
 from server.play.daily import Proof
 from server.play.player_game import Outcome, PlayerGame
 from server.play.session import Session
@@ -162,6 +171,7 @@ async def measure(variant: str, players: int, rounds: int, seed: int) -> Measure
 # -- the stage table ---------------------------------------------------------------------
 
 STAGES: Final = (
+    "frame receive",
     "frame parse and check",
     "session dispatch",
     "engine",
@@ -211,7 +221,7 @@ def parse_stage(moves: list[list[str]], repeats: int) -> Stage:
             json.loads(frame)
         return len(frames)
 
-    return Stage(STAGES[0], least_cpu(repeats, parse), least_cpu(repeats, floor))
+    return Stage("frame parse and check", least_cpu(repeats, parse), least_cpu(repeats, floor))
 
 
 def engine_stage(deals_played: list[tuple[str, list[str]]], repeats: int) -> Stage:
@@ -240,7 +250,7 @@ def engine_stage(deals_played: list[tuple[str, list[str]]], repeats: int) -> Sta
                 source, target = target, source
         return count
 
-    return Stage(STAGES[2], engine(), least_cpu(repeats, floor))
+    return Stage("engine", engine(), least_cpu(repeats, floor))
 
 
 def outcomes_of(deals_played: list[tuple[str, list[str]]]) -> list[Outcome]:
@@ -278,7 +288,7 @@ def reply_stage(outcomes: list[Outcome], repeats: int) -> Stage:
             f'{{"id":{n},"move":"{outcome.applied}"}}'
         return len(outcomes)
 
-    return Stage(STAGES[5], least_cpu(repeats, build), least_cpu(repeats, floor))
+    return Stage("reply build", least_cpu(repeats, build), least_cpu(repeats, floor))
 
 
 class _AtOnce:
@@ -317,7 +327,7 @@ async def log_stage(players: int, rounds: int, repeats: int) -> Stage:
         return players * rounds
 
     return Stage(
-        STAGES[3], await least_cpu_async(repeats, append), await least_cpu_async(repeats, floor)
+        "log append", await least_cpu_async(repeats, append), await least_cpu_async(repeats, floor)
     )
 
 
@@ -358,7 +368,7 @@ async def commit_stage(path: Path, game_ids: list[str], batch: int, repeats: int
         measured = await least_cpu_async(repeats, write)
     finally:
         await writer.close()
-    return Stage(STAGES[4], measured, least_cpu(repeats, floor))
+    return Stage("commit share", measured, least_cpu(repeats, floor))
 
 
 async def dispatch_stage(
@@ -419,7 +429,7 @@ async def dispatch_stage(
 
             measured = await least_cpu_async(repeats, handle)
             least = await least_cpu_async(repeats, floor)
-    return Stage(STAGES[1], measured - reply.seconds, least)
+    return Stage("session dispatch", measured - reply.seconds, least)
 
 
 async def send_stage(frames: Sequence[Reply], repeats: int) -> Stage:
@@ -457,7 +467,7 @@ async def send_stage(frames: Sequence[Reply], repeats: int) -> Stage:
     # the floor writes the bare bytes, which a websocket client cannot read: a socket of its
     # own, drained at the other end
     least = await _raw_write_floor([encode_reply(frame).encode() for frame in frames], repeats)
-    return Stage(STAGES[6], measured, least)
+    return Stage("send", measured, least)
 
 
 async def _raw_write_floor(encoded: list[bytes], repeats: int) -> float:
@@ -492,7 +502,8 @@ async def _raw_write_floor(encoded: list[bytes], repeats: int) -> float:
 
 async def stage_table(
     players: int, rounds: int, seed: int, full: Measured, repeats: int, batch: int
-) -> list[Stage]:
+) -> tuple[list[Stage], float]:
+    """The stages, and the library's own frame receive (to set beside this server's)."""
     played = deals(players, seed)
     played = [(code, moves[:rounds]) for code, moves in played]
     outcomes = outcomes_of(played)
@@ -519,12 +530,94 @@ async def stage_table(
         reply,
         await send_stage(frames, repeats),
     ]
-    measured = sum(stage.seconds for stage in stages if stage.name != "send")
-    stages.append(Stage(STAGES[7], full.seconds - measured, 0.0))
-    return stages
+    received, library = await receive_stage(
+        [move_frame(n, move) for n, move in enumerate(m for _, ms in played for m in ms)], repeats
+    )
+    stages.insert(0, received)
+    measured = sum(stage.seconds for stage in stages if stage.name not in UNSHARED)
+    stages.append(Stage("everything else", full.seconds - measured, 0.0))
+    return stages, library
 
 
-def print_stages(stages: list[Stage], full: Measured) -> None:
+#: Stages of the network, which ``full`` (no sockets) has no part of.
+UNSHARED: Final = ("frame receive", "send")
+
+
+async def receive_stage(frames: list[str], repeats: int) -> tuple[Stage, float]:
+    """Whole text frames to the task reading the connection, each in a read of its own,
+    through this server's connection (``TextReading.receive``) and through the library's
+    (``recv``): the second figure. The bytes are handed to ``data_received`` as the event
+    loop hands a read, on a real connection otherwise quiet; floor: the unmasking and the
+    UTF-8 check, and a future that wakes a waiting task."""
+    wire = [Frame(Opcode.TEXT, frame.encode()).serialize(mask=True) for frame in frames]
+    ours = await _receive_cpu(TextReading, wire, repeats)
+    library = await _receive_cpu(ServerConnection, wire, repeats)
+    floor = await least_cpu_async(repeats, partial(_unmask_each, wire))
+    return Stage("frame receive", ours, floor), library
+
+
+async def _receive_cpu(
+    connection_class: type[ServerConnection], wire: list[bytes], repeats: int
+) -> float:
+    connected: asyncio.Future[ServerConnection] = asyncio.get_running_loop().create_future()
+    done = asyncio.Event()
+
+    async def handler(websocket: ServerConnection) -> None:
+        connected.set_result(websocket)
+        await done.wait()
+
+    async with (
+        serve(
+            handler, "127.0.0.1", 0, compression=None, create_connection=connection_class
+        ) as server,
+        connect(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", compression=None),
+    ):
+        websocket = await connected
+        try:
+            return await least_cpu_async(repeats, partial(_read_each, websocket, wire))
+        finally:
+            done.set()
+
+
+async def _read_each(websocket: ServerConnection, wire: list[bytes]) -> int:
+    """Each frame in a read of its own, read by a task of its own as the server's is."""
+    take = websocket.receive if isinstance(websocket, TextReading) else websocket.recv
+
+    async def reader() -> None:
+        for _ in wire:
+            await take()
+
+    reading = asyncio.create_task(reader())
+    await asyncio.sleep(0)  # the reader waits for the first
+    for data in wire:
+        websocket.data_received(data)
+        await asyncio.sleep(0)  # the reader takes it
+    await reading
+    return len(wire)
+
+
+async def _unmask_each(wire: list[bytes]) -> int:
+    loop = asyncio.get_running_loop()
+    waiter: asyncio.Future[str] = loop.create_future()
+
+    async def reader() -> None:
+        nonlocal waiter
+        for _ in wire:
+            await waiter
+            waiter = loop.create_future()
+
+    reading = asyncio.create_task(reader())
+    await asyncio.sleep(0)
+    for data in wire:
+        length = data[1] & 0x7F
+        header = 2 if length < 126 else 4
+        waiter.set_result(apply_mask(data[header + 4 :], data[header : header + 4]).decode())
+        await asyncio.sleep(0)
+    await reading
+    return len(wire)
+
+
+def print_stages(stages: list[Stage], full: Measured, library_receive: float) -> None:
     print(
         f"stages of a move, each alone, least of the runs (full: {full.seconds * 1e6:.1f} us a "
         f"move, its commits of {full.batch:.0f} actions)"
@@ -532,11 +625,15 @@ def print_stages(stages: list[Stage], full: Measured) -> None:
     print(f"{'stage':<24}{'us a move':>10}{'floor us':>10}{'over floor':>12}{'share':>8}")
     for stage in stages:
         over = stage.seconds - stage.floor
-        share = "" if stage.name == "send" else f"{stage.seconds / full.seconds:.0%}"
+        share = "" if stage.name in UNSHARED else f"{stage.seconds / full.seconds:.0%}"
         print(
             f"{stage.name:<24}{stage.seconds * 1e6:>10.2f}{stage.floor * 1e6:>10.2f}"
             f"{over * 1e6:>12.2f}{share:>8}"
         )
+    print(
+        f"(frame receive through the websockets library's own connection: "
+        f"{library_receive * 1e6:.2f} us a move)"
+    )
 
 
 #: Its arguments at a tiny size, for ``python -m bench --smoke``.
@@ -572,10 +669,10 @@ def main() -> None:
     )
     print()
     full = Measured(best["full"], batch)
-    stages = asyncio.run(
+    stages, library_receive = asyncio.run(
         stage_table(args.players, args.rounds, args.seed, full, args.repeats, args.batch)
     )
-    print_stages(stages, full)
+    print_stages(stages, full, library_receive)
 
 
 if __name__ == "__main__":
