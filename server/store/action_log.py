@@ -106,6 +106,7 @@ class ActionLog:
         self._first_at = 0.0
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop of the first append
         self._closed = False
         #: Batches committed and actions in them, for the benchmark and metrics.
         self.batches = 0
@@ -123,7 +124,9 @@ class ActionLog:
         written. A future, not a coroutine: awaited straight from the game, it saves a frame
         on every action's way down and back up.
         """
-        loop = asyncio.get_running_loop()
+        # Looked up once: on Python 3.11 each lookup of the running loop is a getpid()
+        # system call, a microsecond or two on a virtual machine.
+        loop = self._loop or self._first_loop()
         done: asyncio.Future[None] = loop.create_future()
         if not entries:
             done.set_exception(InvalidRequest("nothing to append"))
@@ -140,6 +143,10 @@ class ActionLog:
                 self._task = asyncio.create_task(self._run(), name="action-log")
             self._wake.set()
         return done
+
+    def _first_loop(self) -> asyncio.AbstractEventLoop:
+        self._loop = asyncio.get_running_loop()
+        return self._loop
 
     async def close(self) -> None:
         """Write what is pending, then close the writer."""
@@ -373,10 +380,7 @@ class SqliteLogWriter:
         db = self._connect()
         db.execute("BEGIN IMMEDIATE")  # fails at once if another connection is writing
         try:
-            db.executemany(
-                _SQLITE_APPEND,
-                [(e.game_id, e.seq, e.action, e.at_ms, e.request_id, e.request) for e in entries],
-            )
+            db.executemany(_SQLITE_APPEND, entries)  # a LogEntry is the row, in column order
             for end in results:
                 r = end.result
                 finished = db.execute(
@@ -400,8 +404,7 @@ class SqliteLogWriter:
         db.execute("COMMIT")
 
     async def write(self, entries: Sequence[LogEntry], results: Sequence[GameEnd]) -> None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self._timeout
+        deadline: float | None = None  # set at the first busy try: nearly every write has none
         while True:
             try:
                 self._write(entries, results)
@@ -411,7 +414,9 @@ class SqliteLogWriter:
                 raise StoreUnavailable(f"the database refused the actions: {error}") from None
             except sqlite3.OperationalError as error:
                 busy = "locked" in str(error) or "busy" in str(error)
-                if not busy or loop.time() > deadline:
+                if deadline is None:
+                    deadline = time.monotonic() + self._timeout
+                if not busy or time.monotonic() > deadline:
                     raise StoreUnavailable(
                         f"the database did not take the actions: {error}"
                     ) from None
@@ -420,17 +425,19 @@ class SqliteLogWriter:
             except sqlite3.Error as error:
                 raise StoreUnavailable(f"the database did not take the actions: {error}") from None
             break
-        self._checkpoint_soon(loop)
+        self._checkpoint_soon()
 
-    def _checkpoint_soon(self, loop: asyncio.AbstractEventLoop) -> None:
+    def _checkpoint_soon(self) -> None:
         """Copy the WAL into the database now and then, off the loop (a checkpoint fsyncs)."""
         if self._checkpoint is not None and not self._checkpoint.done():
             return
-        now = loop.time()
+        now = time.monotonic()
         if now - self._checkpointed_at < self.CHECKPOINT_EVERY:
             return
         self._checkpointed_at = now
-        self._checkpoint = loop.run_in_executor(self._checkpoints, self._run_checkpoint)
+        self._checkpoint = asyncio.get_running_loop().run_in_executor(
+            self._checkpoints, self._run_checkpoint
+        )
         self._checkpoint.add_done_callback(_log_checkpoint_failure)
 
     def _run_checkpoint(self) -> None:
