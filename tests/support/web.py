@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 
 from server.play.accounts import hash_token, new_token
 from server.web import Source
@@ -192,8 +192,9 @@ async def wait_for(check: Callable[[], Any], timeout: float, what: str) -> Any:
     while True:
         try:
             found = await run(check)
-        except StaleElementReferenceException:
-            # The page's live update replaced the element between finding and reading it.
+        except (StaleElementReferenceException, NoSuchElementException):
+            # The page's live update replaced the element between finding and reading it,
+            # or a reload is under way and the new page has no body yet.
             found = None
         if found:
             return found
