@@ -20,7 +20,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from pydantic import BaseModel
 from websockets.datastructures import Headers
@@ -238,12 +238,13 @@ async def _replay(hub: Hub, game_id: str, request: Request) -> Response:
 
 
 def _after_path(path: str) -> tuple[str, str] | None:
-    """``("stats", DAY)`` for ``/day/DAY/stats``, ``("replay", ID)`` for ``/replay/ID``."""
+    """``("stats", DAY)`` for ``/day/DAY/stats``, ``("replay", ID)`` for ``/replay/ID``
+    (the part percent-decoded, as the pages read theirs)."""
     parts = path.split("/")
     if len(parts) == 4 and parts[1] == "day" and parts[3] == "stats" and parts[2]:
-        return "stats", parts[2]
-    if len(parts) == 3 and parts[1] == "replay" and 0 < len(parts[2]) <= 64:
-        return "replay", parts[2]
+        return "stats", unquote(parts[2])
+    if len(parts) == 3 and parts[1] == "replay" and 0 < len(game := unquote(parts[2])) <= 64:
+        return "replay", game
     return None
 
 
@@ -268,7 +269,7 @@ async def respond(
     if url.path == "/metrics" and metrics is not None:
         return await metrics_response(metrics)
     route = _ROUTES.get(url.path)
-    room = url.path.removeprefix("/race/") if url.path.startswith("/race/") else None
+    room = unquote(url.path.removeprefix("/race/")) if url.path.startswith("/race/") else None
     if room is not None and not wants_json(request, default=True):
         room = None  # a browser: the room's page (server/web)
     after = _after_path(url.path)

@@ -159,6 +159,8 @@ async def test_a_days_stats_and_a_replay_as_json(stand_in: StandIn) -> None:
     status, body, _ = await get(stand_in, "/replay/game-1")
     assert status == 200 and body["asked"] == "replay"
     assert stand_in.asked[-1] == ("replay", {"0": None, "1": "game-1"})  # nobody signed in
+    await get(stand_in, "/replay/game%2D1")  # percent-encoded, as a link may be
+    assert stand_in.asked[-1] == ("replay", {"0": None, "1": "game-1"})
 
 
 @pytest.mark.parametrize(
@@ -194,6 +196,9 @@ async def test_a_race_rooms_json_for_programs_and_its_page_for_browsers(
     [(_, looked_up), (_, replied)] = stand_in.asked
     assert looked_up == {"0": "ABCDE"} and replied["0"] is None  # the room as anyone sees it
     assert replied["1"].asked == "record"
+    stand_in.asked.clear()
+    await get(stand_in, "/race/AB%43DE")  # percent-encoded, as a link may be
+    assert stand_in.asked[0] == ("record", {"0": "ABCDE"})
     stand_in.asked.clear()
     status, body, _ = await get(stand_in, "/race/ABCDE?x=1")
     assert status == 400 and error_of(body)[1] == "a race room's path takes no parameters"
@@ -270,6 +275,7 @@ async def test_the_longest_replay_id_is_still_a_route(stand_in: StandIn, pages: 
         ("/day/2026-02-2\x017/stats", "the path holds a control character"),
         ("/replay/game-1?player=Ivy", "unknown parameter 'player'"),
         ("/replay/ga\x00me", "the path holds a control character"),
+        ("/replay/ga%00me", "the path holds a control character"),
     ],
 )  # fmt: skip
 async def test_bad_parameters_are_answered_400_with_what_is_wrong(
