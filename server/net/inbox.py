@@ -102,46 +102,46 @@ def library_between_frames(protocol: Protocol) -> bool:
     return getattr(waiting, "gi_code", None) is _AT_EOF
 
 
-def take_texts(data: bytes, max_size: int | None, inbox: Inbox) -> tuple[int, bool]:
+def take_texts(data: bytes, max_size: int | None, inbox: Inbox) -> tuple[int, int]:
     """Put every whole masked text frame at the start of ``data`` into ``inbox``.
 
-    Returns how many bytes they took, and whether what is left starts a frame of that kind
-    that is not all here yet (to be kept until the rest of it arrives). It stops at the
-    first frame of any other kind, or over ``max_size``, and at text that is not UTF-8:
-    those are the library's.
+    Returns how many bytes they took, and, when what is left starts a frame of that kind
+    not all here yet, how many bytes from there it needs before it is worth reading again
+    (its whole length, or its header's), else 0. It stops at the first frame of any other
+    kind, or over ``max_size``, and at text that is not UTF-8: those are the library's.
     """
     start = 0
     end = len(data)
     while start < end:
         if data[start] != _WHOLE_TEXT:
-            return start, False
+            return start, 0
         if end - start < 2:
-            return start, True
+            return start, 2
         second = data[start + 1]
         if not second & _MASKED:
-            return start, False
+            return start, 0
         length = second & 0x7F
         header = start + 2
         if length == 126:
             if end - start < 4:
-                return start, True
+                return start, 4
             length = int.from_bytes(data[header : header + 2], "big")
             header += 2
         elif length == 127:
-            return start, False  # 64-bit lengths: over any limit a server sets
+            return start, 0  # 64-bit lengths: over any limit a server sets
         if max_size is not None and length > max_size:
-            return start, False
+            return start, 0
         payload = header + 4
         stop = payload + length
         if stop > end:
-            return start, True
+            return start, stop - start
         try:
             text = apply_mask(data[payload:stop], data[header:payload]).decode()
         except UnicodeDecodeError:
-            return start, False  # the library fails the connection with 1007
+            return start, 0  # the library fails the connection with 1007
         inbox.put_text(text)
         start = stop
-    return start, False
+    return start, 0
 
 
 class TextReading(ServerConnection):
@@ -152,7 +152,11 @@ class TextReading(ServerConnection):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._partial = b""  # a text frame's start, read here, the rest yet to come
+        #: A text frame's start, read here, the rest yet to come, and the bytes it needs
+        #: before it is worth reading again (so a frame sent a byte at a time is not parsed
+        #: again at every byte).
+        self._partial = bytearray()
+        self._wanted = 0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
@@ -164,17 +168,21 @@ class TextReading(ServerConnection):
     def data_received(self, data: bytes) -> None:
         protocol = self.protocol
         if self._partial:
-            data = self._partial + data
-            self._partial = b""
+            self._partial += data
+            if len(self._partial) < self._wanted:
+                return
+            data = bytes(self._partial)
+            self._partial.clear()
         if (
             protocol.state is State.OPEN
             and not protocol.extensions
             and protocol.current_size is None
             and library_between_frames(protocol)
         ):
-            taken, incomplete = take_texts(data, protocol.max_message_size, self.inbox)
-            if incomplete:
-                self._partial = data[taken:]
+            taken, wanted = take_texts(data, protocol.max_message_size, self.inbox)
+            if wanted:
+                self._partial += memoryview(data)[taken:]
+                self._wanted = wanted
                 return
             if taken == len(data):
                 return

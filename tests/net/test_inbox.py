@@ -142,20 +142,36 @@ def test_any_stream_in_any_reads_is_seen_as_the_library_sees_it(
     assert ours.answered == library.answered
 
 
+def test_a_frame_sent_a_byte_at_a_time_arrives_whole() -> None:
+    data = wire(Frame(Opcode.TEXT, b"y" * 300), Frame(Opcode.PING, b"p"), Frame(Opcode.TEXT, b"z"))
+    chunks = [data[i : i + 1] for i in range(len(data))]
+
+    async def both() -> tuple[Seen, Seen]:
+        return await serve_and_send(ServerConnection, chunks), await serve_and_send(
+            TextReading, chunks
+        )
+
+    library, ours = asyncio.run(both())
+    assert ours.messages == library.messages == ["y" * 300, "z"]
+    assert ours.answered == library.answered  # the pong, the close
+
+
 async def test_whole_text_frames_are_taken_and_a_partial_one_waits() -> None:
     frames = [Frame(Opcode.TEXT, text.encode()).serialize(mask=True) for text in ("a", "b" * 200)]
     data = b"".join(frames)
     inbox = Inbox()
-    assert take_texts(data, MAX_SIZE, inbox) == (len(data), False)
+    assert take_texts(data, MAX_SIZE, inbox) == (len(data), 0)
     assert list(inbox.order) == ["a", "b" * 200]
-    for end in range(1, len(frames[1])):  # any start of a frame it would take: kept
-        assert take_texts(frames[1][:end], MAX_SIZE, Inbox()) == (0, True)
+    whole = len(frames[1])  # 2 bytes of header, 2 of length, 4 of mask, 200 of text
+    for end in range(1, whole):  # any start of a frame it would take: kept, for what it needs
+        needs = 2 if end < 2 else 4 if end < 4 else whole
+        assert take_texts(frames[1][:end], MAX_SIZE, Inbox()) == (0, needs)
     ping = Frame(Opcode.PING, b"").serialize(mask=True)
-    assert take_texts(frames[0] + ping, MAX_SIZE, Inbox()) == (len(frames[0]), False)
+    assert take_texts(frames[0] + ping, MAX_SIZE, Inbox()) == (len(frames[0]), 0)
     too_big = Frame(Opcode.TEXT, b"x" * (MAX_SIZE + 1)).serialize(mask=True)
-    assert take_texts(too_big[:10], MAX_SIZE, Inbox()) == (0, False)
+    assert take_texts(too_big[:10], MAX_SIZE, Inbox()) == (0, 0)
     not_utf8 = Frame(Opcode.TEXT, b"\xff").serialize(mask=True)
-    assert take_texts(not_utf8, MAX_SIZE, Inbox()) == (0, False)
+    assert take_texts(not_utf8, MAX_SIZE, Inbox()) == (0, 0)
 
 
 def test_the_library_is_between_frames_only_when_it_waits_for_a_first_byte() -> None:
