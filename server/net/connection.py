@@ -1,12 +1,15 @@
 """One websocket connection: frames in, a session in the middle, frames out.
 
-Handlers answer with typed replies (:data:`Reply`), encoded here, at the socket, and sent
-in order by the task reading the connection, so a client that reads
-slowly slows only its own answers. Pushed events (races, a new day) and replies alike are
-written at once while the client keeps up. Otherwise a reply waits for the client (the
-reading task with it), and pushed events wait in a small bounded queue with a sender task
-of their own; when it is full they are dropped for that client (and counted), so one
-slow client never holds up anyone else.
+The task reading the connection takes each message from
+:meth:`~server.net.inbox.TextReading.receive` (whole text frames read without the
+library's frame machinery), spends a token of the budget, parses it, and hands it to the
+:class:`~server.play.session.Session`. Handlers answer with typed replies
+(:data:`Reply`), encoded here, at the socket, and sent in order by the reading task, so a
+client that reads slowly slows only its own answers. Pushed events (races, a new day) and
+replies alike are written at once while the client keeps up. Otherwise a reply waits for
+the client (the reading task with it), and pushed events wait in a small bounded queue
+with a sender task of their own; when it is full they are dropped for that client (and
+counted), so one slow client never holds up anyone else.
 """
 
 from __future__ import annotations
