@@ -57,18 +57,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
 import random
 import sqlite3
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.frames import Frame, Opcode
 from websockets.speedups import apply_mask
@@ -434,25 +435,12 @@ async def dispatch_stage(
 
 async def send_stage(frames: Sequence[Reply], repeats: int) -> Stage:
     """``Outbox.reply`` on a real websocket, read at the other end as fast as it comes."""
-    connected: asyncio.Future[ServerConnection] = asyncio.get_running_loop().create_future()
-    done = asyncio.Event()
-
-    async def handler(websocket: ServerConnection) -> None:
-        connected.set_result(websocket)
-        await done.wait()
-
-    async with (
-        serve(handler, "127.0.0.1", 0, compression=None) as server,
-        connect(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", compression=None) as client,
-    ):
-        websocket = await connected
+    async with websocket_pair() as (websocket, client):
         outbox = Outbox(websocket)
-        received = 0
 
         async def read() -> None:
-            nonlocal received
             async for _ in client:
-                received += 1
+                pass
 
         reader = asyncio.create_task(read())
 
@@ -462,7 +450,6 @@ async def send_stage(frames: Sequence[Reply], repeats: int) -> Stage:
             return len(frames)
 
         measured = await least_cpu_async(repeats, send)
-        done.set()
         reader.cancel()
     # the floor writes the bare bytes, which a websocket client cannot read: a socket of its
     # own, drained at the other end
@@ -559,6 +546,15 @@ async def receive_stage(frames: list[str], repeats: int) -> tuple[Stage, float]:
 async def _receive_cpu(
     connection_class: type[ServerConnection], wire: list[bytes], repeats: int
 ) -> float:
+    async with websocket_pair(connection_class) as (websocket, _):
+        return await least_cpu_async(repeats, partial(_read_each, websocket, wire))
+
+
+@contextlib.asynccontextmanager
+async def websocket_pair(
+    connection_class: type[ServerConnection] = ServerConnection,
+) -> AsyncIterator[tuple[ServerConnection, ClientConnection]]:
+    """A real websocket connection within this process: its server side and its client."""
     connected: asyncio.Future[ServerConnection] = asyncio.get_running_loop().create_future()
     done = asyncio.Event()
 
@@ -566,17 +562,15 @@ async def _receive_cpu(
         connected.set_result(websocket)
         await done.wait()
 
-    async with (
-        serve(
-            handler, "127.0.0.1", 0, compression=None, create_connection=connection_class
-        ) as server,
-        connect(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", compression=None),
-    ):
-        websocket = await connected
-        try:
-            return await least_cpu_async(repeats, partial(_read_each, websocket, wire))
-        finally:
-            done.set()
+    async with serve(
+        handler, "127.0.0.1", 0, compression=None, create_connection=connection_class
+    ) as server:
+        port = server.sockets[0].getsockname()[1]
+        async with connect(f"ws://127.0.0.1:{port}", compression=None) as client:
+            try:
+                yield await connected, client
+            finally:
+                done.set()  # before the server closes: it waits for its handlers
 
 
 async def _read_each(websocket: ServerConnection, wire: list[bytes]) -> int:
