@@ -90,9 +90,15 @@ of the warm-up, divided by N), refused moves, the time it took to connect every 
 the server's CPU time per connected player in that phase.
 In services mode also the CPU of the PostgreSQL backends serving the round's database
 and of the Redis server (shared with anything else that uses it) per round trip, when
-those processes run on this machine. The least CPU per round trip of the rounds is the
-summary (other work on the machine only ever adds to it), and its ratio simon / echo is
-the figure to compare: both servers are measured back to back with the same clients.
+those processes run on this machine. And ``others``: the CPU that other work on the
+machine took in the window, in cores (all the machine's busy time from /proc/stat, less the
+server's, the bots' and the services'). A round is disturbed (marked ``*``) when others
+took more than a fifth of a core, or when the server fell behind the bots' pace (under 98%
+of the round trips asked for): a starved server answers in bigger batches and spends less
+CPU a round trip, not more. The least CPU per round trip of the undisturbed rounds (of all,
+with a warning, when every round of a server was disturbed) is the summary, and its ratio
+simon / echo is the figure to compare: both servers are measured back to back with the
+same clients.
 ``--json FILE`` writes every figure.
 
 Its parts: the servers and where ours keeps its data (:mod:`bench.server_load_servers`), and
@@ -131,6 +137,7 @@ from bench.server_load_bots import (  # noqa: E402
     worker,
 )
 from bench.server_load_servers import (  # noqa: E402
+    CLOCK_TICKS,
     ECHO,
     Backend,
     Variant,
@@ -173,10 +180,31 @@ class Figures:
     connect_seconds: float
     connect_cpu_ms_per_player: float  # the server's, connecting (and registering) every bot
     service_cpu_us_per_rt: dict[str, float | None]
+    #: CPU taken in the window by other work on the machine, in cores.
+    others_cores: float
+    #: Round trips a second the bots asked for (0: as fast as answers came).
+    asked_per_second: float
 
     @property
     def per_second(self) -> float:
         return self.round_trips / self.seconds
+
+    @property
+    def disturbed(self) -> bool:
+        """Whether other work took more than a fifth of a core, or the server fell behind."""
+        behind = self.asked_per_second > 0 and self.per_second < 0.98 * self.asked_per_second
+        return self.others_cores > DISTURBED_CORES or behind
+
+
+#: Other work on the machine above this many cores disturbs a round.
+DISTURBED_CORES: Final = 0.2
+
+
+def machine_busy_seconds() -> float:
+    """CPU time the whole machine has spent busy since boot (/proc/stat; steal excluded)."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq = (int(f) for f in fields[:7])
+    return (user + nice + system + irq + softirq) / CLOCK_TICKS
 
 
 @dataclass
@@ -236,8 +264,11 @@ async def measure(variant: Variant, options: Options) -> Figures:
                 if profile is not None:
                     process.send_signal(signal.SIGUSR1)
                 cpu_start, services_start = cpu_seconds(process.pid), services_cpu(pids)
+                bots_start, machine_start = clients.cpu_seconds(), machine_busy_seconds()
                 await asyncio.sleep(end - time.monotonic())
                 cpu_used = cpu_seconds(process.pid) - cpu_start
+                machine_used = machine_busy_seconds() - machine_start
+                bots_used = clients.cpu_seconds() - bots_start
                 if profile is not None:
                     process.send_signal(signal.SIGUSR2)
                     await asyncio.sleep(1.0)  # it writes the statistics
@@ -260,11 +291,14 @@ async def measure(variant: Variant, options: Options) -> Figures:
     for t in tallies:
         errors.update(t.errors)
     service_cpu: dict[str, float | None] = {}
+    services_used = 0.0
     for name, before in services_start.items():
         after = services_end.get(name)
         service_cpu[name] = (
             None if before is None or after is None else (after - before) / count * 1e6
         )
+        services_used += 0.0 if before is None or after is None else after - before
+    others = max(0.0, machine_used - cpu_used - bots_used - services_used)
     return Figures(
         kind=variant.name,
         backend=backend.label if kind == "simon" else "echo",
@@ -285,6 +319,8 @@ async def measure(variant: Variant, options: Options) -> Figures:
         connect_seconds=max(t.connect_seconds for t in tallies),
         connect_cpu_ms_per_player=connect_cpu / options.bots * 1000,
         service_cpu_us_per_rt=service_cpu,
+        others_cores=others / wall,
+        asked_per_second=options.rate * options.bots,
     )
 
 
@@ -292,7 +328,7 @@ def row(r: Figures, services: bool) -> str:
     line = (
         f"{r.kind:<13}{r.per_second:>14,.0f}{r.p50_ms:>9.2f}{r.p99_ms:>9.2f}{r.p999_ms:>10.2f}"
         f"{r.cpu_us_per_rt:>11.1f}{r.rss_per_player_kib:>12.1f}{r.refused:>9,}"
-        f"{r.connect_seconds:>11.1f}"
+        f"{r.connect_seconds:>11.1f}{r.others_cores:>8.2f}{'*' if r.disturbed else ''}"
     )
     if services:
         for name in ("postgres", "redis"):
@@ -314,7 +350,7 @@ async def run(options: Options, json_path: Path | None) -> None:
     )
     header = (
         f"{'server':<13}{'round trips/s':>14}{'p50 ms':>9}{'p99 ms':>9}{'p99.9 ms':>10}"
-        f"{'CPU us/rt':>11}{'KiB/player':>12}{'refused':>9}{'connect s':>11}"
+        f"{'CPU us/rt':>11}{'KiB/player':>12}{'refused':>9}{'connect s':>11}{'others':>8}"
     )
     if services:
         header += f"{'PG us/rt':>12}{'Redis us/rt':>12}"
@@ -330,15 +366,12 @@ async def run(options: Options, json_path: Path | None) -> None:
                     f"  {r.kind}: {r.refused_all} requests refused as unavailable in all "
                     f"(connecting and warm-up included), other errors: {r.errors or 'none'}"
                 )
-    # other work on the machine only ever adds CPU time: the least of the rounds is the
-    # figure least disturbed by it
-    echo = min(r.cpu_us_per_rt for r in results["echo"])
-    simon = min(r.cpu_us_per_rt for r in results["simon"])
+    least = {name: least_cpu(name, figures) for name, figures in results.items()}
+    echo, simon = least["echo"], least["simon"]
     memory = statistics.median(r.rss_per_player_kib for r in results["simon"])
     echo_memory = statistics.median(r.rss_per_player_kib for r in results["echo"])
     # a short run may measure no CPU at all for the echo (the clock ticks every 10 ms)
     ratio = simon / echo if echo > 0 else None
-    least = {name: min(r.cpu_us_per_rt for r in figures) for name, figures in results.items()}
     ratios = {name: cpu / echo if echo > 0 else None for name, cpu in least.items()}
     print(
         "least CPU per round trip: "
@@ -400,6 +433,16 @@ async def run(options: Options, json_path: Path | None) -> None:
         }
         await asyncio.to_thread(json_path.write_text, json.dumps(document, indent=2) + "\n")
         print(f"figures written to {json_path}")
+
+
+def least_cpu(name: str, rounds: list[Figures]) -> float:
+    """The least CPU per round trip of a server's undisturbed rounds (of all of them, with a
+    warning, when none was undisturbed)."""
+    quiet = [r for r in rounds if not r.disturbed]
+    if not quiet:
+        print(f"warning: every round of {name} was disturbed; its figure is the least of all")
+        quiet = rounds
+    return min(r.cpu_us_per_rt for r in quiet)
 
 
 def _version(package: str) -> str | None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from bench.server_load_servers import MAX_SIZE, ROOT
+from bench.server_load_servers import MAX_SIZE, ROOT, cpu_seconds
 from server.engine import Game, GameCode
 
 MOVES_PER_SEQUENCE = 60
@@ -315,6 +315,10 @@ class InProcessClients:
     async def measure(self, start: float, end: float) -> None:
         self.control.window[:] = [start, end]
 
+    def cpu_seconds(self) -> float:
+        """The CPU the bots (and this process's bookkeeping) have used so far."""
+        return time.process_time()
+
     async def finish(self) -> list[Tally]:
         self.control.stop.set()
         assert self.task is not None
@@ -369,6 +373,10 @@ class WorkerClients:
 
     async def measure(self, start: float, end: float) -> None:
         await self._say(f"measure {start!r} {end!r}")
+
+    def cpu_seconds(self) -> float:
+        """The CPU the client processes and this one have used so far."""
+        return time.process_time() + sum(cpu_seconds(worker.pid) for worker in self.workers)
 
     async def finish(self) -> list[Tally]:
         await self._say("stop")

@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from bench.server_load import Figures, least_cpu
 from bench.server_load_bots import bucket, merge, move_frame, percentile, reply_error, split
 from bench.server_load_servers import database_url
 
@@ -73,3 +74,31 @@ def test_replies_other_than_moved_are_named_by_their_error_code() -> None:
     )
     assert reply_error('{"type":"error","code":"illegal-move"}') == "illegal-move"
     assert reply_error('{"type":"state","id":4}') == "unexpected-state"
+
+
+def round_of(cpu: float, others: float = 0.0, per_second: float = 2000.0) -> Figures:
+    return Figures(
+        kind="simon", backend="embedded", bots=1000, round_trips=int(per_second * 10),
+        seconds=10.0, p50_ms=1.0, p99_ms=5.0, p999_ms=9.0, cpu_us_per_rt=cpu,
+        rss_per_player_kib=30.0, rss_before_mib=50.0, rss_playing_mib=80.0, database=None,
+        refused=0, refused_all=0, errors={}, connect_seconds=5.0,
+        connect_cpu_ms_per_player=5.0, service_cpu_us_per_rt={}, others_cores=others,
+        asked_per_second=2000.0,
+    )  # fmt: skip
+
+
+def test_a_round_is_disturbed_by_other_work_or_by_falling_behind() -> None:
+    assert not round_of(100.0).disturbed
+    assert not round_of(100.0, others=0.19, per_second=1970).disturbed
+    assert round_of(100.0, others=0.25).disturbed
+    assert round_of(100.0, per_second=1900).disturbed  # starved: answers in bigger batches
+
+
+def test_the_summary_is_the_least_of_the_undisturbed_rounds(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    starved = round_of(80.0, per_second=1650)  # the least, but it fell behind
+    assert least_cpu("simon", [round_of(120.0), starved, round_of(110.0)]) == 110.0
+    assert capsys.readouterr().out == ""
+    assert least_cpu("simon", [starved, round_of(90.0, others=1.0)]) == 80.0
+    assert "every round of simon was disturbed" in capsys.readouterr().out
