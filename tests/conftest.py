@@ -3,8 +3,9 @@
 Integration tests run twice: against the embedded defaults (an SQLite file, the
 in-process bus) and against the real PostgreSQL and Redis (``SIMON_TEST_POSTGRES``, an
 admin DSN, and ``SIMON_TEST_REDIS``; by default the machine's own on 127.0.0.1). Each
-run makes a database of its own and a Redis key prefix of its own, and removes
-them afterwards. A service that does not answer fails the run: it never skips.
+test process (each pytest-xdist worker too) makes a database of its own and a Redis key
+prefix of its own, and removes them afterwards. A service that does not answer fails the
+run: it never skips.
 """
 
 from __future__ import annotations
