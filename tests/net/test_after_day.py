@@ -33,7 +33,7 @@ def _get(url: str, headers: dict[str, str]) -> tuple[int, Any]:
 
 
 async def test_a_won_daily_its_stats_replay_report_and_review(backend: Backend) -> None:
-    prover = SolvingProver()
+    prover = SolvingProver(shorten=True)  # the review's own line: reviewed in about a second
     clock = fresh_clock()
     settings = server_settings(backend, fairplay=HOLD_NOTHING, public_url="https://simon.test")
     async with (
@@ -92,6 +92,7 @@ async def test_a_won_daily_its_stats_replay_report_and_review(backend: Backend) 
         review = await alice.request({"type": "review", "game": game}, timeout=120)
         assert review["type"] == "review", review
         assert review["won"] and review["positions"][-1]["distance"] == 0
+        assert all(position["winnable"] for position in review["positions"]), review
         assert review["par"] == len(prover.solutions[code])
         assert review["against_par"] == 0  # the par's own line
         history = await alice.request({"type": "history"})

@@ -80,9 +80,10 @@ async def started(client: Client, message: dict[str, Any]) -> Ledger:
     return Ledger.started(reply["state"])
 
 
-def solution_of(code: str) -> list[str]:
-    """A winning list of moves (counts explicit) for a deal, from the bundled solver."""
-    solution = solve(Game.from_code(code), max_seconds=30, shorten=False)
+def solution_of(code: str, *, shorten: bool = False) -> list[str]:
+    """A winning list of moves (counts explicit) for a deal, from the bundled solver: its
+    first solution, or with ``shorten`` its shortened line."""
+    solution = solve(Game.from_code(code), max_seconds=30, shorten=shorten)
     assert solution.verdict is Verdict.WINNABLE, f"{code}: {solution.verdict}"
     return [played.text() for played in solution.moves]
 
@@ -90,16 +91,22 @@ def solution_of(code: str) -> list[str]:
 class SolvingProver:
     """A daily prover for tests that win the daily: 1-suit deals are solved for real (a
     first solution, in milliseconds) and the solution kept; other suit counts are taken
-    as proven, as :func:`~tests.support.servers.quick_prover` does."""
+    as proven, as :func:`~tests.support.servers.quick_prover` does.
 
-    def __init__(self) -> None:
+    With ``shorten`` the solutions are the solver's shortened lines (about a second each):
+    the lines a game review follows, so a game played on one is reviewed in about a second;
+    off those lines the review solves each position afresh (a quarter of a second each).
+    """
+
+    def __init__(self, *, shorten: bool = False) -> None:
         self.solutions: dict[str, list[str]] = {}
+        self.shorten = shorten
 
     async def __call__(self, code: str) -> Proof:
         if GameCode.parse(code).suits != 1:
             return await quick_prover(code)
         try:
-            moves = await asyncio.to_thread(solution_of, code)
+            moves = await asyncio.to_thread(solution_of, code, shorten=self.shorten)
         except AssertionError:
             return Proof(False)
         self.solutions[code] = moves
