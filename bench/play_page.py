@@ -1,6 +1,6 @@
 """The play page's budgets, measured in Debian's Chromium against a server process::
 
-    python -m bench.play_page [--games 4] [--drag-seconds 2]
+    python -m bench.play_page [--games 4] [--moves N] [--drag-seconds 2]
 
 Starts ``python -m server.main`` on a free port (the embedded SQLite database in a
 temporary folder; ``tests.support.servers.server_process``), then measures, with real
@@ -15,16 +15,17 @@ input from Chromium's DevTools protocol:
 - **drag**: a card dragged in a circle for ``--drag-seconds`` with a pointer event every
   16 ms; from the DevTools timeline trace, the main thread's tasks longer than 50 ms and
   the frames drawn, and the gaps between them;
-- **round trip**: the moves of ``--games`` won 1-suit deals played by drag and drop, each
-  from its send to its ``moved`` (the page's ``simon:move`` measures), interleaved with the
-  same moves sent by ``simon``'s websocket client (``client_cli.connection.Connection``,
-  on a game of its own of the same deal, timed from its send to its ``moved`` read) on the
-  same server: each page move, then the same move from ``simon``. p50 and p99 of each, and
-  the difference of the p99s. Then the same, interleaved again, in a Chromium whose
-  scheduler does not hold the page's tasks for the frame after an input
-  (``--disable-features=DeferRendererTasksAfterInput``); the same moves from a bare
-  websocket of the page's origin (nothing drawn, no input); and pings both ways. These tell
-  the browser's connection and its scheduling apart from the page's own work.
+- **round trip**: the moves of ``--games`` won 1-suit deals (the first ``--moves`` of each,
+  if given) played by drag and drop, each from its send to its ``moved`` (the page's
+  ``simon:move`` measures), interleaved with the same moves sent by ``simon``'s websocket
+  client (``client_cli.connection.Connection``, on a game of its own of the same deal,
+  timed from its send to its ``moved`` read) on the same server: each page move, then the
+  same move from ``simon``. p50 and p99 of each, and the difference of the p99s. Then the
+  same, interleaved again, in a Chromium whose scheduler does not hold the page's tasks for
+  the frame after an input (``--disable-features=DeferRendererTasksAfterInput``); the same
+  moves from a bare websocket of the page's origin (nothing drawn, no input); and pings
+  both ways. These tell the browser's connection and its scheduling apart from the page's
+  own work.
 
 Prints one JSON object.
 """
@@ -316,7 +317,14 @@ class SimonPlayer:
         self.loop.close()
 
 
-def round_trips(driver: Any, url: str, games: int) -> tuple[list[float], list[float]]:
+def solution(code: str, moves: int | None) -> list[Move]:
+    """The first ``moves`` moves of the deal's solution (None: all of them, to the win)."""
+    return solve(Game.from_code(code), shorten=False).moves[:moves]
+
+
+def round_trips(
+    driver: Any, url: str, games: int, moves: int | None
+) -> tuple[list[float], list[float]]:
     """Each move dropped on the page, then the same move from ``simon``: (page, simon)."""
     simon = SimonPlayer(url)
     simon_times = []
@@ -325,10 +333,8 @@ def round_trips(driver: Any, url: str, games: int) -> tuple[list[float], list[fl
         for code in DEALS[:games]:
             practice(driver, code)
             simon.start(code)
-            game = Game.from_code(code)
-            for move in solve(game.copy(), shorten=False).moves:
+            for move in solution(code, moves):
                 drag_move(driver, move)
-                game.push(move)
                 time.sleep(0.1)  # the page's main thread to itself while the move goes round
                 wait(driver, "return document.querySelector('[data-board]').dataset.pending == 0")
                 simon_times.append(simon.move(move))
@@ -384,13 +390,13 @@ socket.onerror = () => done([]);
 """
 
 
-def page_socket_round_trips(driver: Any, url: str, games: int) -> list[float]:
+def page_socket_round_trips(driver: Any, url: str, games: int, moves: int | None) -> list[float]:
     """The same moves from a websocket of the page's origin, with nothing drawn: the
     browser's connection without the page's input and frames."""
     times: list[float] = []
     for code in DEALS[:games]:
-        moves = [move.text() for move in solve(Game.from_code(code), shorten=False).moves]
-        times += driver.execute_async_script(_MOVES, url, code, moves)
+        texts = [move.text() for move in solution(code, moves)]
+        times += driver.execute_async_script(_MOVES, url, code, texts)
     return times
 
 
@@ -433,9 +439,9 @@ def measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
             driver.get(f"{http}/play")
             returning.append(ready_ms(driver))
             wait(driver, "return document.querySelector('[data-board] [data-card]')")
-        browser_times, simon_times = round_trips(driver, url, args.games)
+        browser_times, simon_times = round_trips(driver, url, args.games, args.moves)
         browser_ping = browser_pings(driver, f"{url}/", 200)
-        socket_times = page_socket_round_trips(driver, f"{url}/", args.games)
+        socket_times = page_socket_round_trips(driver, f"{url}/", args.games, args.moves)
         errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     finally:
         driver.quit()
@@ -444,7 +450,7 @@ def measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
         register(driver, http)
         driver.find_element("css selector", '[data-start="practice"][data-suits="1"]').click()
         wait(driver, "return !document.querySelector('[data-view=game]').hidden")
-        undeferred_times, undeferred_simon = round_trips(driver, url, args.games)
+        undeferred_times, undeferred_simon = round_trips(driver, url, args.games, args.moves)
     finally:
         driver.quit()
     driver = browser()
@@ -479,13 +485,16 @@ def measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
 
 
 #: Its arguments at a tiny size, for ``python -m bench --smoke``.
-SMOKE: Final = "--games 1 --loads 1 --drag-seconds 0.5"
+SMOKE: Final = "--games 1 --moves 8 --loads 1 --drag-seconds 0.5"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4, choices=range(1, len(DEALS) + 1))
     parser.add_argument("--loads", type=int, default=7)
+    parser.add_argument(
+        "--moves", type=int, help="moves of each game played (default: all, to the win)"
+    )
     parser.add_argument("--drag-seconds", type=float, default=2.0)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
