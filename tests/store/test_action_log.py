@@ -68,7 +68,8 @@ async def test_appends_during_a_commit_go_in_the_next_one() -> None:
 
 async def test_close_writes_what_is_pending_then_refuses() -> None:
     writer = RecordingWriter()
-    log = ActionLog(writer, window=10.0)  # a window that would outlast the test
+    # close() lets a window that has begun run out (here half a second), then writes
+    log = ActionLog(writer, window=0.5)
     pending = asyncio.ensure_future(log.append(entry("a", 1)))
     await asyncio.sleep(0)
     await log.close()
