@@ -92,7 +92,8 @@ In services mode also the CPU of the PostgreSQL backends serving the round's dat
 and of the Redis server (shared with anything else that uses it) per round trip, when
 those processes run on this machine. And ``others``: the CPU that other work on the
 machine took in the window, in cores (all the machine's busy time from /proc/stat, less the
-server's, the bots' and the services'). A round is disturbed (marked ``*``) when others
+server's, the bots' and the services', plus the time the hypervisor gave its CPUs to other
+machines). A round is disturbed (marked ``*``) when others
 took more than a fifth of a core, or when the server fell behind the bots' pace (under 98%
 of the round trips asked for): a starved server answers in bigger batches and spends less
 CPU a round trip, not more. The least CPU per round trip of the undisturbed rounds (of all,
@@ -180,7 +181,8 @@ class Figures:
     connect_seconds: float
     connect_cpu_ms_per_player: float  # the server's, connecting (and registering) every bot
     service_cpu_us_per_rt: dict[str, float | None]
-    #: CPU taken in the window by other work on the machine, in cores.
+    #: CPU taken in the window by other work on the machine (and by other machines: steal),
+    #: in cores.
     others_cores: float
     #: Round trips a second the bots asked for (0: as fast as answers came).
     asked_per_second: float
@@ -200,11 +202,12 @@ class Figures:
 DISTURBED_CORES: Final = 0.2
 
 
-def machine_busy_seconds() -> float:
-    """CPU time the whole machine has spent busy since boot (/proc/stat; steal excluded)."""
+def machine_seconds() -> tuple[float, float]:
+    """CPU time the whole machine has spent busy since boot, and the time the hypervisor
+    took its CPUs away for other machines (steal), from /proc/stat."""
     fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
-    user, nice, system, _idle, _iowait, irq, softirq = (int(f) for f in fields[:7])
-    return (user + nice + system + irq + softirq) / CLOCK_TICKS
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
+    return (user + nice + system + irq + softirq) / CLOCK_TICKS, steal / CLOCK_TICKS
 
 
 @dataclass
@@ -264,10 +267,11 @@ async def measure(variant: Variant, options: Options) -> Figures:
                 if profile is not None:
                     process.send_signal(signal.SIGUSR1)
                 cpu_start, services_start = cpu_seconds(process.pid), services_cpu(pids)
-                bots_start, machine_start = clients.cpu_seconds(), machine_busy_seconds()
+                bots_start, (busy_start, steal_start) = clients.cpu_seconds(), machine_seconds()
                 await asyncio.sleep(end - time.monotonic())
                 cpu_used = cpu_seconds(process.pid) - cpu_start
-                machine_used = machine_busy_seconds() - machine_start
+                busy_end, steal_end = machine_seconds()
+                machine_used, stolen = busy_end - busy_start, steal_end - steal_start
                 bots_used = clients.cpu_seconds() - bots_start
                 if profile is not None:
                     process.send_signal(signal.SIGUSR2)
@@ -319,7 +323,7 @@ async def measure(variant: Variant, options: Options) -> Figures:
         connect_seconds=max(t.connect_seconds for t in tallies),
         connect_cpu_ms_per_player=connect_cpu / options.bots * 1000,
         service_cpu_us_per_rt=service_cpu,
-        others_cores=others / wall,
+        others_cores=(others + stolen) / wall,
         asked_per_second=options.rate * options.bots,
     )
 
