@@ -99,7 +99,9 @@ of the round trips asked for): a starved server answers in bigger batches and sp
 CPU a round trip, not more. The least CPU per round trip of the undisturbed rounds (of all,
 with a warning, when every round of a server was disturbed) is the summary, and its ratio
 simon / echo is the figure to compare: both servers are measured back to back with the
-same clients.
+same clients. Beside it, round by round: the median (and range) of each undisturbed
+round's ratio to the echo of the same round, which a slow drift of the machine's speed
+does not move.
 ``--json FILE`` writes every figure.
 
 Its parts: the servers and where ours keeps its data (:mod:`bench.server_load_servers`), and
@@ -387,7 +389,14 @@ async def run(options: Options, json_path: Path | None) -> None:
         if cpu_ratio is None:
             print(f"CPU per round trip, {name} / echo: no ratio (the echo's CPU was too small)")
         else:
-            print(f"CPU per round trip, {name} / echo: {cpu_ratio:.2f}x")
+            paired = round_ratios(results[name], results["echo"])
+            steadier = (
+                f"; round by round {statistics.median(paired):.2f}x "
+                f"({min(paired):.2f}-{max(paired):.2f}x over {len(paired)})"
+                if paired
+                else ""
+            )
+            print(f"CPU per round trip, {name} / echo: {cpu_ratio:.2f}x{steadier}")
     print(
         f"memory per connected player with a game in progress: {memory:.1f} KiB "
         f"(echo server, per connection: {echo_memory:.1f} KiB)"
@@ -447,6 +456,16 @@ def least_cpu(name: str, rounds: list[Figures]) -> float:
         print(f"warning: every round of {name} was disturbed; its figure is the least of all")
         quiet = rounds
     return min(r.cpu_us_per_rt for r in quiet)
+
+
+def round_ratios(rounds: list[Figures], echoes: list[Figures]) -> list[float]:
+    """Each undisturbed round's CPU per round trip over its own round's echo (run just
+    before it): a slow drift of the machine's speed cancels within a pair."""
+    return [
+        r.cpu_us_per_rt / echo.cpu_us_per_rt
+        for r, echo in zip(rounds, echoes, strict=True)
+        if not r.disturbed and not echo.disturbed and echo.cpu_us_per_rt > 0
+    ]
 
 
 def _version(package: str) -> str | None:

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bench.server_load import Figures, least_cpu
+from bench.server_load import Figures, least_cpu, round_ratios
 from bench.server_load_bots import bucket, merge, move_frame, percentile, reply_error, split
 from bench.server_load_servers import database_url
 
@@ -102,3 +102,9 @@ def test_the_summary_is_the_least_of_the_undisturbed_rounds(
     assert capsys.readouterr().out == ""
     assert least_cpu("simon", [starved, round_of(90.0, others=1.0)]) == 80.0
     assert "every round of simon was disturbed" in capsys.readouterr().out
+
+
+def test_round_by_round_each_server_is_set_against_its_own_rounds_echo() -> None:
+    echoes = [round_of(100.0), round_of(130.0), round_of(90.0, others=1.0)]
+    rounds = [round_of(150.0), round_of(156.0), round_of(80.0)]
+    assert round_ratios(rounds, echoes) == [1.5, 1.2]  # the third pair was disturbed
