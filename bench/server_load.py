@@ -372,7 +372,7 @@ async def run(options: Options, json_path: Path | None) -> None:
                     f"  {r.kind}: {r.refused_all} requests refused as unavailable in all "
                     f"(connecting and warm-up included), other errors: {r.errors or 'none'}"
                 )
-    least = {name: least_cpu(name, figures) for name, figures in results.items()}
+    least = {name: least_undisturbed_cpu(name, figures) for name, figures in results.items()}
     echo, simon = least["echo"], least["simon"]
     memory = statistics.median(r.rss_per_player_kib for r in results["simon"])
     echo_memory = statistics.median(r.rss_per_player_kib for r in results["echo"])
@@ -448,7 +448,7 @@ async def run(options: Options, json_path: Path | None) -> None:
         print(f"figures written to {json_path}")
 
 
-def least_cpu(name: str, rounds: list[Figures]) -> float:
+def least_undisturbed_cpu(name: str, rounds: list[Figures]) -> float:
     """The least CPU per round trip of a server's undisturbed rounds (of all of them, with a
     warning, when none was undisturbed)."""
     quiet = [r for r in rounds if not r.disturbed]

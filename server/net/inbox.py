@@ -157,6 +157,9 @@ class TextReading(ServerConnection):
         #: again at every byte).
         self._partial = bytearray()
         self._wanted = 0
+        #: Whether the library was handed bytes since its parser was last seen between
+        #: frames (only then is it looked at again: most reads never reach it).
+        self._library_fed = True
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
@@ -177,8 +180,9 @@ class TextReading(ServerConnection):
             protocol.state is State.OPEN
             and not protocol.extensions
             and protocol.current_size is None
-            and library_between_frames(protocol)
+            and (not self._library_fed or library_between_frames(protocol))
         ):
+            self._library_fed = False
             taken, wanted = take_texts(data, protocol.max_message_size, self.inbox)
             if wanted:
                 self._partial += memoryview(data)[taken:]
@@ -187,6 +191,7 @@ class TextReading(ServerConnection):
             if taken == len(data):
                 return
             data = data[taken:]
+        self._library_fed = True
         super().data_received(data)
 
     async def receive(self) -> str | bytes:

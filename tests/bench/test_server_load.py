@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bench.server_load import Figures, least_cpu, round_ratios
+from bench.server_load import Figures, least_undisturbed_cpu, round_ratios
 from bench.server_load_bots import bucket, merge, move_frame, percentile, reply_error, split
 from bench.server_load_servers import database_url
 
@@ -98,9 +98,9 @@ def test_the_summary_is_the_least_of_the_undisturbed_rounds(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     starved = round_of(80.0, per_second=1650)  # the least, but it fell behind
-    assert least_cpu("simon", [round_of(120.0), starved, round_of(110.0)]) == 110.0
+    assert least_undisturbed_cpu("simon", [round_of(120.0), starved, round_of(110.0)]) == 110.0
     assert capsys.readouterr().out == ""
-    assert least_cpu("simon", [starved, round_of(90.0, others=1.0)]) == 80.0
+    assert least_undisturbed_cpu("simon", [starved, round_of(90.0, others=1.0)]) == 80.0
     assert "every round of simon was disturbed" in capsys.readouterr().out
 
 
