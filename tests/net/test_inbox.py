@@ -156,6 +156,26 @@ def test_a_frame_sent_a_byte_at_a_time_arrives_whole() -> None:
     assert ours.answered == library.answered  # the pong, the close
 
 
+def test_a_frame_the_library_began_is_left_to_it() -> None:
+    # A binary frame whose payload looks like a whole masked text frame ("hi"), its mask all
+    # zeros so the payload goes on the wire as it is. The ping takes the first read to the
+    # library, with the binary frame's header: the next read, its payload, is the library's
+    # to finish, not a text frame to read here.
+    inner = bytes((0x81, 0x82, 0, 0, 0, 0)) + b"hi"
+    outer = bytes((0x82, 0x80 | len(inner), 0, 0, 0, 0)) + inner
+    head = wire(Frame(Opcode.PING, b"p")) + outer[:6]
+    chunks = [head, outer[6:] + wire(Frame(Opcode.TEXT, b"next"))]
+
+    async def both() -> tuple[Seen, Seen]:
+        return await serve_and_send(ServerConnection, chunks), await serve_and_send(
+            TextReading, chunks
+        )
+
+    library, ours = asyncio.run(both())
+    assert ours.messages == library.messages == [inner, "next"]
+    assert ours.answered == library.answered
+
+
 async def test_whole_text_frames_are_taken_and_a_partial_one_waits() -> None:
     frames = [Frame(Opcode.TEXT, text.encode()).serialize(mask=True) for text in ("a", "b" * 200)]
     data = b"".join(frames)
