@@ -349,6 +349,8 @@ class SqliteLogWriter:
     #: changed: at 2,000 moves a second over 1,000 games, every 5 s rather than every second
     #: cuts its cost from about 6 to 2 us a move, for a WAL of some 40 MB between them.
     CHECKPOINT_EVERY = 5.0
+    #: The longest a checkpoint holds writers off waiting for readers to leave the log.
+    RESTART_WAIT = 0.1
     _BUSY_RETRY = 0.002
 
     def __init__(self, path: str | Path, *, timeout: float = DEFAULT_COMMIT_TIMEOUT) -> None:
@@ -436,10 +438,21 @@ class SqliteLogWriter:
 
     def _run_checkpoint(self) -> None:
         if self._checkpointer is None:
+            # its busy timeout bounds how long RESTART holds writers off, waiting for readers
             self._checkpointer = sqlite3.connect(
-                self._path, timeout=self._timeout, isolation_level=None, check_same_thread=False
+                self._path,
+                timeout=self.RESTART_WAIT,
+                isolation_level=None,
+                check_same_thread=False,
             )
+        # The bulk of the copy, beside the writes, which go on meanwhile. The log starts over
+        # from its beginning only once every frame in it is copied, which with writes never
+        # pausing never happens: it would grow without end (at 2,000 moves a second, some
+        # 10 MB a second, each new page zeroed by the file system). So the few frames written
+        # during the copy are copied with writers held off (they retry), and the next write
+        # begins the log again. Busy (a reader is slow to let go), it is tried next time.
         self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        self._checkpointer.execute("PRAGMA wal_checkpoint(RESTART)")
 
     async def close(self) -> None:
         if self._checkpoint is not None:

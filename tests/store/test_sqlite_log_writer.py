@@ -1,0 +1,59 @@
+"""The SQLite writer of the action log, on a real file: its write-ahead log starts over."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+from server.store.action_log import SqliteLogWriter
+from server.store.records import LogEntry
+
+GAMES = 300
+
+
+def make_log_table(path: Path) -> None:
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute(
+        "CREATE TABLE game_actions (game_id TEXT, seq INTEGER, action TEXT, at_ms INTEGER, "
+        "request_id TEXT, request TEXT, PRIMARY KEY (game_id, seq)) WITHOUT ROWID"
+    )
+    db.close()
+
+
+def wal_salt(path: Path) -> bytes:
+    """The salts of the WAL's header: SQLite draws new ones each time the log starts over."""
+    with open(f"{path}-wal", "rb") as wal:
+        return wal.read(24)[16:24]
+
+
+async def test_the_write_ahead_log_starts_over_while_writes_never_pause(tmp_path: Path) -> None:
+    # Checkpoints copy the log in a thread while the writes go on; a log that is never all
+    # copied never starts over, and grows by every page written for as long as play goes on.
+    path = tmp_path / "log.sqlite3"
+    make_log_table(path)
+    writer = SqliteLogWriter(path)
+    writer.CHECKPOINT_EVERY = 0.0  # a checkpoint as soon as the last one is done
+    seqs = [0] * GAMES
+    salts = set()
+    commits = 0
+    try:
+        # until the log has started over twice (some hundreds of commits, how many depends
+        # on how fast the disk syncs), or for long enough that it plainly never does
+        while len(salts) < 3 and commits < 4000:
+            commit, commits = commits, commits + 1
+            batch = []
+            for index in range(10):  # ten games a commit, as a 5 ms window gathers
+                game = (commit * 10 + index * 37) % GAMES
+                seqs[game] += 1
+                batch.append(LogEntry(f"g{game}", seqs[game], "1-2x1", 0, None, None))
+            await writer.write(batch, [])
+            salts.add(wal_salt(path))
+            await asyncio.sleep(0)  # the checkpoint's end is seen, the next one started
+    finally:
+        await writer.close()
+    assert len(salts) >= 3, "the write-ahead log never started over: it grows without end"
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT count(*) FROM game_actions").fetchone() == (commits * 10,)
+    db.close()
