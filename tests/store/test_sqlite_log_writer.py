@@ -36,7 +36,7 @@ async def test_the_write_ahead_log_starts_over_while_writes_never_pause(tmp_path
     writer = SqliteLogWriter(path)
     writer.CHECKPOINT_EVERY = 0.0  # a checkpoint as soon as the last one is done
     seqs = [0] * GAMES
-    salts = set()
+    salts: set[bytes] = set()
     commits = 0
     try:
         # until the log has started over twice (some hundreds of commits, how many depends
