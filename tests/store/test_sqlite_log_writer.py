@@ -57,3 +57,48 @@ async def test_the_write_ahead_log_starts_over_while_writes_never_pause(tmp_path
     db = sqlite3.connect(path)
     assert db.execute("SELECT count(*) FROM game_actions").fetchone() == (commits * 10,)
     db.close()
+
+
+async def test_a_reader_holding_the_log_delays_its_start_over_but_no_write(
+    tmp_path: Path,
+) -> None:
+    # A reader in the middle of a transaction keeps the log's frames in use: the checkpoint
+    # gives up waiting for it (writers held off a moment at most), and every write goes in.
+    path = tmp_path / "log.sqlite3"
+    make_log_table(path)
+    writer = SqliteLogWriter(path)
+    writer.CHECKPOINT_EVERY = 0.0
+    reader = sqlite3.connect(path, isolation_level=None)
+    seqs = [0] * GAMES
+
+    async def write_some(commits: int) -> set[bytes]:
+        salts: set[bytes] = set()
+        for commit in range(commits):
+            batch = []
+            for index in range(10):
+                game = (commit * 10 + index * 37) % GAMES
+                seqs[game] += 1
+                batch.append(LogEntry(f"g{game}", seqs[game], "1-2x1", 0, None, None))
+            await writer.write(batch, [])  # StoreUnavailable would fail the test
+            salts.add(wal_salt(path))
+            await asyncio.sleep(0)
+        return salts
+
+    try:
+        await write_some(20)
+        reader.execute("BEGIN")
+        assert reader.execute("SELECT count(*) FROM game_actions").fetchone() == (200,)
+        held = await write_some(200)
+        assert len(held) == 1, "the log started over under a reader that still reads it"
+        assert reader.execute("SELECT count(*) FROM game_actions").fetchone() == (200,)
+        reader.execute("COMMIT")
+        released: set[bytes] = set()
+        while len(released) < 2 and sum(seqs) < 20000:  # started over once let go
+            released |= await write_some(50)
+    finally:
+        reader.close()
+        await writer.close()
+    assert len(released) >= 2
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT count(*) FROM game_actions").fetchone() == (sum(seqs),)
+    db.close()
