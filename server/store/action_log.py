@@ -347,7 +347,7 @@ class SqliteLogWriter:
 
     #: A checkpoint copies each page changed since the last one once, however often it
     #: changed: at 2,000 moves a second over 1,000 games, every 5 s rather than every second
-    #: cuts its cost from about 6 to 2 us a move, for a WAL of some 40 MB between them.
+    #: cuts its cost from about 6 to 2 us a move, for a WAL of some 60 MB (reused each time).
     CHECKPOINT_EVERY = 5.0
     #: The longest a checkpoint holds writers off waiting for readers to leave the log.
     RESTART_WAIT = 0.1
