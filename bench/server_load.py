@@ -47,13 +47,15 @@ How the load is made
 N bot players connect over real websockets, at most 50 connection attempts in flight at
 a time across all client processes (the servers listen with a backlog of 100, so the
 accept queue does not overflow). With our server every bot registers, starts a practice game
-and plays a precomputed sequence of up to 60 legal moves, sending ``restart`` between
-sequences; every move carries an id of its own, so no move is ever answered from the
-server's memory of replies. The echo server gets the same move frames. Each bot runs a
-closed loop: a move, then its answer, then (with ``--rate R``) a pause so that the bot
-makes R moves a second, its first move at a random point of its first interval so the
-bots spread evenly; ``--rate 0`` sends the next move as soon as the answer is in. A bot
-that falls behind does not burst to catch up.
+and plays a precomputed sequence of up to 60 legal moves (at least 30: a deal that gets
+stuck sooner is passed over for the next one the bot's seed draws), sending ``restart``
+between sequences; every move carries an id of its own, so no move is ever answered from
+the server's memory of replies. The echo server gets the same frames, the restarts
+included; only the moves' round trips are timed and counted. Each bot runs a closed loop:
+a move, then its answer, then (with ``--rate R``) a pause so that the bot makes R moves a
+second, its first move at a random point of its first interval so the bots spread evenly;
+``--rate 0`` sends the next move as soon as the answer is in. A bot that falls behind does
+not burst to catch up.
 
 A move refused with an ``error`` of code ``unavailable`` (the database or Redis failed) is
 counted as refused and sent again, with the same id, after 0.1 s, as a client should;

@@ -22,6 +22,9 @@ from bench.server_load_servers import MAX_SIZE, ROOT, cpu_seconds
 from server.engine import Game, GameCode
 
 MOVES_PER_SEQUENCE = 60
+#: A bot whose deal gets stuck sooner takes the next deal its seed draws: one stuck after
+#: a few moves would spend its turns restarting, a message that is not a move.
+MOVES_AT_LEAST = 30
 CONNECT_AT_ONCE = 50  # connection attempts in flight, over all client processes
 RETRY_PAUSE = 0.1  # seconds before a refused request is sent again
 UNAVAILABLE = "unavailable"
@@ -170,8 +173,12 @@ async def make_bot(
     kind: str, url: str, index: int, seed: int, tally: Tally, stop: asyncio.Event
 ) -> Bot:
     rng = random.Random(seed * 1_000_003 + index)  # one bot, the same whatever process plays it
-    code = str(GameCode(1 + (index % 3 == 1) + 3 * (index % 3 == 2), rng.randrange(26**7)))
-    moves = move_sequence(code, rng)
+    suits = 1 + (index % 3 == 1) + 3 * (index % 3 == 2)
+    for _ in range(100):
+        code = str(GameCode(suits, rng.randrange(26**7)))
+        moves = move_sequence(code, rng)
+        if len(moves) >= MOVES_AT_LEAST:
+            break
     websocket = await connect(url, compression=None, max_size=MAX_SIZE, ping_interval=None)
     if kind == "echo":
         return Bot(websocket, moves, None)
@@ -237,10 +244,15 @@ async def play(
                 return
         if not moves:
             await asyncio.sleep(0.01)
+        # the echo gets the restart too: both servers are sent the same frames (only the
+        # moves are timed)
         if simon:
             got = await request(bot, tally, RESTART, "state", stop)
             if got in ("game-over", "no-game"):  # a won game: start it afresh
                 await request(bot, tally, bot.start, "state", stop)  # type: ignore[arg-type]
+        else:
+            await websocket.send(RESTART)
+            await websocket.recv()
     bot.next_id = message_id
 
 
