@@ -28,6 +28,20 @@ def wal_salt(path: Path) -> bytes:
         return wal.read(24)[16:24]
 
 
+async def write_batch(writer: SqliteLogWriter, path: Path, seqs: list[int], commit: int) -> bytes:
+    """Commit one action of each of ten games (as a 5 ms window gathers), give the checkpoint
+    thread's end a turn to be seen, and return the log's salts after it."""
+    batch = []
+    for index in range(10):
+        game = (commit * 10 + index * 37) % GAMES
+        seqs[game] += 1
+        batch.append(LogEntry(f"g{game}", seqs[game], "1-2x1", 0, None, None))
+    await writer.write(batch, [])  # StoreUnavailable would fail the test
+    salt = wal_salt(path)
+    await asyncio.sleep(0)  # the checkpoint's end is seen, the next one started
+    return salt
+
+
 async def test_the_write_ahead_log_starts_over_while_writes_never_pause(tmp_path: Path) -> None:
     # Checkpoints copy the log in a thread while the writes go on; a log that is never all
     # copied never starts over, and grows by every page written for as long as play goes on.
@@ -42,15 +56,8 @@ async def test_the_write_ahead_log_starts_over_while_writes_never_pause(tmp_path
         # until the log has started over twice (some hundreds of commits, how many depends
         # on how fast the disk syncs), or for long enough that it plainly never does
         while len(salts) < 3 and commits < 4000:
-            commit, commits = commits, commits + 1
-            batch = []
-            for index in range(10):  # ten games a commit, as a 5 ms window gathers
-                game = (commit * 10 + index * 37) % GAMES
-                seqs[game] += 1
-                batch.append(LogEntry(f"g{game}", seqs[game], "1-2x1", 0, None, None))
-            await writer.write(batch, [])
-            salts.add(wal_salt(path))
-            await asyncio.sleep(0)  # the checkpoint's end is seen, the next one started
+            salts.add(await write_batch(writer, path, seqs, commits))
+            commits += 1
     finally:
         await writer.close()
     assert len(salts) >= 3, "the write-ahead log never started over: it grows without end"
@@ -72,17 +79,7 @@ async def test_a_reader_holding_the_log_delays_its_start_over_but_no_write(
     seqs = [0] * GAMES
 
     async def write_some(commits: int) -> set[bytes]:
-        salts: set[bytes] = set()
-        for commit in range(commits):
-            batch = []
-            for index in range(10):
-                game = (commit * 10 + index * 37) % GAMES
-                seqs[game] += 1
-                batch.append(LogEntry(f"g{game}", seqs[game], "1-2x1", 0, None, None))
-            await writer.write(batch, [])  # StoreUnavailable would fail the test
-            salts.add(wal_salt(path))
-            await asyncio.sleep(0)
-        return salts
+        return {await write_batch(writer, path, seqs, commit) for commit in range(commits)}
 
     try:
         await write_some(20)
