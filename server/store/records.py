@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple, TypeVar
@@ -19,8 +20,14 @@ def record_of(kind: type[R], source: Any, **given: Any) -> R:
     """A record of ``kind`` whose fields are read from ``source``'s attributes of the same
     names, but for those ``given``: ``record_of(GameRecord, row, player_name=name)``. One
     place copies fields, so a field added to a record and its table needs no other line."""
-    names = (field.name for field in dataclasses.fields(kind) if field.name not in given)
-    return kind(**{name: getattr(source, name) for name in names}, **given)
+    names = _field_names(kind)
+    return kind(**{name: getattr(source, name) for name in names if name not in given}, **given)
+
+
+@functools.cache
+def _field_names(kind: type[DataclassInstance]) -> tuple[str, ...]:
+    # asked for every row a page makes: dataclasses.fields() builds its tuple each time
+    return tuple(field.name for field in dataclasses.fields(kind))
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from server.store.database import Database, create_engine
 from tests.conftest import Backend
 from tests.store.conftest import fresh_database
+from tests.support.proxy import TcpProxy, proxied_database_url, target_of
 
 
 async def test_sqlite_makes_its_folder_and_sets_its_pragmas_on_every_connection(
@@ -37,15 +41,58 @@ async def test_sqlite_makes_its_folder_and_sets_its_pragmas_on_every_connection(
         await database.dispose()
 
 
-def test_postgresql_checks_a_pooled_connection_before_using_it() -> None:
-    engine = create_engine("postgresql+asyncpg://postgres@127.0.0.1:5432/none")
-    assert engine.sync_engine.pool._pre_ping  # replaces a connection an outage closed
-    assert Database(engine).insert is postgresql.insert
+async def _loop_turns(turns: int = 5) -> None:
+    """Let the event loop run a few times (no time passes): enough for asyncpg to see the
+    reset of a connection the proxy closed on this host."""
+    for _ in range(turns):
+        await asyncio.sleep(0)
 
 
-def test_options_given_override_the_defaults() -> None:
-    engine = create_engine("postgresql+asyncpg://postgres@127.0.0.1:5432/none", pool_pre_ping=False)
-    assert not engine.sync_engine.pool._pre_ping
+@asynccontextmanager
+async def _database_behind_a_proxy(postgres_url: str) -> AsyncIterator[tuple[Database, TcpProxy]]:
+    async with TcpProxy(*target_of(postgres_url, 5432)) as proxy:
+        database = Database(create_engine(proxied_database_url(postgres_url, proxy)))
+        try:
+            yield database, proxy
+        finally:
+            await database.dispose()
+
+
+async def test_a_pooled_connection_an_outage_closed_is_replaced_at_checkout(
+    postgres_url: str,
+) -> None:
+    async with _database_behind_a_proxy(postgres_url) as (database, proxy):
+        assert (await database.rows(sa.text("SELECT 1"), {}))[0][0] == 1
+        assert proxy.accepted == 1
+        proxy.cut()  # the pooled connection is reset
+        await _loop_turns()
+        proxy.restore()
+        # a write in a transaction (not tried again by anyone) gets a new connection
+        async with database.sessions.begin() as session:
+            assert await session.scalar(sa.text("SELECT 2")) == 2
+        assert proxy.accepted == 2
+        assert (await database.rows(sa.text("SELECT 3"), {}))[0][0] == 3
+        assert proxy.accepted == 2  # and it is pooled in turn
+
+
+async def test_a_read_on_a_connection_found_dead_as_it_is_sent_is_tried_again(
+    postgres_url: str,
+) -> None:
+    async with _database_behind_a_proxy(postgres_url) as (database, proxy):
+        assert (await database.rows(sa.text("SELECT 1"), {}))[0][0] == 1
+        proxy.cut()
+        proxy.restore()  # at once: the loop has not seen the reset when the read is sent
+        assert (await database.rows(sa.text("SELECT 2"), {}))[0][0] == 2
+        assert proxy.accepted == 2
+
+
+async def test_a_read_is_tried_again_once_only(postgres_url: str) -> None:
+    async with _database_behind_a_proxy(postgres_url) as (database, proxy):
+        assert (await database.rows(sa.text("SELECT 1"), {}))[0][0] == 1
+        proxy.cut()  # and it stays down: the second try cannot connect either
+        with pytest.raises((sa.exc.DBAPIError, OSError)):
+            await database.rows(sa.text("SELECT 2"), {})
+        assert proxy.accepted == 2  # the first connection, then one try (the proxy cuts it)
 
 
 async def test_single_reads_run_in_autocommit_and_writes_in_transactions(
