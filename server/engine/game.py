@@ -75,7 +75,8 @@ class Game:
             raise InvalidBoardError(f"a board has {COLUMNS} columns, not {len(columns)}")
         self.suits: int = check_cards(columns, suits)
         self.code: GameCode | None = code
-        self._initial: tuple[tuple[Card, ...], ...] = tuple(tuple(c) for c in columns)
+        # packed (a byte a card): a server holds one per game in play, and only restart reads it
+        self._initial: bytes = _pack_columns(columns)
         self._columns: Columns = [list(c) for c in columns]
         self._removed: list[Suit] = removed_runs(columns, self.suits)
         self._initial_removed: tuple[Suit, ...] = tuple(self._removed)  # for restart
@@ -386,7 +387,7 @@ class Game:
 
     def restart(self) -> None:
         """Deal the same layout again: score, moves and undo history start over."""
-        self._columns = [list(c) for c in self._initial]
+        self._columns = _unpack_columns(memoryview(self._initial), 0)[0]
         self._removed = list(self._initial_removed)
         self._history.clear()
         self.moves = 0
@@ -406,7 +407,7 @@ class Game:
             struct.pack(">I", self.moves),
         ]
         if self.code is None:
-            parts.append(_pack_columns(self._initial))
+            parts.append(self._initial)
         parts.append(_pack_columns(self._columns))
         parts.append(bytes((len(self._removed), *self._removed)))
         parts.append(bytes(self._history))

@@ -25,8 +25,9 @@ class Remembered(NamedTuple):
     """What a client message id asked for, and how to answer it again if it is resent."""
 
     what: str
-    #: The replies given; none: answer from ``outcome`` (a move's, rebuilt from the log), or
-    #: else with the game's state now (the log keeps no more of other actions).
+    #: The replies given; none: answer from ``outcome`` (a move's: what it did, smaller
+    #: than its reply's text), or else with the game's state now (after a reload: the log
+    #: keeps no more of other actions).
     replies: tuple[Reply, ...]
     outcome: Outcome | None = None
 

@@ -240,7 +240,12 @@ class Session:
         ]
         if outcome.ended:
             replies.append(await self.hub.endings.finished_message(game))
-        game.replies.remember(message_id, what, replies)
+        if outcome.kind == "move":
+            # made again from its outcome if resent, as after a reload: a game keeps the
+            # last few, and the outcome is smaller than the reply's text
+            game.replies.remember(message_id, what, (), outcome)
+        else:
+            game.replies.remember(message_id, what, replies)
         return replies
 
     @staticmethod
@@ -285,7 +290,11 @@ class Session:
             return replies
         outcome = resend.outcome
         if outcome is not None:
-            replies.append(self._moved_reply(message_id, outcome, None))
+            # the placement help is the game's now: right if the move is still its last
+            latest = self.legal and outcome.seq == game.seq
+            replies.append(
+                self._moved_reply(message_id, outcome, game.placements() if latest else None)
+            )
             finished = outcome.won
         else:
             replies.append(await self._state_reply(message_id, game))

@@ -148,6 +148,28 @@ async def test_a_resent_move_id_is_answered_again_not_applied_twice(hub: Hub) ->
     assert talk.session.game is not None and talk.session.game.engine.moves == 1
 
 
+async def test_a_resent_move_is_made_again_from_what_it_did_with_the_help_if_still_last(
+    hub: Hub,
+) -> None:
+    talk = Talk(hub)
+    await talk.one(type="hello", legal=True)
+    await talk.one(type="register", name="dora")
+    code = "SS1-S4-AAAAABD"
+    await talk.one(type="start", mode="practice", code=code)
+    first_move = first_legal(code)
+    first = await talk.one(type="move", move=first_move, id=1)
+    assert "legal" in first
+    assert await talk.one(type="move", move=first_move, id=1) == first  # still the last
+    second_move = first_legal(code, [first_move])
+    second = await talk.one(type="move", move=second_move, id=2)
+    # an older one: the same figures, and no placement help (the board has moved on)
+    older = await talk.one(type="move", move=first_move, id=1)
+    assert older == {key: value for key, value in first.items() if key != "legal"}
+    assert await talk.one(type="move", move=second_move, id=2) == second
+    game = talk.session.game
+    assert game is not None and game.engine.moves == 2
+
+
 async def test_unknown_practice_code_is_refused(hub: Hub) -> None:
     talk = await signed_in(hub, "erin")
     reply = await talk.one(type="start", mode="practice", code="SS1-S3-AAAAAAA", id=1)
