@@ -41,7 +41,7 @@ async def test_sqlite_makes_its_folder_and_sets_its_pragmas_on_every_connection(
         await database.dispose()
 
 
-async def _loop_turns(turns: int = 5) -> None:
+async def _loop_turns(turns: int = 20) -> None:
     """Let the event loop run a few times (no time passes): enough for asyncpg to see the
     reset of a connection the proxy closed on this host."""
     for _ in range(turns):
