@@ -51,6 +51,12 @@ runs, on the same moves), next to its floor, the least that work of its kind can
   of the same bytes (so not part of ``full``: there are no sockets there);
 - ``everything else``: ``full`` less the stages above but ``send``: the rounds' tasks,
   the engine's bookkeeping around a move (the action list, the outcome), the log entries.
+
+Last, the JSON libraries measured against the two JSON stages, on the same frames and
+outcomes: the parse and check as pydantic does it from the text (the server's way),
+against ``orjson.loads`` or ``json.loads`` then pydantic's check of the Python objects;
+the ``moved`` reply as the server makes it (an f-string), against ``orjson.dumps`` and
+``json.dumps`` of the same fields.
 """
 
 from __future__ import annotations
@@ -69,6 +75,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
+import orjson
+from pydantic import TypeAdapter
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.frames import Frame, Opcode
@@ -83,7 +91,13 @@ from server.net.inbox import TextReading
 from server.play.daily import Proof
 from server.play.player_game import Outcome, PlayerGame
 from server.play.session import Session
-from server.protocol import MoveRequest, Reply, encode_reply, parse_client_message
+from server.protocol import (
+    ClientMessage,
+    MoveRequest,
+    Reply,
+    encode_reply,
+    parse_client_message,
+)
 from server.settings import Settings
 from server.store import ActionLog, Store
 from server.store.action_log import SqliteLogWriter
@@ -630,6 +644,64 @@ def print_stages(stages: list[Stage], full: Measured, library_receive: float) ->
     )
 
 
+def json_alternatives(played: list[tuple[str, list[str]]], repeats: int) -> list[Stage]:
+    """The two JSON stages done the server's way and through other libraries, each a
+    ``Stage`` whose floor is the server's way (so "over floor" is what a switch would add)."""
+    frames = [move_frame(n, move) for n, move in enumerate(m for _, ms in played for m in ms)]
+    check = TypeAdapter(ClientMessage).validate_python
+    outcomes = list(enumerate(outcomes_of(played)))
+    fields = [
+        {
+            "type": "moved",
+            "id": n,
+            "game": o.game,
+            "seq": o.seq,
+            "move": o.applied,
+            "removed_run": o.removed_run,
+            "moves": o.moves,
+            "score": o.score,
+            "removed": o.removed,
+            "won": o.won,
+        }
+        for n, o in outcomes
+    ]
+
+    def timed(work: Callable[[Any], object], items: Sequence[Any]) -> float:
+        def run() -> int:
+            for item in items:
+                work(item)
+            return len(items)
+
+        return least_cpu(repeats, run)
+
+    parse = timed(parse_client_message, frames)
+    moved = timed(lambda item: Session._moved_reply(item[0], item[1], None), outcomes)
+    return [
+        Stage(
+            "parse: orjson, then pydantic", timed(lambda f: check(orjson.loads(f)), frames), parse
+        ),
+        Stage("parse: json, then pydantic", timed(lambda f: check(json.loads(f)), frames), parse),
+        Stage("moved: orjson.dumps", timed(lambda f: orjson.dumps(f).decode(), fields), moved),
+        Stage(
+            "moved: json.dumps",
+            timed(lambda f: json.dumps(f, separators=(",", ":")), fields),
+            moved,
+        ),
+    ]
+
+
+def print_alternatives(alternatives: list[Stage]) -> None:
+    print()
+    print("JSON libraries against the server's way (its figure is the floor here)")
+    print(f"{'alternative':<32}{'us a move':>10}{'ours us':>10}{'difference':>12}")
+    for stage in alternatives:
+        difference = (stage.seconds - stage.floor) * 1e6
+        print(
+            f"{stage.name:<32}{stage.seconds * 1e6:>10.2f}{stage.floor * 1e6:>10.2f}"
+            f"{difference:>+12.2f}"
+        )
+
+
 #: Its arguments at a tiny size, for ``python -m bench --smoke``.
 SMOKE: Final = "--players 4 --rounds 2 --repeats 1"
 
@@ -667,6 +739,8 @@ def main() -> None:
         stage_table(args.players, args.rounds, args.seed, full, args.repeats, args.batch)
     )
     print_stages(stages, full, library_receive)
+    played = [(code, moves[: args.rounds]) for code, moves in deals(args.players, args.seed)]
+    print_alternatives(json_alternatives(played, args.repeats))
 
 
 if __name__ == "__main__":
