@@ -24,8 +24,8 @@ from server.engine import (
     InvalidCodeError,
     InvalidMoveError,
     parse_moves,
+    playable_code,
 )
-from server.engine.codes import DEALS_PER_SUIT_COUNT
 from server.protocol import (
     ErrorCode,
     Finished,
@@ -53,7 +53,7 @@ REFUSALS = {ErrorCode.ILLEGAL_MOVE, ErrorCode.BAD_MOVE, ErrorCode.GAME_OVER, Err
 
 
 def random_code(suits: int) -> GameCode:
-    return GameCode(suits, secrets.randbelow(DEALS_PER_SUIT_COUNT))
+    return playable_code(suits, secrets.randbelow)
 
 
 def _bot_mode(args: argparse.Namespace) -> bool:

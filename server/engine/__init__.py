@@ -47,6 +47,7 @@ from .game import (
     Game,
     Outcome,
     Termination,
+    playable_code,
 )
 from .moves import COLUMNS, Move, parse_moves
 from .rules import Rule
@@ -89,6 +90,7 @@ __all__ = [
     "parse_board",
     "parse_card",
     "parse_moves",
+    "playable_code",
     "rank",
     "suit",
 ]

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from itertools import pairwise
@@ -21,7 +21,7 @@ from typing import Final
 
 from .board import Columns, board_text, check_cards, parse_board, removed_runs
 from .cards import ACE, KING, RUN_LENGTH, Card, Suit, rank, suit
-from .codes import GameCode
+from .codes import DEALS_PER_SUIT_COUNT, GameCode
 from .errors import IllegalMoveError, InvalidBoardError, InvalidSnapshotError
 from .moves import COLUMNS, Move
 from .rules import Rule
@@ -487,6 +487,21 @@ class Game:
 
 
 _SNAPSHOT_VERSION: Final = 1
+
+#: Draws :func:`playable_code` makes before it gives up looking (about 1 one-suit deal in
+#: 500 has no legal move: a hundred in a row do not happen).
+PLAYABLE_DRAWS: Final = 100
+
+
+def playable_code(suits: int, draw: Callable[[int], int]) -> GameCode:
+    """A random deal of ``suits`` suits with a legal move to make: ``draw(n)`` gives a
+    number below ``n`` (``secrets.randbelow``). About 1 one-suit deal in 500 has none, and a
+    player dealt one could only ask for another."""
+    for _ in range(PLAYABLE_DRAWS):
+        code = GameCode(suits, draw(DEALS_PER_SUIT_COUNT))
+        if next(Game.from_code(code).legal_moves(), None) is not None:
+            break
+    return code
 
 
 def _check_undo_records(game: Game) -> None:

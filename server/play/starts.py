@@ -7,8 +7,7 @@ from __future__ import annotations
 import secrets
 import uuid
 
-from server.engine import GameCode
-from server.engine.codes import DEALS_PER_SUIT_COUNT
+from server.engine import GameCode, playable_code
 from server.protocol import ErrorCode
 from server.store import AttemptExists, DealtGameStore, GameLog, PlayerRecord
 
@@ -66,7 +65,7 @@ class GameStarts:
         """A practice game of ``code``, or of a random deal of ``suits`` suits."""
         now = self._clock.now()
         if code is None:
-            parsed = GameCode(suits, secrets.randbelow(DEALS_PER_SUIT_COUNT))
+            parsed = playable_code(suits, secrets.randbelow)
         else:
             parsed = GameCode.parse(code)
             # Practising today's daily first would make its one ranked attempt a second try.

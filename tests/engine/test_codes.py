@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from server.engine import COLUMN_SIZES, Game, GameCode, InvalidCodeError, pack
+from server.engine import COLUMN_SIZES, Game, GameCode, InvalidCodeError, pack, playable_code
+from server.engine.codes import DEALS_PER_SUIT_COUNT
 
 # Generated once from the shuffle in server/engine/codes.py; a change here changes
 # every deal ever played, so these strings must never be edited to make a test pass.
@@ -258,3 +259,19 @@ def test_game_from_code_keeps_the_code_and_suit_count() -> None:
     assert str(game.code) == "SS1-S2-QWERTYU"
     assert game.suits == 2
     assert (game.moves, game.score, game.removed) == (0, 500, ())
+
+
+def test_a_random_deal_to_play_passes_over_deals_with_no_legal_move() -> None:
+    dead, live = 224, 5  # SS1-S1-AAAAAIQ has no legal move at all
+    assert next(Game.from_code(GameCode(1, dead)).legal_moves(), None) is None
+    draws = iter([dead, dead, live])
+    asked: list[int] = []
+
+    def draw(below: int) -> int:
+        asked.append(below)
+        return next(draws)
+
+    assert playable_code(1, draw) == GameCode(1, live)
+    assert asked == [DEALS_PER_SUIT_COUNT] * 3
+    assert next(Game.from_code(GameCode(1, live)).legal_moves(), None) is not None
+    assert playable_code(4, lambda below: live) == GameCode(4, live)  # one draw when it plays

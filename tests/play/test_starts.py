@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import secrets
+
 import pytest
 
-from server.engine import InvalidCodeError
+from server.engine import GameCode, InvalidCodeError
 from server.play.clock import ManualClock, utc_day
 from server.play.errors import Refused
 from server.play.hub import Hub
@@ -40,6 +42,17 @@ async def test_practice_of_a_code_random_practice_and_todays_daily_refused(hub: 
     with pytest.raises(Refused) as not_over:
         await hub.starts.practice(player, daily.code, 1)
     assert not_over.value.code is ErrorCode.DAILY_NOT_OVER
+
+
+async def test_a_random_practice_deal_has_a_move_to_make(
+    hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    player, _ = await hub.accounts.register("dee")
+    draws = iter([224, 5])  # the first, SS1-S1-AAAAAIQ, has no legal move at all
+    monkeypatch.setattr(secrets, "randbelow", lambda below: next(draws))
+    game = await hub.starts.practice(player, None, 1)
+    assert game.code == str(GameCode(1, 5))
+    assert next(game.engine.legal_moves(), None) is not None
 
 
 async def test_resume_only_ones_own_game_and_release_lets_go(hub: Hub) -> None:
