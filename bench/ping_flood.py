@@ -22,7 +22,6 @@ import asyncio
 import json
 import multiprocessing
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -38,16 +37,11 @@ sys.path.insert(0, str(ROOT))
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.frames import Opcode  # noqa: E402
 
+from tests.support.ports import wait_for_port  # noqa: E402
 from tests.support.raw import control_frames, flood, open_websocket  # noqa: E402
 
 FLOODER = "127.0.0.2"
 OTHER = "127.0.0.3"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -89,7 +83,6 @@ def _summary(times: list[float]) -> str:
 
 
 async def run(tree: Path, seconds: float, log_level: str) -> dict[str, object]:
-    port = _free_port()
     with tempfile.TemporaryDirectory() as folder:
         env = {
             **os.environ,
@@ -104,17 +97,12 @@ async def run(tree: Path, seconds: float, log_level: str) -> dict[str, object]:
         log = Path(folder) / "server.log"
         with log.open("wb") as out:
             server = subprocess.Popen(  # noqa: ASYNC220  (started once, before anything runs)
-                [sys.executable, "-m", "server.main", "--port", str(port)],
+                [sys.executable, "-m", "server.main", "--port", "0"],
                 cwd=tree, env=env, stdout=out, stderr=out,
             )  # fmt: skip
         try:
+            port = await wait_for_port(server, 60)
             url = f"ws://127.0.0.1:{port}"
-            for _ in range(600):
-                try:
-                    async with connect(url):
-                        break
-                except OSError:
-                    await asyncio.sleep(0.1)
             quiet = await _round_trips(url, seconds)
             connections = multiprocessing.Value("i", 0)
             flooder = multiprocessing.Process(target=_flood, args=(port, seconds, connections))

@@ -38,6 +38,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from tests.support.ledger import Ledger, Pending
+from tests.support.ports import wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
 #: How long one reply may take (a restarted server may be warming up).
@@ -113,13 +114,12 @@ class ServerProcess:
         """Start it and wait until ``/healthz`` answers 200 (today's deals proven), or with
         ``ready`` false until it answers at all (503 while proving)."""
         assert self.process is None or self.process.poll() is not None
-        self.port = free_port()
         self.starts += 1
         with self.log_path.open("ab") as log:
-            log.write(f"--- start {self.starts} on port {self.port}\n".encode())
+            log.write(f"--- start {self.starts}\n".encode())
             log.flush()
             self.process = subprocess.Popen(
-                [*server_command(), "--port", str(self.port)],
+                [*server_command(), "--port", "0"],  # the port it gets is read once it listens
                 env=self.env,
                 cwd=ROOT,
                 stdin=subprocess.DEVNULL,
@@ -127,6 +127,13 @@ class ServerProcess:
                 stderr=log,
                 start_new_session=True,  # its solver worker goes down with it
             )
+        try:
+            self.port = await wait_for_port(self.process, START_SECONDS)
+        except RuntimeError as error:
+            self.kill()
+            raise RuntimeError(
+                f"simon-server did not start ({error}):\n{self.log_tail()}"
+            ) from None
         deadline = time.monotonic() + START_SECONDS
         while not await asyncio.to_thread(_healthy, self.port, ready):
             if self.process.poll() is not None:

@@ -39,7 +39,6 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
-from time import monotonic, sleep
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -52,6 +51,7 @@ from server.play.fairplay import Thresholds
 from server.settings import Settings
 from server.store import Store
 from tests.conftest import Backend
+from tests.support.ports import port_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -240,7 +240,6 @@ def free_port() -> int:
 def server_process(backend: Backend, data_dir: Path, **settings: str) -> Iterator[str]:
     """``python -m server.main`` as a process of its own on a free port, with ``backend``'s
     database and bus and the given ``SIMON_*`` settings; yields its websocket URL."""
-    port = free_port()
     env = {
         **os.environ,
         "PYTHONPATH": str(ROOT),
@@ -258,20 +257,10 @@ def server_process(backend: Backend, data_dir: Path, **settings: str) -> Iterato
     else:
         env.pop("SIMON_REDIS_URL", None)
     process = subprocess.Popen(
-        [sys.executable, "-m", "server.main", "--port", str(port)], cwd=ROOT, env=env
+        [sys.executable, "-m", "server.main", "--port", "0"], cwd=ROOT, env=env
     )
     try:
-        deadline = monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if process.poll() is not None or monotonic() > deadline:
-                    status = process.poll()
-                    raise RuntimeError(f"the server did not start (status {status})") from None
-                sleep(0.2)
-        yield f"ws://127.0.0.1:{port}"
+        yield f"ws://127.0.0.1:{port_of(process, 60)}"
     finally:
         process.terminate()
         try:
