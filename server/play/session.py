@@ -11,10 +11,10 @@ An action (a move, the auto move, undo, restart, resign) runs down one road. The
 checks that it may be taken (signed in, a game, not a resend, the day not over) and hands
 it to the game: :meth:`PlayerGame.play` applies it with the engine, commits it through the
 action log (with others, in one transaction) and returns an :class:`Outcome`. Only then
-does :meth:`Session._answer_outcome` turn the outcome into the reply (``moved``, or the state), tell
-the race or the endings, and remember the reply for a resend. Should the log fail, the game
-is put back and the action refused ``unavailable``; should another node have moved the game
-on, it is reloaded and the action tried once more.
+does :meth:`Session._answer_outcome` turn the outcome into the reply (``moved``, or the
+state), tell the race or the endings, and remember it for a resend (a move by its outcome).
+Should the log fail, the game is put back and the action refused ``unavailable``; should
+another node have moved the game on, it is reloaded and the action tried once more.
 """
 
 from __future__ import annotations
