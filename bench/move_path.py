@@ -502,11 +502,17 @@ async def _raw_write_floor(encoded: list[bytes], repeats: int) -> float:
 
 
 async def stage_table(
-    players: int, rounds: int, seed: int, full: Measured, repeats: int, batch: int
+    played: list[tuple[str, list[str]]],
+    rounds: int,
+    seed: int,
+    full: Measured,
+    repeats: int,
+    batch: int,
 ) -> tuple[list[Stage], float]:
-    """The stages, and the library's own frame receive (to set beside this server's)."""
-    played = deals(players, seed)
-    played = [(code, moves[:rounds]) for code, moves in played]
+    """The stages of ``rounds`` rounds of the moves ``played`` (each player's deal and
+    moves, cut to ``rounds``), and the library's own frame receive (to set beside this
+    server's)."""
+    players = len(played)
     outcomes = outcomes_of(played)
     reply = reply_stage(outcomes, repeats)
     frames = [Session._moved_reply(n, o, None) for n, o in enumerate(outcomes)]
@@ -735,11 +741,11 @@ def main() -> None:
     )
     print()
     full = Measured(best["full"], batch)
+    played = [(code, moves[: args.rounds]) for code, moves in deals(args.players, args.seed)]
     stages, library_receive = asyncio.run(
-        stage_table(args.players, args.rounds, args.seed, full, args.repeats, args.batch)
+        stage_table(played, args.rounds, args.seed, full, args.repeats, args.batch)
     )
     print_stages(stages, full, library_receive)
-    played = [(code, moves[: args.rounds]) for code, moves in deals(args.players, args.seed)]
     print_alternatives(json_alternatives(played, args.repeats))
 
 
