@@ -263,6 +263,12 @@ class DailySchedule:
             return cached.get(suits)
         return await self._store.get_daily_deal(day=day, suits=suits)
 
+    async def is_daily(self, code: GameCode, day: date) -> bool:
+        """Whether ``code`` is the stored daily deal of ``day``: practised or raced before
+        its day is over, it would make that day's one ranked attempt a second try."""
+        deal = await self.stored(day, code.suits)
+        return deal is not None and deal.code == str(code)
+
     async def solution(self, day: date, suits: int) -> tuple[str, ...]:
         """The solver's line of the deal of ``day`` for ``suits``: as stored with it, or
         found once (a deal stored before lines were kept) and stored then."""

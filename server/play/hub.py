@@ -87,6 +87,7 @@ class Hub:
             bus=bus,
             clock=clock,
             live=self.live,
+            daily=self.daily,
             deals=DealPicker(deal_prover or prover),
             settings=room_settings,
         )

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from server.engine import GameCode, InvalidCodeError
 from server.protocol import ErrorCode, RaceNew
-from server.store import CodeTaken, DealStore, PlayerRecord, RaceRecord, RaceStore, RoomOptions
+from server.store import CodeTaken, PlayerRecord, RaceRecord, RaceStore, RoomOptions
 from server.store.races import EXPIRED, OPEN, STARTED
 
 from .clock import Clock, utc_day
+from .daily import DailySchedule
 from .errors import Refused
 from .race import Push
 from .room_bus import RoomFanout
@@ -26,7 +27,7 @@ class RoomRequests:
     def __init__(
         self,
         *,
-        store: DealStore,
+        daily: DailySchedule,
         races: RaceStore,
         clock: Clock,
         settings: RoomSettings,
@@ -36,7 +37,7 @@ class RoomRequests:
         fanout: RoomFanout,
         runs: RaceRuns,
     ) -> None:
-        self._store = store
+        self._daily = daily
         self._races = races
         self._clock = clock
         self._settings = settings
@@ -61,10 +62,7 @@ class RoomRequests:
                 parsed = GameCode.parse(request.code)
             except InvalidCodeError as error:
                 raise Refused(ErrorCode.BAD_CODE, str(error)) from None
-            today = await self._store.get_daily_deal(
-                day=utc_day(self._clock.now()), suits=parsed.suits
-            )
-            if today is not None and today.code == str(parsed):
+            if await self._daily.is_daily(parsed, utc_day(self._clock.now())):
                 raise Refused(
                     ErrorCode.DAILY_NOT_OVER,
                     "that is today's daily deal: it opens for practice when the day is over",

@@ -27,6 +27,7 @@ from server.bus import Bus
 from server.store import DealtGameStore, RaceStore
 
 from .clock import Clock
+from .daily import DailySchedule
 from .live import LiveGames
 from .room_bus import RoomFanout
 from .room_deals import DealPicker
@@ -64,6 +65,7 @@ class Rooms:
         bus: Bus,
         clock: Clock,
         live: LiveGames,
+        daily: DailySchedule,
         deals: DealPicker,
         settings: RoomSettings | None = None,
     ) -> None:
@@ -102,7 +104,7 @@ class Rooms:
             views=self.views,
         )
         self.requests = RoomRequests(
-            store=store,
+            daily=daily,
             races=races,
             clock=clock,
             settings=settings,

@@ -68,9 +68,7 @@ class GameStarts:
             parsed = playable_code(suits, secrets.randbelow)
         else:
             parsed = GameCode.parse(code)
-            # Practising today's daily first would make its one ranked attempt a second try.
-            today = await self._store.get_daily_deal(day=utc_day(now), suits=parsed.suits)
-            if today is not None and today.code == str(parsed):
+            if await self._daily.is_daily(parsed, utc_day(now)):
                 raise Refused(
                     ErrorCode.DAILY_NOT_OVER,
                     "that is today's daily deal: play it ranked (mode daily); "

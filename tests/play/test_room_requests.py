@@ -16,6 +16,7 @@ from typing import Any, cast
 import pytest
 
 from server.play.clock import ManualClock
+from server.play.daily import DailySchedule
 from server.play.errors import Refused
 from server.play.race import Push
 from server.play.room_bus import RoomFanout
@@ -29,7 +30,7 @@ from server.protocol import ErrorCode, RaceNew
 from server.store import CodeTaken, PlayerRecord, RaceRecord, RaceStore, RoomOptions
 from server.store.races import EXPIRED, OPEN, OVER, STARTED, RaceState
 from server.store.races.records import EntrantRecord
-from tests.support.fakes import FakeStore
+from tests.support.fakes import FakeStore, fixed_prover
 
 T0 = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
 CODE = "KXR4M-7M2PQ"
@@ -142,7 +143,7 @@ async def parts() -> AsyncIterator[Parts]:
     races, around, store = Races(), Around(), FakeStore()
     clock, tasks = ManualClock(T0), RoomTasks()
     requests = RoomRequests(
-        store=store,
+        daily=DailySchedule(store, secret="s", prover=fixed_prover(par=None)),
         races=cast(RaceStore, races),
         clock=clock,
         settings=SETTINGS,
