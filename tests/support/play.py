@@ -147,10 +147,15 @@ class PlayPage:
 
     async def practice(self, code: str) -> str:
         """Type a deal's code in the lobby's practice form and play it."""
+        await self.practice_code(code)
+        return await self.dealt()
+
+    async def practice_code(self, code: str) -> None:
+        """Type ``code`` in the lobby's practice form (in place of what it held) and send it."""
         field = await run(lambda: self.find('form[data-form="practice-code"] input[name="code"]'))
+        await run(field.clear)
         await run(lambda: field.send_keys(code))
         await self.click('form[data-form="practice-code"] button[type="submit"]')
-        return await self.dealt()
 
     async def dealt(self) -> str:
         """The code of the game on the table, once it shows."""

@@ -347,6 +347,42 @@ async def test_moves_show_at_once_and_stay_honest_through_latency_and_a_cut(
         assert await run(lambda: play.figure("data-score")) == 495
 
 
+async def test_offline_the_table_stays_put_and_the_lobby_refuses_at_once(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver]
+) -> None:
+    server, _ = served
+    async with TcpProxy(server.host, server.port) as proxy:
+        await play.open(f"http://{proxy.host}:{proxy.port}/play")
+        await play.register(unique_name("off"))
+        practice_error = '.panel:has([data-start="practice"]) [data-error]'
+        await play.practice_code("HELLO")
+        await wait_for(lambda: "not a game code" in play.text(practice_error), 10, "the refusal")
+        await play.practice_code(DEAL)
+        assert await play.dealt() == DEAL
+        top = await run(lambda: play._rect("[data-board]", 0)[1])
+
+        proxy.cut()
+        await wait_for(lambda: "Connection lost" in play.text("[data-connection]"), 10, "the cut")
+        # the connection's line shows over the page: the table does not move under the pointer
+        assert await run(lambda: play._rect("[data-board]", 0)[1]) == top
+
+        await play.click('[data-action="lobby"]')
+        # the bad code's refusal was before the game: it no longer applies
+        assert await run(lambda: play.text(practice_error)) == ""
+        await play.click('[data-start="practice"][data-suits="2"]')
+        refusal = await wait_for(lambda: play.text(practice_error), 5, "the refusal")
+        assert "Not connected" in refusal
+        proxy.restore()
+        await wait_for(lambda: not play.text("[data-connection]"), 20, "the connection back")
+        await asyncio.sleep(1.5)
+        # the click made offline was refused, not kept to start a game by itself later
+        assert await run(lambda: play.find('[data-view="lobby"]').is_displayed())
+        assert await run(lambda: play.find('[data-view="game"]').get_attribute("data-code")) == DEAL
+        # what the browser said while the server could not be reached, and nothing else
+        said = await run(lambda: severe_logs(play.driver))
+        assert all("WebSocket" in line for line in said), said
+
+
 async def test_a_race_against_a_simon_bot(
     play: PlayPage, served: tuple[RunningServer, SolvingProver], tmp_path: Path
 ) -> None:
@@ -464,6 +500,12 @@ async def test_a_quick_race_then_a_resignation_asked_twice(
     await play.click('[data-action="race-quick"]')
     await wait_for(lambda: play.find('[data-view="room"]').is_displayed(), 10, "the room")
     code = await run(lambda: play.text("[data-room-code]"))
+    # the room's link: copied (or, where the page may not write the clipboard, selected)
+    await play.click('[data-action="copy-link"]')
+    said = await wait_for(
+        lambda: (text := play.text('[data-action="copy-link"]')) != "Copy" and text, 5, "copied"
+    )
+    assert said in ("Copied", "Selected: copy it")
     async with Client.connect(server.url) as other:
         await signed_up(other, "qk")
         joined = await room_reply(other, {"type": "race_quick", "suits": 1})
@@ -473,11 +515,21 @@ async def test_a_quick_race_then_a_resignation_asked_twice(
         assert await run(lambda: play.find("[data-standings]").is_displayed())
         assert await run(lambda: play.text("[data-game-title]")) == f"Race {code} · 1 suit"
         await play.click('[data-action="resign"]')  # asks first
-        assert "Again to confirm" in await run(lambda: play.text('[data-action="resign"]'))
+        assert await run(lambda: play.text('[data-action="resign"]')) == "Resign?"
         assert await run(lambda: play.find("[data-board]").get_attribute("data-pending")) == "0"
         assert not await run(lambda: play.find("[data-result-box]").is_displayed())
         await play.click('[data-action="resign"]')
         result = await wait_for(play.result, 15, "the result")
         assert result == "resigned"
         assert "The others are still racing" in await run(lambda: play.text("[data-result-line]"))
+        # the result takes the focus, as after a win: Enter goes back to the deals
+        focused = await run(lambda: play.driver.switch_to.active_element)
+        assert await run(lambda: focused.get_attribute("data-action")) == "lobby"
         await play.snapshot("play-quick-race-resigned-1280")
+        await other.send({"type": "resign"})
+        heading = await wait_for(
+            lambda: (text := play.text("[data-result-title]")).startswith("Race over") and text,
+            15,
+            "the race's end",
+        )
+        assert heading in ("Race over: you came 1st", "Race over: you came 2nd"), heading

@@ -1,7 +1,7 @@
 // The account menu (the player's name, top right): who you are, the token for another
 // device, the four-colour pack, signing out.
 
-import { $, click } from "./dom.js";
+import { $, click, copyText } from "./dom.js";
 
 const FOUR_COLOUR = "simon.four-colour";
 
@@ -26,7 +26,9 @@ export function setupAccountMenu(account) {
     $("[data-token-box]").hidden = false;
     $("[data-action=copy-token]").focus();
   });
-  click("[data-action=copy-token]", () => navigator.clipboard?.writeText(account.token() ?? ""));
+  click("[data-action=copy-token]", (event) =>
+    copyText(account.token() ?? "", event.currentTarget, $("[data-token]")),
+  );
   click("[data-action=close-token]", () => {
     $("[data-token]").textContent = "";
     $("[data-token-box]").hidden = true;

@@ -121,8 +121,20 @@ export class Board {
     });
     if (this.tallest !== tallest) {
       this.tallest = tallest;
-      this.element.style.minHeight = `${tallest}px`;
+      if (!this.heldUntil) this.element.style.minHeight = `${tallest}px`;
     }
+  }
+
+  /** Keep the table at least its present height for `ms`: a run flying off is drawn where
+   * it was, which must stay on the felt while the columns it left grow shorter. */
+  holdHeight(ms) {
+    const element = this.element;
+    element.style.minHeight = `${Math.max(this.tallest ?? 0, element.offsetHeight)}px`;
+    clearTimeout(this.heldUntil);
+    this.heldUntil = setTimeout(() => {
+      this.heldUntil = null;
+      element.style.minHeight = `${this.tallest}px`;
+    }, ms);
   }
 
   /** The cards of a group: the last `count` of column `number`. */
@@ -148,6 +160,7 @@ export class Board {
   /** The column under the point (x, y), by the columns' geometry, or 0. */
   columnAt(x, y) {
     const board = this.element.getBoundingClientRect();
+    // anywhere down a column's band counts, below the felt too: a finger hides where it is
     if (y < board.top - 40 || y > Math.max(board.bottom, window.innerHeight) + 40) return 0;
     let best = 0;
     let distance = Infinity;

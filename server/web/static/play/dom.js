@@ -14,6 +14,18 @@ export function current() {
   return document.body.dataset.screen;
 }
 
+/** "1 move", "2 moves". */
+export function counted(count, noun) {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** "1st", "2nd", "3rd", "4th", "11th", "22nd". */
+export function ordinal(place) {
+  const tens = place % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[place % 10] ?? "th");
+  return `${place}${suffix}`;
+}
+
 export function setError(scope, text) {
   const element = $("[data-error]", scope);
   if (element) element.textContent = text;
@@ -41,6 +53,26 @@ export function refuse(text) {
 
 export function clearRefusal() {
   $("[data-refusal]").textContent = "";
+}
+
+/** Copy `text` for the player and say so on `button` for a moment; where the page may not
+ * write the clipboard (a plain http address), select `element`'s text for them instead. */
+export async function copyText(text, button, element) {
+  const label = (button.dataset.label ??= button.textContent);
+  let said = "Copied";
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    said = "Selected: copy it";
+  }
+  button.textContent = said;
+  setTimeout(() => {
+    button.textContent = label;
+  }, 2000);
 }
 
 export function click(selector, handler) {

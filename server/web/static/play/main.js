@@ -11,6 +11,7 @@ import {
   announce,
   clearRefusal,
   click,
+  copyText,
   current,
   refuse,
   setError,
@@ -172,8 +173,24 @@ async function refreshDaily() {
 }
 
 function showLobby() {
+  // what was refused before the player left the lobby no longer applies
+  for (const error of $$("[data-view=lobby] [data-error]")) error.textContent = "";
   show("lobby");
   $("[data-action=back-to-game]").hidden = !page.game || page.game.finished;
+}
+
+/** The day's board a player's daily of `suits` is on: the new players' while their
+ * dailies go there (a result under review is on neither yet: the public board is shown). */
+function dayBoard(day, suits) {
+  const played = playedDaily(day, suits);
+  const board = played?.board === "new" && played.review !== "held" ? "&board=new" : "";
+  return `/day/${day}?suits=${suits}${board}`;
+}
+
+function playedDaily(day, suits) {
+  return (page.history?.games ?? []).find(
+    (game) => game.mode === "daily" && game.day === day && game.suits === suits,
+  );
 }
 
 function renderDaily() {
@@ -183,15 +200,16 @@ function renderDaily() {
   for (const deal of daily.deals) {
     const button = $(`[data-start="daily"][data-suits="${deal.suits}"]`);
     if (!button) continue;
-    const played = (page.history?.games ?? []).find(
-      (game) => game.mode === "daily" && game.day === daily.day && game.suits === deal.suits,
-    );
+    const played = playedDaily(daily.day, deal.suits);
     let state = "Play";
     button.dataset.played = "false";
     if (deal.finished) {
       button.dataset.played = "true";
       if (played?.review === "held") state = "Played · under review";
-      else if (played?.rank) state = `Played · rank ${played.rank} · see the board`;
+      else if (played?.rank) {
+        const among = played.board === "new" ? " of new players" : "";
+        state = `Played · rank ${played.rank}${among} · see the board`;
+      }
       else state = "Played · see the board";
     } else if (deal.started) {
       state = "Continue";
@@ -201,13 +219,14 @@ function renderDaily() {
 }
 
 async function start(mode, suits, code) {
-  const message = { type: "start", mode, suits };
-  if (code) message.code = code;
-  const reply = await connection.request(message);
+  // a code names its own suit count: a malformed one is refused for what is wrong with it
+  const message = code ? { type: "start", mode, code } : { type: "start", mode, suits };
+  const panel = $(`[data-start="${mode}"]`).closest(".panel, .daily-panel");
+  setError(panel, "");
+  const reply = await connection.requestNow(message);
   if (reply.type === "error") {
-    const panel = $(`[data-start="${mode}"]`).closest(".panel, .daily-panel");
     if (reply.code === "already-played") {
-      location.href = `/day/${page.daily?.day ?? ""}?suits=${suits}`;
+      location.href = dayBoard(page.daily?.day ?? "", suits);
       return;
     }
     setError(panel, reply.message);
@@ -219,7 +238,10 @@ async function start(mode, suits, code) {
 function takeState(view, request) {
   const resumed = request?.type === "resume";
   const pending = resumed && page.game?.id === view.game ? page.game.pending : [];
-  if (page.game?.id !== view.game) page.result = null;
+  if (page.game?.id !== view.game) {
+    page.result = null;
+    $("[data-race-news]").textContent = "";
+  }
   const game = new Game(view);
   game.pending = pending;
   page.game = game;
@@ -239,7 +261,9 @@ function takeState(view, request) {
   $("[data-view=game]").dataset.code = view.code;
   $("[data-par-box]").hidden = view.par == null;
   $("[data-par]").textContent = view.par ?? "";
-  if (current() !== "game") {
+  // a game taken up again after a reconnection stays behind the lobby the player went to
+  const away = request?.type === "resume" && (current() === "lobby" || current() === "room");
+  if (current() !== "game" && !away) {
     hideResult();
     show("game");
   }
@@ -355,22 +379,30 @@ function auto(column, count) {
 
 function confirmed(action, button) {
   const now = Date.now();
+  const unmark = (element) => {
+    element.classList.remove("confirming");
+    if (element.dataset.label) element.textContent = element.dataset.label;
+    if (element.dataset.title) element.title = element.dataset.title;
+  };
   if (page.confirming?.action === action && page.confirming.until > now) {
     page.confirming = null;
-    button.textContent = button.dataset.label;
+    unmark(button);
     return true;
   }
-  for (const other of $$("[data-action=restart], [data-action=resign]")) {
-    if (other.dataset.label) other.textContent = other.dataset.label;
-  }
+  for (const other of $$("[data-action=restart], [data-action=resign]")) unmark(other);
   page.confirming = { action, until: now + CONFIRM_FOR };
   button.dataset.label ??= button.textContent;
-  button.textContent = action === "restart" ? "Restart? Again to confirm" : "Resign? Again to confirm";
-  announce(action === "restart" ? "Press restart again to deal the same cards again." : "Press resign again to end this game.");
+  button.dataset.title ??= button.title;
+  // short enough for a phone's row of buttons: the mark and the question say "again"
+  button.textContent = action === "restart" ? "Restart?" : "Resign?";
+  button.classList.add("confirming");
+  const again = action === "restart" ? "Press Restart again to deal the same cards again." : "Press Resign again to end this game.";
+  button.title = again;
+  announce(again);
   setTimeout(() => {
     if (page.confirming?.action === action && page.confirming.until <= Date.now() + 50) {
       page.confirming = null;
-      button.textContent = button.dataset.label;
+      unmark(button);
     }
   }, CONFIRM_FOR);
   return false;
@@ -428,6 +460,7 @@ function leave(before, moved) {
   // the table as it was, with the move: the run at the end of the target column
   shown[to - 1].push(...shown[Number(from) - 1].splice(shown[Number(from) - 1].length - count, count));
   board.render(shown, null);
+  board.holdHeight(1100);
   const run = board.group(to, RUN_LENGTH);
   const layer = document.createElement("div");
   layer.className = "leaving-layer";
@@ -526,7 +559,7 @@ async function liftRefused(column, count) {
 // -- races ------------------------------------------------------------------------------
 
 async function joinRoom(code) {
-  const reply = await connection.request({ type: "race_join", code });
+  const reply = await connection.requestNow({ type: "race_join", code });
   if (reply.type !== "error") return true;
   if (reply.code === "race-started" || reply.code === "race-full") {
     const watched = await connection.request({ type: "race_watch", code });
@@ -554,7 +587,20 @@ function roomChanged(message) {
   renderRoom();
   renderStandings();
   if (view.state === "over" && racing) showResult();
-  if (message.event === "rematch") showResult(); // a private room names no rematch: asked for by race_rematch
+  if (message.event === "rematch") {
+    // a private room names no rematch: it is joined by race_rematch, which the button sends
+    room.rematchOpen = view.code;
+    announce("A rematch is open: join it from the result.");
+    showResult();
+  }
+}
+
+/** Another racer finished first: the player still racing hears it beside the table. */
+function raceNews(code, entry) {
+  if (!entry.won || entry.player === page.player?.name || page.game?.view.race !== code) return;
+  const news = $("[data-race-news]");
+  if (news.textContent) return; // the first to win is the news
+  news.textContent = `${entry.player} won in ${clock(entry.elapsed ?? 0)}`;
 }
 
 function renderRoom() {
@@ -603,6 +649,7 @@ function received(message, request) {
       break;
     case "race_update":
       if (page.room.update(message.code, message.entry)) {
+        raceNews(message.code, message.entry);
         renderStandings();
         renderRoom();
       }
@@ -659,6 +706,7 @@ new Keys({
   },
   typed(text, column) {
     $("[data-typed]").textContent = text ? `Typed: ${text}` : "";
+    if (text) clearRefusal(); // a new move on its way: the last refusal is past
     if (!page.selected || page.selected.column !== column) {
       if (column && !text.includes("-")) select(column, null);
       else if (!text) cancelSelection();
@@ -675,7 +723,7 @@ for (const button of $$("[data-start]")) {
   button.addEventListener("click", () => {
     const suits = Number(button.dataset.suits);
     if (button.dataset.start === "daily" && button.dataset.played === "true" && page.daily) {
-      location.href = `/day/${page.daily.day}?suits=${suits}`;
+      location.href = dayBoard(page.daily.day, suits);
       return;
     }
     start(button.dataset.start, suits);
@@ -693,7 +741,7 @@ $("[data-form=race-join]").addEventListener("submit", (event) => {
 });
 click("[data-action=race-new]", async () => {
   setError($(".race-panel"), "");
-  const reply = await connection.request({
+  const reply = await connection.requestNow({
     type: "race_new",
     suits: Number($("[data-race-suits]").value),
     allow_bots: $("[data-race-bots]").checked,
@@ -702,26 +750,33 @@ click("[data-action=race-new]", async () => {
 });
 click("[data-action=race-quick]", async () => {
   setError($(".race-panel"), "");
-  const reply = await connection.request({ type: "race_quick", suits: Number($("[data-race-suits]").value) });
+  const reply = await connection.requestNow({ type: "race_quick", suits: Number($("[data-race-suits]").value) });
   if (reply.type === "error") setError($(".race-panel"), reply.message);
 });
 click("[data-action=race-start]", async () => {
-  const reply = await connection.request({ type: "race_start", code: page.room.view.code });
+  const reply = await connection.requestNow({ type: "race_start", code: page.room.view.code });
   if (reply.type === "error") setError($("[data-view=room]"), reply.message);
 });
 click("[data-action=race-leave]", async () => {
   const code = page.room.view?.code;
   page.room.view = null;
   localStorage.removeItem(ROOM);
-  if (code) await connection.request({ type: "race_leave", code });
+  if (code) connection.request({ type: "race_leave", code }); // sent once connected
   showLobby();
   refreshDaily();
 });
 click("[data-action=race-rematch]", async () => {
-  const reply = await connection.request({ type: "race_rematch", code: page.room.view.code });
+  const reply = await connection.requestNow({ type: "race_rematch", code: page.room.view.code });
   if (reply.type === "error") refuse(reply.message);
 });
-click("[data-action=copy-link]", () => navigator.clipboard?.writeText($("[data-room-link]").href));
+click("[data-action=copy-share]", (event) => {
+  const share = $("[data-result-share]");
+  copyText(share.textContent, event.currentTarget, share);
+});
+click("[data-action=copy-link]", (event) => {
+  const link = $("[data-room-link]");
+  copyText(link.href, event.currentTarget, link);
+});
 click("[data-action=undo]", undo);
 click("[data-action=restart]", restart);
 click("[data-action=resign]", resign);

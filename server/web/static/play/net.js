@@ -99,6 +99,21 @@ export class Connection {
     });
   }
 
+  /** Like request(), but refused at once when the connection is down: for what the player
+   * asks of the lobby (a new game, a room), which should not happen by itself seconds
+   * later, when the connection is back, after they have moved on. */
+  requestNow(message) {
+    if (!this.ready) {
+      this.open();
+      return Promise.resolve({
+        type: "error",
+        code: "network",
+        message: "Not connected to the server: try again once the connection is back.",
+      });
+    }
+    return this.request(message);
+  }
+
   /** During onOpen: sent at once, before the queue (sign-in and resume). */
   early(message) {
     const sent = { ...message, id: this.nextId() };

@@ -1,7 +1,7 @@
 // What the page shows around the table: the race room, the standings beside the table,
 // the result of a game or a race.
 
-import { $ } from "./dom.js";
+import { $, counted, ordinal } from "./dom.js";
 import { clock, racerLine } from "./race.js";
 
 /** The waiting room: its code and link, who is in, how it starts. */
@@ -50,8 +50,10 @@ export function renderStandings(page) {
   } else if (game?.view.mode === "daily" && page.digest && page.digest.suits === game.view.suits) {
     aside.hidden = false;
     const digest = page.digest;
+    // a result held for review is not in the digest yet: say why it is missing
+    const held = page.result?.game === game.id && page.result.review === "held" ? " (yours is under review)" : "";
     $("[data-standings-title]").textContent =
-      `Today's race: ${digest.playing} playing, ${digest.finished} finished`;
+      `Today's race: ${digest.playing} playing, ${digest.finished} finished${held}`;
     $("[data-standings-list]").replaceChildren(
       ...digest.players.map((row) => {
         const item = document.createElement("li");
@@ -79,19 +81,20 @@ export function showResult(page) {
   const lines = [];
   if (result) {
     heading = result.won ? "You cleared the table!" : result.resigned ? "You resigned" : "The game is over";
-    lines.push(`Score ${result.score} in ${result.moves} moves, ${result.removed} of 4 runs, ${clock(result.elapsed)}.`);
+    lines.push(`Score ${result.score} in ${counted(result.moves, "move")}, ${result.removed} of 4 runs, ${clock(result.elapsed)}.`);
     const board = result.board === "new" ? "the new players' board" : "today's board";
     if (result.review === "held") lines.push("Your result is under review: it reaches the board once a person has looked.");
     else if (result.rank) lines.push(`Rank ${result.rank} on ${board}.`);
     if (result.board === "new" && result.counts_from) {
       lines.push(`Your dailies count on the public board from ${result.counts_from}.`);
     }
-    if (result.percentile != null) lines.push(`You did as well as or better than ${result.percentile}% of the board.`);
+    // first place says it all (and the first result of a day beats "100%" of one)
+    if (result.percentile != null && result.rank !== 1) lines.push(`You did as well as or better than ${result.percentile}% of the board.`);
     if (result.par != null) lines.push(`Par: ${result.par} moves.`);
     if (result.streak) lines.push(`Days in a row: ${result.streak.current} (best ${result.streak.best}).`);
   }
   const share = $("[data-result-share]");
-  share.hidden = !result?.share;
+  $("[data-result-share-box]").hidden = !result?.share;
   // the server names the day's page by its path when it has no public address: this one
   share.textContent = (result?.share ?? "").replace(/^\//m, `${location.origin}/`);
   const racers = $("[data-result-racers]");
@@ -99,12 +102,19 @@ export function showResult(page) {
   if (inRace) {
     const mine = view.racers.find((racer) => racer.player === me);
     if (view.state === "over") {
-      heading = mine?.place === 1 ? "You won the race!" : `Race over: you placed ${mine?.place ?? "?"}`;
+      heading =
+        mine?.place === 1 && mine.won
+          ? "You won the race!"
+          : mine?.place
+            ? `Race over: you came ${ordinal(mine.place)}`
+            : "Race over";
     } else {
       lines.push("The others are still racing…");
     }
     racers.replaceChildren(...view.racers.map((racer, index) => racerLine(racer, view, me, index)));
   }
+  const rematchOpen = inRace && view.state === "over" && (view.next || page.room.rematchOpen === view.code);
+  if (rematchOpen) lines.push("A rematch is open: join it to race again.");
   $("[data-result-title]").textContent = heading;
   $("[data-result-line]").textContent = lines.join(" ");
   const links = $("[data-result-links]");
@@ -124,7 +134,7 @@ export function showResult(page) {
   if (me) add(`/player/${encodeURIComponent(me)}`, "Your page");
   const rematch = $("[data-action=race-rematch]");
   rematch.hidden = !(inRace && view.state === "over");
-  rematch.textContent = view?.next ? "Join the rematch" : "Rematch";
+  rematch.textContent = rematchOpen ? "Join the rematch" : "Rematch";
   box.hidden = false;
   $("[data-result-card]").dataset.result = result?.won ? "won" : result ? (result.resigned ? "resigned" : "over") : "race";
   $("[data-result-box] button[data-action=lobby]").focus();

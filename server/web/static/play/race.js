@@ -2,6 +2,8 @@
 // the board as they race, the results. The server's views and updates are the truth: this
 // only keeps the newest view (by revision) and the racers' lines in the room's order.
 
+import { counted } from "./dom.js";
+
 /** The room's standings order (docs/protocol.md, "Race rooms"). */
 export function standing(a, b) {
   if (a.won !== b.won) return a.won ? -1 : 1;
@@ -24,6 +26,7 @@ export class Room {
     this.view = null;
     this.receivedAt = 0;
     this.revealed = null; // the room whose deal this page has seen revealed
+    this.rematchOpen = null; // the room whose rematch another racer opened
   }
 
   /** Take a room view; false when it is older than the one held (views may cross). */
@@ -84,7 +87,7 @@ export function racerLine(racer, room, me, index = 0) {
   state.textContent =
     room.state === "open" || room.state === "countdown"
       ? how
-      : `${racer.removed}/4 runs · ${racer.moves} moves · ${how}`;
+      : `${racer.removed}/4 runs · ${counted(racer.moves, "move")} · ${how}`;
   name.prepend(place);
   item.append(name, " ", state);
   return item;
