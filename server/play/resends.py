@@ -47,7 +47,9 @@ class Resends:
         self._remembered.clear()
 
     def answered(self, message_id: MessageId | None, what: str) -> Remembered | None:
-        """The replies already given to ``message_id``, if it asked for ``what`` then too.
+        """The replies already given to ``message_id``, if it asked for ``what`` then too,
+        or ``what`` is the move as it was applied (``3-7x1`` for a ``3-7``: a client may
+        resend a move as the server wrote it back).
 
         Both must match: a client that starts counting its ids again (a new process taking
         up its daily) sends a new action under an old id, and that one must be played.
@@ -55,7 +57,11 @@ class Resends:
         if message_id is None:
             return None
         remembered = self._remembered.get(message_id)
-        if remembered is None or remembered.what != what:
+        if remembered is None:
+            return None
+        if remembered.what != what and (
+            remembered.outcome is None or remembered.outcome.applied != what
+        ):
             return None
         return remembered
 

@@ -97,7 +97,8 @@ class Session:
             if type(message) is MoveRequest:  # most messages: straight to the move
                 self._current_game()  # refused for no game before the move's text is read
                 move = parse_move(message.move)  # InvalidMoveError: refused "bad-move"
-                return await self._run_action(message.id, message.move, move)
+                # its own spelling ("3 - 7", "3-7X2"): a resend is known however it is written
+                return await self._run_action(message.id, move.text(), move)
             return await _HANDLERS[message.type](self, message)
         except Exception as error:
             return [_refusal(message, error)]
