@@ -109,10 +109,16 @@ class HelpScreen(ModalScreen[None]):
             yield Static(HELP, id="help-text")
 
     def on_key(self) -> None:
-        self.dismiss()
+        self.back_to_game()
 
     def on_click(self) -> None:
-        self.dismiss()
+        self.back_to_game()
+
+    def back_to_game(self) -> None:
+        """Back to the game, once: keys typed in a burst all reach this screen before it
+        is gone, and a second dismiss would pop the game's own screen."""
+        if self.is_active:
+            self.dismiss()
 
 
 class SimonApp(App[int]):

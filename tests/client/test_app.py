@@ -13,7 +13,15 @@ from client_cli.ui.cards import HEADER
 from client_cli.ui.widgets import BoardView
 from server.engine import Game, Rule
 from server.protocol import Finished, Resign, State
-from tests.client.screen import CODE, SIZE, game, notice, online_opener, opener
+from tests.client.screen import (
+    CODE,
+    SIZE,
+    game,
+    notice,
+    online_opener,
+    opener,
+    type_in_a_burst,
+)
 from tests.support.client import ScriptedConnection, view_of
 
 
@@ -173,6 +181,20 @@ async def test_help_opens_and_closes() -> None:
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_keys_typed_in_a_burst_close_the_help_once() -> None:
+    app = SimonApp(opener())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("?")
+        await pilot.pause()
+        type_in_a_burst(app, "3-4")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press(*"3-4", "enter")
+        await pilot.pause()
+        assert game(app).moves == 1  # the game screen is still there, and plays
 
 
 async def test_the_last_run_wins_the_game() -> None:
