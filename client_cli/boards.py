@@ -228,6 +228,8 @@ async def _history(args: argparse.Namespace) -> int:
     )
     title = f"{history.player}: {plural(stats.games, 'game')}, {stats.won} won"
     Console().print(history_table(title + (f"; best {best}" if best else ""), history.games))
+    if history.games:
+        print(game_ids(history.games))
     if history.counts_from is not None:
         print(
             f"New player: dailies go on the new players' board; they count on the public "
@@ -264,8 +266,8 @@ def history_table(title: str, games: Sequence[HistoryGame]) -> Table:
         )
     for game in games:
         table.add_row(
-            str(game.day or game.finished_at[:10]),
-            game.code or "(today's)",  # a daily's code stays secret until its day is over
+            _day_of(game),
+            _code_of(game),
             f"race {game.race}" if game.race else game.mode,
             "✓" if game.won else "",
             str(game.score),
@@ -274,6 +276,22 @@ def history_table(title: str, games: Sequence[HistoryGame]) -> Table:
             _standing(game),
         )
     return table
+
+
+def game_ids(games: Sequence[HistoryGame]) -> str:
+    """The games' ids, in the order of :func:`history_table` (too long for a column there at
+    80 characters): what a player copies to replay or review a game."""
+    lines = ["Game ids (simon replay --game ID, simon review ID):"]
+    lines += [f"  {_day_of(game)} {_code_of(game):14} {game.game}" for game in games]
+    return "\n".join(lines)
+
+
+def _day_of(game: HistoryGame) -> str:
+    return str(game.day or game.finished_at[:10])
+
+
+def _code_of(game: HistoryGame) -> str:
+    return game.code or "(today's)"  # a daily's code stays secret until its day is over
 
 
 def _standing(game: HistoryGame) -> str:

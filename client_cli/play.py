@@ -44,7 +44,7 @@ from .errors import BotAccountNeeded, ClientError, ServerError, UsageError
 from .online import add_server_argument, open_connection, print_json
 from .solve import winning_moves
 from .table import LocalTable, OnlineTable, Table
-from .wording import board_note, plural, rule_sentence
+from .wording import board_note, plural, replay_line, rule_sentence
 
 FINISH_WAIT = 5.0  # seconds bot mode waits for the result after a winning move
 RATE_RETRIES = 30
@@ -169,6 +169,9 @@ def _after(app: Any) -> int:
         raise ClientError(app.error)
     if getattr(app, "printed", None):  # the share text, with no clipboard to copy it to
         print(app.printed)
+    table = getattr(app, "table", None)
+    if table is not None and table.after is not None:  # the id stays once the screen is gone
+        print(replay_line(table.after.game))
     return int(app.return_code or 0)
 
 

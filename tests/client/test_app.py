@@ -3,10 +3,13 @@ questions and the notice line, mostly on an offline game."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
+from client_cli.play import _after
 from client_cli.table import LocalTable, OnlineTable, Table
 from client_cli.ui.app import HelpScreen, SimonApp, SuitScreen
 from client_cli.ui.cards import HEADER
@@ -238,7 +241,7 @@ async def test_resign_asks_once_more_then_ends_the_offline_game() -> None:
         assert app.table.elapsed() == clock  # the clock stopped
 
 
-async def test_resign_online_tells_the_server_and_shows_its_result() -> None:
+async def test_resign_online_tells_the_server_and_shows_its_result(capsys: Any) -> None:
     start = view_of(Game.from_code(CODE), 0)
     connection = ScriptedConnection([State(id=1, state=start)])
 
@@ -270,10 +273,14 @@ async def test_resign_online_tells_the_server_and_shows_its_result() -> None:
         await pilot.pause()
         assert app.table.finished and not app.table.pending
         assert notice(app) == "You resigned: the game is over with score 500."
+        after = app.query_one("#after", Static)
+        assert after.display and "Replay it: simon replay --game g1" in str(after.render())
         await pilot.press(*"3-4", "enter")
         await pilot.pause()
         assert connection.sent[-1] is sent  # nothing more goes to the server
         assert Rule.GAME_OVER.sentence in notice(app)
+    assert _after(app) == 0  # the screen is gone: its id is printed, to replay it later
+    assert capsys.readouterr().out == "Replay it: simon replay --game g1\n"
 
 
 GROUPS = "KS QS JS 9S 8S 7S\nTS\n6S 5S 4S 3S 2S AS\n"  # seven runs already removed

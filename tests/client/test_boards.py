@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from client_cli.boards import history_table
+from client_cli.boards import game_ids, history_table
 from client_cli.config import Account, Config
 from client_cli.connection import Connection
 from client_cli.errors import ServerError
@@ -33,9 +33,10 @@ from tests.support.servers import (
 )
 
 
-def test_history_at_80_columns_cuts_no_code() -> None:
+def test_history_at_80_columns_cuts_no_code_and_lists_the_game_ids() -> None:
     games = [
         HistoryGame(
+            game="5f0c1e2d3c4b5a69788796a5b4c3d2e1",
             day="2026-03-01",
             code="SS1-S4-AAAAABD",
             suits=4,
@@ -48,6 +49,7 @@ def test_history_at_80_columns_cuts_no_code() -> None:
             review="held",
         ),
         HistoryGame(
+            game="0123456789abcdef0123456789abcdef",
             code="SS1-S2-QWERTYU",
             suits=2,
             mode="practice",
@@ -62,12 +64,17 @@ def test_history_at_80_columns_cuts_no_code() -> None:
     ]
     console = Console(width=80, file=io.StringIO(), record=True)
     console.print(history_table("ann: 2 games, 1 won", games))
+    console.print(game_ids(games))
     lines = console.export_text().splitlines()
     assert all(len(line) <= 80 for line in lines)
     shown = "\n".join(lines)
     for whole in ("SS1-S4-AAAAABD", "SS1-S2-QWERTYU", "race KQWX-ZPRT", "under review", "12th"):
         assert whole in shown
     assert "…" not in shown
+    assert lines[-2:] == [
+        "  2026-03-01 SS1-S4-AAAAABD 5f0c1e2d3c4b5a69788796a5b4c3d2e1",
+        "  2026-03-02 SS1-S2-QWERTYU 0123456789abcdef0123456789abcdef",
+    ]
 
 
 async def test_an_empty_leaderboard_says_why_and_a_held_result_is_told_to_its_player(

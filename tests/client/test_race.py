@@ -284,6 +284,7 @@ def test_two_bots_race_a_fresh_deal_in_a_room_that_allows_bots(
     monkeypatch.setenv("COLUMNS", "80")
     assert main(["history"]) == 0
     shown = capsys.readouterr().out
+    assert re.search(rf"\n  \S+ {game['code']} {game['game']}\n", shown)  # the id to replay it
     place = ordinal(owner_last["you"]["place"])
     assert re.search(rf"race {first['room']}\s.*\s{place}\n", shown)  # one line, whole
 
