@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from server.protocol import Register, Registered
 
+from .arguments import player_name
 from .config import Account, Config, server_address
 from .connection import Connection
 from .errors import NoAccountError, UsageError
@@ -182,7 +183,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         lambda args: asyncio.run(_register(args)),
         help="create an account on the server (kept with the others; now current)",
     )
-    parser.add_argument("name", help="the name the others will see")
+    parser.add_argument(
+        "name", type=player_name, help="the name the others will see: 2 to 24 of A-Z 0-9 _ -"
+    )
     parser.add_argument(
         "--bot",
         action="store_true",

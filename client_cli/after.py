@@ -27,6 +27,7 @@ from server.protocol import (
     ReviewRequest,
 )
 
+from .arguments import player_name
 from .boards import _dump, parse_day
 from .connection import Reply
 from .offline import add_json_argument
@@ -265,7 +266,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "stats", help="a player's figures and streak, or a day's results (--today, --day)"
     )
-    parser.add_argument("name", nargs="?", help="default: you")
+    parser.add_argument("name", nargs="?", type=player_name, help="default: you")
     parser.add_argument("--today", action="store_true", help="today's results for everyone")
     parser.add_argument("--day", type=parse_day, metavar="YYYY-MM-DD", help="a day's results")
     parser.add_argument("--suits", type=int, choices=SUIT_COUNTS, default=1)

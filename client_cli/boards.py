@@ -29,7 +29,7 @@ from server.protocol import (
     RankRequest,
 )
 
-from .arguments import bounded
+from .arguments import bounded, player_name
 from .connection import Connection
 from .errors import ClientError, ServerError, UsageError
 from .offline import add_json_argument
@@ -398,7 +398,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=lambda args: asyncio.run(_leaderboard(args)))
 
     parser = subparsers.add_parser("history", help="a player's finished games")
-    parser.add_argument("name", nargs="?", help="default: you")
+    parser.add_argument("name", nargs="?", type=player_name, help="default: you")
     parser.add_argument("--limit", type=int, default=20, choices=range(1, 101), metavar="N")
     add_server_argument(parser)
     add_json_argument(parser)
