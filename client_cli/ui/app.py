@@ -146,7 +146,7 @@ class SimonApp(App[int]):
         self.remember_suits = remember_suits
         self.letters = letters
         self.table: Table | None = None
-        self.error: str | None = None
+        self.error: ClientError | None = None  # why the game could not open
         self.confirming: CommandKind | None = None  # restart or resign, asked once more
         #: Text to print once the screen is closed (the share text, with no clipboard here).
         self.printed: str | None = None
@@ -189,7 +189,7 @@ class SimonApp(App[int]):
         try:
             table = await self.open_table(suits)
         except ClientError as error:
-            self.error = str(error)
+            self.error = error
             self.exit(1)
             return
         self.table = table

@@ -163,7 +163,7 @@ class RaceApp(SimonApp):
         try:
             table = await self.open_table(suits)
         except ClientError as error:
-            self.error = str(error)
+            self.error = error
             self.exit(1)
             return
         self.table = table

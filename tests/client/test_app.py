@@ -9,13 +9,15 @@ import pytest
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
+from client_cli.errors import ServerError
+from client_cli.main import error_code
 from client_cli.play import _after
 from client_cli.table import LocalTable, OnlineTable, Table
 from client_cli.ui.app import HelpScreen, SimonApp, SuitScreen
 from client_cli.ui.cards import HEADER
 from client_cli.ui.widgets import BoardView
 from server.engine import Game, Rule
-from server.protocol import Finished, Resign, State
+from server.protocol import Error, ErrorCode, Finished, Resign, State
 from tests.client.screen import (
     CODE,
     SIZE,
@@ -184,6 +186,20 @@ async def test_help_opens_and_closes() -> None:
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_a_game_that_cannot_open_ends_with_the_servers_own_refusal() -> None:
+    refusal = ServerError(Error(code=ErrorCode.ALREADY_PLAYED, message="already played"))
+
+    async def open_table(suits: int | None) -> Table:
+        raise refusal
+
+    app = SimonApp(open_table)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+    with pytest.raises(ServerError) as raised:
+        _after(app)
+    assert raised.value is refusal and error_code(raised.value) == "already-played"  # --json
 
 
 async def test_keys_typed_in_a_burst_close_the_help_once() -> None:
