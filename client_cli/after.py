@@ -28,7 +28,7 @@ from server.protocol import (
 )
 
 from .arguments import player_name
-from .boards import _dump, parse_day
+from .boards import _dump, new_board_hint, own_daily, parse_day
 from .connection import Reply
 from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
@@ -82,17 +82,30 @@ def histogram_lines(stats: DayStats, width: int = BAR) -> list[str]:
 
 async def _stats(args: argparse.Namespace) -> int:
     if args.day is not None or args.today:
-        stats = await _ask(
-            args,
-            DayStatsRequest(
-                type="day_stats", day=args.day, suits=args.suits, board=args.board,
-                player=args.name,
-            ),
-            DayStats,
-        )  # fmt: skip
-        if args.json:
-            print_json(_dump(stats))
-            return 0
+        connection = await open_connection(args)
+        try:
+            stats = await connection.request(
+                DayStatsRequest(
+                    type="day_stats", day=args.day, suits=args.suits, board=args.board,
+                    player=args.name,
+                ),
+                DayStats,
+            )  # fmt: skip
+            if args.json:
+                print_json(_dump(stats))
+                return 0
+            when = f"--day {args.day}" if args.day is not None else "--today"
+            elsewhere = await new_board_hint(
+                connection,
+                await own_daily(connection, stats.day, stats.suits, args.board),
+                day=stats.day,
+                suits=stats.suits,
+                board=args.board,
+                total=stats.finished,
+                command=f"simon stats {when} --suits {stats.suits} --board new",
+            )
+        finally:
+            await connection.close()
         par = f", par {stats.par}" if stats.par is not None else ""
         print(
             f"{stats.day} · {plural(stats.suits, 'suit')}: {stats.finished} finished, "
@@ -108,6 +121,8 @@ async def _stats(args: argparse.Namespace) -> int:
         if stats.you is not None:
             print(f"{stats.you.player}: rank {stats.you.rank}, beats or ties "
                   f"{stats.you.percentile}%")  # fmt: skip
+        if elsewhere is not None:
+            print(elsewhere)
         return 0
     history = await _ask(
         args,
