@@ -65,6 +65,7 @@ empty column.
 [b]Keys[/b]
   [b]u[/b] undo     [b]r[/b] restart (press r again)   [b]x[/b] resign (press x again)
   [b]q[/b] quit (an online game waits on the server)   [b]Esc[/b] clear   [b]?[/b] help
+  [b]c[/b] copy the share text, once a daily is over
 Any key goes back to the game."""
 
 

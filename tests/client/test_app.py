@@ -169,7 +169,8 @@ async def test_the_help_fits_an_80_by_24_terminal_and_tells_every_key() -> None:
         dialog = app.screen.query_one("#help-dialog", VerticalScroll)
         assert dialog.max_scroll_y == 0  # any key closes it: it could not be scrolled
         text = str(app.screen.query_one("#help-text", Static).content)
-        for key in ("u[/b] undo", "r[/b] restart", "x[/b] resign", "q[/b] quit", "Esc"):
+        keys = ("u[/b] undo", "r[/b] restart", "x[/b] resign", "q[/b] quit", "Esc", "c[/b] copy")
+        for key in keys:
             assert key in text
 
 

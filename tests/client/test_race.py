@@ -177,6 +177,8 @@ async def test_the_rooms_notices_follow_it_to_the_race() -> None:
         await pilot.pause()
         assert screen_text(app, "#notice") == "Go! The deal is revealed: your move."
         assert prompt.placeholder == RACE_PLACEHOLDER  # the move keys, not the room's
+        for key in ("u undo", "r restart", "x resign", "q quit"):  # every one the race takes
+            assert key in prompt.placeholder
         over = room("over", 4, ("ann", "bob"), deal=CODE)
         table.receive(RaceRoom(event="over", room=over))
         await pilot.pause()
