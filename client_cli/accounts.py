@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from server.protocol import Register, Registered
 
+from .arguments import player_name
 from .config import Account, Config, server_address
 from .connection import Connection
 from .errors import NoAccountError, UsageError
@@ -28,17 +29,20 @@ from .online import (
 from .wording import player_label
 
 
-def _also_kept(config: Config, server: str, name: str) -> str:
-    """`` (also kept here: alice; `simon use alice` switches back)``, or nothing."""
+def _also_kept(config: Config, server: str, name: str, before: str | None) -> str:
+    """`` (also kept here: alice; `simon use alice` switches back)``, or nothing: the other
+    accounts kept, and the way back to ``before``, the account current until ``name``."""
     others = [a.name for a in config.accounts(server) if a.name != name]
     if not others:
         return ""
-    return f" (also kept here: {', '.join(others)}; `simon use {others[-1]}` switches back)"
+    back = f"; `simon use {before}` switches back" if before in others else ""
+    return f" (also kept here: {', '.join(others)}{back})"
 
 
 async def _register(args: argparse.Namespace) -> int:
     server = server_address(args.server)
     config = Config()
+    before = config.current(server)
     async with Connection(server) as connection:
         request = Register(type="register", name=args.name, bot=args.bot)
         reply = await connection.request(request, Registered)
@@ -51,7 +55,7 @@ async def _register(args: argparse.Namespace) -> int:
         who = f"the bot account {name}" if reply.player.bot else name
         print(
             f"Registered {who} on {server}; the token is saved in {config.path}, and "
-            f"{name} is the current account{_also_kept(config, server, name)}."
+            f"{name} is the current account{_also_kept(config, server, name, before)}."
         )
     return 0
 
@@ -132,6 +136,7 @@ async def _login(args: argparse.Namespace) -> int:
         player = connection.player
     assert player is not None
     config = Config()
+    before = config.current(server)
     replaced = config.add_account(server, Account(player.name, token, player.bot))
     config.save()
     if args.json:
@@ -142,7 +147,7 @@ async def _login(args: argparse.Namespace) -> int:
             f"the token is saved in {config.path}"
             + (", in place of the one kept for that name" if replaced else "")
             + f", and {player.name} is the current account"
-            + f"{_also_kept(config, server, player.name)}."
+            + f"{_also_kept(config, server, player.name, before)}."
         )
     return 0
 
@@ -182,7 +187,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         lambda args: asyncio.run(_register(args)),
         help="create an account on the server (kept with the others; now current)",
     )
-    parser.add_argument("name", help="the name the others will see")
+    parser.add_argument(
+        "name", type=player_name, help="the name the others will see: 2 to 24 of A-Z 0-9 _ -"
+    )
     parser.add_argument(
         "--bot",
         action="store_true",

@@ -27,7 +27,8 @@ from server.protocol import (
     ReviewRequest,
 )
 
-from .boards import _dump, parse_day
+from .arguments import player_name
+from .boards import _dump, new_board_hint, own_daily, parse_day
 from .connection import Reply
 from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
@@ -81,17 +82,30 @@ def histogram_lines(stats: DayStats, width: int = BAR) -> list[str]:
 
 async def _stats(args: argparse.Namespace) -> int:
     if args.day is not None or args.today:
-        stats = await _ask(
-            args,
-            DayStatsRequest(
-                type="day_stats", day=args.day, suits=args.suits, board=args.board,
-                player=args.name,
-            ),
-            DayStats,
-        )  # fmt: skip
-        if args.json:
-            print_json(_dump(stats))
-            return 0
+        connection = await open_connection(args)
+        try:
+            stats = await connection.request(
+                DayStatsRequest(
+                    type="day_stats", day=args.day, suits=args.suits, board=args.board,
+                    player=args.name,
+                ),
+                DayStats,
+            )  # fmt: skip
+            if args.json:
+                print_json(_dump(stats))
+                return 0
+            when = f"--day {args.day}" if args.day is not None else "--today"
+            elsewhere = await new_board_hint(
+                connection,
+                await own_daily(connection, stats.day, stats.suits, args.board),
+                day=stats.day,
+                suits=stats.suits,
+                board=args.board,
+                total=stats.finished,
+                command=f"simon stats {when} --suits {stats.suits} --board new",
+            )
+        finally:
+            await connection.close()
         par = f", par {stats.par}" if stats.par is not None else ""
         print(
             f"{stats.day} · {plural(stats.suits, 'suit')}: {stats.finished} finished, "
@@ -107,6 +121,8 @@ async def _stats(args: argparse.Namespace) -> int:
         if stats.you is not None:
             print(f"{stats.you.player}: rank {stats.you.rank}, beats or ties "
                   f"{stats.you.percentile}%")  # fmt: skip
+        if elsewhere is not None:
+            print(elsewhere)
         return 0
     history = await _ask(
         args,
@@ -265,7 +281,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "stats", help="a player's figures and streak, or a day's results (--today, --day)"
     )
-    parser.add_argument("name", nargs="?", help="default: you")
+    parser.add_argument("name", nargs="?", type=player_name, help="default: you")
     parser.add_argument("--today", action="store_true", help="today's results for everyone")
     parser.add_argument("--day", type=parse_day, metavar="YYYY-MM-DD", help="a day's results")
     parser.add_argument("--suits", type=int, choices=SUIT_COUNTS, default=1)

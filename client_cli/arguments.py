@@ -1,5 +1,6 @@
 """Command-line values checked as argparse reads them: one checker for every bounded number,
-so each option's rule is a line and every refusal reads alike.
+so each option's rule is a line and every refusal reads alike; and players' names, by the
+server's own naming rule.
 
 >>> minutes = bounded(float, noun="minutes", rule="give 1 to 60", accept=lambda v: 1 <= v <= 60)
 >>> minutes("2.5")
@@ -14,6 +15,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from typing import TypeVar
+
+from server.kinds import name_fault
 
 Number = TypeVar("Number", int, float)
 
@@ -36,4 +39,21 @@ def bounded(
     return parse
 
 
-__all__ = ["bounded"]
+def player_name(text: str) -> str:
+    """A player's name for argparse's ``type=``, refused here as the server would refuse it
+    (surrounding spaces dropped, as the server drops them).
+
+    >>> player_name(" ann ")
+    'ann'
+    >>> player_name("")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: '' is no name: a name is 2 to 24 characters long
+    """
+    name = text.strip()
+    fault = name_fault(name)
+    if fault is not None:
+        raise argparse.ArgumentTypeError(f"{text!r} is no name: {fault}")
+    return name
+
+
+__all__ = ["bounded", "player_name"]

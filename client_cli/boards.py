@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
-from server.engine import SUIT_COUNTS
+from server.engine import SUIT_COUNTS, SuitCount
 from server.protocol import (
     Board,
     DailyInfo,
@@ -29,14 +29,14 @@ from server.protocol import (
     RankRequest,
 )
 
-from .arguments import bounded
+from .arguments import bounded, player_name
 from .connection import Connection
 from .errors import ClientError, ServerError, UsageError
 from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
 from .race_table import ordinal
 from .ui.widgets import format_clock
-from .wording import UNDER_REVIEW, player_label, plural
+from .wording import UNDER_REVIEW, board_note, player_label, plural
 
 PAGE = 100  # the most rows the server sends at once
 HISTORY_LOOKUP = 100  # a player's latest games, searched for a held daily result
@@ -80,6 +80,7 @@ def _rows_table(title: str, rows: Sequence[LeaderboardRow], me: str | None) -> T
 async def _leaderboard(args: argparse.Namespace) -> int:
     connection = await open_connection(args, account=args.around_me)
     me = connection.player.name if connection.player else None
+    board = leaderboard_board(args.board, args.around_me, connection)
     try:
         today = connection.server_day()
         if args.day is not None and args.day > today:
@@ -87,14 +88,14 @@ async def _leaderboard(args: argparse.Namespace) -> int:
                 f"no leaderboard for {args.day}: that day has not begun "
                 f"(it is {today} on the server)"
             )
-        held = await _held_result(connection, args.day or today, args.suits, args.board)
+        mine = await own_daily(connection, args.day or today, args.suits, board)
         if args.around_me:
             info = await connection.request(
                 RankRequest(
                     type="rank",
                     day=args.day,
                     suits=args.suits,
-                    board=args.board,
+                    board=board,
                     around=args.around,
                 ),
                 RankInfo,
@@ -103,7 +104,7 @@ async def _leaderboard(args: argparse.Namespace) -> int:
             rows = info.around
             title = f"{info.day} · {plural(info.suits, 'suit')}{_board_title(info.board)} · "
             title += f"{info.player}: " + _rank_text(info)
-            day, suits = info.day, info.suits
+            day, suits, total = info.day, info.suits, info.total
         else:
             rows, after, page = [], None, None
             while len(rows) < args.top:
@@ -112,7 +113,7 @@ async def _leaderboard(args: argparse.Namespace) -> int:
                         type="leaderboard",
                         day=args.day,
                         suits=args.suits,
-                        board=args.board,
+                        board=board,
                         limit=min(PAGE, args.top - len(rows)),
                         after=after,
                     ),
@@ -132,9 +133,22 @@ async def _leaderboard(args: argparse.Namespace) -> int:
             }
             title = f"{page.day} · {plural(page.suits, 'suit')}{_board_title(page.board)} · "
             title += plural(page.total, "result")
-            day, suits = page.day, page.suits
+            day, suits, total = page.day, page.suits, page.total
+        command = f"simon leaderboard{' --around-me' if args.around_me else ''} --suits {suits}"
+        if args.day is not None:
+            command += f" --day {day}"
+        elsewhere = await new_board_hint(
+            connection,
+            mine,
+            day=day,
+            suits=suits,
+            board=board,
+            total=total,
+            command=f"{command} --board new",
+        )
     finally:
         await connection.close()
+    held = mine if mine is not None and mine.review else None
     if held is not None:
         result["review"] = held.review
     if args.json:
@@ -144,10 +158,22 @@ async def _leaderboard(args: argparse.Namespace) -> int:
         Console().print(_rows_table(title, rows, me))
     else:  # plain lines: a command in them is never wrapped
         print(title)
-        print(_no_rows(day, suits, args.board, today))
+        if elsewhere is None:
+            print(_no_rows(day, suits, board, today))
+    if elsewhere is not None:
+        print(elsewhere)
     if held is not None:
         print(_held_line(held))
     return 0
+
+
+def leaderboard_board(asked: Board | None, around_me: bool, connection: Connection) -> Board:
+    """The board ``--board`` names, else the public one; but a bot account's own rank is on
+    the bots' board, the only one it plays on."""
+    if asked is not None:
+        return asked
+    player = connection.player
+    return "bots" if around_me and player is not None and player.bot else "humans"
 
 
 def _rank_text(info: RankInfo) -> str:
@@ -176,16 +202,49 @@ def _held_line(game: HistoryGame) -> str:
     )
 
 
-async def _held_result(
+async def own_daily(
     connection: Connection, day: date, suits: int, board: Board
 ) -> HistoryGame | None:
-    """The signed-in player's daily result of that day and suit count, if it is held for
-    review (the leaderboard leaves it out; only its player is told)."""
+    """The signed-in player's finished daily of that day and suit count, when it belongs
+    with ``board`` (a bot's with the bots' board, a person's with the others): it may be
+    held for review (the board leaves it out; only its player is told), or on the new
+    players' board rather than the public one."""
     player = connection.player
     if player is None or player.bot != (board == "bots"):
         return None
-    held = await held_results(connection, day)
-    return held.get(suits)
+    return (await daily_results(connection, day)).get(suits)
+
+
+async def new_board_hint(
+    connection: Connection,
+    mine: HistoryGame | None,
+    *,
+    day: date,
+    suits: SuitCount,
+    board: Board,
+    total: int,
+    command: str,
+) -> str | None:
+    """Where to look when the public board does not show a day's results: the player's own
+    result (``mine``) is on the new players' board, or the public board (``board``, of
+    ``total`` results) is empty and that one is not. ``command`` shows the new players'
+    board."""
+    if board != "humans":
+        return None
+    there = f"the new players' board, where new accounts play their first days: {command}"
+    if mine is not None and mine.board == "new" and not mine.review:
+        rank = f", rank {mine.rank}" if mine.rank is not None else ""
+        return f"Your result (score {mine.score}{rank}) is on {there}"
+    if total:
+        return None
+    newcomers = await connection.request(
+        LeaderboardRequest(type="leaderboard", day=day, suits=suits, board="new", limit=1),
+        LeaderboardPage,
+    )
+    if not newcomers.total:
+        return None
+    count = newcomers.total
+    return f"{plural(count, 'result')} {'is' if count == 1 else 'are'} on {there}"
 
 
 async def daily_results(connection: Connection, day: date) -> dict[int, HistoryGame]:
@@ -203,8 +262,14 @@ async def held_results(connection: Connection, day: date) -> dict[int, HistoryGa
 
 
 def result_text(game: HistoryGame) -> str:
-    """A finished daily in a few words: ``score 812, rank 3`` or ``..., under review``."""
-    return f"score {game.score}" + (f", {_standing(game)}" if _standing(game) else "")
+    """A finished daily in a few words: ``score 812, rank 3``, ``score 849, rank 1 on the new
+    players' board (verified)`` or ``score 812, under review``."""
+    if game.review:
+        return f"score {game.score}, {UNDER_REVIEW}"
+    if game.rank is None:
+        return f"score {game.score}"
+    board = f" {note}" if (note := board_note(game.board, None)) else ""
+    return f"score {game.score}, rank {game.rank}{board}" + (" (verified)" if game.verified else "")
 
 
 def _board_title(board: Board) -> str:
@@ -228,6 +293,8 @@ async def _history(args: argparse.Namespace) -> int:
     )
     title = f"{history.player}: {plural(stats.games, 'game')}, {stats.won} won"
     Console().print(history_table(title + (f"; best {best}" if best else ""), history.games))
+    if history.games:
+        print(game_ids(history.games))
     if history.counts_from is not None:
         print(
             f"New player: dailies go on the new players' board; they count on the public "
@@ -264,8 +331,8 @@ def history_table(title: str, games: Sequence[HistoryGame]) -> Table:
         )
     for game in games:
         table.add_row(
-            str(game.day or game.finished_at[:10]),
-            game.code or "(today's)",  # a daily's code stays secret until its day is over
+            _day_of(game),
+            _code_of(game),
             f"race {game.race}" if game.race else game.mode,
             "✓" if game.won else "",
             str(game.score),
@@ -274,6 +341,22 @@ def history_table(title: str, games: Sequence[HistoryGame]) -> Table:
             _standing(game),
         )
     return table
+
+
+def game_ids(games: Sequence[HistoryGame]) -> str:
+    """The games' ids, in the order of :func:`history_table` (too long for a column there at
+    80 characters): what a player copies to replay or review a game."""
+    lines = ["Game ids (simon replay --game ID, simon review ID):"]
+    lines += [f"  {_day_of(game)} {_code_of(game):14} {game.game}" for game in games]
+    return "\n".join(lines)
+
+
+def _day_of(game: HistoryGame) -> str:
+    return str(game.day or game.finished_at[:10])
+
+
+def _code_of(game: HistoryGame) -> str:
+    return game.code or "(today's)"  # a daily's code stays secret until its day is over
 
 
 def _standing(game: HistoryGame) -> str:
@@ -331,7 +414,7 @@ async def _daily(args: argparse.Namespace) -> int:
     hours, rest = divmod(int(info.seconds_left), 3600)
     print(f"Daily deals for {info.day} (next in {hours} h {rest // 60:02} min):")
     for deal in deals:
-        progress = _progress(deal.started, deal.finished)
+        progress = _progress(deal.suits, deal.started, deal.finished)
         if deal.suits in held:
             progress += f", {UNDER_REVIEW} (off the leaderboard for now)"
         print(f"  {plural(deal.suits, 'suit'):7}  {progress}")
@@ -346,12 +429,12 @@ async def _daily(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress(started: bool | None, finished: bool | None) -> str:
+def _progress(suits: int, started: bool | None, finished: bool | None) -> str:
     """How far the signed-in player is with one of today's deals."""
     if finished:
         return "played"
     if started:
-        return "started: take it up with simon play --daily"
+        return f"started: take it up with simon play --daily --suits {suits}"
     return "not started" if started is not None else ""
 
 
@@ -369,8 +452,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--board",
         choices=get_args(Board),
-        default="humans",
-        help="the humans' leaderboard (default), the new players' (new) or the bots'",
+        help="the humans' leaderboard (default; a bot's --around-me: the bots'), "
+        "the new players' (new) or the bots'",
     )
     parser.add_argument(
         "--around", type=int, default=5, choices=range(26), metavar="N", help=argparse.SUPPRESS
@@ -380,7 +463,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=lambda args: asyncio.run(_leaderboard(args)))
 
     parser = subparsers.add_parser("history", help="a player's finished games")
-    parser.add_argument("name", nargs="?", help="default: you")
+    parser.add_argument("name", nargs="?", type=player_name, help="default: you")
     parser.add_argument("--limit", type=int, default=20, choices=range(1, 101), metavar="N")
     add_server_argument(parser)
     add_json_argument(parser)

@@ -44,7 +44,7 @@ from .errors import BotAccountNeeded, ClientError, ServerError, UsageError
 from .online import add_server_argument, open_connection, print_json
 from .solve import winning_moves
 from .table import LocalTable, OnlineTable, Table
-from .wording import board_note, plural, rule_sentence
+from .wording import board_note, plural, replay_line, rule_sentence
 
 FINISH_WAIT = 5.0  # seconds bot mode waits for the result after a winning move
 RATE_RETRIES = 30
@@ -126,18 +126,29 @@ def _play_screen(args: argparse.Namespace, code: GameCode | None) -> int:
 
     def on(connection: Connection) -> Any:
         async def open_online(chosen: int | None) -> Table:
-            table = OnlineTable(connection)
-            try:
-                await table.start(mode, chosen or suits or 1, str(code) if code else None)
-            except ServerError as error:
-                if error.code != ErrorCode.ALREADY_PLAYED:
-                    raise
-                raise ClientError(await _played(connection, error, chosen or suits or 1)) from None
-            return table
+            return await start_online(
+                connection, mode, chosen or suits or 1, str(code) if code else None
+            )
 
         return SimonApp(open_online, ask_suits=ask, remember_suits=remember, letters=args.letters)
 
     return asyncio.run(run_online_screen(args, on))
+
+
+async def start_online(
+    connection: Connection, mode: Mode, suits: int, code: str | None
+) -> OnlineTable:
+    """A game started (or taken up) on the server. A daily played already is refused as the
+    server refused it (``already-played``, for ``--json``), its message telling the result."""
+    table = OnlineTable(connection)
+    try:
+        await table.start(mode, suits, code)
+    except ServerError as error:
+        if error.code != ErrorCode.ALREADY_PLAYED:
+            raise
+        said = await _played(connection, error, suits)
+        raise ServerError(error.error.model_copy(update={"message": said})) from None
+    return table
 
 
 async def _played(connection: Connection, error: ServerError, suits: int) -> str:
@@ -165,10 +176,13 @@ async def run_online_screen(args: argparse.Namespace, make_app: Callable[[Connec
 
 
 def _after(app: Any) -> int:
-    if app.error:
-        raise ClientError(app.error)
+    if app.error is not None:  # as it was raised: its kind gives the exit status and code
+        raise app.error
     if getattr(app, "printed", None):  # the share text, with no clipboard to copy it to
         print(app.printed)
+    table = getattr(app, "table", None)
+    if table is not None and table.after is not None:  # the id stays once the screen is gone
+        print(replay_line(table.after.game))
     return int(app.return_code or 0)
 
 

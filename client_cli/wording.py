@@ -1,5 +1,5 @@
 """The words every view of the client shares: counts, player labels, a rule's sentence,
-and the line that ends a game."""
+the line that ends a game and the command that replays it."""
 
 from __future__ import annotations
 
@@ -67,3 +67,8 @@ def won_text(score: int, moves: int, rank: int | None = None, review: str | None
 def resigned_text(score: int, rank: int | None = None, review: str | None = None) -> str:
     """The line that tells the player their resigned game is over."""
     return f"You resigned: the game is over with score {score}{_standing(rank, review)}."
+
+
+def replay_line(game: str) -> str:
+    """How to see a finished game again: the game's id in the command that takes it."""
+    return f"Replay it: simon replay --game {game}"

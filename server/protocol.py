@@ -667,6 +667,7 @@ class RankInfo(_Message):
 
 
 class HistoryGame(_Message):
+    game: str  # its id: what replay, review and report take
     day: date | None = None  # None: a practice (or race) game
     code: str | None = None  # None: a daily of today, secret until the day ends
     suits: SuitCount

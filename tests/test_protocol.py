@@ -538,6 +538,7 @@ SERVER_SAMPLES: list[BaseModel] = [
         stats=PlayerStats(games=2, won=1, best_score={"1": 839}),
         games=[
             HistoryGame(
+                game="5f0c1e2d",
                 suits=1,
                 mode="practice",
                 won=False,

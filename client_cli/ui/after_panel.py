@@ -1,6 +1,7 @@
-"""The finished screen's part for a daily: where the result stands among everyone's, the
-streak, a one-line histogram of the winners' moves, and the text to share (``c`` copies it
-where a clipboard program is found, else it is printed when the game screen closes)."""
+"""The finished screen's part for an online game: for a daily, where the result stands
+among everyone's, the streak, a one-line histogram of the winners' moves, and the text to
+share (``c`` copies it where a clipboard program is found, else it is printed when the game
+screen closes); for any, the command that replays it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from textual.widgets import Static
 from server.protocol import DayStats, Finished
 
 from ..table import Table
+from ..wording import replay_line
 
 #: Eight heights of a bar, lowest first.
 BLOCKS: Final = "▁▂▃▄▅▆▇█"
@@ -66,7 +68,8 @@ def after_text(finished: Finished, stats: DayStats | None) -> Text:
             text.append(" " * len(f"winners' moves {first} ") + drawn[1] + " you\n", "yellow")
     if finished.share:
         text.append(finished.share + "\n")
-        text.append("c copies the text above", "dim")
+        text.append("c copies the text above\n", "dim")
+    text.append(replay_line(finished.game), "dim")
     return text
 
 
@@ -85,10 +88,10 @@ def copy_text(text: str) -> bool:
 
 
 class AfterPanel(Static):
-    """Shown once a daily is over (hidden otherwise)."""
+    """Shown once an online game is over (hidden otherwise)."""
 
     def update_from(self, table: Table) -> None:
         finished = table.after
-        self.display = finished is not None and finished.mode == "daily"
-        if finished is not None and self.display:
+        self.display = finished is not None
+        if finished is not None:
             self.update(after_text(finished, table.day_stats))

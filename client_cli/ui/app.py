@@ -65,6 +65,7 @@ empty column.
 [b]Keys[/b]
   [b]u[/b] undo     [b]r[/b] restart (press r again)   [b]x[/b] resign (press x again)
   [b]q[/b] quit (an online game waits on the server)   [b]Esc[/b] clear   [b]?[/b] help
+  [b]c[/b] copy the share text, once a daily is over
 Any key goes back to the game."""
 
 
@@ -109,10 +110,16 @@ class HelpScreen(ModalScreen[None]):
             yield Static(HELP, id="help-text")
 
     def on_key(self) -> None:
-        self.dismiss()
+        self.back_to_game()
 
     def on_click(self) -> None:
-        self.dismiss()
+        self.back_to_game()
+
+    def back_to_game(self) -> None:
+        """Back to the game, once: keys typed in a burst all reach this screen before it
+        is gone, and a second dismiss would pop the game's own screen."""
+        if self.is_active:
+            self.dismiss()
 
 
 class SimonApp(App[int]):
@@ -140,7 +147,7 @@ class SimonApp(App[int]):
         self.remember_suits = remember_suits
         self.letters = letters
         self.table: Table | None = None
-        self.error: str | None = None
+        self.error: ClientError | None = None  # why the game could not open
         self.confirming: CommandKind | None = None  # restart or resign, asked once more
         #: Text to print once the screen is closed (the share text, with no clipboard here).
         self.printed: str | None = None
@@ -183,7 +190,7 @@ class SimonApp(App[int]):
         try:
             table = await self.open_table(suits)
         except ClientError as error:
-            self.error = str(error)
+            self.error = error
             self.exit(1)
             return
         self.table = table

@@ -30,7 +30,8 @@ from .widgets import BoardBox, BoardView, ScoreLine, panel_grid
 
 #: The prompt's hint in the room, before the reveal; in the race; once it is over.
 ROOM_PLACEHOLDER = "s start (the owner) · q leave · ? help"
-RACE_PLACEHOLDER = "3-7 move · 3 best move · u undo · x resign · q quit (you stay in the race)"
+#: Fits an 80-column terminal: the best move (3, Enter) is left to the help (?).
+RACE_PLACEHOLDER = "3-7 move · u undo · r restart · x resign · q quit (you stay in the race)"
 OVER_PLACEHOLDER = "m rematch · q quit · ? help"
 WATCH_PLACEHOLDER = "q quit · ? help"
 PLACEHOLDERS = {"room": ROOM_PLACEHOLDER, "racing": RACE_PLACEHOLDER, "over": OVER_PLACEHOLDER}
@@ -163,7 +164,7 @@ class RaceApp(SimonApp):
         try:
             table = await self.open_table(suits)
         except ClientError as error:
-            self.error = str(error)
+            self.error = error
             self.exit(1)
             return
         self.table = table

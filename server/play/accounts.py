@@ -9,28 +9,22 @@ and changing the server secret logs nobody out.
 from __future__ import annotations
 
 import hashlib
-import re
 import secrets
-from typing import Final
 
+from server.kinds import name_fault
 from server.protocol import ErrorCode
 from server.store import NameTaken, PlayerRecord, PlayerStore
 
 from .clock import Clock
 from .errors import BadName, Refused
 
-NAME_MIN: Final = 2
-NAME_MAX: Final = 24
-_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
-
 
 def check_name(name: str) -> str:
     """Return ``name`` stripped of surrounding spaces, or raise :class:`BadName`."""
     name = name.strip()
-    if not NAME_MIN <= len(name) <= NAME_MAX:
-        raise BadName(f"a name is {NAME_MIN} to {NAME_MAX} characters long")
-    if not _NAME.match(name):
-        raise BadName("a name uses only letters A-Z, digits, _ and -")
+    fault = name_fault(name)
+    if fault is not None:
+        raise BadName(fault)
     return name
 
 

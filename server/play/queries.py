@@ -161,6 +161,7 @@ class Queries:
             ),
             games=[
                 HistoryGame(
+                    game=record.id,
                     day=record.day,
                     # today's deal stays secret until the day is over, even once played
                     code=None if record.day is not None and record.day >= today else record.code,

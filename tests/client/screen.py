@@ -6,6 +6,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from rich.text import Text
+from textual import events
+from textual.app import App
 from textual.widgets import Static
 
 from client_cli.table import LocalTable, OnlineTable, Table
@@ -45,3 +47,14 @@ def notice(app: SimonApp) -> str:
 def game(app: SimonApp) -> Game:
     assert app.table is not None and app.table.game is not None
     return app.table.game
+
+
+def type_in_a_burst(app: App[Any], keys: str) -> None:
+    """Send ``keys`` all at once, as a fast typist does: the pilot's ``press`` lets the app
+    settle after each key, so it never sees two keys reach a screen that is closing."""
+    driver = app._driver
+    assert driver is not None
+    for key in keys:
+        event = events.Key(key, key)
+        event.set_sender(app)
+        driver.send_message(event)

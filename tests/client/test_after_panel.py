@@ -73,6 +73,7 @@ async def test_the_finished_screen_shows_the_standing_streak_histogram_and_share
         assert "beats or ties 75% of today's results · 3 days in a row (best 5)" in text
         assert "winners' moves 80 ▄█ 99" in text and " ▲ you" in text
         assert share in text and "c copies" in text
+        assert text.endswith("Replay it: simon replay --game g1")
         monkeypatch.setenv("PATH", str(tmp_path))  # no clipboard program
         await pilot.press("c")
         await pilot.pause()

@@ -3,17 +3,30 @@ questions and the notice line, mostly on an offline game."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
+from client_cli.errors import ServerError
+from client_cli.main import error_code
+from client_cli.play import _after
 from client_cli.table import LocalTable, OnlineTable, Table
 from client_cli.ui.app import HelpScreen, SimonApp, SuitScreen
 from client_cli.ui.cards import HEADER
 from client_cli.ui.widgets import BoardView
 from server.engine import Game, Rule
-from server.protocol import Finished, Resign, State
-from tests.client.screen import CODE, SIZE, game, notice, online_opener, opener
+from server.protocol import Error, ErrorCode, Finished, Resign, State
+from tests.client.screen import (
+    CODE,
+    SIZE,
+    game,
+    notice,
+    online_opener,
+    opener,
+    type_in_a_burst,
+)
 from tests.support.client import ScriptedConnection, view_of
 
 
@@ -156,7 +169,8 @@ async def test_the_help_fits_an_80_by_24_terminal_and_tells_every_key() -> None:
         dialog = app.screen.query_one("#help-dialog", VerticalScroll)
         assert dialog.max_scroll_y == 0  # any key closes it: it could not be scrolled
         text = str(app.screen.query_one("#help-text", Static).content)
-        for key in ("u[/b] undo", "r[/b] restart", "x[/b] resign", "q[/b] quit", "Esc"):
+        keys = ("u[/b] undo", "r[/b] restart", "x[/b] resign", "q[/b] quit", "Esc", "c[/b] copy")
+        for key in keys:
             assert key in text
 
 
@@ -173,6 +187,34 @@ async def test_help_opens_and_closes() -> None:
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_a_game_that_cannot_open_ends_with_the_servers_own_refusal() -> None:
+    refusal = ServerError(Error(code=ErrorCode.ALREADY_PLAYED, message="already played"))
+
+    async def open_table(suits: int | None) -> Table:
+        raise refusal
+
+    app = SimonApp(open_table)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+    with pytest.raises(ServerError) as raised:
+        _after(app)
+    assert raised.value is refusal and error_code(raised.value) == "already-played"  # --json
+
+
+async def test_keys_typed_in_a_burst_close_the_help_once() -> None:
+    app = SimonApp(opener())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("?")
+        await pilot.pause()
+        type_in_a_burst(app, "3-4")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press(*"3-4", "enter")
+        await pilot.pause()
+        assert game(app).moves == 1  # the game screen is still there, and plays
 
 
 async def test_the_last_run_wins_the_game() -> None:
@@ -216,7 +258,7 @@ async def test_resign_asks_once_more_then_ends_the_offline_game() -> None:
         assert app.table.elapsed() == clock  # the clock stopped
 
 
-async def test_resign_online_tells_the_server_and_shows_its_result() -> None:
+async def test_resign_online_tells_the_server_and_shows_its_result(capsys: Any) -> None:
     start = view_of(Game.from_code(CODE), 0)
     connection = ScriptedConnection([State(id=1, state=start)])
 
@@ -248,10 +290,14 @@ async def test_resign_online_tells_the_server_and_shows_its_result() -> None:
         await pilot.pause()
         assert app.table.finished and not app.table.pending
         assert notice(app) == "You resigned: the game is over with score 500."
+        after = app.query_one("#after", Static)
+        assert after.display and "Replay it: simon replay --game g1" in str(after.render())
         await pilot.press(*"3-4", "enter")
         await pilot.pause()
         assert connection.sent[-1] is sent  # nothing more goes to the server
         assert Rule.GAME_OVER.sentence in notice(app)
+    assert _after(app) == 0  # the screen is gone: its id is printed, to replay it later
+    assert capsys.readouterr().out == "Replay it: simon replay --game g1\n"
 
 
 GROUPS = "KS QS JS 9S 8S 7S\nTS\n6S 5S 4S 3S 2S AS\n"  # seven runs already removed

@@ -11,15 +11,16 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from client_cli.boards import history_table
+from client_cli.boards import game_ids, history_table
 from client_cli.config import Account, Config
 from client_cli.connection import Connection
 from client_cli.errors import ServerError
 from client_cli.main import main
-from client_cli.play import _played
+from client_cli.play import _played, start_online
 from client_cli.table import OnlineTable
 from server.engine import GameCode
 from server.play.daily import Proof, SolverProver
+from server.play.fairplay import Thresholds
 from server.protocol import HistoryGame
 from tests.conftest import Backend
 from tests.support.players import registered
@@ -33,9 +34,10 @@ from tests.support.servers import (
 )
 
 
-def test_history_at_80_columns_cuts_no_code() -> None:
+def test_history_at_80_columns_cuts_no_code_and_lists_the_game_ids() -> None:
     games = [
         HistoryGame(
+            game="5f0c1e2d3c4b5a69788796a5b4c3d2e1",
             day="2026-03-01",
             code="SS1-S4-AAAAABD",
             suits=4,
@@ -48,6 +50,7 @@ def test_history_at_80_columns_cuts_no_code() -> None:
             review="held",
         ),
         HistoryGame(
+            game="0123456789abcdef0123456789abcdef",
             code="SS1-S2-QWERTYU",
             suits=2,
             mode="practice",
@@ -62,12 +65,17 @@ def test_history_at_80_columns_cuts_no_code() -> None:
     ]
     console = Console(width=80, file=io.StringIO(), record=True)
     console.print(history_table("ann: 2 games, 1 won", games))
+    console.print(game_ids(games))
     lines = console.export_text().splitlines()
     assert all(len(line) <= 80 for line in lines)
     shown = "\n".join(lines)
     for whole in ("SS1-S4-AAAAABD", "SS1-S2-QWERTYU", "race KQWX-ZPRT", "under review", "12th"):
         assert whole in shown
     assert "…" not in shown
+    assert lines[-2:] == [
+        "  2026-03-01 SS1-S4-AAAAABD 5f0c1e2d3c4b5a69788796a5b4c3d2e1",
+        "  2026-03-02 SS1-S2-QWERTYU 0123456789abcdef0123456789abcdef",
+    ]
 
 
 async def test_an_empty_leaderboard_says_why_and_a_held_result_is_told_to_its_player(
@@ -138,3 +146,67 @@ async def test_an_empty_leaderboard_says_why_and_a_held_result_is_told_to_its_pl
             said = await _played(again, refused.value, 1)
         assert said.startswith("you have played today's 1-suit deal")
         assert said.endswith(f"; your result: score {finished['score']}, under review")
+
+
+async def test_a_first_days_result_points_to_the_new_players_board(
+    backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    monkeypatch.setenv("SIMON_CONFIG_DIR", str(tmp_path))
+    monkeypatch.delenv("SIMON_SERVER", raising=False)
+    settings = server_settings(backend, fairplay=Thresholds(new_account_days=2))
+    async with serving(settings, clock=fresh_clock()) as server:
+
+        async def simon(*argv: str) -> str:
+            status = await asyncio.to_thread(main, [*argv, "--server", server.url])
+            out, err = capsys.readouterr()
+            assert status == 0, err
+            return " ".join(out.split())  # however the terminal wraps it
+
+        config = Config()
+        name, other, robo = unique_name("ann"), unique_name("bea"), unique_name("robo")
+        async with Client.connect(server.url) as bot:
+            token = (await bot.request({"type": "register", "name": robo, "bot": True}))["token"]
+            config.add_account(server.url, Account(robo, token, bot=True))
+            await bot.request({"type": "start", "suits": 1})
+            await bot.request({"type": "resign"})
+        async with Client.connect(server.url) as newcomer:
+            config.add_account(server.url, Account(other, await registered(newcomer, other)))
+        async with Client.connect(server.url) as human:
+            config.add_account(server.url, Account(name, await registered(human, name)))
+            await human.request({"type": "start", "suits": 2})  # started, not finished
+            await human.request({"type": "start", "suits": 1})
+            await human.request({"type": "resign"})
+            finished = await human.pushed_event(lambda frame: frame["type"] == "finished")
+        config.save()
+        assert finished["board"] == "new" and finished["rank"] == 1 and "review" not in finished
+
+        here = "is on the new players' board, where new accounts play their first days: "
+        out = await simon("leaderboard", "--suits", "1")
+        assert "0 results" in out and "No results yet" not in out
+        mine = f"Your result (score 500, rank 1) {here}"
+        assert f"{mine}simon leaderboard --suits 1 --board new" in out
+        out = await simon("leaderboard", "--suits", "1", "--around-me")
+        assert f"{name}: no result" in out
+        assert f"{here}simon leaderboard --around-me --suits 1 --board new" in out
+        out = await simon("stats", "--today", "--suits", "1")
+        assert "0 finished" in out and f"{here}simon stats --today --suits 1 --board new" in out
+        out = await simon("leaderboard", "--suits", "1", "--as", other)
+        assert f"1 result {here}simon leaderboard --suits 1 --board new" in out
+        out = await simon("leaderboard", "--suits", "1", "--board", "new")
+        assert name in out and "first days" not in out  # that board itself needs no hint
+        out = await simon("daily")
+        assert "started: take it up with simon play --daily --suits 2" in out
+        # a bot's own rank is on the bots' board, the only one it plays on
+        out = await simon("leaderboard", "--around-me", "--suits", "1", "--as", robo)
+        assert "· bots ·" in out and f"{robo}: rank 1 of 1" in out
+
+        # the play screen cannot start it again: the server's code, and the result it got
+        kept = config.account(server.url, name)
+        assert kept is not None
+        async with Connection(server.url, token=kept.token) as again:
+            with pytest.raises(ServerError) as refused:
+                await start_online(again, "daily", 1, None)
+        assert refused.value.code == "already-played"
+        assert str(refused.value).endswith(
+            "; your result: score 500, rank 1 on the new players' board"
+        )

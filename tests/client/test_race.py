@@ -177,6 +177,8 @@ async def test_the_rooms_notices_follow_it_to_the_race() -> None:
         await pilot.pause()
         assert screen_text(app, "#notice") == "Go! The deal is revealed: your move."
         assert prompt.placeholder == RACE_PLACEHOLDER  # the move keys, not the room's
+        for key in ("u undo", "r restart", "x resign", "q quit"):  # every one the race takes
+            assert key in prompt.placeholder
         over = room("over", 4, ("ann", "bob"), deal=CODE)
         table.receive(RaceRoom(event="over", room=over))
         await pilot.pause()
@@ -284,6 +286,7 @@ def test_two_bots_race_a_fresh_deal_in_a_room_that_allows_bots(
     monkeypatch.setenv("COLUMNS", "80")
     assert main(["history"]) == 0
     shown = capsys.readouterr().out
+    assert re.search(rf"\n  \S+ {game['code']} {game['game']}\n", shown)  # the id to replay it
     place = ordinal(owner_last["you"]["place"])
     assert re.search(rf"race {first['room']}\s.*\s{place}\n", shown)  # one line, whole
 

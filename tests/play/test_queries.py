@@ -30,6 +30,17 @@ async def test_daily_info_hides_todays_codes_and_shows_yesterdays(
     assert all(deal.par == 42 for deal in info.yesterday)
 
 
+async def test_history_names_each_game_by_the_id_replay_takes(hub: Hub, clock: ManualClock) -> None:
+    player, _ = await hub.accounts.register("finn")
+    daily = await hub.starts.daily(player, 1)
+    await daily.play("resign", clock.now())
+    practice = await hub.starts.practice(player, None, 2)
+    clock.advance(seconds=1)
+    await practice.play("resign", clock.now())
+    history = await hub.queries.history(player, 10)
+    assert [game.game for game in history.games] == [practice.id, daily.id]  # newest first
+
+
 async def test_leaderboard_rank_and_history_of_bot_results(hub: Hub, clock: ManualClock) -> None:
     names = ["bot-a", "bot-b", "bot-c"]
     for name in names:

@@ -12,8 +12,9 @@ from server.web.chart import HEIGHT, score_chart
 
 def game(day: date | None, suits: int, score: int, rank: int | None) -> HistoryGame:
     return HistoryGame(
-        day=day, suits=suits, mode="daily" if day else "practice", won=False, score=score,
-        moves=10, elapsed=60.0, finished_at="2026-03-01T10:00:00+00:00", rank=rank,
+        game=f"{day}-{suits}-{score}", day=day, suits=suits,
+        mode="daily" if day else "practice", won=False, score=score, moves=10, elapsed=60.0,
+        finished_at="2026-03-01T10:00:00+00:00", rank=rank,
     )  # fmt: skip
 
 
