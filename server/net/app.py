@@ -103,7 +103,7 @@ async def _process_request(
         return _limited(refused)
     assert isinstance(connection, GatedConnection)
     connection.admitted(address)
-    if request.headers.get("Upgrade", "").lower() == "websocket":
+    if http.wants_upgrade(request):
         refused = gate.handshake(address)
         return None if refused is None else _limited(refused)
     if request.method not in http.METHODS:

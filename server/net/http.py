@@ -70,10 +70,13 @@ def _text_response(body: bytes, content_type: str) -> Response:
 
 
 def finished(request: Request | None, response: Response) -> Response:
-    """Every HTTP answer as it leaves (the library's own refusals too): ``nosniff``, and
-    for ``HEAD`` the headers of the ``GET`` with no body."""
+    """Every HTTP answer as it leaves (the library's own refusals too): ``nosniff``,
+    ``Connection: close`` (a connection answers one request), and for ``HEAD`` the headers
+    of the ``GET`` with no body."""
     if "X-Content-Type-Options" not in response.headers:
         response.headers["X-Content-Type-Options"] = "nosniff"
+    if response.status_code != 101 and "Connection" not in response.headers:
+        response.headers["Connection"] = "close"
     if request is not None and request.method == "HEAD" and response.body:
         response = dataclasses.replace(response, body=b"")
     return response
@@ -83,12 +86,27 @@ def finished(request: Request | None, response: Response) -> Response:
 METHODS = ("GET", "HEAD")
 
 
+def wants_upgrade(request: Request) -> bool:
+    """Whether ``request`` asks for a websocket (else it is plain HTTP, answered here)."""
+    return request.headers.get("Upgrade", "").lower() == "websocket"
+
+
 def method_not_allowed(request: Request) -> Response:
     response = error_response(
         405, ErrorCode.INVALID_MESSAGE, f"{request.method[:16]} is not served: only GET and HEAD"
     )
     response.headers["Allow"] = ", ".join(METHODS)
     return response
+
+
+def body_refused(request: Request) -> Response:
+    """The answer to a request with a body (``Content-Length``, ``Transfer-Encoding``),
+    which is never read: 405 for a method not served, else 400."""
+    if request.method not in METHODS:
+        return method_not_allowed(request)
+    return error_response(
+        400, ErrorCode.INVALID_MESSAGE, f"{request.method} takes no body: send none"
+    )
 
 
 async def metrics_response(metrics: Metrics) -> Response:
