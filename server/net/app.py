@@ -50,6 +50,11 @@ from .metrics import Metrics
 
 log = logging.getLogger(__name__)
 
+#: How long a closing connection waits for the client's close frame before its socket is
+#: closed: a client that never answers would otherwise hold a stop up for the library's
+#: 10 s (docs/operations.md promises a stop within a few seconds).
+CLOSE_TIMEOUT = 2.0
+
 
 @dataclass
 class RunningServer:
@@ -254,6 +259,7 @@ async def run_server(
                 ping_interval=settings.ping_interval_seconds,
                 ping_timeout=settings.ping_timeout_seconds,
                 open_timeout=settings.handshake_timeout_seconds,
+                close_timeout=CLOSE_TIMEOUT,
                 process_request=partial(
                     _process_request, hub, gate, health, metrics, settings.metrics_port is None
                 ),
