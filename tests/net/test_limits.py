@@ -97,6 +97,50 @@ async def test_registrations_per_address(backend: Backend) -> None:
             assert reply["type"] == "registered", reply
 
 
+async def test_only_accounts_made_count_toward_an_address_registrations(
+    backend: Backend,
+) -> None:
+    async with limited_server(backend, registrations_per_address=2) as (server, _):
+        address = from_address("198.51.100.4")
+        async with Client.connect(server.url, **address) as first:
+            taken = unique_name("taken")
+            made = await first.request({"type": "register", "name": taken})
+            assert made["type"] == "registered", made
+            for _ in range(3):  # this connection has an account already
+                again = await first.request({"type": "register", "name": unique_name()})
+                assert again["code"] == "already-authenticated", again
+        async with Client.connect(server.url, **address) as second:
+            for name in ["no spaces here!", taken, taken, "bad/name"]:
+                refused = await second.request({"type": "register", "name": name})
+                assert refused["code"] in ("bad-name", "name-taken"), refused
+            made = await second.request({"type": "register", "name": unique_name()})
+            assert made["type"] == "registered", made  # the second of two
+        async with Client.connect(server.url, **address) as third:
+            over = await third.request({"type": "register", "name": unique_name()})
+            assert over["code"] == "rate-limited", over
+
+
+async def test_registrations_at_once_from_one_address_stay_within_its_budget(
+    backend: Backend,
+) -> None:
+    async with limited_server(backend, registrations_per_address=2) as (server, _):
+        address = from_address("198.51.100.5")
+        async with (
+            Client.connect(server.url, **address) as a,
+            Client.connect(server.url, **address) as b,
+            Client.connect(server.url, **address) as c,
+            Client.connect(server.url, **address) as d,
+        ):
+            replies = await asyncio.gather(
+                *(
+                    client.request({"type": "register", "name": unique_name()})
+                    for client in (a, b, c, d)
+                )
+            )
+        kinds = sorted(reply.get("code", reply["type"]) for reply in replies)
+        assert kinds == ["rate-limited", "rate-limited", "registered", "registered"], replies
+
+
 async def test_failed_sign_ins_back_off_per_address(backend: Backend) -> None:
     async with limited_server(
         backend,
