@@ -244,8 +244,8 @@ async def test_a_connection_that_does_not_sign_in_is_closed_after_its_grace(
         assert (await player.request({"type": "ping"}))["type"] == "pong"
 
 
-def _get(url: str, address: str) -> tuple[int, dict[str, str], Any]:
-    request = urllib.request.Request(url, headers={"X-Forwarded-For": address})
+def _get(url: str, address: str, **headers: str) -> tuple[int, dict[str, str], Any]:
+    request = urllib.request.Request(url, headers={"X-Forwarded-For": address, **headers})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, dict(response.headers), json.loads(response.read())
@@ -267,6 +267,30 @@ async def test_http_requests_per_address(backend: Backend) -> None:
         assert (await asyncio.to_thread(_get, url, "198.51.100.11"))[0] == 200
         clock.now += 20
         assert (await asyncio.to_thread(_get, url, "198.51.100.10"))[0] == 200
+
+
+async def test_bearer_tokens_over_http_share_the_sign_in_back_off(backend: Backend) -> None:
+    async with limited_server(
+        backend, auth_failures_free=2, auth_backoff_seconds=1, auth_backoff_max_seconds=8
+    ) as (server, clock):
+        url = server.http_url + "/replay/some-game"
+        guess = {"Authorization": "Bearer guess", "Accept": "application/json"}
+        statuses = [
+            (await asyncio.to_thread(_get, url, "203.0.113.4", **guess))[0] for _ in range(3)
+        ]
+        assert statuses == [401, 401, 401]  # two free, the third starts a lockout
+        status, headers, body = await asyncio.to_thread(_get, url, "203.0.113.4", **guess)
+        assert status == 429 and body["error"]["code"] == "rate-limited", body
+        assert headers["Retry-After"] == "1"
+        async with Client.connect(server.url, **from_address("203.0.113.4")) as guesser:
+            locked = await guesser.request({"type": "auth", "token": "guess"})
+            assert locked["code"] == "rate-limited", locked
+            clock.now += 1
+            failed = await guesser.request({"type": "auth", "token": "guess"})
+            assert failed["code"] == "bad-token", failed  # the fourth failure: 2 s
+        status, headers, _ = await asyncio.to_thread(_get, url, "203.0.113.4", **guess)
+        assert status == 429 and headers["Retry-After"] == "2"
+        assert (await asyncio.to_thread(_get, url, "203.0.113.5", **guess))[0] == 401
 
 
 async def test_x_forwarded_for_from_an_untrusted_peer_is_ignored(
