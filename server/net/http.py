@@ -290,7 +290,13 @@ async def _replay(hub: Hub, game_id: str, request: Request, sign_ins: SignIns | 
             if sign_ins is not None:
                 sign_ins.gate.sign_in_failed(sign_ins.address)
             return _unauthorized(refused.message)
+    if len(game_id) > GAME_ID_LONGEST:  # no game has one: not worth asking the database
+        return error_response(404, ErrorCode.NOT_FOUND, "no finished game has an id that long")
     return _model(await hub.after.replay(asker, game_id))
+
+
+#: The longest game id (as the protocol's ``GameId``).
+GAME_ID_LONGEST = 64
 
 
 def _after_path(path: str) -> tuple[str, str] | None:
@@ -299,8 +305,8 @@ def _after_path(path: str) -> tuple[str, str] | None:
     parts = path.split("/")
     if len(parts) == 4 and parts[1] == "day" and parts[3] == "stats" and parts[2]:
         return "stats", unquote(parts[2])
-    if len(parts) == 3 and parts[1] == "replay" and 0 < len(game := unquote(parts[2])) <= 64:
-        return "replay", game
+    if len(parts) == 3 and parts[1] == "replay" and parts[2]:
+        return "replay", unquote(parts[2])
     return None
 
 

@@ -253,8 +253,7 @@ async def test_a_race_rooms_json_for_programs_and_its_page_for_browsers(
     "path",
     [
         "/", "/nowhere", "/leaderboard/", "/Leaderboard", "/healthz/x", "/day/2026-02-27",
-        "/day//stats", "/day/2026-02-27/stats/more", "/replay/", "/replay/" + "x" * 65,
-        "/replay/a/b",
+        "/day//stats", "/day/2026-02-27/stats/more", "/replay/", "/replay/a/b",
     ],
 )  # fmt: skip
 async def test_every_other_path_goes_to_the_pages(
@@ -268,6 +267,16 @@ async def test_every_other_path_goes_to_the_pages(
 async def test_the_longest_replay_id_is_still_a_route(stand_in: StandIn, pages: list[str]) -> None:
     status, _, _ = await get(stand_in, "/replay/" + "x" * 64)
     assert status == 200 and pages == []
+
+
+async def test_a_replay_id_too_long_for_any_game_is_the_routes_404(
+    stand_in: StandIn, pages: list[str]
+) -> None:
+    status, body, _ = await get(stand_in, "/replay/" + "x" * 65)
+    assert status == 404 and error_of(body) == (
+        "not-found", "no finished game has an id that long"
+    )  # fmt: skip
+    assert pages == [] and stand_in.asked == []  # neither the pages nor the database
 
 
 # -- parameters refused -----------------------------------------------------------------------

@@ -7,6 +7,7 @@ and days out of range answered 400/404, never 503 with a traceback."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import socket
 from typing import Any
@@ -211,3 +212,12 @@ async def test_a_request_with_a_body_is_answered_not_dropped(
     else:
         assert b"GET takes no body" in body, body
     assert _errors(caplog) == []
+
+
+async def test_a_replay_id_of_any_length_answers_a_json_client_json(backend: Backend) -> None:
+    async with serving(server_settings(backend)) as server:
+        for game in ("x" * 64, "x" * 65, "x" * 2000):
+            status, headers, body = await _get(server, "/replay/" + game)
+            assert status == 404, (len(game), status, body[:200])
+            assert headers["Content-Type"] == "application/json", (len(game), headers)
+            assert json.loads(body)["error"]["code"] == "not-found", body
