@@ -37,7 +37,7 @@ from . import http
 from .connection import serve_connection
 from .gated import GatedConnection, connection_class
 from .health import Health
-from .limits import Gate, LimitRefusal, Limits, Monotonic, parse_address
+from .limits import Gate, Limits, Monotonic, parse_address
 from .listen import (
     AcceptErrors,
     ConnectionLines,
@@ -49,6 +49,11 @@ from .listen import (
 from .metrics import Metrics
 
 log = logging.getLogger(__name__)
+
+#: How long a closing connection waits for the client's close frame before its socket is
+#: closed: a client that never answers would otherwise hold a stop up for the library's
+#: 10 s (docs/operations.md promises a stop within a few seconds).
+CLOSE_TIMEOUT = 2.0
 
 
 @dataclass
@@ -74,13 +79,6 @@ class RunningServer:
         return f"http://{self.host}:{self.port}"
 
 
-def _limited(refusal: LimitRefusal) -> Response:
-    response = http.error_response(refusal.status, refusal.code, refusal.message)
-    if refusal.retry_after is not None:
-        response.headers["Retry-After"] = str(refusal.error().detail["retry_after"])  # type: ignore[index]
-    return response
-
-
 def _loopback(peer: str | None) -> bool:
     address = parse_address(peer)
     return address is not None and address.is_loopback
@@ -100,21 +98,23 @@ async def _process_request(
     address = gate.client_address(peer, forwarded)
     refused = gate.admit(address)
     if refused is not None:
-        return _limited(refused)
+        return http.limited(refused)
     assert isinstance(connection, GatedConnection)
     connection.admitted(address)
-    if request.headers.get("Upgrade", "").lower() == "websocket":
+    if http.wants_upgrade(request):
         refused = gate.handshake(address)
-        return None if refused is None else _limited(refused)
+        return None if refused is None else http.limited(refused)
     if request.method not in http.METHODS:
         return http.method_not_allowed(request)
     refused = gate.http_request(address)
     if refused is not None:
-        return _limited(refused)
+        return http.limited(refused)
     # /metrics here only for the machine itself, not through a proxy (else it has a
     # listener of its own, SIMON_METRICS_PORT)
     local = metrics_here and not forwarded and _loopback(peer)
-    response = await http.respond(hub, request, health, metrics if local else None)
+    response = await http.respond(
+        hub, request, health, metrics if local else None, http.SignIns(gate, address)
+    )
     if response.status_code >= 400 and not http.is_health_check(request):
         # a 503 from /healthz is the node's state (proving, the database down), which a
         # balancer polls for: not an error answered to anyone
@@ -254,6 +254,7 @@ async def run_server(
                 ping_interval=settings.ping_interval_seconds,
                 ping_timeout=settings.ping_timeout_seconds,
                 open_timeout=settings.handshake_timeout_seconds,
+                close_timeout=CLOSE_TIMEOUT,
                 process_request=partial(
                     _process_request, hub, gate, health, metrics, settings.metrics_port is None
                 ),

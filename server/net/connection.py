@@ -228,12 +228,17 @@ async def _signing_in(
     message: Register | Auth,
 ) -> Replies:
     """``register`` and ``auth`` under the per-address limits: so many new accounts per
-    window, and a growing back-off after failed sign-ins (the token is not even checked
+    window (a register that makes none does not count; attempts count in the message
+    budget), and a growing back-off after failed sign-ins (the token is not even checked
     while the address is locked out)."""
-    refused = gate.registration(address) if message.type == "register" else gate.sign_in(address)
+    registering = type(message) is Register
+    refused = gate.registration(address) if registering else gate.sign_in(address)
     if refused is not None:
         return [refused.error(message.id)]
+    signed_out = session.player is None
     signed = await session.sign_in(message)
+    if registering and not (signed_out and signed.signed_in):  # a new account is signed in
+        gate.registration_failed(address)
     if signed.signed_in:
         gate.authenticated(websocket)
     elif signed.bad_token:

@@ -11,7 +11,11 @@ Below the message loop, where the websockets library works on its own:
   with 1008, the rest of what it sent discarded unparsed;
 - nothing is written to a transport that is closing: after a reset, asyncio logs a
   warning for every write (a flood of pongs once wrote tens of thousands of lines);
-- every HTTP answer leaves through :func:`server.net.http.finished`.
+- every HTTP answer leaves through :func:`server.net.http.finished`;
+- a plain HTTP request is answered whatever follows it: a request with a body (which the
+  library's parser refuses unanswered) gets a 405 or a 400, and bytes after a request
+  (a pipelined request, the client's EOF) wait unread for its answer, which ends the
+  connection.
 
 Its messages are read with :meth:`~server.net.inbox.TextReading.receive`: whole text frames
 are read off the socket without the library's frame machinery (:mod:`server.net.inbox`).
@@ -20,12 +24,21 @@ are read off the socket without the library's frame machinery (:mod:`server.net.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Generator
 from typing import Any
 
+from websockets.datastructures import Headers
+from websockets.exceptions import (
+    HeaderLineTooLong,
+    InvalidMessage,
+    RequestLineTooLong,
+    TooManyHeaders,
+)
 from websockets.frames import Frame, Opcode
-from websockets.http11 import Response
-from websockets.protocol import State
+from websockets.http11 import Request, Response
+from websockets.protocol import Protocol, State
 from websockets.server import ServerProtocol
+from websockets.streams import StreamReader
 
 from . import http
 from .inbox import TextReading
@@ -36,11 +49,87 @@ _CONTROL = (Opcode.PING, Opcode.PONG)
 CLOSE_GRACE = 1.0
 
 
+class _Head:
+    """A request's head as the library's parser reads it, line by line: so a request it
+    refuses for its body, whole otherwise, can still be answered by its method."""
+
+    def __init__(self, reader: StreamReader) -> None:
+        self._reader = reader
+        self._request_line: bytes | None = None
+        self._complete = False  # its blank line read: only the body was left to judge
+
+    def read_line(
+        self, limit: int, too_long: type[Exception]
+    ) -> Generator[None, None, bytes | bytearray]:
+        line = yield from self._reader.read_line(limit, too_long)
+        if self._request_line is None:
+            self._request_line = bytes(line)
+        elif line == b"\r\n":
+            self._complete = True
+        return line
+
+    def request(self) -> Request | None:
+        """The request, if its head was whole (then its request line was valid)."""
+        if not self._complete or self._request_line is None:
+            return None
+        method, path, _ = self._request_line.decode("ascii").split(" ", 2)
+        return Request(path, Headers(), method)
+
+
 class GatedProtocol(ServerProtocol):
-    """websockets' server protocol, with control frames counted before they are answered
-    and every HTTP answer finished by :func:`~server.net.http.finished`."""
+    """websockets' server protocol, with control frames counted before they are answered,
+    every plain HTTP request answered (its body, or what follows it, notwithstanding), and
+    every HTTP answer finished by :func:`~server.net.http.finished`."""
 
     connection: GatedConnection
+    #: A plain HTTP request was read and its answer is not sent yet.
+    awaiting_answer = False
+
+    def parse(self) -> Generator[None]:
+        """The library's request parsing (its 414 and 431 too), then frames after an
+        upgrade; but a request refused for its body is answered, and after a plain HTTP
+        request nothing is parsed (see :meth:`_until_answered`)."""
+        head = _Head(self.reader)
+        try:
+            request = yield from Request.parse(head.read_line)
+        except Exception as error:
+            self._refuse_head(error, head.request())
+            yield
+            raise AssertionError("parse() stepped after its request was refused") from None
+        self.events.append(request)
+        if not http.wants_upgrade(request):
+            yield from self._until_answered()
+        yield from Protocol.parse(self)
+
+    def _refuse_head(self, error: Exception, whole: Request | None) -> None:
+        self.handshake_exc = error
+        if isinstance(error, RequestLineTooLong | HeaderLineTooLong | TooManyHeaders):
+            status = 414 if isinstance(error, RequestLineTooLong) else 431
+            self.send_response(
+                self.reject(status, f"Failed to open a WebSocket connection: {error}.\n")
+            )
+        elif whole is not None:  # Content-Length or Transfer-Encoding: the library reads no body
+            ServerProtocol.send_response(self, http.finished(whole, http.body_refused(whole)))
+        else:  # not HTTP: closed without a word, as the library does
+            self.handshake_exc = InvalidMessage("did not receive a valid HTTP request")
+            self.handshake_exc.__cause__ = error
+            self.send_eof()
+            self.parser = self.discard()
+            next(self.parser)
+
+    def _until_answered(self) -> Generator[None]:
+        """Drop what follows a plain HTTP request until its answer, which ends the
+        connection (:meth:`send_response` moves on to discard()): a pipelined request
+        would fail the frame parser, which would end the connection unanswered. The
+        client's EOF waits too (:meth:`GatedConnection.eof_received`); only the connection
+        lost before the answer ends it here."""
+        self.awaiting_answer = True
+        while not (yield from self.reader.at_eof()):
+            self.reader.discard()
+        self.awaiting_answer = False
+        self.state = State.CLOSED
+        yield
+        raise AssertionError("parse() stepped after the connection was lost")
 
     def recv_frame(self, frame: Frame) -> None:
         if (
@@ -52,6 +141,11 @@ class GatedProtocol(ServerProtocol):
         super().recv_frame(frame)
 
     def send_response(self, response: Response) -> None:
+        if self.eof_sent:
+            # the frame parser failed on what followed an upgrade request (not a
+            # websocket client): the connection is ending, with nothing more to say
+            return
+        self.awaiting_answer = False
         super().send_response(http.finished(self.connection.request, response))
 
 
@@ -65,6 +159,8 @@ class GatedConnection(TextReading):
         protocol.__class__ = GatedProtocol  # serve() makes a plain one; no state is added
         assert isinstance(protocol, GatedProtocol)
         protocol.connection = self
+        protocol.parser = protocol.parse()  # its own: the plain one's has read nothing yet
+        next(protocol.parser)
         super().__init__(protocol, *args, **kwargs)
         #: The address it was admitted as (None until its request was read and admitted).
         self.client_address: str | None = None
@@ -73,6 +169,8 @@ class GatedConnection(TextReading):
         self._peer_key: str | None = None
         self._silence: asyncio.TimerHandle | None = None
         self._failed = False
+        #: The client's EOF came before the answer to its HTTP request.
+        self._eof_before_answer = False
 
     def admitted(self, address: str) -> None:
         self.client_address = address
@@ -105,6 +203,16 @@ class GatedConnection(TextReading):
             self.transport.close()  # after the close frame, however much more is coming
             self.loop.call_later(CLOSE_GRACE, self.transport.abort)  # real time: a socket's
 
+    def eof_received(self) -> bool | None:  # type: ignore[override]  # asyncio's signature
+        protocol = self.protocol
+        assert isinstance(protocol, GatedProtocol)
+        if protocol.awaiting_answer:
+            # a whole request, then EOF (``nc -N``, a client that half-closes): the
+            # transport stays open to write its answer
+            self._eof_before_answer = True
+            return True
+        return super().eof_received()
+
     def connection_lost(self, exc: Exception | None) -> None:
         if self._silence is not None:
             self._silence.cancel()
@@ -133,6 +241,8 @@ class GatedConnection(TextReading):
             self.protocol.data_to_send()  # dropped: the peer is gone or going
             return
         super().send_data()
+        if self._eof_before_answer and self.protocol.eof_sent:
+            self.transport.close()  # answered, and nothing more can come: done
 
 
 def connection_class(gate: Gate) -> type[GatedConnection]:

@@ -3,7 +3,8 @@
 ``GET /healthz``, ``/daily``, ``/leaderboard?day=&suits=&board=&limit=&after=``,
 ``/rank?day=&suits=&board=&player=``, ``/history?player=&limit=``, ``/race/CODE`` (a race
 room), ``/day/YYYY-MM-DD/stats?suits=&board=&player=`` (everyone's results of a day),
-``/replay/ID`` (a finished game's actions; ``Authorization: Bearer TOKEN`` signs in).
+``/replay/ID`` (a finished game's actions; ``Authorization: Bearer TOKEN`` signs in, under
+the same back-off per address as ``auth``, and a bad token gets ``401``).
 The bodies are the same objects the websocket sends, without ``id``. Bad parameters
 get ``400`` and ``{"error": {"code": ..., "message": ...}}``. Every other path goes to the
 web pages (:mod:`server.web`), which answer unknown paths with the same JSON 404 unless a
@@ -18,6 +19,7 @@ import http
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -29,13 +31,14 @@ from websockets.http11 import Request, Response
 from server import web
 from server.engine import SUIT_COUNTS
 from server.kinds import BOARDS, board_named, parse_day
-from server.play.errors import refusal_of
+from server.play.errors import Refused, refusal_of
 from server.play.hub import Hub
 from server.protocol import HTTP_STATUS, PROTOCOL_VERSION, Board, ErrorCode, has_control
 from server.web.responses import wants_json
 
 from .errors import BadQuery
 from .health import Health
+from .limits import Gate, LimitRefusal
 from .metrics import CONTENT_TYPE, Metrics
 
 log = logging.getLogger(__name__)
@@ -70,10 +73,13 @@ def _text_response(body: bytes, content_type: str) -> Response:
 
 
 def finished(request: Request | None, response: Response) -> Response:
-    """Every HTTP answer as it leaves (the library's own refusals too): ``nosniff``, and
-    for ``HEAD`` the headers of the ``GET`` with no body."""
+    """Every HTTP answer as it leaves (the library's own refusals too): ``nosniff``,
+    ``Connection: close`` (a connection answers one request), and for ``HEAD`` the headers
+    of the ``GET`` with no body."""
     if "X-Content-Type-Options" not in response.headers:
         response.headers["X-Content-Type-Options"] = "nosniff"
+    if response.status_code != 101 and "Connection" not in response.headers:
+        response.headers["Connection"] = "close"
     if request is not None and request.method == "HEAD" and response.body:
         response = dataclasses.replace(response, body=b"")
     return response
@@ -81,6 +87,11 @@ def finished(request: Request | None, response: Response) -> Response:
 
 #: The methods answered; others get 405 (the websocket handshake itself is a GET).
 METHODS = ("GET", "HEAD")
+
+
+def wants_upgrade(request: Request) -> bool:
+    """Whether ``request`` asks for a websocket (else it is plain HTTP, answered here)."""
+    return request.headers.get("Upgrade", "").lower() == "websocket"
 
 
 def method_not_allowed(request: Request) -> Response:
@@ -91,12 +102,45 @@ def method_not_allowed(request: Request) -> Response:
     return response
 
 
+def body_refused(request: Request) -> Response:
+    """The answer to a request with a body (``Content-Length``, ``Transfer-Encoding``),
+    which is never read: 405 for a method not served, else 400."""
+    if request.method not in METHODS:
+        return method_not_allowed(request)
+    return error_response(
+        400, ErrorCode.INVALID_MESSAGE, f"{request.method} takes no body: send none"
+    )
+
+
 async def metrics_response(metrics: Metrics) -> Response:
     return _text_response(await metrics.render(), CONTENT_TYPE)
 
 
 def error_response(status: int, code: ErrorCode, message: str) -> Response:
     return json_response(status, {"error": {"code": code.value, "message": message}})
+
+
+def limited(refusal: LimitRefusal) -> Response:
+    """The answer to a request a limit refused (``Retry-After`` when it says when)."""
+    response = error_response(refusal.status, refusal.code, refusal.message)
+    if refusal.retry_after is not None:
+        response.headers["Retry-After"] = str(refusal.error().detail["retry_after"])  # type: ignore[index]
+    return response
+
+
+@dataclass(frozen=True)
+class SignIns:
+    """The gate's sign-in back-off for the address asking: a token tried over HTTP counts
+    as an ``auth`` does, so HTTP is no way around the back-off."""
+
+    gate: Gate
+    address: str
+
+
+def _unauthorized(message: str) -> Response:
+    response = error_response(401, ErrorCode.BAD_TOKEN, message)
+    response.headers["WWW-Authenticate"] = "Bearer"
+    return response
 
 
 def _model(message: BaseModel) -> Response:
@@ -224,17 +268,35 @@ async def _day_stats(hub: Hub, day_text: str, query: Query) -> Response:
     )
 
 
-async def _replay(hub: Hub, game_id: str, request: Request) -> Response:
+async def _replay(hub: Hub, game_id: str, request: Request, sign_ins: SignIns | None) -> Response:
     """``/replay/ID``: a finished game's actions, if the asker may see them (the owner and
-    reviewers sign in with ``Authorization: Bearer TOKEN``)."""
+    reviewers sign in with ``Authorization: Bearer TOKEN``; ``sign_ins``: under the
+    address's back-off, the token not even checked while it is locked out)."""
     asker = None
     authorization = request.headers.get("Authorization")
     if authorization is not None:
+        locked = sign_ins.gate.sign_in(sign_ins.address) if sign_ins is not None else None
+        if locked is not None:
+            return limited(locked)
         scheme, _, token = authorization.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip() or has_control(token):
-            raise BadQuery("Authorization is Bearer and the account's token")
-        asker = await hub.accounts.authenticate(token.strip())
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token or has_control(token):
+            return _unauthorized("Authorization is Bearer and the account's token")
+        try:
+            asker = await hub.accounts.authenticate(token)
+        except Refused as refused:
+            if refused.code is not ErrorCode.BAD_TOKEN:
+                raise
+            if sign_ins is not None:
+                sign_ins.gate.sign_in_failed(sign_ins.address)
+            return _unauthorized(refused.message)
+    if len(game_id) > GAME_ID_LONGEST:  # no game has one: not worth asking the database
+        return error_response(404, ErrorCode.NOT_FOUND, "no finished game has an id that long")
     return _model(await hub.after.replay(asker, game_id))
+
+
+#: The longest game id (as the protocol's ``GameId``).
+GAME_ID_LONGEST = 64
 
 
 def _after_path(path: str) -> tuple[str, str] | None:
@@ -243,8 +305,8 @@ def _after_path(path: str) -> tuple[str, str] | None:
     parts = path.split("/")
     if len(parts) == 4 and parts[1] == "day" and parts[3] == "stats" and parts[2]:
         return "stats", unquote(parts[2])
-    if len(parts) == 3 and parts[1] == "replay" and 0 < len(game := unquote(parts[2])) <= 64:
-        return "replay", game
+    if len(parts) == 3 and parts[1] == "replay" and parts[2]:
+        return "replay", unquote(parts[2])
     return None
 
 
@@ -259,10 +321,15 @@ def is_health_check(request: Request) -> bool:
 
 
 async def respond(
-    hub: Hub, request: Request, health: Health | None = None, metrics: Metrics | None = None
+    hub: Hub,
+    request: Request,
+    health: Health | None = None,
+    metrics: Metrics | None = None,
+    sign_ins: SignIns | None = None,
 ) -> Response:
     """Answer one plain HTTP GET (``health`` probes the services for ``/healthz``;
-    ``metrics`` serves ``/metrics``)."""
+    ``metrics`` serves ``/metrics``; ``sign_ins`` holds a bearer token to the address's
+    sign-in back-off)."""
     url = urlsplit(request.path)
     if url.path == "/healthz" and health is not None:
         return await _healthz(hub, {}, health)
@@ -292,7 +359,7 @@ async def respond(
             query = {name: values[0] for name, values in raw.items()}
             if what == "stats":
                 return await _day_stats(hub, argument, query)
-            return await _replay(hub, argument, request)
+            return await _replay(hub, argument, request, sign_ins)
         if room is not None:
             if url.query:
                 raise BadQuery("a race room's path takes no parameters")

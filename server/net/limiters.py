@@ -45,6 +45,10 @@ class Bucket:
             return 0.0
         return (1.0 - self.tokens) / self.per_second
 
+    def give_back(self) -> None:
+        """Return a token taken for something that did not happen after all."""
+        self.tokens = min(self.capacity, self.tokens + 1.0)
+
     def at_rest(self, now: float) -> bool:
         self._refill(now)
         return self.tokens >= self.capacity
@@ -99,6 +103,12 @@ class RateTable:
     def take(self, address: str) -> float:
         """0.0 when allowed (and counted); else the seconds to wait."""
         return self._table.get(address, self._clock()).take(self._clock())
+
+    def give_back(self, address: str) -> None:
+        """Uncount an event :meth:`take` allowed that did not happen after all."""
+        bucket = self._table.entries.get(address)
+        if bucket is not None:  # else forgotten meanwhile: back at rest already
+            bucket.give_back()
 
 
 class AuthBackoff:

@@ -386,7 +386,7 @@ class Gate:
             return None
         refused = self.handshake(address)
         if refused is not None:
-            bucket.tokens = min(bucket.capacity, bucket.tokens + 1.0)  # not spent after all
+            bucket.give_back()  # not spent after all
         return refused
 
     def handshake(self, address: str) -> LimitRefusal | None:
@@ -423,6 +423,9 @@ class Gate:
         return self.http_request(address)
 
     def registration(self, address: str) -> LimitRefusal | None:
+        """A new account's place in the address's budget, taken before the account is
+        made (so registrations under way at once cannot all pass), or the refusal. One
+        that makes no account gives its place back (:meth:`registration_failed`)."""
         if self.exempt(address):
             return None
         wait = self.registrations.take(address)
@@ -437,6 +440,12 @@ class Gate:
                 retry_after=wait,
             )
         )
+
+    def registration_failed(self, address: str) -> None:
+        """A registration :meth:`registration` let through made no account (a name taken
+        or refused, a connection signed in already): only accounts made count."""
+        if not self.exempt(address):
+            self.registrations.give_back(address)
 
     def sign_in(self, address: str) -> LimitRefusal | None:
         """Refused while the address is locked out for failed sign-ins (not even checked)."""

@@ -20,6 +20,7 @@ from websockets.http11 import Request, Response
 from server import web
 from server.net import http
 from server.net.health import Health
+from server.net.limits import Gate, Limits
 from server.net.metrics import CONTENT_TYPE, Metrics
 from server.play.errors import Refused
 from server.play.hub import Hub
@@ -80,6 +81,8 @@ class StandIn:
 
     async def _authenticate(self, token: str) -> str:
         self.asked.append(("authenticate", {"token": token}))
+        if token.startswith("bad"):
+            raise Refused(ErrorCode.BAD_TOKEN, "no account has that token")
         return f"account:{token}"
 
 
@@ -105,8 +108,10 @@ def request(path: str, method: str = "GET", **headers: str) -> Request:
     return Request(path, Headers({k.replace("_", "-"): v for k, v in headers.items()}), method)
 
 
-async def get(stand_in: StandIn, path: str, **headers: str) -> tuple[int, Any, Response]:
-    response = await http.respond(cast(Hub, stand_in), request(path, **headers))
+async def get(
+    stand_in: StandIn, path: str, sign_ins: http.SignIns | None = None, **headers: str
+) -> tuple[int, Any, Response]:
+    response = await http.respond(cast(Hub, stand_in), request(path, **headers), sign_ins=sign_ins)
     return response.status_code, json.loads(response.body), response
 
 
@@ -180,12 +185,47 @@ async def test_a_replay_signs_in_with_a_bearer_token(
 
 @pytest.mark.parametrize("authorization", ["Basic dXNlcg==", "Bearer", "Bearer   ", "Bearer a\tb"])
 async def test_any_other_authorization_is_refused(stand_in: StandIn, authorization: str) -> None:
-    status, body, _ = await get(stand_in, "/replay/game-1", Authorization=authorization)
-    assert status == 400
-    assert error_of(body) == (
-        "invalid-message", "Authorization is Bearer and the account's token"
-    )  # fmt: skip
+    status, body, response = await get(stand_in, "/replay/game-1", Authorization=authorization)
+    assert status == 401 and response.headers["WWW-Authenticate"] == "Bearer"
+    assert error_of(body) == ("bad-token", "Authorization is Bearer and the account's token")
     assert stand_in.asked == []
+
+
+class Ticker:
+    """A monotonic clock moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_a_bad_bearer_token_is_401_and_counts_toward_the_sign_in_back_off(
+    stand_in: StandIn,
+) -> None:
+    clock = Ticker()
+    gate = Gate(Limits(auth_failures_free=2, auth_backoff=4.0), monotonic=clock)
+    sign_ins = http.SignIns(gate, "198.51.100.7")
+    for _ in range(3):  # two free, the third starts a lockout
+        status, body, response = await get(
+            stand_in, "/replay/game-1", sign_ins, Authorization="Bearer bad-guess"
+        )
+        assert status == 401 and response.headers["WWW-Authenticate"] == "Bearer"
+        assert error_of(body) == ("bad-token", "no account has that token")
+    stand_in.asked.clear()
+    status, body, response = await get(
+        stand_in, "/replay/game-1", sign_ins, Authorization="Bearer tok"
+    )
+    assert status == 429 and error_of(body)[0] == "rate-limited"
+    assert response.headers["Retry-After"] == "4"
+    assert stand_in.asked == []  # not even checked while locked out
+    assert gate.sign_in("198.51.100.7") is not None  # the websocket's auth is locked out too
+    status, _, _ = await get(stand_in, "/replay/game-1", sign_ins)  # no token: no sign-in
+    assert status == 200
+    clock.now += 4
+    status, _, _ = await get(stand_in, "/replay/game-1", sign_ins, Authorization="Bearer tok")
+    assert status == 200
 
 
 async def test_a_race_rooms_json_for_programs_and_its_page_for_browsers(
@@ -213,8 +253,7 @@ async def test_a_race_rooms_json_for_programs_and_its_page_for_browsers(
     "path",
     [
         "/", "/nowhere", "/leaderboard/", "/Leaderboard", "/healthz/x", "/day/2026-02-27",
-        "/day//stats", "/day/2026-02-27/stats/more", "/replay/", "/replay/" + "x" * 65,
-        "/replay/a/b",
+        "/day//stats", "/day/2026-02-27/stats/more", "/replay/", "/replay/a/b",
     ],
 )  # fmt: skip
 async def test_every_other_path_goes_to_the_pages(
@@ -228,6 +267,16 @@ async def test_every_other_path_goes_to_the_pages(
 async def test_the_longest_replay_id_is_still_a_route(stand_in: StandIn, pages: list[str]) -> None:
     status, _, _ = await get(stand_in, "/replay/" + "x" * 64)
     assert status == 200 and pages == []
+
+
+async def test_a_replay_id_too_long_for_any_game_is_the_routes_404(
+    stand_in: StandIn, pages: list[str]
+) -> None:
+    status, body, _ = await get(stand_in, "/replay/" + "x" * 65)
+    assert status == 404 and error_of(body) == (
+        "not-found", "no finished game has an id that long"
+    )  # fmt: skip
+    assert pages == [] and stand_in.asked == []  # neither the pages nor the database
 
 
 # -- parameters refused -----------------------------------------------------------------------

@@ -1,11 +1,13 @@
 """Plain HTTP on the websocket port, at its edges, through a real server: ``nosniff`` on
 every answer (the library's own refusals too), ``HEAD`` without a body, other methods
-405, ``/metrics`` for the machine itself only (or on a listener of its own), and days out
-of range answered 400/404, never 503 with a traceback."""
+405 (with a body too), a request answered whatever follows it (a pipelined request, the
+client's EOF), ``/metrics`` for the machine itself only (or on a listener of its own),
+and days out of range answered 400/404, never 503 with a traceback."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import socket
 from typing import Any
@@ -32,10 +34,13 @@ PATHS = {
 }
 
 
-def _raw(server: RunningServer, request: bytes) -> bytes:
-    """Send ``request`` as it is; everything the server answers until it closes."""
+def _raw(server: RunningServer, request: bytes, *, then_eof: bool = False) -> bytes:
+    """Send ``request`` as it is (``then_eof``: and shut the socket for writing at once);
+    everything the server answers until it closes."""
     with socket.create_connection((server.host, server.port), timeout=10) as sock:
         sock.sendall(request)
+        if then_eof:
+            sock.shutdown(socket.SHUT_WR)
         answer = b""
         while chunk := sock.recv(65536):
             answer += chunk
@@ -152,3 +157,67 @@ async def test_days_out_of_range_are_refused_plainly(
         status, _, body = await _get(server, "/day/0001-01-01")
         assert status == 404 and b"no board" in body, body[:300]
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+
+def _errors(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR]
+
+
+async def test_pipelined_requests_get_the_first_one_answered(
+    backend: Backend, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING)
+    async with serving(server_settings(backend)) as server:
+        for first in ("/static/app.js", "/healthz", "/no/such/path"):
+            both = _request("GET", first) + b"GET / HTTP/1.1\r\n\r\n"
+            answer = await asyncio.to_thread(_raw, server, both)
+            lines, _ = _head_and_body(answer)
+            assert lines[0].startswith(f"HTTP/1.1 {PATHS.get(first, 200)} "), (first, lines)
+            assert "Connection: close" in lines, lines  # the second is not answered
+            assert answer.count(b"HTTP/1.1 ") == 1, answer[:300]
+    assert _errors(caplog) == []
+
+
+async def test_a_request_followed_at_once_by_eof_is_answered(backend: Backend) -> None:
+    async with serving(server_settings(backend)) as server:
+        for path, status in PATHS.items():
+            answer = await asyncio.to_thread(_raw, server, _request("GET", path), then_eof=True)
+            assert answer.startswith(f"HTTP/1.1 {status} ".encode()), (path, answer[:200])
+
+
+@pytest.mark.parametrize(
+    ("method", "body_headers", "status"),
+    [
+        ("POST", "Content-Length: 3\r\n", 405),
+        ("PUT", "Transfer-Encoding: chunked\r\n", 405),
+        ("DELETE", "Content-Length: 3\r\n", 405),
+        ("GET", "Content-Length: 3\r\n", 400),
+    ],
+)
+async def test_a_request_with_a_body_is_answered_not_dropped(
+    backend: Backend, caplog: pytest.LogCaptureFixture, method: str, body_headers: str, status: int
+) -> None:
+    caplog.set_level(logging.WARNING)
+    request = (
+        f"{method} /healthz HTTP/1.1\r\nHost: simon\r\n{body_headers}\r\n"
+        + ("3\r\nx=1\r\n0\r\n\r\n" if "chunked" in body_headers else "x=1")
+    ).encode()
+    async with serving(server_settings(backend)) as server:
+        lines, body = _head_and_body(await asyncio.to_thread(_raw, server, request))
+    assert lines[0].startswith(f"HTTP/1.1 {status} "), lines
+    assert "X-Content-Type-Options: nosniff" in lines, lines
+    if status == 405:
+        assert "Allow: GET, HEAD" in lines, lines
+        assert f"{method} is not served".encode() in body, body
+    else:
+        assert b"GET takes no body" in body, body
+    assert _errors(caplog) == []
+
+
+async def test_a_replay_id_of_any_length_answers_a_json_client_json(backend: Backend) -> None:
+    async with serving(server_settings(backend)) as server:
+        for game in ("x" * 64, "x" * 65, "x" * 2000):
+            status, headers, body = await _get(server, "/replay/" + game)
+            assert status == 404, (len(game), status, body[:200])
+            assert headers["Content-Type"] == "application/json", (len(game), headers)
+            assert json.loads(body)["error"]["code"] == "not-found", body

@@ -65,6 +65,19 @@ def test_a_rate_table_allows_a_budget_per_window_and_each_address_its_own() -> N
     assert table.take("a") == 0.0
 
 
+def test_a_rate_table_takes_back_what_did_not_happen_but_never_past_its_budget() -> None:
+    clock = Ticker()
+    table = RateTable(2, 60.0, clock)
+    assert [table.take("a"), table.take("a")] == [0.0, 0.0]
+    assert table.take("a") > 0.0
+    table.give_back("a")
+    assert table.take("a") == 0.0 and table.take("a") > 0.0  # one place, given back once
+    table.give_back("unknown")  # never taken: nothing to give back
+    table.give_back("b")
+    table.give_back("b")
+    assert [table.take("b"), table.take("b"), table.take("b") > 0.0] == [0.0, 0.0, True]
+
+
 def test_an_address_table_stays_bounded() -> None:
     clock = Ticker()
     table = _Table(lambda now: _Busy(1, 1.0, now), limit=100)

@@ -97,6 +97,50 @@ async def test_registrations_per_address(backend: Backend) -> None:
             assert reply["type"] == "registered", reply
 
 
+async def test_only_accounts_made_count_toward_an_address_registrations(
+    backend: Backend,
+) -> None:
+    async with limited_server(backend, registrations_per_address=2) as (server, _):
+        address = from_address("198.51.100.4")
+        async with Client.connect(server.url, **address) as first:
+            taken = unique_name("taken")
+            made = await first.request({"type": "register", "name": taken})
+            assert made["type"] == "registered", made
+            for _ in range(3):  # this connection has an account already
+                again = await first.request({"type": "register", "name": unique_name()})
+                assert again["code"] == "already-authenticated", again
+        async with Client.connect(server.url, **address) as second:
+            for name in ["no spaces here!", taken, taken, "bad/name"]:
+                refused = await second.request({"type": "register", "name": name})
+                assert refused["code"] in ("bad-name", "name-taken"), refused
+            made = await second.request({"type": "register", "name": unique_name()})
+            assert made["type"] == "registered", made  # the second of two
+        async with Client.connect(server.url, **address) as third:
+            over = await third.request({"type": "register", "name": unique_name()})
+            assert over["code"] == "rate-limited", over
+
+
+async def test_registrations_at_once_from_one_address_stay_within_its_budget(
+    backend: Backend,
+) -> None:
+    async with limited_server(backend, registrations_per_address=2) as (server, _):
+        address = from_address("198.51.100.5")
+        async with (
+            Client.connect(server.url, **address) as a,
+            Client.connect(server.url, **address) as b,
+            Client.connect(server.url, **address) as c,
+            Client.connect(server.url, **address) as d,
+        ):
+            replies = await asyncio.gather(
+                *(
+                    client.request({"type": "register", "name": unique_name()})
+                    for client in (a, b, c, d)
+                )
+            )
+        kinds = sorted(reply.get("code", reply["type"]) for reply in replies)
+        assert kinds == ["rate-limited", "rate-limited", "registered", "registered"], replies
+
+
 async def test_failed_sign_ins_back_off_per_address(backend: Backend) -> None:
     async with limited_server(
         backend,
@@ -200,8 +244,8 @@ async def test_a_connection_that_does_not_sign_in_is_closed_after_its_grace(
         assert (await player.request({"type": "ping"}))["type"] == "pong"
 
 
-def _get(url: str, address: str) -> tuple[int, dict[str, str], Any]:
-    request = urllib.request.Request(url, headers={"X-Forwarded-For": address})
+def _get(url: str, address: str, **headers: str) -> tuple[int, dict[str, str], Any]:
+    request = urllib.request.Request(url, headers={"X-Forwarded-For": address, **headers})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, dict(response.headers), json.loads(response.read())
@@ -223,6 +267,30 @@ async def test_http_requests_per_address(backend: Backend) -> None:
         assert (await asyncio.to_thread(_get, url, "198.51.100.11"))[0] == 200
         clock.now += 20
         assert (await asyncio.to_thread(_get, url, "198.51.100.10"))[0] == 200
+
+
+async def test_bearer_tokens_over_http_share_the_sign_in_back_off(backend: Backend) -> None:
+    async with limited_server(
+        backend, auth_failures_free=2, auth_backoff_seconds=1, auth_backoff_max_seconds=8
+    ) as (server, clock):
+        url = server.http_url + "/replay/some-game"
+        guess = {"Authorization": "Bearer guess", "Accept": "application/json"}
+        statuses = [
+            (await asyncio.to_thread(_get, url, "203.0.113.4", **guess))[0] for _ in range(3)
+        ]
+        assert statuses == [401, 401, 401]  # two free, the third starts a lockout
+        status, headers, body = await asyncio.to_thread(_get, url, "203.0.113.4", **guess)
+        assert status == 429 and body["error"]["code"] == "rate-limited", body
+        assert headers["Retry-After"] == "1"
+        async with Client.connect(server.url, **from_address("203.0.113.4")) as guesser:
+            locked = await guesser.request({"type": "auth", "token": "guess"})
+            assert locked["code"] == "rate-limited", locked
+            clock.now += 1
+            failed = await guesser.request({"type": "auth", "token": "guess"})
+            assert failed["code"] == "bad-token", failed  # the fourth failure: 2 s
+        status, headers, _ = await asyncio.to_thread(_get, url, "203.0.113.4", **guess)
+        assert status == 429 and headers["Retry-After"] == "2"
+        assert (await asyncio.to_thread(_get, url, "203.0.113.5", **guess))[0] == 401
 
 
 async def test_x_forwarded_for_from_an_untrusted_peer_is_ignored(
