@@ -22,7 +22,7 @@ from datetime import date, datetime
 from typing import Any, ClassVar, Final, TypeVar, cast
 
 from server.edge import EdgeError
-from server.engine import Game
+from server.engine import Game, Move
 from server.play.errors import refusal_of
 from server.play.hub import Hub
 from server.play.player_game import apply
@@ -72,6 +72,10 @@ class Step:
     columns: tuple[str, ...]  # ten columns, deepest card first
     moves: int
     removed: int
+    move: Move | None = None  # the move that led here (None: the deal, an undo, an end)
+    #: How many cards at the end of the move's target column it brought there (0 when they
+    #: completed a run, which left the table at once).
+    arrived: int = 0
 
 
 @dataclass(frozen=True)
@@ -163,17 +167,7 @@ class Source:
         """A public replay (as anyone may see it), its positions one by one, and its solver
         review if one was made."""
         found = await _asking(self._hub.after.replay(None, game_id))
-        game = Game.from_code(found.code)
-        steps = [Step(0, None, None, _columns(game), game.moves, game.removed_count)]
-        previous = None
-        for step in found.moves:
-            apply(game, step.action)
-            think = None if previous is None else (step.at - previous) / 1000
-            previous = step.at
-            steps.append(
-                Step(step.seq, step.action, think, _columns(game), game.moves, game.removed_count)
-            )
-        return found, steps, self._hub.reviews.cached(game_id)
+        return found, positions(found), self._hub.reviews.cached(game_id)
 
     async def room(self, code: str) -> RoomView:
         """A race room as it stands (its racers, and their places once it is over)."""
@@ -198,6 +192,34 @@ class Source:
         while len(self._cache) > CACHE_ENTRIES:
             self._cache.popitem(last=False)
         return body
+
+
+def positions(replay: Replay) -> list[Step]:
+    """A replay's positions: the deal, then the board after each of its actions."""
+    game = Game.from_code(replay.code)
+    steps = [Step(0, None, None, _columns(game), game.moves, game.removed_count)]
+    previous = None
+    for step in replay.moves:
+        removed = game.removed_count
+        move = apply(game, step.action)
+        think = None if previous is None else (step.at - previous) / 1000
+        previous = step.at
+        arrived = 0
+        if move is not None and game.removed_count == removed:
+            arrived = move.count or 0  # a played move's count is explicit
+        steps.append(
+            Step(
+                step.seq,
+                step.action,
+                think,
+                _columns(game),
+                game.moves,
+                game.removed_count,
+                move,
+                arrived,
+            )
+        )
+    return steps
 
 
 def _columns(game: Game) -> tuple[str, ...]:
