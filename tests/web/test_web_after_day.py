@@ -76,6 +76,8 @@ async def test_the_day_page_charts_the_winners_and_a_public_replay_steps_through
 
         hidden = await page(f"{base}/replay/{finished['game']}")
         assert hidden.status == 403 and "not public" in hidden.text
+        as_json = await fetch(f"{base}/replay/{finished['game']}", Accept="application/json")
+        assert as_json.status == 403 and '"code":"not-visible"' in as_json.text  # docs/web.md
         clock.advance(days=1)
         shown = await page(f"{base}/replay/{finished['game']}")
         assert shown.status == 200, shown.text
