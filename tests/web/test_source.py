@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.engine import Game, Move
+from server.engine import Game
 from server.protocol import Replay, ReplayStep
 from server.web.source import positions
 
