@@ -33,9 +33,11 @@ from server.store import (
     AfterResultStore,
     GameRecord,
     PlayerRecord,
+    RaceRecord,
     RaceStore,
     name_key,
 )
+from server.store.races import OVER
 
 from .clock import Clock, utc_day
 from .daily import DailySchedule
@@ -259,14 +261,43 @@ class AfterDay:
         """Whether ``asker`` (None: anyone) may see this finished game's moves."""
         if asker is not None and asker.id == record.player_id:
             return True
-        if record.day is not None:  # a daily
-            if record.held:
-                return self.is_reviewer(asker)
-            return record.day < self._today()
-        if self._rooms is None:
-            return False
-        race = await self._rooms.race_of_game(record.id)
-        return race is not None and race.state == "over"
+        if record.day is not None and record.held:
+            return self.is_reviewer(asker)
+        return record.id in await self.public_replays([record])
+
+    def public_day(self, day: date) -> bool:
+        """Whether a day's ranked dailies are anyone's to replay: once the day is over."""
+        return day < self._today()
+
+    async def public_replays(self, records: Sequence[GameRecord]) -> set[str]:
+        """The ids of those of ``records`` (finished games) that anyone may replay: ranked
+        dailies of a day that is over, and race room games of a race that is over."""
+        public = {
+            record.id
+            for record in records
+            if record.day is not None and not record.held and self.public_day(record.day)
+        }
+        practice = [record.id for record in records if record.day is None]
+        if self._rooms is None or not practice:
+            return public
+        raced = await self._rooms.places_of(practice)
+        over = set()
+        for code in {code for code, _ in raced.values()}:
+            race = await self._rooms.get(code)
+            if race is not None and self.public_race(race):
+                over.add(code)
+        return public | {game_id for game_id, (code, _) in raced.items() if code in over}
+
+    @staticmethod
+    def public_race(race: RaceRecord) -> bool:
+        """Whether a race room's games are anyone's to replay: once its race is over."""
+        return race.state == OVER
+
+    def race_replays(self, race: RaceRecord) -> dict[str, str]:
+        """The ids of a race room's games that anyone may replay, by racer."""
+        if not self.public_race(race):
+            return {}
+        return {racer.name: racer.game_id for racer in race.entrants if racer.game_id is not None}
 
     async def finished_game(self, asker: PlayerRecord | None, game_id: str) -> GameRecord:
         """A finished game ``asker`` may see; refused ``not-found`` or ``not-visible``."""

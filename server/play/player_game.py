@@ -114,14 +114,16 @@ def parse_move(text: str) -> Move:
     return move
 
 
-def apply(game: Game, action: str) -> None:
-    """Apply one logged action to the engine (an end changes nothing on the board)."""
+def apply(game: Game, action: str) -> Move | None:
+    """Apply one logged action to the engine (an end changes nothing on the board); the move
+    played, with its count, or None for an undo, a restart or an end."""
     if action == UNDO:
         game.undo()
     elif action == RESTART:
         game.restart()
     elif action not in END_ACTIONS:
-        game.push(parse_move(action))
+        return game.push(parse_move(action))
+    return None
 
 
 def replay(code: str | GameCode, actions: Sequence[str]) -> Game:

@@ -5,7 +5,7 @@ standings) answered from the store's records as protocol replies.
 from __future__ import annotations
 
 from datetime import date, timedelta
-from typing import Final
+from typing import Final, TypeAlias
 
 from server.engine import SUIT_COUNTS
 from server.protocol import (
@@ -29,6 +29,8 @@ from .daily import DailySchedule
 from .race import RaceRooms
 from .screening import Screening
 
+#: The games of a board's rows that anyone may replay: their ids, by player name.
+Replays: TypeAlias = dict[str, str]
 #: How long a ``daily`` request waits for deals still being proven before it is refused
 #: ``proving`` (never answered with some of them).
 DAILY_WAIT: Final = 5.0
@@ -99,6 +101,15 @@ class Queries:
     async def leaderboard(
         self, *, day: date | None, suits: int, limit: int, after: str | None, board: Board
     ) -> LeaderboardPage:
+        page, _ = await self.leaderboard_replays(
+            day=day, suits=suits, limit=limit, after=after, board=board
+        )
+        return page
+
+    async def leaderboard_replays(
+        self, *, day: date | None, suits: int, limit: int, after: str | None, board: Board
+    ) -> tuple[LeaderboardPage, Replays]:
+        """A page of a board, and its rows' games anyone may replay (by player)."""
         day = day or self._today()
         page = await self._store.leaderboard_page(
             day=day,
@@ -108,7 +119,7 @@ class Queries:
             bots=board == "bots",
             newcomers=board == "new",
         )
-        return LeaderboardPage(
+        reply = LeaderboardPage(
             day=day,
             suits=suits,
             board=board,
@@ -116,10 +127,24 @@ class Queries:
             next=page.next,
             total=page.total,
         )
+        return reply, self._board_replays(day, page.rows)
+
+    def _board_replays(self, day: date, rows: list[LeaderboardEntry]) -> Replays:
+        # a row on a board is a ranked result, never a held one: public once its day is over
+        return {row.player: row.game_id for row in rows} if self._after.public_day(day) else {}
 
     async def rank(
         self, *, day: date | None, suits: int, player: PlayerRecord, around: int, board: Board
     ) -> RankInfo:
+        ranked, _ = await self.rank_replays(
+            day=day, suits=suits, player=player, around=around, board=board
+        )
+        return ranked
+
+    async def rank_replays(
+        self, *, day: date | None, suits: int, player: PlayerRecord, around: int, board: Board
+    ) -> tuple[RankInfo, Replays]:
+        """A player's rank with the rows around it, and their games anyone may replay."""
         day = day or self._today()
         ranked = await self._store.rank_of(
             day=day,
@@ -129,7 +154,7 @@ class Queries:
             bots=board == "bots",
             newcomers=board == "new",
         )
-        return RankInfo(
+        reply = RankInfo(
             day=day,
             suits=suits,
             board=board,
@@ -139,10 +164,26 @@ class Queries:
             around=[leaderboard_row(row) for row in ranked.around],
             review="held" if ranked.held else None,
         )
+        return reply, self._board_replays(day, ranked.around)
 
     async def history(self, player: PlayerRecord, limit: int, *, own: bool = False) -> History:
         """A player's finished games; ``own``: asked by the player (who alone is told which
         results are held for review)."""
+        history, _ = await self._history(player, limit, own=own)
+        return history
+
+    async def history_replays(
+        self, player: PlayerRecord, limit: int
+    ) -> tuple[History, list[str | None]]:
+        """A player's finished games as anyone sees them, and beside each game the id of its
+        replay where anyone may see it (None where not)."""
+        history, records = await self._history(player, limit, own=False)
+        public = await self._after.public_replays(records)
+        return history, [record.id if record.id in public else None for record in records]
+
+    async def _history(
+        self, player: PlayerRecord, limit: int, *, own: bool
+    ) -> tuple[History, list[GameRecord]]:
         found = await self._store.history(player_id=player.id, limit=limit)
         rank_by_game = await self._store.ranks_of(
             [record.id for record in found.games if record.day is not None]
@@ -151,7 +192,7 @@ class Queries:
         raced = [record.id for record in found.games if record.day is None]
         places = await self._rooms.places_of(raced) if self._rooms and raced else {}
         today = self._today()
-        return History(
+        history = History(
             player=player.name,
             streak=await self._after.streak(player.id),
             stats=PlayerStats(
@@ -185,6 +226,7 @@ class Queries:
                 await self._screening.counts_from(player) if self._screening is not None else None
             ),
         )
+        return history, found.games
 
     async def race_standings(
         self, suits: int, day: date | None = None, player: str | None = None

@@ -80,7 +80,9 @@ def decode_cursor(cursor: str) -> ResultKey:
 def leaderboard_entry(rank: int, result: Any) -> LeaderboardEntry:
     """The row at ``rank`` for anything with a finished game's result attributes and its
     ``player_name``: a leaderboard query's row, or a :class:`GameRecord`."""
-    return record_of(LeaderboardEntry, result, rank=rank, player=result.player_name)
+    return record_of(
+        LeaderboardEntry, result, rank=rank, player=result.player_name, game_id=result.id
+    )
 
 
 def result_key(game_id: str, result: Result) -> ResultKey:
@@ -119,7 +121,7 @@ _ON_BOARD = (
 _ROW_FIELDS = dict.fromkeys(
     field.name
     for field in (*dataclasses.fields(ResultKey), *dataclasses.fields(LeaderboardEntry))
-    if field.name not in ("rank", "player")
+    if field.name not in ("rank", "player", "game_id")
 )
 _ROW_COLUMNS = (*(getattr(GameRow, name) for name in _ROW_FIELDS), Player.name.label("player_name"))
 _BOARD = sa.select(*_ROW_COLUMNS).join(Player, Player.id == GameRow.player_id).where(*_ON_BOARD)

@@ -162,6 +162,7 @@ class LeaderboardEntry:
     won: bool
     removed: int
     bot: bool
+    game_id: str  # the ranked game's id (its replay's)
     verified: bool = False  # a reviewer cleared it
 
 

@@ -132,7 +132,8 @@ def score_chart(games: Sequence[HistoryGame]) -> Chart | None:
                 x_of(game.day),  # type: ignore[arg-type]  # ranked games all have a day
                 y_of(game.score),
                 f"{game.day}, {suits} suit{'s' if suits > 1 else ''}: "
-                f"{game.score}, rank {game.rank}",
+                f"{game.score}, rank {game.rank}"
+                + (" on the new players' board" if game.board == "new" else ""),
             )
             for game in ranked
             if game.suits == suits

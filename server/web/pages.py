@@ -29,7 +29,7 @@ from websockets.http11 import Request, Response
 
 from server.engine import SUIT_COUNTS
 from server.kinds import BOARDS, board_named, parse_day
-from server.protocol import Board, ErrorCode, RoomEntry
+from server.protocol import Board, ErrorCode, HistoryGame, RoomEntry
 
 from . import render
 from .chart import moves_chart, score_chart
@@ -123,6 +123,30 @@ class Page:
 Handler = Callable[[Source, Query, str], Awaitable[Page]]
 
 
+@dataclass(frozen=True)
+class BestDaily:
+    """A player's best ranked daily of one suit count: the best score on any board (the
+    chart shows them all), and the best rank on the public (or bots') board, or on the new
+    players' board while they have no other: a rank among new players is said to be one."""
+
+    score: int = -1
+    rank: int | None = None
+    new_players_rank: int | None = None
+
+    def add(self, game: HistoryGame) -> BestDaily:
+        assert game.rank is not None  # a ranked daily
+        if game.board == "new":
+            new_players_rank = _lowest(self.new_players_rank, game.rank)
+            return BestDaily(max(self.score, game.score), self.rank, new_players_rank)
+        return BestDaily(
+            max(self.score, game.score), _lowest(self.rank, game.rank), self.new_players_rank
+        )
+
+
+def _lowest(rank: int | None, other: int) -> int:
+    return other if rank is None else min(rank, other)
+
+
 def _ranks(first: int, last: int, total: int) -> str:
     return f"Rank {first} of {total}" if first == last else f"Ranks {first} to {last} of {total}"
 
@@ -139,7 +163,7 @@ async def home(source: Source, query: Query, _: str) -> Page:
     # One after the other: each is a millisecond of this process's time, and more queries
     # at once than the connection pool holds would open connections of their own.
     boards = [
-        await source.board(day=day, suits=suits, board=board, limit=TOP_ROWS)
+        (await source.board(day=day, suits=suits, board=board, limit=TOP_ROWS))[0]
         for suits in SUIT_COUNTS
     ]
     past = [
@@ -156,7 +180,9 @@ async def home(source: Source, query: Query, _: str) -> Page:
             "seconds_left": daily.seconds_left,
             "boards": boards,
             "yesterday_day": yesterday,
-            "yesterday": [(page.suits, deals.get(page.suits), page) for page in past],
+            "yesterday": [
+                (page.suits, deals.get(page.suits), page, replays) for page, replays in past
+            ],
         },
         live="/live/",
     )
@@ -178,10 +204,24 @@ async def day_board(source: Source, query: Query, text: str) -> Page:
     limit = query.number("limit", DAY_ROWS, range(1, 101))
     name = query.text("player", 64)
     path = f"/day/{day.isoformat()}"
+    if day < today and not await source.dealt(day, suits):
+        return Page(
+            "day.html",
+            {
+                **_day_links(day, today, path, suits, board, limit),
+                "dealt": False,
+                "player": name,
+                "notice": None,
+                "live": None,
+            },
+            cache_control=PAST_DAY,
+        )
     found = notice = None
     next_cursor = None
     if name is not None:
-        ranked = await source.rank(day=day, suits=suits, board=board, name=name, around=AROUND)
+        ranked, replays = await source.rank(
+            day=day, suits=suits, board=board, name=name, around=AROUND
+        )
         if ranked.rank is not None:
             found = ranked
             rows, total = ranked.around, ranked.total
@@ -194,7 +234,9 @@ async def day_board(source: Source, query: Query, text: str) -> Page:
         else:
             notice = f"{ranked.player} has no result on this board that day."
     if found is None:
-        page = await source.board(day=day, suits=suits, board=board, limit=limit, after=after)
+        page, replays = await source.board(
+            day=day, suits=suits, board=board, limit=limit, after=after
+        )
         rows, total, next_cursor = page.rows, page.total, page.next
         caption = _ranks(rows[0].rank, rows[-1].rank, total) if rows else "No results"
     stats = await source.day_stats(
@@ -211,23 +253,17 @@ async def day_board(source: Source, query: Query, text: str) -> Page:
     return Page(
         "day.html",
         {
-            "day": day,
-            "path": path,
-            "suits": suits,
-            "board": board,
-            "board_param": _board_param(board),
+            **_day_links(day, today, path, suits, board, limit),
+            "dealt": True,
             "after": after,
-            "limit": limit,
-            "limit_param": None if limit == DAY_ROWS else limit,
             "player": name,
             "found": found,
             "notice": notice,
             "rows": rows,
+            "replays": replays,
             "total": total,
             "caption": caption,
             "next_cursor": next_cursor,
-            "previous_day": day - timedelta(days=1),
-            "next_day": day + timedelta(days=1) if day < today else None,
             "live": live,
             "stats": stats,
             "histogram": moves_chart(stats),
@@ -237,27 +273,48 @@ async def day_board(source: Source, query: Query, text: str) -> Page:
     )
 
 
+def _day_links(
+    day: date, today: date, path: str, suits: int, board: Board, limit: int
+) -> dict[str, Any]:
+    """What a day's page links with: its other suit counts and boards, the days around it."""
+    return {
+        "day": day,
+        "path": path,
+        "suits": suits,
+        "board": board,
+        "board_param": _board_param(board),
+        "limit": limit,
+        "limit_param": None if limit == DAY_ROWS else limit,
+        "previous_day": day - timedelta(days=1),
+        "next_day": day + timedelta(days=1) if day < today else None,
+    }
+
+
 async def player(source: Source, query: Query, text: str) -> Page:
     name = unquote(text)
     if not name or len(name) > 64 or _CONTROL.search(name):
         raise _bad("a player's name is 1 to 64 characters")
     found = await source.player(name)
-    history = await source.history(found.name, HISTORY_GAMES)
+    history, replays = await source.history(found.name, HISTORY_GAMES)
     # A daily with no rank is held for fair-play review (or not screened yet): not shown,
     # only counted, so that the figures (which count it) do not look wrong.
-    games = [game for game in history.games if game.day is None or game.rank is not None]
+    shown = [
+        (game, replay)
+        for game, replay in zip(history.games, replays, strict=True)
+        if game.day is None or game.rank is not None
+    ]
+    games = [game for game, _ in shown]
     held = len(history.games) - len(games)
-    best: dict[int, tuple[int, int]] = {}  # suit count: best score, best rank
+    best: dict[int, BestDaily] = {}
     for game in games:
-        if game.rank is not None and game.board != "new":  # the public (or bots') boards
-            score, rank = best.get(game.suits, (game.score, game.rank))
-            best[game.suits] = (max(score, game.score), min(rank, game.rank))
+        if game.rank is not None:  # a daily on a board: the chart's dots
+            best[game.suits] = best.get(game.suits, BestDaily()).add(game)
     return Page(
         "player.html",
         {
             "player": found,
             "history": history,
-            "games": games,
+            "games": shown,
             "held": held,
             "best": best,
             "firsts": sum(game.rank == 1 and game.board != "new" for game in games),
@@ -284,10 +341,14 @@ async def race(source: Source, query: Query, _: str) -> Page:
 
 async def room(source: Source, query: Query, code: str) -> Page:
     """``/race/CODE``: a race room of friends, its racers as they race, its results."""
-    view = await source.room(code)
+    view, replays = await source.room(code)
     return Page(
         "room.html",
-        {"room": view, "racers": sorted(view.racers, key=RoomEntry.standing)},
+        {
+            "room": view,
+            "racers": sorted(view.racers, key=RoomEntry.standing),
+            "replays": replays,
+        },
         live=render.url(f"/live/race/{view.code}"),
     )
 

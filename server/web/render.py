@@ -17,7 +17,7 @@ from urllib.parse import quote, urlencode
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from server.engine import SUIT_COUNTS
-from server.engine.cards import PACK_RUNS
+from server.engine.cards import PACK_RUNS, RANK_LETTERS, parse_card, rank, suit
 
 #: Each suit's symbol, by the engine's suit number (spades, hearts, diamonds, clubs).
 _SYMBOL_OF_SUIT: Final = "♠♥♦♣"
@@ -26,6 +26,17 @@ SUIT_SYMBOLS: Final = {
     suits: "".join(_SYMBOL_OF_SUIT[suit] for suit in dict.fromkeys(PACK_RUNS[suits]))
     for suits in SUIT_COUNTS
 }
+
+
+def card_face(text: str) -> str:
+    """A card of board text as its face reads: rank and suit symbol (``TH`` is ``10♥``).
+
+    >>> card_face("TH"), card_face("AS")
+    ('10♥', 'A♠')
+    """
+    card = parse_card(text)
+    face = "10" if rank(card) == 10 else RANK_LETTERS[rank(card) - 1]
+    return face + _SYMBOL_OF_SUIT[suit(card)]
 
 
 @dataclass(frozen=True)
@@ -110,8 +121,8 @@ _environment = Environment(
     enable_async=False,
 )
 _environment.filters.update(
-    clock=clock, hour_minute=hour_minute, long_day=long_day, segment=segment,
-    suits_name=suits_name,
+    card_face=card_face, clock=clock, hour_minute=hour_minute, long_day=long_day,
+    segment=segment, suits_name=suits_name,
 )  # fmt: skip
 _environment.globals.update(
     static=static_url, url=url, SUIT_COUNTS=SUIT_COUNTS, SUIT_SYMBOLS=SUIT_SYMBOLS

@@ -22,10 +22,11 @@ from datetime import date, datetime
 from typing import Any, ClassVar, Final, TypeVar, cast
 
 from server.edge import EdgeError
-from server.engine import Game
+from server.engine import Game, Move
 from server.play.errors import refusal_of
 from server.play.hub import Hub
 from server.play.player_game import apply
+from server.play.queries import Replays
 from server.protocol import (
     HTTP_STATUS,
     Board,
@@ -72,6 +73,10 @@ class Step:
     columns: tuple[str, ...]  # ten columns, deepest card first
     moves: int
     removed: int
+    move: Move | None = None  # the move that led here (None: the deal, an undo, an end)
+    #: How many cards at the end of the move's target column it brought there (0 when they
+    #: completed a run, which left the table at once).
+    arrived: int = 0
 
 
 @dataclass(frozen=True)
@@ -129,12 +134,19 @@ class Source:
 
     async def board(
         self, *, day: date, suits: int, board: Board, limit: int, after: str | None = None
-    ) -> LeaderboardPage:
+    ) -> tuple[LeaderboardPage, Replays]:
+        """A page of a board, and the ids of its rows' public replays by player."""
         return await _asking(
-            self._hub.queries.leaderboard(
+            self._hub.queries.leaderboard_replays(
                 day=day, suits=suits, limit=limit, after=after, board=board
             )
         )
+
+    async def dealt(self, day: date, suits: int) -> bool:
+        """Whether a day that is over had a daily of ``suits`` (a server dealt none before
+        its first start, nor on a day it was down all day)."""
+        deals = await _asking(self._hub.queries.past_deals(day))
+        return any(deal.suits == suits for deal in deals)
 
     async def player(self, name: str) -> Player:
         record = await _asking(self._hub.accounts.named(name))
@@ -142,16 +154,20 @@ class Source:
 
     async def rank(
         self, *, day: date, suits: int, board: Board, name: str, around: int
-    ) -> RankInfo:
+    ) -> tuple[RankInfo, Replays]:
+        """A player's rank and the rows around it, and the ids of their public replays."""
         player = await _asking(self._hub.accounts.named(name))
         return await _asking(
-            self._hub.queries.rank(day=day, suits=suits, player=player, around=around, board=board)
+            self._hub.queries.rank_replays(
+                day=day, suits=suits, player=player, around=around, board=board
+            )
         )
 
-    async def history(self, name: str, limit: int) -> History:
-        """A player's finished games as anyone sees them (held results carry no rank)."""
+    async def history(self, name: str, limit: int) -> tuple[History, list[str | None]]:
+        """A player's finished games as anyone sees them (held results carry no rank), and
+        beside each the id of its replay where anyone may see it."""
         player = await _asking(self._hub.accounts.named(name))
-        return await _asking(self._hub.queries.history(player, limit))
+        return await _asking(self._hub.queries.history_replays(player, limit))
 
     async def day_stats(self, *, day: date, suits: int, board: Board, name: str | None) -> DayStats:
         player = None if name is None else await _asking(self._hub.accounts.named(name))
@@ -163,22 +179,14 @@ class Source:
         """A public replay (as anyone may see it), its positions one by one, and its solver
         review if one was made."""
         found = await _asking(self._hub.after.replay(None, game_id))
-        game = Game.from_code(found.code)
-        steps = [Step(0, None, None, _columns(game), game.moves, game.removed_count)]
-        previous = None
-        for step in found.moves:
-            apply(game, step.action)
-            think = None if previous is None else (step.at - previous) / 1000
-            previous = step.at
-            steps.append(
-                Step(step.seq, step.action, think, _columns(game), game.moves, game.removed_count)
-            )
-        return found, steps, self._hub.reviews.cached(game_id)
+        return found, positions(found), self._hub.reviews.cached(game_id)
 
-    async def room(self, code: str) -> RoomView:
-        """A race room as it stands (its racers, and their places once it is over)."""
+    async def room(self, code: str) -> tuple[RoomView, Replays]:
+        """A race room as it stands (its racers, and their places once it is over), and the
+        ids of its racers' public replays by player."""
         record = await _asking(self._hub.rooms.record(code))
-        return (await _asking(self._hub.rooms.reply(None, record))).room
+        view = (await _asking(self._hub.rooms.reply(None, record))).room
+        return view, self._hub.after.race_replays(record)
 
     async def race(self, suits: int) -> RaceStandings:
         return await _asking(self._hub.queries.race_standings(suits))
@@ -198,6 +206,34 @@ class Source:
         while len(self._cache) > CACHE_ENTRIES:
             self._cache.popitem(last=False)
         return body
+
+
+def positions(replay: Replay) -> list[Step]:
+    """A replay's positions: the deal, then the board after each of its actions."""
+    game = Game.from_code(replay.code)
+    steps = [Step(0, None, None, _columns(game), game.moves, game.removed_count)]
+    previous = None
+    for step in replay.moves:
+        removed = game.removed_count
+        move = apply(game, step.action)
+        think = None if previous is None else (step.at - previous) / 1000
+        previous = step.at
+        arrived = 0
+        if move is not None and game.removed_count == removed:
+            arrived = move.count or 0  # a played move's count is explicit
+        steps.append(
+            Step(
+                step.seq,
+                step.action,
+                think,
+                _columns(game),
+                game.moves,
+                game.removed_count,
+                move,
+                arrived,
+            )
+        )
+    return steps
 
 
 def _columns(game: Game) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""The pages' formats: times as a clock, long days, URLs and path segments."""
+"""The pages' formats: times as a clock, long days, URLs and path segments, card faces."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from server.web.render import clock, hour_minute, long_day, segment, url
+from server.web.render import card_face, clock, hour_minute, long_day, segment, url
 
 
 @pytest.mark.parametrize(
@@ -26,3 +26,7 @@ def test_days_times_urls_and_path_segments() -> None:
     )
     assert url("/race") == "/race"
     assert segment("a/b <c>") == "a%2Fb%20%3Cc%3E"
+
+
+def test_a_card_face_reads_its_rank_and_suit_symbol() -> None:
+    assert [card_face(text) for text in ("AS", "TH", "QD", "2C")] == ["A♠", "10♥", "Q♦", "2♣"]

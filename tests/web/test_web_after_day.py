@@ -76,12 +76,20 @@ async def test_the_day_page_charts_the_winners_and_a_public_replay_steps_through
 
         hidden = await page(f"{base}/replay/{finished['game']}")
         assert hidden.status == 403 and "not public" in hidden.text
+        as_json = await fetch(f"{base}/replay/{finished['game']}", Accept="application/json")
+        assert as_json.status == 403 and '"code":"not-visible"' in as_json.text  # docs/web.md
         clock.advance(days=1)
         shown = await page(f"{base}/replay/{finished['game']}")
         assert shown.status == 200, shown.text
         moves = len(prover.solutions[finished["code"]])
         assert shown.text.count("data-step=") == moves + 2  # the deal, the moves, the win
         assert "The deal" in shown.text and "No solver review yet" in shown.text
+        # the deal as cards (rank and suit, coloured by suit), its board text beside them
+        deal = shown.text.split('data-step="0"', 1)[1].split("</section>", 1)[0]
+        assert deal.count("<li") == 52 and '<li class="S">' in deal and "♠</li>" in deal
+        assert deal.count('class="pile') == 10 and "Board as text" in deal
+        assert shown.text.count('aria-current="step"') == 1
+        assert shown.text.count("data-goto=") == moves + 2
         past = await page(f"{base}/day/{day}?suits=1")
         assert f"<dt>Par</dt><dd>{moves} moves</dd>" in past.text
 
@@ -112,5 +120,20 @@ async def test_the_replay_page_steps_with_the_arrow_keys_in_chromium(
         assert await run(shown) == [str(last)]
         await run(lambda: body.send_keys(Keys.ARROW_LEFT))
         assert await run(shown) == [str(last - 1)]
+
+        def marked() -> list[str]:
+            found = driver.find_elements(By.CSS_SELECTOR, "[data-goto][aria-current='step']")
+            return [e.get_attribute("data-goto") for e in found]
+
+        assert await run(marked) == [str(last - 1)]  # the list marks the action shown
+        action = await run(lambda: driver.find_element(By.CSS_SELECTOR, "[data-goto='3']"))
+        await run(action.click)
+        assert await run(shown) == ["3"] and await run(marked) == ["3"]
+        assert (await run(lambda: driver.current_url)).endswith("#step-3")
+        cards = await run(lambda: driver.find_elements(By.CSS_SELECTOR, "[data-step='3'] .pile li"))
+        assert len(cards) > 0 and all(card.text for card in cards)  # rank and suit on each
         await run(lambda: screenshot(driver, "replay-1280"))
+        await run(lambda: driver.get(f"{server.http_url}/replay/{finished['game']}#step-5"))
+        assert await run(shown) == ["5"]  # a position's address opens it
+        await run(lambda: screenshot(driver, "replay-phone-390", width=390))
         assert await run(lambda: severe_logs(driver)) == []

@@ -284,7 +284,7 @@ async def test_a_race_rooms_page_in_each_state_of_its_room(chromium: Any, tmp_pa
         assert line == f"This race is over: the deal was {DEAL}; the results are below."
         assert "Join it from the terminal" not in text and "simon race join" not in text
         caption = await run(lambda: driver.find_element(By.CSS_SELECTOR, "caption").text)
-        assert caption == "Results" and states == ["resigned", "resigned"]
+        assert caption == "Results" and states == ["resigned replay", "resigned replay"]
         names = await run(lambda: board_names(driver))
         assert sorted(names) == sorted([ann, ben])
         await run(lambda: screenshot(driver, "room-over"))

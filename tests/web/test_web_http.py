@@ -12,11 +12,12 @@ from urllib.parse import quote
 
 from markupsafe import escape
 
+from server.play.fairplay import Thresholds
 from server.web.render import STATIC
 from server.web.responses import CONTENT_SECURITY_POLICY
 from tests.conftest import Backend
 from tests.support.fakes import fixed_prover
-from tests.support.rooms import DEAL, room_clock, room_reply, signed_up
+from tests.support.rooms import DEAL, revealed, room_clock, room_event, room_reply, signed_up
 from tests.support.servers import (
     HOLD_EVERYTHING,
     Client,
@@ -422,3 +423,94 @@ async def test_the_play_page_and_its_modules_come_from_the_package_under_the_pol
         ):
             assert hook in shown.text
         assert (await page(f"{base}/play?suits=1")).status == 400
+
+
+REPLAY_LINK = re.compile(r'<a class="replay-link" href="(/replay/[^"]+)"')
+
+
+async def public_replays(base: str, text: str) -> list[str]:
+    """The replay links of a page, each checked to answer anyone (never a 403)."""
+    links = REPLAY_LINK.findall(text)
+    for link in links:
+        assert (await page(base + link)).status == 200, link
+    return links
+
+
+async def test_finished_games_link_their_replays_where_anyone_may_see_them(
+    backend: Backend,
+) -> None:
+    clock = room_clock()
+    async with serving(server_settings(backend), clock=clock) as server:
+        no_cache(server)
+        base = server.http_url
+        async with Client.connect(server.url) as alice, Client.connect(server.url) as bob:
+            registered = await signed_up(alice, "owner")
+            owner, token = registered["player"]["name"], registered["token"]
+            racer = (await signed_up(bob, "racer"))["player"]["name"]
+            room = await room_reply(alice, {"type": "race_new", "code": DEAL})
+            code = room["code"]
+            await room_reply(bob, {"type": "race_join", "code": code})
+            await room_reply(alice, {"type": "race_start", "code": code})
+            clock.advance(seconds=10)
+            await revealed(alice)
+            await revealed(bob)
+            assert await public_replays(base, (await page(f"{base}/race/{code}")).text) == []
+            for client in (alice, bob):
+                assert (await client.request({"type": "resign"}))["type"] == "state"
+            await room_event(alice, "over", code)
+            practice = await alice.request({"type": "start", "mode": "practice", "suits": 1})
+            assert practice["type"] == "state"
+            assert (await alice.request({"type": "resign"}))["type"] == "state"
+        over = (await page(f"{base}/race/{code}")).text
+        assert len(await public_replays(base, over)) == 2  # both racers' games, once it is over
+        await finish_daily(server.url, token=token, suits=1)
+        yesterday = clock.now().date().isoformat()
+
+        today = (await page(f"{base}/player/{owner}")).text
+        assert f'race <a href="/race/{code}">{code}</a> <small>place ' in today
+        assert today.count(" practice") == 1  # the practice game alone is called one
+        race_replay = await public_replays(base, today)  # not today's daily, not practice
+        assert len(race_replay) == 1
+        assert await public_replays(base, (await page(f"{base}/day/{yesterday}")).text) == []
+
+        clock.advance(days=1)
+        after = (await page(f"{base}/player/{owner}")).text
+        assert len(await public_replays(base, after)) == 2  # and the daily, its day over
+        board = (await page(f"{base}/day/{yesterday}")).text
+        assert names_in(board) == [owner] and len(await public_replays(base, board)) == 1
+        found = (await page(f"{base}/day/{yesterday}?player={owner}")).text
+        assert len(await public_replays(base, found)) == 1
+        home = (await page(f"{base}/")).text  # yesterday's winners
+        assert len(await public_replays(base, home)) == 1
+        assert racer not in board
+
+
+async def test_a_new_players_best_daily_is_the_one_its_chart_plots(backend: Backend) -> None:
+    new_players_board = Thresholds(max_agreement=2.0, min_decisions=2**31, new_account_days=2)
+    async with serving(server_settings(backend, fairplay=new_players_board)) as server:
+        no_cache(server)
+        name = await finish_daily(server.url, suits=4)
+        text = (await page(f"{server.http_url}/player/{name}")).text
+        assert "new players&#39; board" in text or "new players' board" in text
+        svg = text.split("<svg", 1)[1].split("</svg>", 1)[0]
+        assert svg.count("<circle") == 1 and ": 500, rank 1 on the new players" in svg
+        best = re.search(r"<dt>Best daily, .{0,200}4 suits</dt><dd>([^\n]*?)</dd>", text, re.S)
+        assert best is not None
+        assert best.group(1).startswith("500 <small>best rank #1 on the new players")
+
+
+async def test_a_day_with_no_deal_says_there_was_no_daily(backend: Backend) -> None:
+    clock = fresh_clock()
+    async with serving(server_settings(backend), clock=clock) as server:
+        no_cache(server)
+        first = clock.now().date()
+        await finish_daily(server.url, suits=4)
+        clock.advance(days=1)
+        before = (first - timedelta(days=1)).isoformat()  # the day before the server's first
+        undealt = await page(f"{server.http_url}/day/{before}?suits=4")
+        assert undealt.status == 200 and "data-no-deal" in undealt.text
+        assert "There was no 4 suits daily on " in undealt.text
+        assert "stats-title" not in undealt.text and "No results" not in undealt.text
+        assert f'href="/day/{first.isoformat()}?suits=4" rel="next"' in undealt.text
+        dealt = await page(f"{server.http_url}/day/{first.isoformat()}?suits=4")
+        assert "data-no-deal" not in dealt.text and names_in(dealt.text)

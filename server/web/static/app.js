@@ -93,9 +93,11 @@
     });
   }
 
-  // A replay's positions: one shown at a time, stepped with the arrow keys or buttons.
+  // A replay's positions: one shown at a time, stepped with the arrow keys, the buttons or
+  // the list of actions, whose shown one is marked; the address's #step-N names it.
   function replay(element) {
     var positions = element.querySelectorAll("[data-step]");
+    var actions = element.querySelectorAll("[data-goto]");
     var at = element.querySelector("[data-step-at]");
     var shown = 0;
     function show(index) {
@@ -103,19 +105,45 @@
       Array.prototype.forEach.call(positions, function (position, i) {
         position.hidden = i !== shown;
       });
+      Array.prototype.forEach.call(actions, function (action, i) {
+        if (i === shown) action.setAttribute("aria-current", "step");
+        else action.removeAttribute("aria-current");
+      });
+      var current = actions[shown];
+      if (current) {
+        // Scroll the list only, never the page, so the table stays where the eye is.
+        var list = current.closest("ol");
+        var item = current.parentElement;
+        if (item.offsetTop < list.scrollTop) list.scrollTop = item.offsetTop;
+        else if (item.offsetTop + item.offsetHeight > list.scrollTop + list.clientHeight) {
+          list.scrollTop = item.offsetTop + item.offsetHeight - list.clientHeight;
+        }
+      }
       if (at) at.textContent = String(shown);
+      history.replaceState(null, "", "#step-" + shown);
     }
     element.addEventListener("click", function (event) {
-      var by = event.target.getAttribute && event.target.getAttribute("data-step-by");
-      if (by) show(shown + Number(by));
+      var by = event.target.closest("[data-step-by]");
+      var to = event.target.closest("[data-goto]");
+      if (by) show(shown + Number(by.getAttribute("data-step-by")));
+      if (to) {
+        event.preventDefault();
+        show(Number(to.getAttribute("data-goto")));
+      }
     });
     document.addEventListener("keydown", function (event) {
       var moves = { ArrowRight: shown + 1, ArrowLeft: shown - 1, Home: 0, End: positions.length - 1 };
-      if (event.key in moves) {
+      if (event.key in moves && !event.altKey && !event.ctrlKey && !event.metaKey) {
         event.preventDefault();
         show(moves[event.key]);
       }
     });
+    function showNamed() {
+      var named = /^#step-(\d+)$/.exec(window.location.hash);
+      if (named) show(Number(named[1]));
+    }
+    window.addEventListener("hashchange", showNamed);
+    showNamed();
   }
 
   function start() {
