@@ -330,6 +330,17 @@ def print_queue(rows: Sequence[dict[str, Any]]) -> None:
     )
 
 
+def settings_faults(error: ValidationError) -> str:
+    """What is wrong with the settings, on one line, by the variables' names, and without
+    their values (a secret would reach the log)."""
+    faults = []
+    for fault in error.errors(include_input=False, include_url=False):
+        where = "__".join(str(part).upper() for part in fault["loc"])
+        message = fault["msg"].removeprefix("Value error, ")
+        faults.append(f"SIMON_{where}: {message}" if where else message)
+    return "; ".join(faults)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     overrides = {
@@ -338,8 +349,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = Settings(**overrides)
     except ValidationError as error:
-        print(f"simon-server: bad settings: {error}", file=sys.stderr)
-        return 2
+        print(f"simon-server: bad settings: {settings_faults(error)}", file=sys.stderr)
+        return 1
     from server.logs import configure
 
     configure(settings.log_level, settings.log_format)

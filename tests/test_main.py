@@ -198,6 +198,20 @@ def test_verify_on_an_unmigrated_database_asks_for_migrate(tmp_path: Path) -> No
     assert "Traceback" not in result.stderr
 
 
+def test_bad_settings_give_one_line_by_name_without_their_values(tmp_path: Path) -> None:
+    data = str(tmp_path / "data")
+    port = run_admin("migrate", SIMON_DATA_DIR=data, SIMON_PORT="99999")
+    assert port.returncode == 1
+    assert port.stderr == (
+        "simon-server: bad settings: SIMON_PORT: Input should be less than or equal to 65535\n"
+    )
+    secret = "short-and-seen"
+    weak = run_admin("migrate", SIMON_DATA_DIR=data, SIMON_PRODUCTION="true", SIMON_SECRET=secret)
+    assert weak.returncode == 1
+    assert weak.stderr.count("\n") == 1 and "SIMON_SECRET must be" in weak.stderr
+    assert secret not in weak.stderr  # a secret never reaches the log
+
+
 def test_unreachable_database_gives_one_line_and_exit_1() -> None:
     port = free_port()  # nothing listens there
     for command in ("migrate", "serve"):
