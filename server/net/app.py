@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
-from urllib.parse import urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
@@ -32,6 +31,7 @@ from server.protocol import ErrorCode
 from server.settings import Settings
 from server.store import Store
 from server.store.database import private_folder
+from server.web.responses import request_target
 
 from . import http
 from .connection import serve_connection
@@ -299,7 +299,7 @@ async def serve_metrics(metrics: Metrics, host: str, port: int) -> AsyncIterator
     async def answer(connection: ServerConnection, request: Request) -> Response:
         if request.method not in http.METHODS:
             response = http.method_not_allowed(request)
-        elif urlsplit(request.path).path != "/metrics":
+        elif request_target(request).path != "/metrics":
             response = http.error_response(404, ErrorCode.NOT_FOUND, "only /metrics here")
         else:
             response = await http.metrics_response(metrics)

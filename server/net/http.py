@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, unquote
 
 from pydantic import BaseModel
 from websockets.datastructures import Headers
@@ -34,7 +34,7 @@ from server.kinds import BOARDS, board_named, parse_day
 from server.play.errors import Refused, refusal_of
 from server.play.hub import Hub
 from server.protocol import HTTP_STATUS, PROTOCOL_VERSION, Board, ErrorCode, has_control
-from server.web.responses import wants_json
+from server.web.responses import request_target, wants_json
 
 from .errors import BadQuery
 from .health import Health
@@ -317,7 +317,7 @@ async def _race(hub: Hub, code: str) -> Response:
 
 def is_health_check(request: Request) -> bool:
     """Whether ``request`` asks ``/healthz`` (its answer is a state, not a refusal)."""
-    return urlsplit(request.path).path == "/healthz"
+    return request_target(request).path == "/healthz"
 
 
 async def respond(
@@ -330,7 +330,7 @@ async def respond(
     """Answer one plain HTTP GET (``health`` probes the services for ``/healthz``;
     ``metrics`` serves ``/metrics``; ``sign_ins`` holds a bearer token to the address's
     sign-in back-off)."""
-    url = urlsplit(request.path)
+    url = request_target(request)
     if url.path == "/healthz" and health is not None:
         return await _healthz(hub, {}, health)
     if url.path == "/metrics" and metrics is not None:

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Final
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, unquote
 
 from websockets.http11 import Request, Response
 
@@ -33,7 +33,15 @@ from server.protocol import Board, ErrorCode, HistoryGame, RoomEntry
 
 from . import render
 from .chart import moves_chart, score_chart
-from .responses import HTML, IMMUTABLE, REVALIDATE, content, json_error, wants_json
+from .responses import (
+    HTML,
+    IMMUTABLE,
+    REVALIDATE,
+    content,
+    json_error,
+    request_target,
+    wants_json,
+)
 from .source import PageError, Source
 
 log = logging.getLogger(__name__)
@@ -452,7 +460,7 @@ def _error_page(
 
 async def respond(source: Source, request: Request) -> Response:
     """Answer a plain GET for a page, a live part, a static file, or with a 404."""
-    url = urlsplit(request.path)
+    url = request_target(request)
     path = url.path
     is_page = False
     try:

@@ -15,6 +15,7 @@ import hashlib
 import http
 import json
 from typing import Final
+from urllib.parse import SplitResult, urlsplit
 
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
@@ -33,6 +34,12 @@ REVALIDATE: Final = "no-cache"
 IMMUTABLE: Final = "public, max-age=31536000, immutable"
 #: Bodies shorter than this are sent as they are (gzip would not pay for its header).
 GZIP_FROM: Final = 512
+
+
+def request_target(request: Request) -> SplitResult:
+    """The request's path and query. The target is a path: ``urlsplit`` alone would take
+    the start of ``//healthz`` for a host name."""
+    return urlsplit(f"http://target{request.path}")
 
 
 def wants_json(request: Request, *, default: bool) -> bool:

@@ -339,6 +339,9 @@ async def test_json_clients_see_what_they_saw_before(backend: Backend) -> None:
         assert status == 404 and body == {
             "error": {"code": "not-found", "message": "no such path '/nowhere'"}
         }
+        # a path that starts with two slashes is a path, not a host name
+        status, body = await _json(f"{base}//healthz")
+        assert status == 404 and body["error"]["message"] == "no such path '//healthz'"
         browser = await page(f"{base}/nowhere")
         assert browser.status == 404 and browser.headers["Content-Type"].startswith("text/html")
         status, daily = await _json(f"{base}/daily")
