@@ -73,16 +73,16 @@ def _bad(message: str) -> PageError:
 
 
 class Query:
-    """A page's query string, checked: only ``allowed`` names, each at most once, no
-    control characters."""
+    """A page's query string, checked: the ``allowed`` names, each at most once, no control
+    characters. Other names are let be: a link shared on another site comes back with that
+    site's own parameters (``utm_source``, ``fbclid``), and it is still the same page."""
 
     def __init__(self, text: str, allowed: frozenset[str]) -> None:
         raw = parse_qs(text, keep_blank_values=True)
-        unknown = set(raw) - allowed
-        if unknown:
-            raise _bad(f"unknown parameter {sorted(unknown)[0]!r}")
         self.values: dict[str, str] = {}
         for name, values in raw.items():
+            if name not in allowed:
+                continue
             if len(values) > 1:
                 raise _bad(f"{name} is given twice")
             if _CONTROL.search(values[0]):
