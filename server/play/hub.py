@@ -114,6 +114,7 @@ class Hub:
             store,
             review_worker or SolverProver(review_seconds, name="game reviews", nice=REVIEW_NICE),
             seconds=review_seconds,
+            clock=clock,
         )
         self.queries = Queries(
             store=store,

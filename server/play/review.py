@@ -22,6 +22,7 @@ from server.engine import Game, Move
 from server.protocol import ErrorCode, Review, ReviewPosition, Stretch
 from server.store import END_ACTIONS, GameRecord, GameStore, PlayerRecord
 
+from .clock import Clock, utc_day
 from .daily import SolverProver
 from .errors import Refused
 from .player_game import RESTART, UNDO, apply
@@ -35,6 +36,9 @@ POSITION_NODES: Final = 60_000
 REVIEW_NICE: Final = 10
 #: Reviews asked for and not done yet, on one node at most (they queue for the worker).
 MOST_IN_FLIGHT: Final = 32
+#: New reviews an account may ask of a node in a UTC day (one asked again is kept: free).
+#: Each costs the solver up to its budget, and the worker is one for everyone.
+REVIEWS_PER_DAY: Final = 20
 #: The costliest stretches named in a review.
 STRETCHES: Final = 3
 
@@ -166,13 +170,20 @@ class Reviews:
     """Reviews of finished games: made in the worker, kept per game, one per account at
     a time."""
 
-    def __init__(self, store: GameStore, worker: SolverProver, *, seconds: float) -> None:
+    def __init__(
+        self, store: GameStore, worker: SolverProver, *, seconds: float, clock: Clock
+    ) -> None:
         self._store = store
         self._worker = worker
         self.seconds = seconds
+        self._clock = clock
         self._done: OrderedDict[str, Review] = OrderedDict()
         self._busy: set[int] = set()
         self.most_in_flight = MOST_IN_FLIGHT
+        self.per_day = REVIEWS_PER_DAY
+        #: New reviews asked today, by account (counted from the first of the day).
+        self._asked_on = utc_day(clock.now())
+        self._asked: dict[int, int] = {}
 
     async def review(
         self, player: PlayerRecord, record: GameRecord, *, par: int | None = None
@@ -186,6 +197,7 @@ class Reviews:
             raise Refused(ErrorCode.BUSY, "a review of yours is being made: ask again when done")
         if len(self._busy) >= self.most_in_flight:
             raise Refused(ErrorCode.BUSY, "the solver has many reviews to make: ask again later")
+        self._count_asked(player)
         self._busy.add(player.id)
         try:
             logged = await self._store.load_game(record.id)
@@ -205,6 +217,20 @@ class Reviews:
         while len(self._done) > CACHED_REVIEWS:
             self._done.popitem(last=False)
         return found
+
+    def _count_asked(self, player: PlayerRecord) -> None:
+        """Count a new review of ``player``'s, refused ``rate-limited`` past the day's share."""
+        today = utc_day(self._clock.now())
+        if today != self._asked_on:
+            self._asked_on, self._asked = today, {}
+        asked = self._asked.get(player.id, 0)
+        if asked >= self.per_day:
+            raise Refused(
+                ErrorCode.RATE_LIMITED,
+                f"{self.per_day} new reviews a day: ask for more tomorrow (UTC); "
+                "a review made already is answered at once",
+            )
+        self._asked[player.id] = asked + 1
 
     def cached(self, game_id: str) -> Review | None:
         """The game's review, if this node made it."""

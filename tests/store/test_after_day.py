@@ -318,3 +318,25 @@ async def test_review_of_a_lost_game_and_one_review_in_flight_per_account(
     assert [p.seq for p in review.positions] == [0, 1, 2, 3, 4]
     assert review.positions[0].action is None
     assert all(p.winnable is not None or review.unknown for p in review.positions)
+
+
+async def test_an_account_asks_so_many_new_reviews_a_day(
+    store: Store, hub: Hub, day_clock: ManualClock
+) -> None:
+    player = await new_player(store)
+    hub.reviews.per_day = 2
+    records = []
+    for _ in range(3):
+        game = await hub.starts.practice(player, WON_CODE, 1)
+        await game.play("resign", hub.now())
+        record = await store.get_game(game.id)
+        assert record is not None
+        records.append(record)
+    first = await hub.reviews.review(player, records[0])
+    await hub.reviews.review(player, records[1])
+    await _refused(ErrorCode.RATE_LIMITED, hub.reviews.review(player, records[2]))
+    assert (await hub.reviews.review(player, records[0])) is first  # made already: free
+    other = await new_player(store)
+    assert (await hub.reviews.review(other, records[2])).moves == 0  # another account's share
+    day_clock.advance(days=1)
+    assert (await hub.reviews.review(player, records[2])).moves == 0  # a new day, a new share
