@@ -8,14 +8,16 @@ from server.web.pages import Query
 from server.web.source import PageError
 
 
-def test_a_query_takes_only_its_names_once_and_no_control_characters() -> None:
+def test_a_query_takes_its_names_once_and_no_control_characters() -> None:
     allowed = frozenset({"suits", "board", "limit", "player"})
     query = Query("suits=4&board=bots&limit=7&player=+Ann+", allowed)
     assert query.suits() == 4 and query.board() == "bots"
     assert query.number("limit", 50, range(1, 101)) == 7 and query.text("player", 64) == "Ann"
     assert Query("", allowed).suits() == 1 and Query("", allowed).board() == "humans"
+    # a name it does not know is let be (a shared link's utm_source), even with a bad value
+    shared = Query("suits=2&utm_source=chat&fbclid=a%00b&fbclid=c", allowed)
+    assert shared.suits() == 2 and shared.values == {"suits": "2"}
     for text, read in [
-        ("colour=blue", None),
         ("suits=1&suits=2", None),
         ("player=a%00b", None),
         ("player=a%7Fb", None),
