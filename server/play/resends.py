@@ -47,21 +47,17 @@ class Resends:
         self._remembered.clear()
 
     def answered(self, message_id: MessageId | None, what: str) -> Remembered | None:
-        """The replies already given to ``message_id``, if it asked for ``what`` then too,
-        or ``what`` is the move as it was applied (``3-7x1`` for a ``3-7``: a client may
-        resend a move as the server wrote it back).
+        """The replies already given to ``message_id``, if it asked for ``what`` then too.
 
         Both must match: a client that starts counting its ids again (a new process taking
-        up its daily) sends a new action under an old id, and that one must be played.
+        up its daily) sends a new action under an old id, and that one must be played. So a
+        move is matched by its own text (``3-7`` and ``3-7x1`` are two requests: the same
+        id asking for ``3-7x1`` later may be a new move of the same cards).
         """
         if message_id is None:
             return None
         remembered = self._remembered.get(message_id)
-        if remembered is None:
-            return None
-        if remembered.what != what and (
-            remembered.outcome is None or remembered.outcome.applied != what
-        ):
+        if remembered is None or remembered.what != what:
             return None
         return remembered
 

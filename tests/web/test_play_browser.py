@@ -146,11 +146,20 @@ async def test_a_new_player_wins_the_daily_by_drag_and_drop(
     game.push(first)
     await play.shows(game, "the first move")
     assert await run(play.legal_columns) == []
+    watched_a_run_leave = False
     for number, move in enumerate(moves[1:], start=2):
         assert move.count is not None
+        removed = game.removed_count
         await play.drag(move.source + 1, move.count, move.target + 1)
         game.push(move)
         await play.shows(game, f"move {number}, {move.text()}")
+        if game.removed_count > removed and not watched_a_run_leave:
+            # while the run flies off, and after, the columns stay where the pointer found them
+            watched_a_run_leave = True
+            top = await run(lambda: play._rect('[data-column="1"]', 0)[1])
+            await asyncio.sleep(1.3)
+            assert await run(lambda: play._rect('[data-column="1"]', 0)[1]) == top
+    assert watched_a_run_leave
     assert game.is_won
     result = await wait_for(play.result, 15, "the result")
     assert result == "won"
