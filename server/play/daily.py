@@ -19,6 +19,7 @@ import hmac
 import logging
 import os
 import signal
+import threading
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -212,6 +213,13 @@ class SolverProver:
         gone = wait([worker.sentinel for worker in workers], WORKER_EXIT_SECONDS)
         if len(gone) < len(workers):
             log.warning("solver worker (%s) still there after SIGKILL", self.name)
+        # The executor's thread ends by closing its wake-up pipe. On Python 3.11 the exit
+        # hook writes to that pipe unlocked: were the thread ending just then, the exit would
+        # print a traceback (OSError: Bad file descriptor). Ended here, it is closed before.
+        # (typeshed names the attribute's type wrongly: it is the thread)
+        manager: threading.Thread | None = getattr(executor, "_executor_manager_thread", None)
+        if manager is not None:
+            manager.join(WORKER_EXIT_SECONDS)
 
 
 #: How often a node that is not proving looks for the deals another node stores (seconds).
