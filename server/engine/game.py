@@ -73,13 +73,23 @@ class Game:
     ) -> None:
         if len(columns) != COLUMNS:
             raise InvalidBoardError(f"a board has {COLUMNS} columns, not {len(columns)}")
-        self.suits: int = check_cards(columns, suits)
+        checked = check_cards(columns, suits)
+        self._lay_out(columns, checked, code, removed_runs(columns, checked))
+
+    def _lay_out(
+        self,
+        columns: Sequence[Sequence[Card]],
+        suits: int,
+        code: GameCode | None,
+        removed: list[Suit],
+    ) -> None:
+        self.suits: int = suits
         self.code: GameCode | None = code
         # packed (a byte a card): a server holds one per game in play, and only restart reads it
         self._initial: bytes = _pack_columns(columns)
         self._columns: Columns = [list(c) for c in columns]
-        self._removed: list[Suit] = removed_runs(columns, self.suits)
-        self._initial_removed: tuple[Suit, ...] = tuple(self._removed)  # for restart
+        self._removed: list[Suit] = removed
+        self._initial_removed: tuple[Suit, ...] = tuple(removed)  # for restart
         self._history = bytearray()
         self.moves: int = 0
 
@@ -89,7 +99,11 @@ class Game:
     def from_code(cls, code: GameCode | str) -> Game:
         if isinstance(code, str):
             code = GameCode.parse(code)
-        return cls(code.deal(), code.suits, code=code)
+        # A code's deal is a whole pack by making, and no column of a deal holds the 13 cards
+        # of a run: the checks a given board needs would cost more than the deal itself.
+        game = cls.__new__(cls)
+        game._lay_out(code.deal(), code.suits, code, [])
+        return game
 
     @classmethod
     def from_board(cls, text: str, suits: int | None = None) -> Game:

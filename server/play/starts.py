@@ -9,7 +9,7 @@ import uuid
 
 from server.engine import GameCode, playable_code
 from server.protocol import ErrorCode
-from server.store import AttemptExists, DealtGameStore, GameLog, PlayerRecord
+from server.store import AttemptExists, DealtGameStore, GameLog, GameRecord, PlayerRecord
 
 from .clock import Clock, utc_day
 from .daily import DailySchedule
@@ -54,6 +54,8 @@ class GameStarts:
                 )
             except AttemptExists as exists:  # another connection started it just now
                 record = exists.game
+            else:
+                return self._hold_new(record)
         if record.finished_at is not None:
             raise Refused(
                 ErrorCode.ALREADY_PLAYED,
@@ -83,7 +85,10 @@ class GameStarts:
             day=None,
             started_at=now,
         )
-        # a log of nothing yet
+        return self._hold_new(record)
+
+    def _hold_new(self, record: GameRecord) -> PlayerGame:
+        """A game just started: its log is empty, and no other session can hold it yet."""
         return self._live.hold(PlayerGame.from_log(GameLog(record, []), self._store))
 
     async def resume(self, player: PlayerRecord, game_id: str) -> PlayerGame:

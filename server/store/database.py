@@ -5,7 +5,7 @@ embedded server. A session (or, for the hot reads, a Core connection) per operat
 concurrent tasks never share one::
 
     database = Database(create_engine("sqlite+aiosqlite:///simon.sqlite3"))
-    async with database.reads() as session: ...          # one read, autocommit
+    async with database.reads() as session: ...          # one read, in no transaction
     async with database.sessions.begin() as session: ...  # a transaction
 """
 
@@ -117,16 +117,22 @@ class Database:
         self.engine = engine
         #: Sessions for writes and for streams: ``sessions.begin()`` is one transaction.
         self.sessions = async_sessionmaker(engine, expire_on_commit=False)
-        # Single reads need no transaction: autocommit spares the BEGIN and ROLLBACK round trips.
-        self.read_engine = engine.execution_options(isolation_level="AUTOCOMMIT")
-        #: Sessions for single reads, in autocommit.
+        # Single reads need no transaction: on PostgreSQL autocommit spares the BEGIN and
+        # ROLLBACK round trips. SQLite's driver begins none for a read anyway, and there the
+        # setting would cost three more trips to aiosqlite's thread (a pragma on each way).
+        self.read_engine = (
+            engine
+            if engine.dialect.name == "sqlite"
+            else engine.execution_options(isolation_level="AUTOCOMMIT")
+        )
+        #: Sessions for single reads, in no transaction.
         self.reads = async_sessionmaker(self.read_engine, expire_on_commit=False)
         #: ``insert(table)`` in the engine's dialect: both have ``on_conflict_do_nothing`` and
         #: ``on_conflict_do_update``.
         self.insert = postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
 
     async def rows(self, query: sa.Executable, params: dict[str, Any]) -> list[sa.Row[Any]]:
-        """Run one prebuilt Core query in autocommit (the hot reads: no ORM objects).
+        """Run one prebuilt Core query in no transaction (the hot reads: no ORM objects).
 
         A connection found dead as the query is sent (closed by an outage just before,
         which the event loop has not seen yet) is invalidated with the rest of the pool,

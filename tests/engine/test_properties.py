@@ -153,3 +153,14 @@ def test_every_deal_is_the_whole_pack_in_the_fixed_column_sizes(code: GameCode) 
     assert [len(c) for c in game.columns] == [8, 8, 8, 7, 6, 5, 4, 3, 2, 1]
     assert table_cards(game) == Counter(pack(code.suits))
     assert Game.from_board(game.board_text()).suits == code.suits
+
+
+@settings(max_examples=40, deadline=None)
+@given(code=codes)
+def test_a_game_from_a_code_is_the_checked_game_of_its_deal(code: GameCode) -> None:
+    # from_code skips the checks a given board gets: the deal must pass them all the same
+    dealt, checked = Game.from_code(code), Game(code.deal(), code.suits, code=code)
+    assert dealt.snapshot() == checked.snapshot()
+    assert dealt.removed == checked.removed == ()
+    dealt.restart()
+    assert dealt.board_text() == checked.board_text()

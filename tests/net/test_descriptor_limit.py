@@ -13,7 +13,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.support.kills import ROOT, _healthy, embedded_environment, free_port, server_command
+from tests.support.kills import ROOT, embedded_environment, free_port, healthy, server_command
 
 SOFT, HARD = 64, 128
 #: Raw TCP connections opened against it: well past what its descriptors allow.
@@ -62,7 +62,7 @@ async def test_at_the_descriptor_limit_one_log_line_and_service_resumes(tmp_path
         )
     sockets: list[socket.socket] = []
     try:
-        await _until(lambda: _healthy(port), 60, "the server answers /healthz")
+        await _until(lambda: healthy(port), 60, "the server answers /healthz")
         assert _limits_of(process.pid) == (HARD, HARD)
 
         for _ in range(CONNECTIONS):  # the kernel completes them; the server must accept
@@ -79,7 +79,7 @@ async def test_at_the_descriptor_limit_one_log_line_and_service_resumes(tmp_path
         for sock in sockets:
             sock.close()
         sockets.clear()
-        await _until(lambda: _healthy(port), 30, "the server answers again")
+        await _until(lambda: healthy(port), 30, "the server answers again")
         assert lines("cannot accept connections") == 1, log_path.read_text()[-3000:]
         assert lines("out of system resource") == 0, log_path.read_text()[-3000:]
         assert process.poll() is None

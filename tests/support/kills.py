@@ -135,7 +135,7 @@ class ServerProcess:
                 f"simon-server did not start ({error}):\n{self.log_tail()}"
             ) from None
         deadline = time.monotonic() + START_SECONDS
-        while not await asyncio.to_thread(_healthy, self.port, ready):
+        while not await asyncio.to_thread(healthy, self.port, ready):
             if self.process.poll() is not None:
                 raise RuntimeError(f"simon-server exited at start:\n{self.log_tail()}")
             if time.monotonic() > deadline:
@@ -207,7 +207,7 @@ class ServerProcess:
         self.kill()
 
 
-def _healthy(port: int, ready: bool = True) -> bool:
+def healthy(port: int, ready: bool = True) -> bool:
     """Whether ``/healthz`` answers 200 (or, unless ``ready``, answers at all)."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:

@@ -17,6 +17,11 @@ from server.store.models import GameRow, Race, RaceEntrant
 from .records import OPEN, STARTED, Due, RaceRecord
 from .rows import read_rooms, result_of
 
+#: Asked at every resume of a game by id (prebuilt, in Core: the ORM would cost more).
+_RACE_OF_GAME = sa.select(RaceEntrant.race_code).where(
+    RaceEntrant.game_id == sa.bindparam("game_id")
+)
+
 
 @store_boundary
 class RaceReads:
@@ -40,10 +45,8 @@ class RaceReads:
 
     async def race_of_game(self, game_id: str) -> RaceRecord | None:
         """The room whose race ``game_id`` is a game of."""
-        query = sa.select(RaceEntrant.race_code).where(RaceEntrant.game_id == game_id)
-        async with self._reads()() as session:
-            code = await session.scalar(query)
-        return None if code is None else await self.get(code)
+        rows = await self._database.rows(_RACE_OF_GAME, {"game_id": game_id})
+        return await self.get(rows[0][0]) if rows else None
 
     async def unfinished(self, code: str) -> int:
         """How many racers' games of a room are not over yet."""
