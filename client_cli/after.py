@@ -28,7 +28,7 @@ from server.protocol import (
 )
 
 from .arguments import player_name
-from .boards import _dump, new_board_hint, own_daily, parse_day
+from .boards import _dump, new_board_hint, no_deal, own_daily, parse_day
 from .connection import Reply
 from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
@@ -91,21 +91,31 @@ async def _stats(args: argparse.Namespace) -> int:
                 ),
                 DayStats,
             )  # fmt: skip
-            if args.json:
-                print_json(_dump(stats))
-                return 0
             when = f"--day {args.day}" if args.day is not None else "--today"
-            elsewhere = await new_board_hint(
-                connection,
-                await own_daily(connection, stats.day, stats.suits, args.board),
-                day=stats.day,
-                suits=stats.suits,
-                board=args.board,
-                total=stats.finished,
-                command=f"simon stats {when} --suits {stats.suits} --board new",
+            elsewhere = (
+                None
+                if stats.dealt is False
+                else await new_board_hint(
+                    connection,
+                    await own_daily(connection, stats.day, stats.suits, args.board),
+                    day=stats.day,
+                    suits=stats.suits,
+                    board=args.board,
+                    total=stats.finished,
+                    command=f"simon stats {when} --suits {stats.suits} --board new",
+                )
             )
         finally:
             await connection.close()
+        if args.json:
+            found = _dump(stats)
+            if elsewhere is not None:
+                found["new_board"] = elsewhere.as_json()
+            print_json(found)
+            return 0
+        if stats.dealt is False:
+            print(no_deal(stats.day, stats.suits))
+            return 0
         par = f", par {stats.par}" if stats.par is not None else ""
         print(
             f"{stats.day} · {plural(stats.suits, 'suit')}: {stats.finished} finished, "
@@ -122,7 +132,7 @@ async def _stats(args: argparse.Namespace) -> int:
             print(f"{stats.you.player}: rank {stats.you.rank}, beats or ties "
                   f"{stats.you.percentile}%")  # fmt: skip
         if elsewhere is not None:
-            print(elsewhere)
+            print(elsewhere.text())
         return 0
     history = await _ask(
         args,

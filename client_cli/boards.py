@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 from typing import Any, get_args
 
@@ -104,7 +105,7 @@ async def _leaderboard(args: argparse.Namespace) -> int:
             rows = info.around
             title = f"{info.day} · {plural(info.suits, 'suit')}{_board_title(info.board)} · "
             title += f"{info.player}: " + _rank_text(info)
-            day, suits, total = info.day, info.suits, info.total
+            day, suits, total, dealt = info.day, info.suits, info.total, info.dealt is not False
         else:
             rows, after, page = [], None, None
             while len(rows) < args.top:
@@ -133,24 +134,31 @@ async def _leaderboard(args: argparse.Namespace) -> int:
             }
             title = f"{page.day} · {plural(page.suits, 'suit')}{_board_title(page.board)} · "
             title += plural(page.total, "result")
-            day, suits, total = page.day, page.suits, page.total
+            day, suits, total, dealt = page.day, page.suits, page.total, page.dealt is not False
         command = f"simon leaderboard{' --around-me' if args.around_me else ''} --suits {suits}"
         if args.day is not None:
             command += f" --day {day}"
-        elsewhere = await new_board_hint(
-            connection,
-            mine,
-            day=day,
-            suits=suits,
-            board=board,
-            total=total,
-            command=f"{command} --board new",
+        elsewhere = (
+            await new_board_hint(
+                connection,
+                mine,
+                day=day,
+                suits=suits,
+                board=board,
+                total=total,
+                command=f"{command} --board new",
+            )
+            if dealt
+            else None
         )
     finally:
         await connection.close()
     held = mine if mine is not None and mine.review else None
     if held is not None:
         result["review"] = held.review
+    result["dealt"] = dealt
+    if elsewhere is not None:
+        result["new_board"] = elsewhere.as_json()
     if args.json:
         print_json(result)
         return 0
@@ -159,9 +167,9 @@ async def _leaderboard(args: argparse.Namespace) -> int:
     else:  # plain lines: a command in them is never wrapped
         print(title)
         if elsewhere is None:
-            print(_no_rows(day, suits, board, today))
+            print(_no_rows(day, suits, board, today, dealt=dealt))
     if elsewhere is not None:
-        print(elsewhere)
+        print(elsewhere.text())
     if held is not None:
         print(_held_line(held))
     return 0
@@ -184,8 +192,17 @@ def _rank_text(info: RankInfo) -> str:
     return f"{why}, {plural(info.total, 'result')}"
 
 
-def _no_rows(day: date, suits: int, board: Board, today: date) -> str:
+def no_deal(day: date, suits: int) -> str:
+    """What a board or a day's figures say of a day that had no deal."""
+    return (
+        f"There was no {suits}-suit daily on {day}: no deal was dealt that day, so it has no board."
+    )
+
+
+def _no_rows(day: date, suits: int, board: Board, today: date, *, dealt: bool) -> str:
     """Why a leaderboard is empty."""
+    if not dealt:
+        return no_deal(day, suits)
     who = "no bot" if board == "bots" else "nobody"
     if day == today:
         return (
@@ -215,6 +232,30 @@ async def own_daily(
     return (await daily_results(connection, day)).get(suits)
 
 
+@dataclass(frozen=True)
+class NewBoardHint:
+    """Where to look when the public board does not show a day's results: the player's own
+    result (``yours``) is on the new players' board, or the public board is empty and that
+    one has ``results``. ``command`` shows the new players' board."""
+
+    command: str
+    yours: HistoryGame | None = None
+    results: int = 0
+
+    def text(self) -> str:
+        there = f"the new players' board, where new accounts play their first days: {self.command}"
+        if self.yours is not None:
+            rank = f", rank {self.yours.rank}" if self.yours.rank is not None else ""
+            return f"Your result (score {self.yours.score}{rank}) is on {there}"
+        count = self.results
+        return f"{plural(count, 'result')} {'is' if count == 1 else 'are'} on {there}"
+
+    def as_json(self) -> dict[str, Any]:
+        if self.yours is not None:
+            return {"yours": {"score": self.yours.score, "rank": self.yours.rank}}
+        return {"results": self.results}
+
+
 async def new_board_hint(
     connection: Connection,
     mine: HistoryGame | None,
@@ -224,27 +265,20 @@ async def new_board_hint(
     board: Board,
     total: int,
     command: str,
-) -> str | None:
-    """Where to look when the public board does not show a day's results: the player's own
-    result (``mine``) is on the new players' board, or the public board (``board``, of
-    ``total`` results) is empty and that one is not. ``command`` shows the new players'
-    board."""
+) -> NewBoardHint | None:
+    """Where to look when the public board (``board``, of ``total`` results) does not show
+    a day's results, if anywhere: see :class:`NewBoardHint`."""
     if board != "humans":
         return None
-    there = f"the new players' board, where new accounts play their first days: {command}"
     if mine is not None and mine.board == "new" and not mine.review:
-        rank = f", rank {mine.rank}" if mine.rank is not None else ""
-        return f"Your result (score {mine.score}{rank}) is on {there}"
+        return NewBoardHint(command, yours=mine)
     if total:
         return None
     newcomers = await connection.request(
         LeaderboardRequest(type="leaderboard", day=day, suits=suits, board="new", limit=1),
         LeaderboardPage,
     )
-    if not newcomers.total:
-        return None
-    count = newcomers.total
-    return f"{plural(count, 'result')} {'is' if count == 1 else 'are'} on {there}"
+    return NewBoardHint(command, results=newcomers.total) if newcomers.total else None
 
 
 async def daily_results(connection: Connection, day: date) -> dict[int, HistoryGame]:

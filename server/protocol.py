@@ -650,6 +650,8 @@ class LeaderboardPage(_Message):
     rows: list[LeaderboardRow]
     next: str | None = None  # cursor for the next page, None at the end
     total: int
+    #: False: the day is over and had no deal of this suit count (left out otherwise).
+    dealt: Literal[False] | None = None
 
 
 class RankInfo(_Message):
@@ -664,6 +666,8 @@ class RankInfo(_Message):
     around: list[LeaderboardRow]
     #: "held": no rank because the player's finished result is held for fair-play review.
     review: Literal["held"] | None = None
+    #: False: the day is over and had no deal of this suit count (left out otherwise).
+    dealt: Literal[False] | None = None
 
 
 class HistoryGame(_Message):
@@ -886,6 +890,8 @@ class DayStats(_Message):
     time_quartiles: list[float] | None = None
     par: int | None = None  # once the day is over
     you: YouAreHere | None = None
+    #: False: the day is over and had no deal of this suit count (left out otherwise).
+    dealt: Literal[False] | None = None
 
 
 class ReplayStep(_Message):

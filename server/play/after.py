@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from datetime import date, timedelta
-from typing import Final
+from typing import Final, Literal
 
 from server.protocol import (
     Board,
@@ -223,10 +223,12 @@ class AfterDay:
             day=day, suits=suits, bots=bots, newcomers=board == "new"
         )
         histogram, width = moves_histogram(figures.winners_moves)
-        par = None
+        par: int | None = None
+        dealt: Literal[False] | None = None
         if over:
             deal = await self._daily.stored(day, suits)
             par = None if deal is None else deal.par
+            dealt = None if deal is not None else False
         stats = DayStats(
             day=day,
             suits=suits,
@@ -243,6 +245,7 @@ class AfterDay:
             if figures.time_quartiles is None
             else [round(t, 3) for t in figures.time_quartiles],
             par=par,
+            dealt=dealt,
         )
         if len(self._figures) > 64:
             self._figures.clear()

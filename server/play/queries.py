@@ -5,7 +5,7 @@ standings) answered from the store's records as protocol replies.
 from __future__ import annotations
 
 from datetime import date, timedelta
-from typing import Final, TypeAlias
+from typing import Final, Literal, TypeAlias
 
 from server.engine import SUIT_COUNTS
 from server.protocol import (
@@ -98,6 +98,18 @@ class Queries:
                 found.append(DailyCode(suits=suits, code=record.code, par=record.par))
         return found
 
+    async def dealt(self, day: date, suits: int) -> bool:
+        """Whether a day that is over had a daily of ``suits`` (a server dealt none before
+        its first start, nor on a day it was down all day)."""
+        return await self._daily.stored(day, suits) is not None
+
+    async def _undealt(self, day: date, suits: int, total: int) -> Literal[False] | None:
+        """A reply's ``dealt``: False for an empty board of a day that is over and had no
+        deal of ``suits`` (left out otherwise: the board is only empty)."""
+        if total or day >= self._today() or await self.dealt(day, suits):
+            return None
+        return False
+
     async def leaderboard(
         self, *, day: date | None, suits: int, limit: int, after: str | None, board: Board
     ) -> LeaderboardPage:
@@ -126,6 +138,7 @@ class Queries:
             rows=[leaderboard_row(row) for row in page.rows],
             next=page.next,
             total=page.total,
+            dealt=await self._undealt(day, suits, page.total),
         )
         return reply, self._board_replays(day, page.rows)
 
@@ -163,6 +176,7 @@ class Queries:
             total=ranked.total,
             around=[leaderboard_row(row) for row in ranked.around],
             review="held" if ranked.held else None,
+            dealt=await self._undealt(day, suits, ranked.total),
         )
         return reply, self._board_replays(day, ranked.around)
 

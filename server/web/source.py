@@ -145,8 +145,7 @@ class Source:
     async def dealt(self, day: date, suits: int) -> bool:
         """Whether a day that is over had a daily of ``suits`` (a server dealt none before
         its first start, nor on a day it was down all day)."""
-        deals = await _asking(self._hub.queries.past_deals(day))
-        return any(deal.suits == suits for deal in deals)
+        return await _asking(self._hub.queries.dealt(day, suits))
 
     async def player(self, name: str) -> Player:
         record = await _asking(self._hub.accounts.named(name))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -116,7 +117,17 @@ async def test_an_empty_leaderboard_says_why_and_a_held_result_is_told_to_its_pl
             status, out, err = await simon("leaderboard", "--day", later)
             assert status == 1 and out == "" and "has not begun" in err and later in err
             status, out, _ = await simon("leaderboard", "--day", "2000-01-01", "--suits", "2")
-            assert "No results: nobody finished the 2-suit deal of 2000-01-01." in out
+            assert "There was no 2-suit daily on 2000-01-01: no deal was dealt that day" in out
+            assert "nobody" not in out and "new players" not in out
+            status, out, _ = await simon("leaderboard", "--day", "2000-01-01", "--json")
+            assert json.loads(out)["dealt"] is False
+            status, out, _ = await simon("leaderboard", "--day", "2000-01-01", "--around-me")
+            assert status == 0 and "There was no 1-suit daily on 2000-01-01" in out
+            status, out, _ = await simon("stats", "--day", "2000-01-01", "--suits", "4")
+            assert status == 0 and "There was no 4-suit daily on 2000-01-01" in out
+            assert "finished" not in out
+            status, out, _ = await simon("stats", "--day", "2000-01-01", "--json")
+            assert json.loads(out)["dealt"] is False
 
             state = (await human.request({"type": "start", "suits": 1}))["state"]
             for move in proofs[state["code"]]:  # the solver's line at machine speed: held
@@ -135,6 +146,7 @@ async def test_an_empty_leaderboard_says_why_and_a_held_result_is_told_to_its_pl
         assert "played, under review" in out
         status, out, _ = await simon("leaderboard", "--suits", "1", "--board", "bots")
         assert "under review" not in out and "no bot has finished" in out
+        assert json.loads((await simon("leaderboard", "--suits", "1", "--json"))[1])["dealt"]
 
         # the play screen cannot start it again: it says so, with the result it got
         kept = config.account(server.url)
@@ -146,6 +158,13 @@ async def test_an_empty_leaderboard_says_why_and_a_held_result_is_told_to_its_pl
             said = await _played(again, refused.value, 1)
         assert said.startswith("you have played today's 1-suit deal")
         assert said.endswith(f"; your result: score {finished['score']}, under review")
+
+        # the day over: its boards are of a day that was dealt, however empty
+        clock.advance(seconds=24 * 3600)
+        status, out, _ = await simon("leaderboard", "--day", day.isoformat(), "--suits", "2")
+        assert status == 0 and f"No results: nobody finished the 2-suit deal of {day}." in out
+        status, out, _ = await simon("stats", "--day", day.isoformat(), "--suits", "2")
+        assert status == 0 and "0 finished, 0 won" in out and "There was no" not in out
 
 
 async def test_a_first_days_result_points_to_the_new_players_board(
@@ -190,8 +209,18 @@ async def test_a_first_days_result_points_to_the_new_players_board(
         assert f"{here}simon leaderboard --around-me --suits 1 --board new" in out
         out = await simon("stats", "--today", "--suits", "1")
         assert "0 finished" in out and f"{here}simon stats --today --suits 1 --board new" in out
+        yours = {"yours": {"score": 500, "rank": 1}}
+        assert (
+            json.loads(await simon("stats", "--today", "--suits", "1", "--json"))["new_board"]
+            == yours
+        )
+        assert (
+            json.loads(await simon("leaderboard", "--suits", "1", "--json"))["new_board"] == yours
+        )
         out = await simon("leaderboard", "--suits", "1", "--as", other)
         assert f"1 result {here}simon leaderboard --suits 1 --board new" in out
+        found = json.loads(await simon("leaderboard", "--suits", "1", "--as", other, "--json"))
+        assert found["new_board"] == {"results": 1} and found["rows"] == []
         out = await simon("leaderboard", "--suits", "1", "--board", "new")
         assert name in out and "first days" not in out  # that board itself needs no hint
         out = await simon("daily")
