@@ -6,10 +6,11 @@ anything (games live in the database's action log).
 ``<prefix>:race:<day>:<suits>``, standings in a hash; race rooms of friends on
 ``<prefix>:room:<code>``, their state in the database). Race events travel as encoded
 :class:`~server.protocol.RaceEvent` frames, so a node forwards them to its followers
-without decoding them again.
+without decoding them again. It also keeps counts of a day that every node shares (an
+account's reviews: ``<prefix>:count:<day>:<name>``).
 """
 
-from .base import Bus, BusError, BusUnavailable, RaceHandler, RaceUpdate
+from .base import Bus, BusError, BusUnavailable, DayCounts, RaceHandler, RaceUpdate
 from .memory import InProcessBus
 from .redis import RedisBus, redis_client
 
@@ -26,6 +27,7 @@ __all__ = [
     "Bus",
     "BusError",
     "BusUnavailable",
+    "DayCounts",
     "InProcessBus",
     "RaceHandler",
     "RaceUpdate",

@@ -31,6 +31,27 @@ class BusUnavailable(BusError):
 
 #: Race standings outlive a day's race by this much, then expire.
 KEEP_SECONDS = 3 * 24 * 3600
+#: A day's counts (:meth:`Bus.count_for_day`) outlive the day by this much, then expire.
+COUNT_SECONDS = 2 * 24 * 3600
+
+
+class DayCounts:
+    """Counts by name that start again at each new day, in this process: the in-process
+    bus's, and a node's own while Redis is out."""
+
+    def __init__(self) -> None:
+        self._day: date | None = None
+        self._counts: dict[str, int] = {}
+
+    def add(self, day: date, name: str) -> int:
+        """One more of ``name`` on ``day``: the count now (a new day starts every count
+        again; a day gone by is not counted)."""
+        if self._day is None or day > self._day:
+            self._day, self._counts = day, {}
+        elif day < self._day:
+            return 1
+        count = self._counts[name] = self._counts.get(name, 0) + 1
+        return count
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +120,11 @@ class Bus(ABC):
     @abstractmethod
     async def publish_room(self, code: str, frame: str) -> None:
         """Send an encoded frame to every node in the room (this one too)."""
+
+    @abstractmethod
+    async def count_for_day(self, day: date, name: str) -> int:
+        """One more of ``name`` on ``day``, counted for every node: the count now (an
+        account's reviews of the day, say). Redis keeps it two days."""
 
     def _deliver(self, day: date, suits: int, frame: str) -> None:
         if self._race_handler is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
-from .base import Bus, RaceUpdate
+from .base import Bus, DayCounts, RaceUpdate
 
 
 class InProcessBus(Bus):
@@ -14,6 +14,7 @@ class InProcessBus(Bus):
         self._joined: set[tuple[date, int]] = set()
         self._entries: dict[tuple[date, int], dict[str, str]] = {}
         self._rooms: set[str] = set()
+        self._counts = DayCounts()
 
     async def join_race(self, day: date, suits: int) -> None:
         self._joined.add((day, suits))
@@ -43,6 +44,9 @@ class InProcessBus(Bus):
     async def publish_room(self, code: str, frame: str) -> None:
         if code in self._rooms:
             self._deliver_room(code, frame)
+
+    async def count_for_day(self, day: date, name: str) -> int:
+        return self._counts.add(day, name)
 
     def forget_races_before(self, day: date) -> None:
         for key in [key for key in self._entries if key[0] < day]:

@@ -19,7 +19,7 @@ from redis.exceptions import RedisError
 
 from server.boundary import boundary
 
-from .base import KEEP_SECONDS, Bus, BusUnavailable, RaceUpdate
+from .base import COUNT_SECONDS, KEEP_SECONDS, Bus, BusUnavailable, RaceUpdate
 
 log = logging.getLogger(__name__)
 
@@ -181,6 +181,14 @@ class RedisBus(Bus):
                     pipe.expire(standings, KEEP_SECONDS)
                 pipe.publish(channel, "\n".join(events))
             await pipe.execute()
+
+    async def count_for_day(self, day: date, name: str) -> int:
+        key = f"{self._prefix}:count:{day.isoformat()}:{name}"
+        async with self._client.pipeline(transaction=True) as pipe:
+            pipe.incr(key)
+            pipe.expire(key, COUNT_SECONDS)
+            count, _ = await pipe.execute()
+        return int(count)
 
     async def race_entries(self, day: date, suits: int) -> list[str]:
         values = await self._client.hvals(f"{self._channel(day, suits)}:players")

@@ -115,6 +115,7 @@ class Hub:
             review_worker or SolverProver(review_seconds, name="game reviews", nice=REVIEW_NICE),
             seconds=review_seconds,
             clock=clock,
+            bus=bus,
         )
         self.queries = Queries(
             store=store,

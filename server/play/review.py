@@ -5,7 +5,8 @@ against it.
 The work runs in a worker process of its own (:class:`~server.play.daily.SolverProver`'s
 pool), never on the event loop: moves are answered while reviews run. A review has a CPU
 budget (``seconds``): positions it leaves unjudged are marked unknown. Each game's review is
-kept once made; an account has at most one review in flight.
+kept once made; an account has at most one review in flight, and so many new ones a day,
+counted across every node on the bus (Redis), or by this node alone while Redis is out.
 
 Distances are the solver's line, not the shortest possible: the solver shortens its
 solutions but does not prove them optimal, so a delta can be off by what it misses.
@@ -13,11 +14,13 @@ solutions but does not prove them optimal, so a delta can be off by what it miss
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Final
 
+from server.bus import Bus, BusError, DayCounts
 from server.engine import Game, Move
 from server.protocol import ErrorCode, Review, ReviewPosition, Stretch
 from server.store import END_ACTIONS, GameRecord, GameStore, PlayerRecord
@@ -26,6 +29,8 @@ from .clock import Clock, utc_day
 from .daily import SolverProver
 from .errors import Refused
 from .player_game import RESTART, UNDO, apply
+
+log = logging.getLogger(__name__)
 
 #: Reviews kept per node (the oldest go first).
 CACHED_REVIEWS: Final = 512
@@ -36,7 +41,8 @@ POSITION_NODES: Final = 60_000
 REVIEW_NICE: Final = 10
 #: Reviews asked for and not done yet, on one node at most (they queue for the worker).
 MOST_IN_FLIGHT: Final = 32
-#: New reviews an account may ask of a node in a UTC day (one asked again is kept: free).
+#: New reviews an account may ask in a UTC day, of all nodes (one asked again of the node
+#: that made it is kept: free).
 #: Each costs the solver up to its budget, and the worker is one for everyone.
 REVIEWS_PER_DAY: Final = 20
 #: The costliest stretches named in a review.
@@ -171,7 +177,7 @@ class Reviews:
     a time."""
 
     def __init__(
-        self, store: GameStore, worker: SolverProver, *, seconds: float, clock: Clock
+        self, store: GameStore, worker: SolverProver, *, seconds: float, clock: Clock, bus: Bus
     ) -> None:
         self._store = store
         self._worker = worker
@@ -181,9 +187,10 @@ class Reviews:
         self._busy: set[int] = set()
         self.most_in_flight = MOST_IN_FLIGHT
         self.per_day = REVIEWS_PER_DAY
-        #: New reviews asked today, by account (counted from the first of the day).
-        self._asked_on = utc_day(clock.now())
-        self._asked: dict[int, int] = {}
+        #: New reviews asked today, by account: counted on the bus, for every node.
+        self._bus = bus
+        #: This node's own count, while the bus cannot count.
+        self._own_counts = DayCounts()
 
     async def review(
         self, player: PlayerRecord, record: GameRecord, *, par: int | None = None
@@ -197,7 +204,7 @@ class Reviews:
             raise Refused(ErrorCode.BUSY, "a review of yours is being made: ask again when done")
         if len(self._busy) >= self.most_in_flight:
             raise Refused(ErrorCode.BUSY, "the solver has many reviews to make: ask again later")
-        self._count_asked(player)
+        await self._count_asked(player)
         self._busy.add(player.id)
         try:
             logged = await self._store.load_game(record.id)
@@ -218,19 +225,21 @@ class Reviews:
             self._done.popitem(last=False)
         return found
 
-    def _count_asked(self, player: PlayerRecord) -> None:
+    async def _count_asked(self, player: PlayerRecord) -> None:
         """Count a new review of ``player``'s, refused ``rate-limited`` past the day's share."""
         today = utc_day(self._clock.now())
-        if today != self._asked_on:
-            self._asked_on, self._asked = today, {}
-        asked = self._asked.get(player.id, 0)
-        if asked >= self.per_day:
+        name = f"reviews:{player.id}"
+        try:
+            asked = await self._bus.count_for_day(today, name)
+        except BusError as error:
+            log.warning("counting %s's reviews on this node alone: %s", player.name, error)
+            asked = self._own_counts.add(today, name)
+        if asked > self.per_day:
             raise Refused(
                 ErrorCode.RATE_LIMITED,
                 f"{self.per_day} new reviews a day: ask for more tomorrow (UTC); "
                 "a review made already is answered at once",
             )
-        self._asked[player.id] = asked + 1
 
     def cached(self, game_id: str) -> Review | None:
         """The game's review, if this node made it."""

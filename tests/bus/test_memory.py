@@ -66,3 +66,15 @@ async def test_room_frames_reach_this_node_only_while_it_is_in_the_room() -> Non
     await bus.leave_room("ABCD")
     await bus.publish_room("ABCD", "left")
     assert got == [("ABCD", "joined")]
+
+
+async def test_a_days_counts_add_up_and_start_again_the_next_day() -> None:
+    bus = InProcessBus()
+    assert [await bus.count_for_day(DAY, "reviews:1") for _ in range(3)] == [1, 2, 3]
+    assert await bus.count_for_day(DAY, "reviews:2") == 1  # a name of its own
+    after = date(2031, 5, 18)
+    assert await bus.count_for_day(after, "reviews:1") == 1
+    assert await bus.count_for_day(after, "reviews:1") == 2
+    # a day gone by (a clock set back) counts nothing against the day now
+    assert await bus.count_for_day(DAY, "reviews:1") == 1
+    assert await bus.count_for_day(after, "reviews:1") == 3

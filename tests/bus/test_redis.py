@@ -13,7 +13,7 @@ from typing import Any
 import redis.asyncio as redis
 
 from server.bus import InProcessBus, RaceUpdate, RedisBus
-from server.bus.base import KEEP_SECONDS
+from server.bus.base import COUNT_SECONDS, KEEP_SECONDS
 
 DAY = date(2031, 5, 17)
 
@@ -157,3 +157,15 @@ async def test_redis_bus_sends_each_race_of_a_batch_as_one_message(
         for suits in (1, 2):
             assert await nodes.a.race_entries(DAY, suits) == ['{"player":"ann","moves":2}']
         await watcher.aclose()  # type: ignore[no-untyped-call]  # redis leaves PubSub.aclose untyped
+
+
+async def test_a_days_counts_are_one_for_every_node_and_expire(redis_url: str, run_id: str) -> None:
+    prefix = f"simon-test-{run_id}-count-{uuid.uuid4().hex[:6]}"
+    async with two_nodes(redis_url, prefix) as nodes:
+        assert await nodes.a.count_for_day(DAY, "reviews:7") == 1
+        assert await nodes.b.count_for_day(DAY, "reviews:7") == 2  # the other node's too
+        assert await nodes.a.count_for_day(date(2031, 5, 18), "reviews:7") == 1
+        assert await nodes.b.count_for_day(DAY, "reviews:8") == 1
+        key = f"{prefix}:count:{DAY.isoformat()}:reviews:7"
+        assert 0 < await nodes.admin.ttl(key) <= COUNT_SECONDS
+        await nodes.admin.delete(*[k async for k in nodes.admin.scan_iter(f"{prefix}:count:*")])

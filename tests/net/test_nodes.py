@@ -6,6 +6,7 @@ import asyncio
 
 from server.engine import Game, Move
 from tests.conftest import Backend
+from tests.support.players import registered, signed_in
 from tests.support.servers import (
     Client,
     first_legal,
@@ -92,3 +93,33 @@ async def test_a_node_left_behind_does_not_overwrite_the_game(
                         await asyncio.sleep(0.01)
             logged = await node_b.hub.store.load_game(state["game"])
             assert logged is not None and logged.actions[:2] == [first, second]
+
+
+async def test_an_accounts_reviews_of_the_day_are_counted_across_nodes(
+    postgres_url: str, redis_url: str, run_id: str
+) -> None:
+    shared = Backend("services", postgres_url, redis_url, f"simon-test-{run_id}")
+    settings = server_settings(shared)
+    clock = fresh_clock()
+    async with (
+        serving(settings, clock=clock) as node_a,
+        serving(settings, clock=clock) as node_b,
+    ):
+        node_a.hub.reviews.per_day = node_b.hub.reviews.per_day = 2
+        async with Client.connect(node_a.url) as on_a:
+            token = await registered(on_a, unique_name("rev"))
+            games = []
+            for _ in range(3):  # three practice games of a deal the solver wins at once
+                start = await on_a.request(
+                    {"type": "start", "mode": "practice", "code": "SS1-S1-AAAAABD"}
+                )
+                games.append(start["state"]["game"])
+                await on_a.request({"type": "resign"})
+            for game in games[:2]:
+                made = await on_a.request({"type": "review", "game": game}, timeout=120)
+                assert made["type"] == "review", made
+        # the account's share is spent on node A: node B has none of its own to give
+        async with Client.connect(node_b.url) as on_b:
+            await signed_in(on_b, token)
+            over = await on_b.request({"type": "review", "game": games[2]})
+            assert over["type"] == "error" and over["code"] == "rate-limited", over

@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
 
-from server.bus import InProcessBus
+from server.bus import BusUnavailable, InProcessBus
 from server.engine import Game as EngineGame
 from server.engine import Move
 from server.play.clock import ManualClock
@@ -19,7 +19,7 @@ from server.play.daily import Proof, Prover, SolverProver
 from server.play.errors import refusal_of
 from server.play.hub import Hub
 from server.play.player_game import PlayerGame
-from server.play.review import POSITION_NODES
+from server.play.review import POSITION_NODES, Reviews
 from server.protocol import ErrorCode
 from server.solver import solve
 from server.store import WON, PlayerRecord, RaceStore, Result, RoomOptions, Store, name_key
@@ -358,3 +358,36 @@ async def test_an_account_asks_so_many_new_reviews_a_day(
     assert (await hub.reviews.review(other, records[2])).moves == 0  # another account's share
     day_clock.advance(days=1)
     assert (await hub.reviews.review(player, records[2])).moves == 0  # a new day, a new share
+
+
+class CountlessBus(InProcessBus):
+    """A bus whose counts fail, as the Redis bus's do while Redis is out."""
+
+    async def count_for_day(self, day: date, name: str) -> int:
+        raise BusUnavailable("Redis did not answer")
+
+
+async def test_with_the_bus_out_a_node_counts_an_accounts_reviews_itself(
+    store: Store, hub: Hub, day_clock: ManualClock
+) -> None:
+    reviews = Reviews(
+        store,
+        SolverProver(20.0, processes=False),
+        seconds=20.0,
+        clock=day_clock,
+        bus=CountlessBus(),
+    )
+    reviews.per_day = 1
+    player = await new_player(store)
+    records = []
+    for _ in range(2):
+        game = await hub.starts.practice(player, WON_CODE, 1)
+        await game.play("resign", hub.now())
+        record = await store.get_game(game.id)
+        assert record is not None
+        records.append(record)
+    try:
+        assert (await reviews.review(player, records[0])).moves == 0
+        await _refused(ErrorCode.RATE_LIMITED, reviews.review(player, records[1]))
+    finally:
+        reviews.close()
