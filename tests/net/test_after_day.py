@@ -11,7 +11,13 @@ import urllib.request
 from typing import Any
 
 from tests.conftest import Backend
-from tests.support.players import SolvingProver, finished_of, registered, signed_in
+from tests.support.players import (
+    SolvingProver,
+    finished_of,
+    registered,
+    review_share_spent,
+    signed_in,
+)
 from tests.support.servers import (
     HOLD_NOTHING,
     Client,
@@ -105,17 +111,7 @@ async def test_a_reconnection_does_not_reset_an_accounts_reviews_of_the_day(
     async with serving(server_settings(backend), clock=fresh_clock()) as server:
         server.hub.reviews.per_day = 2
         async with Client.connect(server.url) as first:
-            token = await registered(first, unique_name("rev"))
-            games = []
-            for _ in range(3):  # three practice games of a deal the solver wins at once
-                start = await first.request(
-                    {"type": "start", "mode": "practice", "code": "SS1-S1-AAAAABD"}
-                )
-                games.append(start["state"]["game"])
-                await first.request({"type": "resign"})
-            for game in games[:2]:
-                made = await first.request({"type": "review", "game": game}, timeout=120)
-                assert made["type"] == "review", made
+            token, games = await review_share_spent(first, 2)
             over = await first.request({"type": "review", "game": games[2]})
             assert over["type"] == "error" and over["code"] == "rate-limited", over
         # a new connection of the same account starts no new share

@@ -6,7 +6,7 @@ import asyncio
 
 from server.engine import Game, Move
 from tests.conftest import Backend
-from tests.support.players import registered, signed_in
+from tests.support.players import review_share_spent, signed_in
 from tests.support.servers import (
     Client,
     first_legal,
@@ -107,17 +107,7 @@ async def test_an_accounts_reviews_of_the_day_are_counted_across_nodes(
     ):
         node_a.hub.reviews.per_day = node_b.hub.reviews.per_day = 2
         async with Client.connect(node_a.url) as on_a:
-            token = await registered(on_a, unique_name("rev"))
-            games = []
-            for _ in range(3):  # three practice games of a deal the solver wins at once
-                start = await on_a.request(
-                    {"type": "start", "mode": "practice", "code": "SS1-S1-AAAAABD"}
-                )
-                games.append(start["state"]["game"])
-                await on_a.request({"type": "resign"})
-            for game in games[:2]:
-                made = await on_a.request({"type": "review", "game": game}, timeout=120)
-                assert made["type"] == "review", made
+            token, games = await review_share_spent(on_a, 2)
         # the account's share is spent on node A: node B has none of its own to give
         async with Client.connect(node_b.url) as on_b:
             await signed_in(on_b, token)

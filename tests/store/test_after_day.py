@@ -22,7 +22,16 @@ from server.play.player_game import PlayerGame
 from server.play.review import POSITION_NODES, Reviews
 from server.protocol import ErrorCode
 from server.solver import solve
-from server.store import WON, PlayerRecord, RaceStore, Result, RoomOptions, Store, name_key
+from server.store import (
+    WON,
+    GameRecord,
+    PlayerRecord,
+    RaceStore,
+    Result,
+    RoomOptions,
+    Store,
+    name_key,
+)
 from tests.store.test_races import next_code
 from tests.support.servers import NO_NEW_PLAYERS_BOARD
 from tests.support.store import T0, entries, finish, finished_daily, new_player, unique_day
@@ -108,6 +117,21 @@ async def play_daily(
     await game.play("resign", clock.now())
     await hub.endings.screen(game)
     return game
+
+
+async def resigned_records(
+    hub: Hub, store: Store, player: PlayerRecord, count: int
+) -> list[GameRecord]:
+    """``count`` practice games of ``WON_CODE`` (a deal the solver wins at once), each
+    resigned at once, as the store has them."""
+    records = []
+    for _ in range(count):
+        game = await hub.starts.practice(player, WON_CODE, 1)
+        await game.play("resign", hub.now())
+        record = await store.get_game(game.id)
+        assert record is not None
+        records.append(record)
+    return records
 
 
 async def held_daily(store: Store, player: PlayerRecord, day: date, at: datetime) -> str:
@@ -343,13 +367,7 @@ async def test_an_account_asks_so_many_new_reviews_a_day(
 ) -> None:
     player = await new_player(store)
     hub.reviews.per_day = 2
-    records = []
-    for _ in range(3):
-        game = await hub.starts.practice(player, WON_CODE, 1)
-        await game.play("resign", hub.now())
-        record = await store.get_game(game.id)
-        assert record is not None
-        records.append(record)
+    records = await resigned_records(hub, store, player, 3)
     first = await hub.reviews.review(player, records[0])
     await hub.reviews.review(player, records[1])
     await _refused(ErrorCode.RATE_LIMITED, hub.reviews.review(player, records[2]))
@@ -379,13 +397,7 @@ async def test_with_the_bus_out_a_node_counts_an_accounts_reviews_itself(
     )
     reviews.per_day = 1
     player = await new_player(store)
-    records = []
-    for _ in range(2):
-        game = await hub.starts.practice(player, WON_CODE, 1)
-        await game.play("resign", hub.now())
-        record = await store.get_game(game.id)
-        assert record is not None
-        records.append(record)
+    records = await resigned_records(hub, store, player, 2)
     try:
         assert (await reviews.review(player, records[0])).moves == 0
         await _refused(ErrorCode.RATE_LIMITED, reviews.review(player, records[1]))

@@ -11,7 +11,7 @@ from server.engine import Game, GameCode
 from server.play.daily import Proof
 from server.solver import Verdict, solve
 from tests.support.ledger import Ledger
-from tests.support.servers import Client, quick_prover
+from tests.support.servers import Client, quick_prover, unique_name
 
 
 async def act(
@@ -78,6 +78,31 @@ async def started(client: Client, message: dict[str, Any]) -> Ledger:
     reply = await client.request({"type": "start", **message})
     assert reply["type"] == "state", reply
     return Ledger.started(reply["state"])
+
+
+async def resigned_practice_games(
+    client: Client, count: int, code: str = "SS1-S1-AAAAABD"
+) -> list[str]:
+    """The ids of ``count`` practice games of ``code`` (by default a deal the solver wins
+    at once: quick to review), each resigned at once."""
+    games = []
+    for _ in range(count):
+        start = await client.request({"type": "start", "mode": "practice", "code": code})
+        games.append(start["state"]["game"])
+        await client.request({"type": "resign"})
+    return games
+
+
+async def review_share_spent(client: Client, share: int) -> tuple[str, list[str]]:
+    """A new account on ``client`` that has asked for ``share`` reviews (the day's share the
+    server is set to): its token, and its ``share + 1`` resigned games' ids, the last one not
+    reviewed."""
+    token = await registered(client, unique_name("rev"))
+    games = await resigned_practice_games(client, share + 1)
+    for game in games[:share]:
+        made = await client.request({"type": "review", "game": game}, timeout=120)
+        assert made["type"] == "review", made
+    return token, games
 
 
 def solution_of(code: str, *, shorten: bool = False) -> list[str]:
