@@ -1,4 +1,4 @@
-"""Benchmark of a game's start and resume: the server's CPU for each kind, in one run.
+"""Benchmark of a player's way in and a game's start: the server's CPU for each, in one run.
 
 Run from the repository root::
 
@@ -16,9 +16,12 @@ after another, ``--starts`` times each:
   legal move);
 - ``practice-code``: a practice game of a given code;
 - ``resume``: the last of those games again, by id;
-- ``daily-new``: today's 1-suit daily, a first attempt: each by an account of its own (one
-  attempt a day), every account registered on its own connection before the window;
-- ``daily-again``: the same again on each of those connections (the attempt under way).
+- ``register``: a new account on each of ``--starts`` connections (opened before);
+- ``daily-new``: today's 1-suit daily, a first attempt by each of those accounts (one
+  attempt a day);
+- ``daily-again``: the same again on each of those connections (the attempt under way);
+- ``sign-in``: each of those accounts signs in with its token on a new connection (opened
+  before).
 
 The figure is the server process's CPU (user + system, from ``/proc``, the store's own
 threads included) over the requests of a kind, per request: with the database or Redis
@@ -54,7 +57,15 @@ from bench.server_load_servers import (
 from tests.support.kills import healthy
 from tests.support.services import POSTGRES_ADMIN_DSN, REDIS_URL
 
-KINDS: Final = ("practice", "practice-code", "resume", "daily-new", "daily-again")
+KINDS: Final = (
+    "practice",
+    "practice-code",
+    "resume",
+    "register",
+    "daily-new",
+    "daily-again",
+    "sign-in",
+)
 #: The deal of ``practice-code`` (any code that is not today's daily).
 CODE: Final = "SS1-S4-QWERTYU"
 SMOKE: Final = "--starts 3 --rounds 1 --mode embedded"
@@ -100,14 +111,13 @@ async def measure_server(pid: int, port: int, starts: int) -> dict[str, float]:
     figures: dict[str, float] = {}
     async with AsyncExitStack() as stack:
 
-        async def signed_in(name: str) -> ClientConnection:
-            websocket = await stack.enter_async_context(
+        async def opened() -> ClientConnection:
+            return await stack.enter_async_context(
                 connect(url, max_size=MAX_SIZE, compression=None, ping_interval=None)
             )
-            await ask(websocket, {"type": "register", "name": name}, "registered")
-            return websocket
 
-        player = await signed_in("starter")
+        player = await opened()
+        await ask(player, {"type": "register", "name": "starter"}, "registered")
         practice = {"type": "start", "mode": "practice", "suits": 4}
         given = {"type": "start", "mode": "practice", "code": CODE}
         for kind, message in (("practice", practice), ("practice-code", given)):
@@ -117,13 +127,30 @@ async def measure_server(pid: int, port: int, starts: int) -> dict[str, float]:
         resume = {"type": "resume", "game": game}
         figures["resume"] = await timed(pid, [partial(ask, player, resume, "state")] * starts)
 
-        racers = [await signed_in(f"racer{index}") for index in range(starts)]
+        racers = [await opened() for _ in range(starts)]
+        tokens: list[str] = []
+
+        async def register(racer: ClientConnection, name: str) -> None:
+            made = await ask(racer, {"type": "register", "name": name}, "registered")
+            tokens.append(made["token"])
+
+        figures["register"] = await timed(
+            pid, [partial(register, racer, f"racer{n}") for n, racer in enumerate(racers)]
+        )
         daily = {"type": "start", "mode": "daily", "suits": 1}
         for kind in ("daily-new", "daily-again"):
             figures[kind] = await timed(
                 pid,
                 [partial(ask, racer, daily, "state") for racer in racers],
             )
+        returning = [await opened() for _ in range(starts)]
+        figures["sign-in"] = await timed(
+            pid,
+            [
+                partial(ask, back, {"type": "auth", "token": token}, "authenticated")
+                for back, token in zip(returning, tokens, strict=True)
+            ],
+        )
     return figures
 
 

@@ -11,6 +11,7 @@ guarded by the store's boundary (a driver's failure is :class:`StoreUnavailable`
 
 from __future__ import annotations
 
+import dataclasses
 import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from datetime import date, datetime
@@ -82,6 +83,16 @@ class StoreRecords:
     log: ActionLog
 
 
+# A player's record made, or read by token (every sign-in), name or id: prebuilt, in Core
+# (no ORM rows).
+_PLAYER_COLUMNS = [getattr(Player, field.name) for field in dataclasses.fields(PlayerRecord)]
+_PLAYERS = sa.select(*_PLAYER_COLUMNS)
+_INSERT_PLAYER = sa.insert(Player).returning(*_PLAYER_COLUMNS)
+_PLAYER_BY_TOKEN_HASH = _PLAYERS.where(Player.token_hash == sa.bindparam("key"))
+_PLAYER_BY_NAME_KEY = _PLAYERS.where(Player.name_key == sa.bindparam("key"))
+_PLAYER_BY_ID = _PLAYERS.where(Player.id == sa.bindparam("key"))
+
+
 @store_boundary
 class PlayerPart(StoreRecords):
     """Accounts: :class:`~server.store.api.PlayerStore`."""
@@ -95,31 +106,34 @@ class PlayerPart(StoreRecords):
         if not token_hash:
             raise InvalidRequest("empty token hash")
         _require_aware("now", now)
-        player = Player(
-            name=name, name_key=name_key(name), token_hash=token_hash, created_at=now, bot=bot
-        )
+        values = {
+            "name": name,
+            "name_key": name_key(name),
+            "token_hash": token_hash,
+            "created_at": now,
+            "bot": bot,
+        }
         try:
-            async with self._database.sessions.begin() as session:
-                session.add(player)
+            async with self._database.engine.begin() as connection:
+                made = (await connection.execute(_INSERT_PLAYER, values)).one()
         except IntegrityError as error:
             if await self.player_by_name(name) is not None:
                 raise NameTaken(f"the name {name!r} is taken") from None
             raise StoreError("this token hash belongs to another player") from error
-        return record_of(PlayerRecord, player)
+        return record_of(PlayerRecord, made)
 
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
-        return await self._one_player(Player.token_hash == token_hash)
+        return await self._one_player(_PLAYER_BY_TOKEN_HASH, token_hash)
 
     async def player_by_name(self, name: str) -> PlayerRecord | None:
-        return await self._one_player(Player.name_key == name_key(name))
+        return await self._one_player(_PLAYER_BY_NAME_KEY, name_key(name))
 
     async def player_by_id(self, player_id: int) -> PlayerRecord | None:
-        return await self._one_player(Player.id == player_id)
+        return await self._one_player(_PLAYER_BY_ID, player_id)
 
-    async def _one_player(self, where: sa.ColumnElement[bool]) -> PlayerRecord | None:
-        async with self._database.reads() as session:
-            player = await session.scalar(sa.select(Player).where(where))
-        return None if player is None else record_of(PlayerRecord, player)
+    async def _one_player(self, query: sa.Select[Any], key: object) -> PlayerRecord | None:
+        rows = await self._database.rows(query, {"key": key})
+        return record_of(PlayerRecord, rows[0]) if rows else None
 
 
 @store_boundary
