@@ -31,6 +31,7 @@ from server.protocol import (
 )
 from server.store import (
     AfterResultStore,
+    DailyDealRecord,
     GameRecord,
     PlayerRecord,
     RaceRecord,
@@ -337,15 +338,15 @@ class AfterDay:
             ],
         )
 
-    async def review_par(self, record: GameRecord) -> int | None:
-        """A daily's par for its review, once its day is over; before that a daily is not
-        reviewed (the solver's line from the deal would give away its par)."""
+    async def review_deal(self, record: GameRecord) -> DailyDealRecord | None:
+        """A daily's deal (its par and solver line) for its review, once its day is over;
+        before that a daily is not reviewed (the solver's line from the deal would give away
+        its par). None for any other game."""
         if record.day is None:
             return None
         if record.day >= self._today():
             raise Refused(ErrorCode.NOT_VISIBLE, "a daily is reviewed once its day is over")
-        deal = await self._daily.stored(record.day, record.suits)
-        return None if deal is None else deal.par
+        return await self._daily.stored(record.day, record.suits)
 
     # -- reports -------------------------------------------------------------------------
 

@@ -39,8 +39,8 @@ async def replay(session: Session, message: ReplayRequest) -> Replies:
 async def review(session: Session, message: ReviewRequest) -> Replies:
     player = session._signed_in_player()  # a review costs the solver's time: an account's
     record = await session.hub.after.finished_game(player, message.game)
-    par = await session.hub.after.review_par(record)
-    found = await session.hub.reviews.review(player, record, par=par)
+    deal = await session.hub.after.review_deal(record)
+    found = await session.hub.reviews.review(player, record, deal=deal)
     return [found.model_copy(update={"id": message.id})]
 
 

@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from typing import Final
 
 from server.bus import Bus, BusError, DayCounts
-from server.engine import Game, Move
+from server.engine import EngineError, Game, Move
 from server.protocol import ErrorCode, Review, ReviewPosition, Stretch
-from server.store import END_ACTIONS, GameRecord, GameStore, PlayerRecord
+from server.store import END_ACTIONS, DailyDealRecord, GameRecord, GameStore, PlayerRecord
 
 from .clock import Clock, utc_day
 from .daily import SolverProver
@@ -52,10 +52,14 @@ STRETCHES: Final = 3
 Judged = tuple[bool | None, int | None]
 
 
-def judge_path(code: str, actions: Sequence[str], seconds: float) -> list[Judged]:
+def judge_path(
+    code: str, actions: Sequence[str], seconds: float, line: Sequence[str] = ()
+) -> list[Judged]:
     """In the worker: the verdict of the deal and of the position after each action that
     changes the board (``actions`` as the log holds them, ends left out), within ``seconds``
-    of CPU in all.
+    of CPU in all. ``line``, a daily's own solver line (its par), is the deal's verdict if
+    it wins the deal: the deal is the costliest position to solve, and its distance is then
+    the par itself.
 
     Positions seen before are not solved again; a move along the solver's line takes the
     line's rest; any position after a move from a lost one is lost too; a won one is known
@@ -66,6 +70,9 @@ def judge_path(code: str, actions: Sequence[str], seconds: float) -> list[Judged
     deadline = time.process_time() + seconds
     game = Game.from_code(code)
     known: dict[object, tuple[bool | None, int | None, tuple[Move, ...]]] = {}
+    given = _winning_line(game, line)
+    if given is not None:
+        known[game.position_key()] = (True, len(given), given)
 
     def solved() -> tuple[bool | None, int | None, tuple[Move, ...]]:
         if game.is_won:  # known without the solver, whatever budget is left
@@ -80,7 +87,7 @@ def judge_path(code: str, actions: Sequence[str], seconds: float) -> list[Judged
             return False, None, ()
         return None, None, ()
 
-    current = solved()
+    current = known.get(game.position_key()) or solved()
     known[game.position_key()] = current
     found: list[Judged] = [(current[0], current[1])]
     for action in actions:
@@ -102,6 +109,18 @@ def judge_path(code: str, actions: Sequence[str], seconds: float) -> list[Judged
         known[key] = current
         found.append((current[0], current[1]))
     return found
+
+
+def _winning_line(game: Game, line: Sequence[str]) -> tuple[Move, ...] | None:
+    """``line``'s moves if they win ``game`` from where it stands (played on a copy)."""
+    if not line:
+        return None
+    trial = game.copy()
+    try:
+        moves = tuple(trial.play(text) for text in line)
+    except EngineError:
+        return None
+    return moves if trial.is_won else None
 
 
 def _same(line: Move, played: Move) -> bool:
@@ -193,9 +212,10 @@ class Reviews:
         self._own_counts = DayCounts()
 
     async def review(
-        self, player: PlayerRecord, record: GameRecord, *, par: int | None = None
+        self, player: PlayerRecord, record: GameRecord, *, deal: DailyDealRecord | None = None
     ) -> Review:
-        """The review of a finished game the player may see (checked by the caller)."""
+        """The review of a finished game the player may see (checked by the caller); of a
+        daily, with its ``deal`` (its par, and its solver line to start from)."""
         found = self._done.get(record.id)
         if found is not None:
             self._done.move_to_end(record.id)
@@ -215,11 +235,15 @@ class Reviews:
                 if entry.action not in END_ACTIONS
             ]
             judged = await self._worker.run(
-                judge_path, record.code, [action for _, action in entries], self.seconds
+                judge_path,
+                record.code,
+                [action for _, action in entries],
+                self.seconds,
+                (deal.solution or ()) if deal is not None else (),
             )
         finally:
             self._busy.discard(player.id)
-        found = review_of(logged.game, entries, judged, par=par)
+        found = review_of(logged.game, entries, judged, par=deal.par if deal else None)
         self._done[record.id] = found
         while len(self._done) > CACHED_REVIEWS:
             self._done.popitem(last=False)

@@ -100,6 +100,7 @@ async def test_a_won_daily_its_stats_replay_report_and_review(backend: Backend) 
         assert review["won"] and review["positions"][-1]["distance"] == 0
         assert all(position["winnable"] for position in review["positions"]), review
         assert review["par"] == len(prover.solutions[code])
+        assert review["positions"][0]["distance"] == review["par"]  # the daily's own line
         assert review["against_par"] == 0  # the par's own line
         history = await alice.request({"type": "history"})
         assert history["streak"] == {"current": 1, "best": 1}

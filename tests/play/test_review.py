@@ -37,3 +37,15 @@ def test_a_won_position_is_known_when_the_budget_is_spent() -> None:
     assert len(judged) == len(actions) + 1
     assert judged[-1] == (True, 0)
     assert set(judged[:-1]) == {(None, None)}
+
+
+def test_a_dailys_own_line_is_the_deals_verdict_and_the_path_along_it_follows() -> None:
+    found = solve(Game.from_code(WON_CODE), shorten=False)
+    line = [move.text() for move in found.moves]
+    halfway = line[: len(line) // 2]
+    # no budget: every verdict comes from the line given (the deal's, then along it)
+    judged = judge_path(WON_CODE, halfway, seconds=0.0, line=line)
+    assert judged == [(True, len(line) - step) for step in range(len(halfway) + 1)]
+    # a line that does not win the deal (cut short, or not legal there) is not taken
+    for wrong in (line[:-1], ["10-1", *line]):
+        assert judge_path(WON_CODE, [], seconds=0.0, line=wrong) == [(None, None)]

@@ -342,15 +342,15 @@ async def test_review_of_a_lost_game_and_one_review_in_flight_per_account(
     game = await play_daily(hub, day_clock, player, moves=4)
     record = await store.get_game(game.id)
     assert record is not None
-    await _refused(ErrorCode.NOT_VISIBLE, hub.after.review_par(record))  # the day is not over
+    await _refused(ErrorCode.NOT_VISIBLE, hub.after.review_deal(record))  # the day is not over
     day_clock.advance(days=1)
-    par = await hub.after.review_par(record)
-    assert par == 40
+    deal = await hub.after.review_deal(record)
+    assert deal is not None and deal.par == 40
     other = await hub.starts.practice(player, WON_CODE, 1)
     await other.play("resign", hub.now())
     other_record = await store.get_game(other.id)
     assert other_record is not None
-    first = asyncio.ensure_future(hub.reviews.review(player, record, par=par))
+    first = asyncio.ensure_future(hub.reviews.review(player, record, deal=deal))
     await asyncio.sleep(0)  # the first is under way
     await _refused(ErrorCode.BUSY, hub.reviews.review(player, other_record))
     hub.reviews.most_in_flight = 1  # the node's queue is full: others wait too
