@@ -10,10 +10,12 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+import pytest
 import redis.asyncio as redis
 
-from server.bus import InProcessBus, RaceUpdate, RedisBus
+from server.bus import BusUnavailable, InProcessBus, RaceUpdate, RedisBus
 from server.bus.base import COUNT_SECONDS, KEEP_SECONDS
+from tests.support.servers import free_port
 
 DAY = date(2031, 5, 17)
 
@@ -169,3 +171,13 @@ async def test_a_days_counts_are_one_for_every_node_and_expire(redis_url: str, r
         key = f"{prefix}:count:{DAY.isoformat()}:reviews:7"
         assert 0 < await nodes.admin.ttl(key) <= COUNT_SECONDS
         await nodes.admin.delete(*[k async for k in nodes.admin.scan_iter(f"{prefix}:count:*")])
+
+
+async def test_a_count_with_redis_out_is_the_bus_being_unavailable() -> None:
+    # what the reviews' own count stands in for (server/play/review.py)
+    bus = RedisBus(f"redis://127.0.0.1:{free_port()}/0", connect_timeout=0.5, timeout=0.5)
+    try:
+        with pytest.raises(BusUnavailable):
+            await bus.count_for_day(DAY, "reviews:1")
+    finally:
+        await bus.close()
