@@ -13,7 +13,7 @@ import redis.asyncio as redis
 
 from server.store import Store
 from tests.conftest import Backend
-from tests.support.services import POSTGRES_ADMIN_DSN
+from tests.support.services import admin_execute, database_beside
 
 
 @asynccontextmanager
@@ -23,23 +23,12 @@ async def fresh_database(backend: Backend, folder: Path) -> AsyncIterator[str]:
     if backend.name == "embedded":
         yield f"sqlite+aiosqlite:///{folder / f'store-{label}.sqlite3'}"
         return
-    import asyncpg
-
     name = f"simon_test_store_{label}"
-    admin = await asyncpg.connect(POSTGRES_ADMIN_DSN, timeout=10)
+    await admin_execute(f'CREATE DATABASE "{name}"')
     try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
+        yield database_beside(backend.database_url, name)
     finally:
-        await admin.close()
-    base = backend.database_url.rsplit("/", 1)[0]
-    try:
-        yield f"{base}/{name}"
-    finally:
-        admin = await asyncpg.connect(POSTGRES_ADMIN_DSN, timeout=10)
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
+        await admin_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @asynccontextmanager

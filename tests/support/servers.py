@@ -36,7 +36,7 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import ExitStack, asynccontextmanager, contextmanager
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
@@ -52,6 +52,7 @@ from server.settings import Settings
 from server.store import Store
 from tests.conftest import Backend
 from tests.support.ports import port_of
+from tests.support.services import postgres_database_of_its_own
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -238,13 +239,29 @@ def free_port() -> int:
 
 @contextmanager
 def server_process(backend: Backend, data_dir: Path, **settings: str) -> Iterator[str]:
-    """``python -m server.main`` as a process of its own on a free port, with ``backend``'s
-    database and bus and the given ``SIMON_*`` settings; yields its websocket URL."""
+    """``python -m server.main`` as a process of its own on a free port, with the given
+    ``SIMON_*`` settings; yields its websocket URL. Its database is its own (a fresh SQLite
+    file in ``data_dir``, or a fresh PostgreSQL database), on ``backend``'s kind, with
+    ``backend``'s bus: it proves today's deals with the real solver, and the tests of its
+    worker that store today's deals with a stand-in prover (any deal with a move) share
+    the worker's database, where the first deal stored is the day's."""
+    with ExitStack() as own:
+        if backend.name == "embedded":
+            database = f"sqlite+aiosqlite:///{data_dir / 'simon.sqlite3'}"
+        else:
+            database = own.enter_context(postgres_database_of_its_own(backend.database_url))
+        yield own.enter_context(_server_process(backend, database, data_dir, settings))
+
+
+@contextmanager
+def _server_process(
+    backend: Backend, database: str, data_dir: Path, settings: dict[str, str]
+) -> Iterator[str]:
     env = {
         **os.environ,
         "PYTHONPATH": str(ROOT),
         "SIMON_DATA_DIR": str(data_dir),
-        "SIMON_DATABASE_URL": backend.database_url,
+        "SIMON_DATABASE_URL": database,
         "SIMON_REDIS_PREFIX": backend.redis_prefix,
         "SIMON_DAILY_SOLVER_SECONDS": "5",
         "SIMON_RATE_LIMIT_MESSAGES": "100000",  # bot mode plays hundreds of moves quickly
