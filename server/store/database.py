@@ -144,6 +144,11 @@ class Database:
                 raise
         return await self._read(query, params)
 
+    async def first(self, query: sa.Executable, params: dict[str, Any]) -> sa.Row[Any] | None:
+        """The first row of :meth:`rows`, or None (a read by key)."""
+        found = await self.rows(query, params)
+        return found[0] if found else None
+
     async def _read(self, query: sa.Executable, params: dict[str, Any]) -> list[sa.Row[Any]]:
         async with self.read_engine.connect() as connection:
             return list(await connection.execute(query, params))

@@ -16,6 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
+from server.kinds import Result
 from server.store.database import Database
 from server.store.errors import AttemptExists, StoreError
 from server.store.models import IS_DAILY, GameAction, GameRow, Player
@@ -42,19 +43,9 @@ _DAILY_ATTEMPT = _GAME_RECORDS.where(
     IS_DAILY,
 )
 _OWNER = sa.select(Player.name, Player.bot).where(Player.id == sa.bindparam("player_id"))
-#: What a new game's row is given; the rest are NULL until it ends.
-_START_COLUMNS = (
-    "id",
-    "player_id",
-    "mode",
-    "code",
-    "suits",
-    "day",
-    "started_at",
-    "bot",
-    "held",
-    "newcomer",
-    "verified",
+#: What a new game's row is given: all but its result, NULL until it ends.
+_START_COLUMNS = tuple(
+    column.key for column in GameRow.__table__.columns if column.key not in Result.model_fields
 )
 _INSERT_GAME = sa.insert(GameRow)
 _LOG = (
@@ -114,8 +105,8 @@ class GameRecords:
         return await self._one(_DAILY_ATTEMPT, {"player_id": player_id, "day": day, "suits": suits})
 
     async def _one(self, query: sa.Select[Any], params: dict[str, Any]) -> GameRecord | None:
-        rows = await self._database.rows(query, params)
-        return game_record(rows[0]) if rows else None
+        row = await self._database.first(query, params)
+        return None if row is None else game_record(row)
 
     async def daily_progress(self, player_id: int, day: date) -> dict[int, bool]:
         query = sa.select(GameRow.suits, GameRow.finished_at.is_not(None)).where(

@@ -132,8 +132,8 @@ class PlayerPart(StoreRecords):
         return await self._one_player(_PLAYER_BY_ID, player_id)
 
     async def _one_player(self, query: sa.Select[Any], key: object) -> PlayerRecord | None:
-        rows = await self._database.rows(query, {"key": key})
-        return record_of(PlayerRecord, rows[0]) if rows else None
+        row = await self._database.first(query, {"key": key})
+        return None if row is None else record_of(PlayerRecord, row)
 
 
 @store_boundary

@@ -45,8 +45,8 @@ class RaceReads:
 
     async def race_of_game(self, game_id: str) -> RaceRecord | None:
         """The room whose race ``game_id`` is a game of."""
-        rows = await self._database.rows(_RACE_OF_GAME, {"game_id": game_id})
-        return await self.get(rows[0][0]) if rows else None
+        row = await self._database.first(_RACE_OF_GAME, {"game_id": game_id})
+        return None if row is None else await self.get(row[0])
 
     async def unfinished(self, code: str) -> int:
         """How many racers' games of a room are not over yet."""
