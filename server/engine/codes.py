@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 from .cards import PACK_SIZE, SUIT_COUNTS, Card, pack
@@ -84,19 +85,25 @@ class GameCode:
         columns: list[list[Card]] = []
         start = 0
         for size in COLUMN_SIZES:
-            columns.append(cards[start : start + size])
+            columns.append(list(cards[start : start + size]))
             start += size
         return columns
 
 
-def shuffled_pack(suits: int, number: int) -> list[Card]:
+#: Deals remembered: a day's few dailies are dealt once per game everyone plays, and a
+#: random practice deal once to check it and once to lay it out (a shuffle is ~55 us).
+_DEALS_REMEMBERED: Final = 256
+
+
+@lru_cache(maxsize=_DEALS_REMEMBERED)
+def shuffled_pack(suits: int, number: int) -> tuple[Card, ...]:
     """The pack for ``suits`` in the order deal ``number`` lays it out."""
     cards = pack(suits)
     draw = _UniformDraws(f"{CODE_FORMAT}|S{suits}|{number}".encode())
     for i in range(PACK_SIZE - 1, 0, -1):
         j = draw.below(i + 1)
         cards[i], cards[j] = cards[j], cards[i]
-    return cards
+    return tuple(cards)
 
 
 class _UniformDraws:
