@@ -34,7 +34,7 @@ from server.kinds import BOARDS, board_named, parse_day
 from server.play.errors import Refused, refusal_of
 from server.play.hub import Hub
 from server.protocol import HTTP_STATUS, PROTOCOL_VERSION, Board, ErrorCode, has_control
-from server.web.responses import request_target, wants_json
+from server.web.responses import header, request_target, wants_json
 
 from .errors import BadQuery
 from .health import Health
@@ -91,7 +91,7 @@ METHODS = ("GET", "HEAD")
 
 def wants_upgrade(request: Request) -> bool:
     """Whether ``request`` asks for a websocket (else it is plain HTTP, answered here)."""
-    return request.headers.get("Upgrade", "").lower() == "websocket"
+    return header(request, "Upgrade").lower() == "websocket"
 
 
 def method_not_allowed(request: Request) -> Response:
@@ -273,8 +273,8 @@ async def _replay(hub: Hub, game_id: str, request: Request, sign_ins: SignIns | 
     reviewers sign in with ``Authorization: Bearer TOKEN``; ``sign_ins``: under the
     address's back-off, the token not even checked while it is locked out)."""
     asker = None
-    authorization = request.headers.get("Authorization")
-    if authorization is not None:
+    authorization = header(request, "Authorization")
+    if authorization:
         locked = sign_ins.gate.sign_in(sign_ins.address) if sign_ins is not None else None
         if locked is not None:
             return limited(locked)

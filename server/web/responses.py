@@ -42,10 +42,18 @@ def request_target(request: Request) -> SplitResult:
     return urlsplit(f"http://target{request.path}")
 
 
+def header(request: Request, name: str) -> str:
+    """A request header's value, ``""`` when absent. A header sent more than once is read
+    as its values joined by commas, as HTTP says of a list (``Accept``, ``If-None-Match``):
+    ``headers.get`` would raise on it, and a repeated single value (``Authorization``)
+    joined so is simply not a valid one."""
+    return ", ".join(request.headers.get_all(name))
+
+
 def wants_json(request: Request, *, default: bool) -> bool:
     """Whether to answer ``request`` with JSON rather than HTML: what its ``Accept`` names
     first of the two, else ``default``."""
-    accept = request.headers.get("Accept", "").lower()
+    accept = header(request, "Accept").lower()
     html = accept.find("text/html")
     data = accept.find("application/json")
     if html < 0 and data < 0:
@@ -54,7 +62,7 @@ def wants_json(request: Request, *, default: bool) -> bool:
 
 
 def accepts_gzip(request: Request) -> bool:
-    for part in request.headers.get("Accept-Encoding", "").lower().split(","):
+    for part in header(request, "Accept-Encoding").lower().split(","):
         coding, *parameters = (item.strip() for item in part.split(";"))
         if coding not in ("gzip", "*"):
             continue
@@ -84,8 +92,8 @@ def etag_of(body: bytes) -> str:
 
 
 def _matches(request: Request, etag: str) -> bool:
-    given = request.headers.get("If-None-Match")
-    if given is None:
+    given = header(request, "If-None-Match")
+    if not given:
         return False
     tags = [tag.strip().removeprefix("W/") for tag in given.split(",")]
     return "*" in tags or etag.removeprefix("W/") in tags

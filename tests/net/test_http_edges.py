@@ -221,3 +221,38 @@ async def test_a_replay_id_of_any_length_answers_a_json_client_json(backend: Bac
             assert status == 404, (len(game), status, body[:200])
             assert headers["Content-Type"] == "application/json", (len(game), headers)
             assert json.loads(body)["error"]["code"] == "not-found", body
+
+
+#: Headers the server reads, each sent twice: an answer by what the two say together, as
+#: HTTP reads a repeated header, never a traceback (the library's ``get`` raises on them).
+REPEATED = [
+    ("/", "Upgrade", ("a", "b"), 200),
+    ("/", "Upgrade", ("websocket", "websocket"), 200),
+    ("/replay/abc", "Authorization", ("Bearer x", "Bearer y"), 401),
+    ("/no/such/path", "Accept", ("text/html", "application/json"), 404),
+    ("/static/style.css", "Accept-Encoding", ("gzip", "identity"), 200),
+    ("/static/style.css", "If-None-Match", ('"a"', '"b"'), 200),
+]
+
+
+async def test_a_header_sent_twice_is_read_as_both_values(
+    backend: Backend, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING)
+    async with serving(server_settings(backend)) as server:
+        for path, name, (first, second), status in REPEATED:
+            request = (
+                f"GET {path} HTTP/1.1\r\nHost: simon\r\n{name}: {first}\r\n{name}: {second}\r\n\r\n"
+            ).encode()
+            lines, _ = _head_and_body(await asyncio.to_thread(_raw, server, request))
+            assert lines[0].startswith(f"HTTP/1.1 {status} "), (name, lines)
+        # the page a repeated If-None-Match names is not sent again
+        _, headers, _ = await _get(server, "/static/style.css")
+        etag = headers["ETag"]
+        request = (
+            f"GET /static/style.css HTTP/1.1\r\nHost: simon\r\n"
+            f'If-None-Match: "other"\r\nIf-None-Match: {etag}\r\n\r\n'
+        ).encode()
+        lines, _ = _head_and_body(await asyncio.to_thread(_raw, server, request))
+        assert lines[0].startswith("HTTP/1.1 304 "), lines
+    assert _errors(caplog) == []
