@@ -34,7 +34,7 @@ from server.store.database import private_folder
 from server.web.responses import request_target
 
 from . import http
-from .connection import serve_connection
+from .connection import finish_in_flight, serve_connection
 from .gated import GatedConnection, connection_class
 from .health import Health
 from .limits import Gate, Limits, Monotonic, parse_address
@@ -54,6 +54,8 @@ log = logging.getLogger(__name__)
 #: closed: a client that never answers would otherwise hold a stop up for the library's
 #: 10 s (docs/operations.md promises a stop within a few seconds).
 CLOSE_TIMEOUT = 2.0
+#: At a stop, how long the messages being handled have to be answered before the close.
+STOP_IN_FLIGHT = 2.0
 
 
 @dataclass
@@ -284,6 +286,12 @@ async def run_server(
         log.info("listening on %s (protocol HTTP on %s)", running.url, running.http_url)
         yield running
         log.info("shutting down")
+        # The solvers first: a review or a race's deal verdict under way is cut short
+        # (answered "unavailable") rather than holding the stop for up to its whole search.
+        for worker in solvers:
+            worker.close()
+        server.server.close()  # no new connection meanwhile (the library's close does it too)
+        await finish_in_flight(server.connections, STOP_IN_FLIGHT)
 
 
 async def _connection(hub: Hub, gate: Gate, metrics: Metrics, websocket: ServerConnection) -> None:

@@ -19,7 +19,8 @@ import json
 import logging
 import struct
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import Any
 
 from pydantic import ValidationError
 from websockets.asyncio.server import ServerConnection, broadcast
@@ -40,11 +41,9 @@ from server.protocol import (
     parse_client_message,
 )
 
+from .gated import GatedConnection
 from .limits import CLOSE_POLICY, Gate
 from .metrics import Metrics
-
-if TYPE_CHECKING:
-    from .gated import GatedConnection
 
 log = logging.getLogger(__name__)
 
@@ -259,6 +258,9 @@ async def serve_connection(
     try:
         while True:
             frame = await websocket.receive()  # ConnectionClosed ends it
+            if websocket.stopping:  # not played: a client resends it to the next node
+                await websocket.wait_closed()
+                break
             over = budget.take()  # the connection's and its address's, before any work
             if over is not None:
                 # Over budget: refused unread, with the id so a client can slow down and
@@ -282,6 +284,7 @@ async def serve_connection(
                 await outbox.reply(refused)
                 continue
             replies: Replies
+            websocket.idle.clear()
             try:
                 if type(message) is Register or type(message) is Auth:
                     replies = await _signing_in(gate, address, websocket, session, message)
@@ -294,14 +297,32 @@ async def serve_connection(
                 replies = [failure(message.id, ErrorCode.INTERNAL)]
             for reply in replies:
                 await outbox.reply(reply)
+            websocket.idle.set()
             if metrics is not None:
                 metrics.handled(message.type, time.perf_counter() - started, replies)
     except ConnectionClosed:
         pass
     finally:
+        websocket.idle.set()
         gate.forget(websocket)
         outbox.close()
         try:
             await session.close()
         except Exception:
             log.exception("closing a session failed")
+
+
+async def finish_in_flight(connections: Iterable[ServerConnection], seconds: float) -> None:
+    """At a stop, before the close (1001): no frame is played from now on, and the messages
+    being handled are answered (at most ``seconds``): a move committed at the stop is one
+    its client hears of, not one it must resend to learn of."""
+    busy = []
+    for connection in connections:
+        if isinstance(connection, GatedConnection):
+            connection.stopping = True
+            if not connection.idle.is_set():
+                busy.append(asyncio.ensure_future(connection.idle.wait()))
+    if busy:
+        _, late = await asyncio.wait(busy, timeout=seconds)
+        for waiting in late:
+            waiting.cancel()

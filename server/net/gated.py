@@ -171,6 +171,12 @@ class GatedConnection(TextReading):
         self._failed = False
         #: The client's EOF came before the answer to its HTTP request.
         self._eof_before_answer = False
+        #: The node is stopping: a frame read from now on is not played (its 1001 is coming).
+        self.stopping = False
+        #: Set while no message is being handled: a stop waits for it, so that what a client
+        #: sent before the stop is answered before the close (:func:`.connection.finish_in_flight`).
+        self.idle = asyncio.Event()
+        self.idle.set()
 
     def admitted(self, address: str) -> None:
         self.client_address = address

@@ -148,8 +148,8 @@ class SolverProver:
         try:
             return await self._in_worker(task, *args)
         except BrokenProcessPool:  # the worker died (killed by the system): once more
-            if self._closed:
-                raise
+            if self._closed:  # killed by close(): the node is stopping
+                raise SolverStopped(f"the solver ({self.name}) was stopped") from None
             log.warning("solver worker (%s) died; starting another", self.name)
             self._executor = None
             return await self._in_worker(task, *args)
@@ -392,5 +392,7 @@ class DailySchedule:
 
 
 def _log_failure(task: asyncio.Future[dict[int, DailyDealRecord]]) -> None:
-    if not task.cancelled() and not isinstance(task.exception(), asyncio.CancelledError | None):
+    if not task.cancelled() and not isinstance(
+        task.exception(), asyncio.CancelledError | SolverStopped | None
+    ):
         log.error("finding the daily deals failed", exc_info=task.exception())

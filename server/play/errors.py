@@ -100,6 +100,7 @@ ERROR_CODES: Final[tuple[tuple[type[Exception], ErrorCode, str | None], ...]] = 
         "this game is being played on elsewhere at the same time: resume it",
     ),
     (NoFreshDeal, ErrorCode.NO_DEAL, None),
+    (SolverStopped, ErrorCode.UNAVAILABLE, "the server is stopping: ask again in a moment"),
     (DayOver, ErrorCode.DAY_OVER, None),
     (StoreUnavailable, ErrorCode.UNAVAILABLE, "the server's database is not answering just now"),
     (BusUnavailable, ErrorCode.UNAVAILABLE, "the server cannot reach its other nodes just now"),

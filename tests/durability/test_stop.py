@@ -29,7 +29,7 @@ from tests.support.kills import (
     services_environment,
 )
 from tests.support.rooms import room_reply, signed_up
-from tests.support.servers import Client
+from tests.support.servers import Client, first_legal
 
 #: A stop must end well within this (a deadline against a hang, not a speed target).
 STOP_DEADLINE = 10.0
@@ -140,3 +140,26 @@ async def test_sigterm_to_the_group_while_bots_play_loses_no_acknowledged_action
     assert "Traceback" not in log, log
     assert not report.problems, "\n".join([report.summary(), *report.problems, log[-3000:]])
     assert report.acknowledged > 0 and report.lost == 0, report.summary()
+
+
+async def test_sigterm_during_a_review_cuts_it_short_and_answers_it(tmp_path: Path) -> None:
+    # a review may search long: the stop must not wait for it, and its asker hears why
+    server = logging_server(tmp_path, SIMON_REVIEW_SECONDS="120")
+    await server.start()
+    try:
+        async with Client.connect(server.url) as ann:
+            await signed_up(ann, "ann")
+            state = (await ann.request({"type": "start", "mode": "practice", "suits": 4}))["state"]
+            actions: list[str] = []
+            for _ in range(20):
+                actions.append(first_legal(state["code"], actions))
+                assert (await ann.request({"type": "move", "move": actions[-1]}))["type"] == "moved"
+            assert (await ann.request({"type": "resign"}))["state"]["finished"]
+            await ann.send({"id": "review", "type": "review", "game": state["game"]})
+            await until(lambda: len(server.others_in_group(WORKER)) == 2, "reviews' worker")
+            line = await stopped_by(server, signal.SIGTERM)
+            answer = await ann.reply_to("review")
+        assert answer["type"] == "error" and answer["code"] == "unavailable", answer
+        assert "cut short (game reviews)" in line, line
+    finally:
+        server.kill()
