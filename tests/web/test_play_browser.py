@@ -233,11 +233,53 @@ async def test_a_double_click_plays_the_best_move_and_undo_takes_it_back(
     move = next(game.legal_moves())
     game.undo()
     game.push(move)
-    await play.type_keys(str(move.source + 1), "-", str(move.target + 1), "\ue007")
+    await play.type_keys(key_of(move.source), "-", key_of(move.target), "\ue007")
     await play.shows(game, f"the typed move {move.text()}")
     await play.settled()
     await play.type_keys("u")
     await wait_for(lambda: play.columns() == before, 10, "undone by u")
+
+
+def key_of(column: int) -> str:
+    """The key that names a column (from 0): one digit each, 0 for the tenth."""
+    return str((column + 1) % 10)
+
+
+async def test_typed_moves_go_at_once_one_key_a_column(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver]
+) -> None:
+    server, _ = served
+    await play.open(f"{server.http_url}/play")
+    await play.register(unique_name("key"))
+    assert await play.practice(DEAL) == DEAL
+    game = Game.from_code(DEAL)
+    await play.shows(game, "the deal")
+    # "3 7" as the help shows it, with no Enter: the move goes at the second column
+    first = game.resolve(next(game.legal_moves()))
+    await play.type_keys(key_of(first.source), " ", key_of(first.target))
+    game.push(first)
+    await play.shows(game, f"the move {first.text()} typed with a space")
+    await play.settled()
+    assert await run(lambda: play.text("[data-refusal]")) == ""
+    # "37" then Enter out of habit: one move, and the Enter lifts nothing
+    second = game.resolve(next(game.legal_moves()))
+    await play.type_keys(key_of(second.source), key_of(second.target), "\ue007")
+    game.push(second)
+    await play.shows(game, f"the move {second.text()} typed as two digits")
+    await play.settled()
+    assert await run(lambda: play.figure("data-moves")) == 2
+    selected = await run(
+        lambda: play.driver.find_elements("css selector", "[data-board] .selected")
+    )
+    assert selected == []
+    assert await run(lambda: play.text("[data-refusal]")) == ""
+    # a move the rules refuse is said as the rule, never as the server's validation text
+    source, _, target, _ = first_illegal(game)
+    with pytest.raises(IllegalMoveError) as refused:
+        game.resolve(Move.from_text(f"{source}-{target}"))
+    await play.type_keys(key_of(source - 1), key_of(target - 1))
+    alert = await wait_for(lambda: play.text('[role="alert"]'), 10, "the rule")
+    assert alert == f"✗ {source}-{target}: {refused.value.message}"
 
 
 def _auto_or_none(game: Game, column: int) -> Move | None:

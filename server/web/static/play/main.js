@@ -355,6 +355,12 @@ function move(from, to, count, optimistic) {
 function moveTo(from, to, count) {
   const game = page.game;
   if (!game) return;
+  const last = game.columns().length;
+  const missing = [from, to].find((column) => !(column >= 1 && column <= last));
+  if (missing != null) {
+    refuse(`✗ There is no column ${missing}: the columns are 1 to ${last} (the key 0 is ${last}).`);
+    return;
+  }
   if (count == null) {
     const movable = game.movable(from);
     for (let n = movable ?? 0; n >= 1; n -= 1) {
@@ -694,6 +700,10 @@ const pointer = new Pointer(board, {
 new Keys({
   active: () => current() === "game" && Boolean(page.game),
   move: (from, to, count) => moveTo(from, to, count),
+  waits(from, to) {
+    const game = page.game;
+    return Boolean(game && game.columns()[to - 1]?.length === 0 && (game.movable(from) ?? 0) > 1);
+  },
   auto: (column) => auto(column, null),
   undo,
   restart,
@@ -713,7 +723,7 @@ new Keys({
     }
   },
   typedBad(text) {
-    refuse(`✗ ${text}: moves read FROM-TO, like 3-7 or 3-7x2`);
+    refuse(`✗ ${text}: a move is two columns, like 3 7 (0 is column 10), or 3-7x2 for two cards`);
   },
 });
 
