@@ -282,6 +282,89 @@ async def test_typed_moves_go_at_once_one_key_a_column(
     assert alert == f"✗ {source}-{target}: {refused.value.message}"
 
 
+async def test_the_table_fills_its_width_and_clicks_reach_the_whole_column(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver]
+) -> None:
+    server, _ = served
+    await play.viewport({**DESKTOP, "width": 1366, "height": 768})
+    await play.open(f"{server.http_url}/play")
+    await play.register(unique_name("wide"))
+    # the day's countdown ticks while the lobby shows it
+    left = await wait_for(lambda: play.text("[data-day-left]"), 10, "the day's countdown")
+    await wait_for(lambda: play.text("[data-day-left]") != left, 3, "the countdown ticking")
+
+    # a deal started from the keyboard: the keys go on at the table
+    field = await run(lambda: play.find('form[data-form="practice-code"] input[name="code"]'))
+    await run(lambda: field.send_keys(DEAL + "\n"))
+    assert await play.dealt() == DEAL
+    focused = await run(lambda: play.driver.switch_to.active_element)
+    assert await run(lambda: focused.get_attribute("data-column")) == "1"
+    game = Game.from_code(DEAL)
+    await play.shows(game, "the deal")
+
+    # the table takes its cell's width (the replay page's 56rem is not its cap)
+    board_width = await run(lambda: play._rect("[data-board]", 0)[2])
+    cell_width = await run(lambda: play._rect(".table", 0)[2])
+    assert board_width >= cell_width - 1, (board_width, cell_width)
+    card_width = await run(lambda: play._rect("[data-card]", 0)[2])
+    assert card_width >= 95, card_width
+
+    # lifted by a click, put down by a click on the felt under a short column
+    move = min(
+        (game.resolve(move) for move in game.legal_moves()),
+        key=lambda move: len(game.column(move.target)),
+    )
+    assert move.count is not None
+
+    def click_at(x: float, y: float) -> None:
+        play._mouse("mouseMoved", x, y, buttons=0)
+        play._mouse("mousePressed", x, y, buttons=1)
+        play._mouse("mouseReleased", x, y, buttons=0)
+
+    await run(lambda: click_at(*play.card_point(move.source + 1, move.count)))
+    await wait_for(lambda: move.target + 1 in play.legal_columns(), 5, "the lit target")
+    left, top, width, height = await run(
+        lambda: play._rect(f'[data-column="{move.target + 1}"]', 0)
+    )
+    bottom = await run(lambda: sum(play._rect("[data-board]", 0)[1::2]))
+    assert bottom - (top + height) > 40  # the column is short: there is felt under it
+    await asyncio.sleep(0.5)  # not a double-click
+    await run(lambda: click_at(left + width / 2, (top + height + bottom) / 2))
+    game.push(move)
+    await play.shows(game, f"the move {move.text()} clicked under its column")
+    await play.settled()
+
+    # Esc closes the result, and the keys are at the table again
+    await play.click('[data-action="resign"]')
+    await play.click('[data-action="resign"]')
+    assert await wait_for(play.result, 15, "the result") == "resigned"
+    await play.type_keys("\ue00c")
+    await wait_for(lambda: not play.find("[data-result-box]").is_displayed(), 5, "closed by Esc")
+    focused = await run(lambda: play.driver.switch_to.active_element)
+    assert await run(lambda: focused.get_attribute("data-column")) is not None
+    await play.snapshot("play-resigned-1366")
+
+
+async def test_on_a_phone_the_daily_result_fits_the_screen(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver]
+) -> None:
+    server, _ = served
+    await play.viewport(PHONE, touch=True)
+    await play.open(f"{server.http_url}/play")
+    await play.register(unique_name("fit"))
+    await play.start("daily", 1)
+    await play.click('[data-action="resign"]')
+    await play.click('[data-action="resign"]')
+    assert await wait_for(play.result, 15, "the result") == "resigned"
+    share = await wait_for(lambda: play.text("[data-result-share]"), 5, "the text to share")
+    assert "/day/" in share
+    for selector in ("[data-result-card]", '[data-action="copy-share"]', "[data-result-share]"):
+        left, _, width, _ = await run(lambda selector=selector: play._rect(selector, 0))
+        assert left >= 0 and left + width <= PHONE["width"], (selector, left, width)
+    assert await run(play.sideways_overflow) == 0
+    await play.snapshot("play-result-phone-390")
+
+
 def _auto_or_none(game: Game, column: int) -> Move | None:
     try:
         return game.choose_auto_move(column, 1)
