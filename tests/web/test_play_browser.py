@@ -352,6 +352,13 @@ async def test_on_a_phone_the_daily_result_fits_the_screen(
     await play.viewport(PHONE, touch=True)
     await play.open(f"{server.http_url}/play")
     await play.register(unique_name("fit"))
+    # a room of one: "Start the race" is greyed out, and says why
+    await play.click('[data-action="race-new"]')
+    await wait_for(lambda: play.find('[data-view="room"]').is_displayed(), 10, "the room")
+    assert not await run(lambda: play.find('[data-action="race-start"]').is_enabled())
+    why = await run(lambda: play.find("[data-race-start-why]"))
+    assert await run(why.is_displayed) and "2 racers" in await run(lambda: why.text)
+    await play.click('[data-action="race-leave"]')
     await play.start("daily", 1)
     await play.click('[data-action="resign"]')
     await play.click('[data-action="resign"]')
@@ -406,9 +413,16 @@ async def test_a_reload_mid_game_takes_the_game_up_again(
 
     # the account on another device: the token shown once asked for, signed in with
     await play.click('[data-action="account"]')
+    assert await run(lambda: play.find("#account-menu").is_displayed())
+    await play.type_keys("\ue00c")  # Esc closes the menu
+    await wait_for(lambda: not play.find("#account-menu").is_displayed(), 5, "no menu")
+    await play.click('[data-action="account"]')
     await play.click('[data-action="device"]')
     token = await wait_for(lambda: play.text("[data-token]"), 5, "the token")
-    await play.click('[data-action="close-token"]')
+    await play.type_keys("\ue00c")  # and the token's dialog
+    await wait_for(lambda: not play.find("[data-token-box]").is_displayed(), 5, "no token")
+    focused = await run(lambda: play.driver.switch_to.active_element)
+    assert await run(lambda: focused.get_attribute("data-action")) == "account"
     name = await run(lambda: play.text("[data-account] [data-player-name]"))
     origin = server.http_url
     await run(
