@@ -156,9 +156,10 @@ async def test_a_new_player_wins_the_daily_by_drag_and_drop(
         if game.removed_count > removed and not watched_a_run_leave:
             # while the run flies off, and after, the columns stay where the pointer found them
             watched_a_run_leave = True
-            top = await run(lambda: play._rect('[data-column="1"]', 0)[1])
+            # (no scrollbar comes and goes with the table held taller: nothing shifts sideways)
+            where = await run(lambda: play._rect('[data-column="1"]', 0)[:2])
             await asyncio.sleep(1.3)
-            assert await run(lambda: play._rect('[data-column="1"]', 0)[1]) == top
+            assert await run(lambda: play._rect('[data-column="1"]', 0)[:2]) == where
     assert watched_a_run_leave
     assert game.is_won
     result = await wait_for(play.result, 15, "the result")
@@ -233,11 +234,143 @@ async def test_a_double_click_plays_the_best_move_and_undo_takes_it_back(
     move = next(game.legal_moves())
     game.undo()
     game.push(move)
-    await play.type_keys(str(move.source + 1), "-", str(move.target + 1), "\ue007")
+    await play.type_keys(key_of(move.source), "-", key_of(move.target), "\ue007")
     await play.shows(game, f"the typed move {move.text()}")
     await play.settled()
     await play.type_keys("u")
     await wait_for(lambda: play.columns() == before, 10, "undone by u")
+
+
+def key_of(column: int) -> str:
+    """The key that names a column (from 0): one digit each, 0 for the tenth."""
+    return str((column + 1) % 10)
+
+
+async def test_typed_moves_go_at_once_one_key_a_column(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver]
+) -> None:
+    server, _ = served
+    await play.open(f"{server.http_url}/play")
+    await play.register(unique_name("key"))
+    assert await play.practice(DEAL) == DEAL
+    game = Game.from_code(DEAL)
+    await play.shows(game, "the deal")
+    # "3 7" as the help shows it, with no Enter: the move goes at the second column
+    first = game.resolve(next(game.legal_moves()))
+    await play.type_keys(key_of(first.source), " ", key_of(first.target))
+    game.push(first)
+    await play.shows(game, f"the move {first.text()} typed with a space")
+    await play.settled()
+    assert await run(lambda: play.text("[data-refusal]")) == ""
+    # "37" then Enter out of habit: one move, and the Enter lifts nothing
+    second = game.resolve(next(game.legal_moves()))
+    await play.type_keys(key_of(second.source), key_of(second.target), "\ue007")
+    game.push(second)
+    await play.shows(game, f"the move {second.text()} typed as two digits")
+    await play.settled()
+    assert await run(lambda: play.figure("data-moves")) == 2
+    selected = await run(
+        lambda: play.driver.find_elements("css selector", "[data-board] .selected")
+    )
+    assert selected == []
+    assert await run(lambda: play.text("[data-refusal]")) == ""
+    # a move the rules refuse is said as the rule, never as the server's validation text
+    source, _, target, _ = first_illegal(game)
+    with pytest.raises(IllegalMoveError) as refused:
+        game.resolve(Move.from_text(f"{source}-{target}"))
+    await play.type_keys(key_of(source - 1), key_of(target - 1))
+    alert = await wait_for(lambda: play.text('[role="alert"]'), 10, "the rule")
+    assert alert == f"✗ {source}-{target}: {refused.value.message}"
+
+
+async def test_the_table_fills_its_width_and_clicks_reach_the_whole_column(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver]
+) -> None:
+    server, _ = served
+    await play.viewport({**DESKTOP, "width": 1366, "height": 768})
+    await play.open(f"{server.http_url}/play")
+    await play.register(unique_name("wide"))
+    # the day's countdown ticks while the lobby shows it
+    left = await wait_for(lambda: play.text("[data-day-left]"), 10, "the day's countdown")
+    await wait_for(lambda: play.text("[data-day-left]") != left, 3, "the countdown ticking")
+
+    # a deal started from the keyboard: the keys go on at the table
+    field = await run(lambda: play.find('form[data-form="practice-code"] input[name="code"]'))
+    await run(lambda: field.send_keys(DEAL + "\n"))
+    assert await play.dealt() == DEAL
+    focused = await run(lambda: play.driver.switch_to.active_element)
+    assert await run(lambda: focused.get_attribute("data-column")) == "1"
+    game = Game.from_code(DEAL)
+    await play.shows(game, "the deal")
+
+    # the table takes its cell's width (the replay page's 56rem is not its cap)
+    board_width = await run(lambda: play._rect("[data-board]", 0)[2])
+    cell_width = await run(lambda: play._rect(".table", 0)[2])
+    assert board_width >= cell_width - 1, (board_width, cell_width)
+    card_width = await run(lambda: play._rect("[data-card]", 0)[2])
+    assert card_width >= 95, card_width
+
+    # lifted by a click, put down by a click on the felt under a short column
+    move = min(
+        (game.resolve(move) for move in game.legal_moves()),
+        key=lambda move: len(game.column(move.target)),
+    )
+    assert move.count is not None
+
+    def click_at(x: float, y: float) -> None:
+        play._mouse("mouseMoved", x, y, buttons=0)
+        play._mouse("mousePressed", x, y, buttons=1)
+        play._mouse("mouseReleased", x, y, buttons=0)
+
+    await run(lambda: click_at(*play.card_point(move.source + 1, move.count)))
+    await wait_for(lambda: move.target + 1 in play.legal_columns(), 5, "the lit target")
+    left, top, width, height = await run(
+        lambda: play._rect(f'[data-column="{move.target + 1}"]', 0)
+    )
+    bottom = await run(lambda: sum(play._rect("[data-board]", 0)[1::2]))
+    assert bottom - (top + height) > 40  # the column is short: there is felt under it
+    await asyncio.sleep(0.5)  # not a double-click
+    await run(lambda: click_at(left + width / 2, (top + height + bottom) / 2))
+    game.push(move)
+    await play.shows(game, f"the move {move.text()} clicked under its column")
+    await play.settled()
+
+    # Esc closes the result, and the keys are at the table again
+    await play.click('[data-action="resign"]')
+    await play.click('[data-action="resign"]')
+    assert await wait_for(play.result, 15, "the result") == "resigned"
+    await play.type_keys("\ue00c")
+    await wait_for(lambda: not play.find("[data-result-box]").is_displayed(), 5, "closed by Esc")
+    focused = await run(lambda: play.driver.switch_to.active_element)
+    assert await run(lambda: focused.get_attribute("data-column")) is not None
+    await play.snapshot("play-resigned-1366")
+
+
+async def test_on_a_phone_the_daily_result_fits_the_screen(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver]
+) -> None:
+    server, _ = served
+    await play.viewport(PHONE, touch=True)
+    await play.open(f"{server.http_url}/play")
+    await play.register(unique_name("fit"))
+    # a room of one: "Start the race" is greyed out, and says why
+    await play.click('[data-action="race-new"]')
+    await wait_for(lambda: play.find('[data-view="room"]').is_displayed(), 10, "the room")
+    assert not await run(lambda: play.find('[data-action="race-start"]').is_enabled())
+    why = await run(lambda: play.find("[data-race-start-why]"))
+    assert await run(why.is_displayed) and "2 racers" in await run(lambda: why.text)
+    await play.click('[data-action="race-leave"]')
+    await play.start("daily", 1)
+    await play.click('[data-action="resign"]')
+    await play.click('[data-action="resign"]')
+    assert await wait_for(play.result, 15, "the result") == "resigned"
+    share = await wait_for(lambda: play.text("[data-result-share]"), 5, "the text to share")
+    assert "/day/" in share
+    for selector in ("[data-result-card]", '[data-action="copy-share"]', "[data-result-share]"):
+        left, _, width, _ = await run(lambda selector=selector: play._rect(selector, 0))
+        assert left >= 0 and left + width <= PHONE["width"], (selector, left, width)
+    assert await run(play.sideways_overflow) == 0
+    await play.snapshot("play-result-phone-390")
 
 
 def _auto_or_none(game: Game, column: int) -> Move | None:
@@ -281,9 +414,16 @@ async def test_a_reload_mid_game_takes_the_game_up_again(
 
     # the account on another device: the token shown once asked for, signed in with
     await play.click('[data-action="account"]')
+    assert await run(lambda: play.find("#account-menu").is_displayed())
+    await play.type_keys("\ue00c")  # Esc closes the menu
+    await wait_for(lambda: not play.find("#account-menu").is_displayed(), 5, "no menu")
+    await play.click('[data-action="account"]')
     await play.click('[data-action="device"]')
     token = await wait_for(lambda: play.text("[data-token]"), 5, "the token")
-    await play.click('[data-action="close-token"]')
+    await play.type_keys("\ue00c")  # and the token's dialog
+    await wait_for(lambda: not play.find("[data-token-box]").is_displayed(), 5, "no token")
+    focused = await run(lambda: play.driver.switch_to.active_element)
+    assert await run(lambda: focused.get_attribute("data-action")) == "account"
     name = await run(lambda: play.text("[data-account] [data-player-name]"))
     origin = server.http_url
     await run(

@@ -29,9 +29,22 @@ export function setupAccountMenu(account) {
   click("[data-action=copy-token]", (event) =>
     copyText(account.token() ?? "", event.currentTarget, $("[data-token]")),
   );
-  click("[data-action=close-token]", () => {
+  function closeToken() {
     $("[data-token]").textContent = "";
     $("[data-token-box]").hidden = true;
+    accountButton.focus();
+  }
+  click("[data-action=close-token]", closeToken);
+  // Esc closes what is open, the token first (it is over everything), and the focus goes back
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape") return;
+    if (!$("[data-token-box]").hidden) closeToken();
+    else if (!menu.hidden) {
+      closeMenu();
+      accountButton.focus();
+    } else return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
   });
   click("[data-action=sign-out]", () => {
     if (!confirm("Sign out of this browser? Sign in again with your token (\"Use on another device\" shows it).")) return;

@@ -45,13 +45,21 @@ export function announce(text) {
 export function refuse(text) {
   const alert = $("[data-refusal]");
   alert.textContent = "";
+  alert.classList.remove("faded");
+  clearTimeout(refusalTimer);
   // a fresh text each time, so the same rule twice is announced twice
   requestAnimationFrame(() => {
     alert.textContent = text;
+    // on a phone it shows over the top bar: it fades once read (play.css)
+    refusalTimer = setTimeout(() => alert.classList.add("faded"), REFUSAL_FADES);
   });
 }
 
+const REFUSAL_FADES = 5000; // ms
+let refusalTimer = 0;
+
 export function clearRefusal() {
+  clearTimeout(refusalTimer);
   $("[data-refusal]").textContent = "";
 }
 

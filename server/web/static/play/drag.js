@@ -36,12 +36,15 @@ export class Pointer {
 
   down(event) {
     if (this.press || (event.pointerType === "mouse" && event.button !== 0)) return;
+    // a card, or else the column whose band (the table's whole height) the press is in,
+    // as a drop finds it: a click under a short column still puts a lifted group there
     const found = event.target.closest("[data-card], [data-column]");
-    if (!found) return;
-    const columnElement = found.closest("[data-column]");
+    const columnElement =
+      found?.closest("[data-column]") ?? this.board.columns[this.board.columnAt(event.clientX, event.clientY) - 1];
+    if (!columnElement) return;
     const column = Number(columnElement.dataset.column);
     const cards = Array.from(columnElement.children);
-    const index = found.dataset.card ? cards.indexOf(found) : cards.length;
+    const index = found?.dataset.card ? cards.indexOf(found) : cards.length;
     event.preventDefault();
     this.board.element.setPointerCapture(event.pointerId);
     this.press = {
@@ -152,7 +155,7 @@ export class Pointer {
   tapped(press, event) {
     const last = this.lastTap;
     const double =
-      last &&
+      last?.count > 0 &&
       last.column === press.column &&
       event.timeStamp - last.time < DOUBLE_WITHIN &&
       Math.hypot(event.clientX - last.x, event.clientY - last.y) < 24;

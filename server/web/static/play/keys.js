@@ -1,18 +1,29 @@
-// The keyboard plays as the terminal client does (docs/client.md): a column number then
-// another and Enter ("3 7", "3-7", "3-7x2"), a column alone and Enter for the best move,
-// u undo, r restart and x resign (each pressed twice to confirm, as the buttons ask), Esc
-// to clear. Arrows move between columns; Space or Enter lifts a column's group, and on
-// another column drops it there.
+// The keyboard plays as the terminal client does (docs/client.md), one key a column: a
+// digit names a column (0 is column 10), so "3 7" (or "37", "3-7") lifts column 3's group
+// and puts it on column 7 at once, with no Enter. Into an empty column a group of more than
+// one card waits for Enter (all of it) or x and a count ("3-7x2"). A column alone and Enter
+// is its best move; u undo, r restart and x resign (each pressed twice to confirm, as the
+// buttons ask), Esc to clear. Arrows move between columns; Space or Enter lifts a column's
+// group, and on another column drops it there.
+
+const SWALLOW_ENTER = 1500; // ms: an Enter out of habit after a move typed in full
+
+/** The column a digit key names: 1 to 9, and 0 for 10. */
+export function columnOfKey(key) {
+  return key === "0" ? 10 : Number(key);
+}
 
 export class Keys {
   /**
    * @param {object} play move(from, to, count|null), auto(column), undo(), restart(),
    *   resign(), typed(text, column|null), choose(column) (Space/Enter on a column),
-   *   cancel(), active() (a game is on screen), focus(column)
+   *   cancel(), active() (a game is on screen), focus(column), waits(from, to) (true: the
+   *   move needs its count, a group of more than one card going to an empty column)
    */
   constructor(play) {
     this.play = play;
     this.text = "";
+    this.movedAt = -Infinity;
     document.addEventListener("keydown", (event) => this.key(event));
   }
 
@@ -24,9 +35,25 @@ export class Keys {
     const column = target.closest?.("[data-column]");
     const key = event.key;
     let handled = true;
-    if (/^[0-9]$/.test(key)) {
+    const enterAfterMove = key === "Enter" && !this.text && performance.now() - this.movedAt < SWALLOW_ENTER;
+    this.movedAt = -Infinity;
+    if (enterAfterMove) {
+      // "3 7 Enter", as simon reads it: the move went at 7, the Enter has nothing left to do
+    } else if (/^[0-9]$/.test(key) && /x$/.test(this.text)) {
       this.type(this.text + key);
-    } else if ((key === "-" || key === " ") && this.text && /\d$/.test(this.text)) {
+      this.enter();
+    } else if (/^[0-9]$/.test(key) && !/^\d+-\d+/.test(this.text)) {
+      const typed = columnOfKey(key);
+      const from = /^(\d+)/.exec(this.text);
+      if (!from) {
+        this.type(String(typed));
+      } else if (this.play.waits?.(Number(from[1]), typed)) {
+        this.type(`${from[1]}-${typed}`);
+      } else {
+        this.type(`${from[1]}-${typed}`);
+        this.enter();
+      }
+    } else if ((key === "-" || key === " ") && /^\d+$/.test(this.text)) {
       this.type(this.text + "-");
     } else if (key === "x" && /^\d+-\d+$/.test(this.text)) {
       this.type(this.text + "x");
@@ -70,6 +97,7 @@ export class Keys {
       return;
     }
     const move = /^(\d+)-(\d+)(?:x(\d+))?$/.exec(text);
+    if (move) this.movedAt = performance.now();
     if (move) this.play.move(Number(move[1]), Number(move[2]), move[3] ? Number(move[3]) : null);
     else this.play.typedBad(text);
   }

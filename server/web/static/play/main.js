@@ -40,6 +40,8 @@ const page = {
   room: new Room(),
   digest: null, // the daily race's last digest
   daily: null,
+  dayEnds: null, // Date.now() at the end of the day (UTC), by the server's seconds_left
+  dayTimer: 0,
   history: null,
   selected: null, // {column, count}: a group lifted by a tap or the keyboard
   confirming: null, // {action, until}
@@ -60,6 +62,22 @@ const connection = new Connection(serverUrl(), {
 function show(name) {
   showView(name);
   if (name === "game") board.layout();
+  // the day's countdown ticks only while the lobby shows it
+  clearInterval(page.dayTimer);
+  page.dayTimer = name === "lobby" ? setInterval(dayLeft, 1000) : 0;
+  if (name === "lobby") dayLeft();
+}
+
+/** "The day (UTC) ends in 3:42:17.", counted down from the server's `seconds_left`; at the
+ * end the new day's deals are asked for. */
+function dayLeft() {
+  if (!page.dayEnds) return;
+  const left = Math.max(0, Math.ceil((page.dayEnds - Date.now()) / 1000));
+  setText($("[data-day-left]"), `The day (UTC) ends in ${clock(left)}.`);
+  if (left === 0) {
+    page.dayEnds = null;
+    setTimeout(refreshDaily, 1000);
+  }
 }
 
 // -- signing in -------------------------------------------------------------------------
@@ -163,9 +181,13 @@ async function refreshDaily() {
     connection.request({ type: "daily" }),
     connection.request({ type: "history", limit: 20 }),
   ]);
-  if (daily.type === "daily") page.daily = daily;
+  if (daily.type === "daily") {
+    page.daily = daily;
+    page.dayEnds = Date.now() + daily.seconds_left * 1000;
+  }
   if (history.type === "history") page.history = history;
   if (daily.type === "error" && daily.code === "proving") {
+    page.dayEnds = null;
     $("[data-day-left]").textContent = "Today's deals are being proven: a moment…";
     setTimeout(refreshDaily, 5000);
   }
@@ -196,7 +218,7 @@ function playedDaily(day, suits) {
 function renderDaily() {
   const daily = page.daily;
   if (!daily) return;
-  $("[data-day-left]").textContent = `The day (UTC) ends in ${clock(daily.seconds_left)}.`;
+  dayLeft();
   for (const deal of daily.deals) {
     const button = $(`[data-start="daily"][data-suits="${deal.suits}"]`);
     if (!button) continue;
@@ -266,6 +288,8 @@ function takeState(view, request) {
   if (current() !== "game" && !away) {
     hideResult();
     show("game");
+    // the button that started it is gone with the lobby: the keys go on at the table
+    if (!$("[data-view=game]").contains(document.activeElement)) board.focus(board.focused);
   }
   renderStandings();
   renderGame();
@@ -355,6 +379,12 @@ function move(from, to, count, optimistic) {
 function moveTo(from, to, count) {
   const game = page.game;
   if (!game) return;
+  const last = game.columns().length;
+  const missing = [from, to].find((column) => !(column >= 1 && column <= last));
+  if (missing != null) {
+    refuse(`✗ There is no column ${missing}: the columns are 1 to ${last} (the key 0 is ${last}).`);
+    return;
+  }
   if (count == null) {
     const movable = game.movable(from);
     for (let n = movable ?? 0; n >= 1; n -= 1) {
@@ -527,7 +557,15 @@ function select(column, count) {
   board.select(column, size);
   board.highlight(game.targets(column, size));
   const cards = game.columns()[column - 1].slice(-size);
+  nowhere(game, column, size);
   announce(`Lifted ${groupText(cards)} from column ${column}. Choose a column to put it on.`);
+}
+
+/** A lifted group no column takes: said on screen, not only lit nowhere. */
+function nowhere(game, column, count) {
+  if (game.targets(column, count)?.length !== 0) return;
+  const cards = game.columns()[column - 1].slice(-count);
+  refuse(`${groupText(cards)} can go nowhere now: no column takes ${count === 1 ? "it" : "them"}.`);
 }
 
 function cancelSelection() {
@@ -676,9 +714,10 @@ const pointer = new Pointer(board, {
     return movable == null ? null : count <= movable;
   },
   targets: (column, count) => page.game?.targets(column, count) ?? null,
-  lifted: () => {
+  lifted: (column, count) => {
     cancelSelection();
     clearRefusal();
+    if (page.game) nowhere(page.game, column, count);
   },
   drop: (from, to, count, legal) => move(from, to, count, legal),
   auto: (column, count) => auto(column, count),
@@ -694,6 +733,10 @@ const pointer = new Pointer(board, {
 new Keys({
   active: () => current() === "game" && Boolean(page.game),
   move: (from, to, count) => moveTo(from, to, count),
+  waits(from, to) {
+    const game = page.game;
+    return Boolean(game && game.columns()[to - 1]?.length === 0 && (game.movable(from) ?? 0) > 1);
+  },
   auto: (column) => auto(column, null),
   undo,
   restart,
@@ -713,7 +756,7 @@ new Keys({
     }
   },
   typedBad(text) {
-    refuse(`✗ ${text}: moves read FROM-TO, like 3-7 or 3-7x2`);
+    refuse(`✗ ${text}: a move is two columns, like 3 7 (0 is column 10), or 3-7x2 for two cards`);
   },
 });
 
@@ -787,7 +830,20 @@ click("[data-action=lobby]", () => {
   showLobby();
   refreshDaily();
 });
-click("[data-action=close-result]", hideResult);
+click("[data-action=close-result]", closeResult);
+
+/** "See the table" (or Esc): the result goes, the keys go on at the table. */
+function closeResult() {
+  hideResult();
+  board.focus(board.focused);
+}
+
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && !$("[data-result-box]").hidden && $("[data-token-box]").hidden) {
+    event.preventDefault();
+    closeResult();
+  }
+});
 
 setupAccountMenu({
   token: () => page.token,

@@ -17,7 +17,7 @@ export function renderRoom(page) {
   const suits = view.suits === 1 ? "1 suit" : `${view.suits} suits`;
   const waiting = `${view.racers.length} of ${view.capacity} racers`;
   const how = view.public
-    ? "It starts by itself: at once with 3 racers, or 30 s after the second came."
+    ? "It starts by itself: at once with 3 racers, or shortly after a second racer comes."
     : view.owner === me
       ? "Start the race when your friends are in."
       : `${view.owner} starts the race.`;
@@ -34,6 +34,9 @@ export function renderRoom(page) {
   const startButton = $("[data-action=race-start]");
   startButton.hidden = !(view.state === "open" && view.owner === me && !view.public);
   startButton.disabled = view.racers.length < 2;
+  const why = $("[data-race-start-why]");
+  why.hidden = startButton.hidden || !startButton.disabled;
+  why.textContent = "A race needs 2 racers: send the link.";
   $("[data-action=race-leave]").hidden = view.state !== "open";
 }
 
