@@ -29,6 +29,7 @@ from sqlalchemy.engine import make_url
 
 from server.bus import BusError
 from server.edge import EdgeError
+from server.entry import STOP_SIGNALS, early_stop
 from server.settings import Settings
 from server.store import StoreError
 
@@ -102,8 +103,10 @@ async def serve(settings: Settings) -> None:
         stop.set()
 
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in STOP_SIGNALS:
         loop.add_signal_handler(signum, stopping, signum)
+    if (early := early_stop()) is not None:  # came while the server loaded
+        stopping(early)
     try:
         async with run_server(settings) as running:
             tune_gc()
@@ -358,6 +361,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in ("review", "verify"):
         # their output is the report: not the schema check's "Context impl SQLiteImpl."
         logging.getLogger("alembic.runtime.migration").setLevel(logging.WARNING)
+    if early_stop() is not None:  # a stop while Python loaded the server: nothing to undo
+        return 0
     try:
         if args.command == "migrate":
             asyncio.run(migrate(settings))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import subprocess
 import time
 import uuid
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from tests.support.kills import (
     ServerProcess,
     embedded_environment,
     run_kills,
+    server_command,
     services_environment,
 )
 from tests.support.rooms import room_reply, signed_up
@@ -163,3 +165,27 @@ async def test_sigterm_during_a_review_cuts_it_short_and_answers_it(tmp_path: Pa
         assert "cut short (game reviews)" in line, line
     finally:
         server.kill()
+
+
+@pytest.mark.parametrize("signum", SIGNALS, ids=lambda s: s.name)
+async def test_a_signal_while_the_server_loads_stops_it_quietly(
+    signum: signal.Signals, tmp_path: Path
+) -> None:
+    # before its event loop takes the signals: while Python imports it, reads its settings
+    env = embedded_environment(tmp_path / "data")
+    for delay in (0.15, 0.3, 0.5):  # from Python's own start-up on (its first ~50 ms)
+        process = subprocess.Popen(
+            [*server_command(), "--port", "0"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        try:
+            await asyncio.sleep(delay)
+            process.send_signal(signum)
+            _, errors = await asyncio.to_thread(process.communicate, timeout=STOP_DEADLINE)
+        finally:
+            process.kill()
+        assert process.returncode == 0, (delay, errors.decode(errors="replace"))
+        assert b"Traceback" not in errors, errors.decode(errors="replace")

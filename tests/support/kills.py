@@ -2,7 +2,7 @@
 was lost. Used by tests/durability/test_kill.py (a few kills) and ``python -m bench.kill``.
 
 A :class:`ServerProcess` runs ``simon-server`` (the console script, else ``python -m
-server.main``) on a data folder (embedded mode) or on PostgreSQL and Redis (services mode)
+server.entry``) on a data folder (embedded mode) or on PostgreSQL and Redis (services mode)
 that outlive the process. :class:`Bot` players register, start games (one a daily) and
 play legal actions as fast as the answers come, each keeping a
 :class:`~tests.support.ledger.Ledger` per game. :func:`run_kills` kills the process at a
@@ -58,7 +58,7 @@ def server_command() -> list[str]:
     script = Path(sys.executable).with_name("simon-server")
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-m", "server.main"]
+    return [sys.executable, "-m", "server.entry"]
 
 
 def server_environment(**values: str) -> dict[str, str]:

@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -315,14 +316,15 @@ async def test_the_table_fills_its_width_and_clicks_reach_the_whole_column(
         (game.resolve(move) for move in game.legal_moves()),
         key=lambda move: len(game.column(move.target)),
     )
-    assert move.count is not None
+    count = move.count
+    assert count is not None
 
     def click_at(x: float, y: float) -> None:
         play._mouse("mouseMoved", x, y, buttons=0)
         play._mouse("mousePressed", x, y, buttons=1)
         play._mouse("mouseReleased", x, y, buttons=0)
 
-    await run(lambda: click_at(*play.card_point(move.source + 1, move.count)))
+    await run(lambda: click_at(*play.card_point(move.source + 1, count)))
     await wait_for(lambda: move.target + 1 in play.legal_columns(), 5, "the lit target")
     left, top, width, height = await run(
         lambda: play._rect(f'[data-column="{move.target + 1}"]', 0)
@@ -367,7 +369,7 @@ async def test_on_a_phone_the_daily_result_fits_the_screen(
     share = await wait_for(lambda: play.text("[data-result-share]"), 5, "the text to share")
     assert "/day/" in share
     for selector in ("[data-result-card]", '[data-action="copy-share"]', "[data-result-share]"):
-        left, _, width, _ = await run(lambda selector=selector: play._rect(selector, 0))
+        left, _, width, _ = await run(partial(play._rect, selector, 0))
         assert left >= 0 and left + width <= PHONE["width"], (selector, left, width)
     assert await run(play.sideways_overflow) == 0
     await play.snapshot("play-result-phone-390")
