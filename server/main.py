@@ -333,14 +333,19 @@ def print_queue(rows: Sequence[dict[str, Any]]) -> None:
     )
 
 
-def settings_faults(error: ValidationError) -> str:
-    """What is wrong with the settings, on one line, by the variables' names, and without
-    their values (a secret would reach the log)."""
+def settings_faults(error: ValidationError, flags: Sequence[str] = ()) -> str:
+    """What is wrong with the settings, on one line, by the variables' names (``--port``
+    for a setting in ``flags``, given on the command line), and without their values (a
+    secret would reach the log)."""
     faults = []
     for fault in error.errors(include_input=False, include_url=False):
         where = "__".join(str(part).upper() for part in fault["loc"])
         message = fault["msg"].removeprefix("Value error, ")
-        faults.append(f"SIMON_{where}: {message}" if where else message)
+        if where.lower() in flags:
+            where = f"--{where.lower()}"
+        elif where:
+            where = f"SIMON_{where}"
+        faults.append(f"{where}: {message}" if where else message)
     return "; ".join(faults)
 
 
@@ -352,7 +357,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = Settings(**overrides)
     except ValidationError as error:
-        print(f"simon-server: bad settings: {settings_faults(error)}", file=sys.stderr)
+        print(
+            f"simon-server: bad settings: {settings_faults(error, list(overrides))}",
+            file=sys.stderr,
+        )
         return 1
     from server.logs import configure
 

@@ -14,6 +14,8 @@ from server.play.fairplay import Thresholds
 
 #: A secret set in production is at least this long.
 SECRET_LENGTH = 16
+#: The levels ``SIMON_LOG_LEVEL`` takes (any case).
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 class Settings(BaseSettings):
@@ -136,7 +138,16 @@ class Settings(BaseSettings):
         ):
             if url.startswith(plain):
                 return driver + url[len(plain) :]
+        if not url.startswith(("postgresql+asyncpg://", "sqlite+aiosqlite:///")):
+            raise ValueError("a postgresql:// or sqlite:/// URL (PostgreSQL or SQLite only)")
         return url
+
+    @field_validator("log_level")
+    @classmethod
+    def _log_level(cls, level: str) -> str:
+        if level.upper() not in LOG_LEVELS:
+            raise ValueError(f"one of {', '.join(LOG_LEVELS)}")
+        return level.upper()
 
     @field_validator("trusted_proxies", "limits_exempt")
     @classmethod

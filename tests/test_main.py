@@ -205,6 +205,17 @@ def test_bad_settings_give_one_line_by_name_without_their_values(tmp_path: Path)
     assert port.stderr == (
         "simon-server: bad settings: SIMON_PORT: Input should be less than or equal to 65535\n"
     )
+    flag = run_admin("--port", "99999", "migrate", SIMON_DATA_DIR=data)
+    assert flag.returncode == 1
+    assert flag.stderr.startswith("simon-server: bad settings: --port: "), flag.stderr
+    for name, value, says in (
+        ("SIMON_LOG_LEVEL", "bogus", "one of DEBUG, INFO"),
+        ("SIMON_DATABASE_URL", "mysql://simon@127.0.0.1/simon", "PostgreSQL or SQLite only"),
+    ):
+        wrong = run_admin("migrate", SIMON_DATA_DIR=data, **{name: value})
+        assert wrong.returncode == 1, wrong.stderr
+        assert wrong.stderr.startswith(f"simon-server: bad settings: {name}: "), wrong.stderr
+        assert says in wrong.stderr and wrong.stderr.count("\n") == 1, wrong.stderr
     secret = "short-and-seen"
     weak = run_admin("migrate", SIMON_DATA_DIR=data, SIMON_PRODUCTION="true", SIMON_SECRET=secret)
     assert weak.returncode == 1
