@@ -19,6 +19,7 @@ from .errors import (
     ClientError,
     NetworkError,
     NoAccountError,
+    NoTerminalError,
     ServerError,
     UsageError,
 )
@@ -60,6 +61,8 @@ def error_code(error: Exception) -> str:
         return "bot-account-needed"
     if isinstance(error, NetworkError):
         return "network"
+    if isinstance(error, NoTerminalError):
+        return "no-terminal"
     return "client"
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import secrets
+import sys
 from collections.abc import Callable
 from datetime import date
 from typing import Any
@@ -40,7 +41,7 @@ from server.protocol import (
 from .arguments import bounded
 from .config import Config
 from .connection import Connection
-from .errors import BotAccountNeeded, ClientError, ServerError, UsageError
+from .errors import BotAccountNeeded, ClientError, NoTerminalError, ServerError, UsageError
 from .online import add_server_argument, open_connection, print_json
 from .solve import winning_moves
 from .table import LocalTable, OnlineTable, Table
@@ -95,10 +96,24 @@ def cmd_play(args: argparse.Namespace) -> int:
         except InvalidMoveError as error:
             raise UsageError(str(error)) from None
         return asyncio.run(_bot(args, moves))
+    if args.offline:
+        screen_check(args, "for a script, `simon replay CODE --moves MOVES` plays moves offline")
+    else:
+        screen_check(args, "for a script, play with --moves MOVES or --solve (bot mode)")
     return _play_screen(args, code)
 
 
 # -- the full-screen game -------------------------------------------------------------
+
+
+def screen_check(args: argparse.Namespace, instead: str) -> None:
+    """Refuse a full-screen command with ``--json`` (it prints no JSON) or with no terminal
+    on standard input and output, before anything reaches the server (a daily's clock
+    would start); ``instead`` says what a script uses."""
+    if args.json:
+        raise UsageError(f"the game screen has no --json: {instead}")
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise NoTerminalError(f"the game screen needs a terminal: {instead}")
 
 
 def _play_screen(args: argparse.Namespace, code: GameCode | None) -> int:

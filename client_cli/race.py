@@ -47,8 +47,9 @@ from .arguments import bounded
 from .config import Config
 from .connection import Connection
 from .errors import BotAccountNeeded, NetworkError, ServerError, UsageError
+from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
-from .play import REFUSALS, _move_paced, _pace, run_online_screen
+from .play import REFUSALS, _move_paced, _pace, run_online_screen, screen_check
 from .race_table import Opening, RaceTable, browser_link, ordinal, race_time
 from .solve import winning_moves
 from .table import Table
@@ -97,6 +98,14 @@ def cmd_race(args: argparse.Namespace) -> int:
     _check(args)
     if args.solve:
         return asyncio.run(_bot(args))
+    if args.race_command == "quick":
+        screen_check(
+            args,
+            "quick races are for people; a script races with "
+            "`simon race new --allow-bots --solve` or `simon race join CODE --solve`",
+        )
+    else:
+        screen_check(args, "for a script, race with --solve (bot mode, a bot account)")
     return _race_screen(args)
 
 
@@ -397,4 +406,5 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     _screen_arguments(join)
     quick = commands.add_parser("quick", help="join the open public room of a suit count")
     quick.add_argument("--suits", type=int, choices=SUIT_COUNTS, help="1 Easy, 2 Medium, 4 Hard")
+    add_json_argument(quick)  # refused (quick races have no bot mode), as before the command
     _screen_arguments(quick)

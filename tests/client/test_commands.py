@@ -159,6 +159,48 @@ def test_with_json_a_usage_error_is_a_json_error(
     assert error["code"] == "usage" and error["message"]
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--json", "race", "quick"],
+        ["race", "quick", "--json"],
+        ["--json", "race", "join", "KXR4M-7M2PQ"],
+        ["race", "new", "--json"],
+        ["--json", "play", "--offline"],
+    ],
+)
+def test_a_screen_with_json_is_refused_as_json_before_connecting(
+    argv: list[str], closed_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a closed port: had it tried the server, the error would be "network"
+    assert main([*argv, "--server", f"ws://127.0.0.1:{closed_port}"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out.count("\n") == 1
+    error = json.loads(captured.out)["error"]
+    assert error["code"] == "usage" and "has no --json" in error["message"]
+    assert "--solve" in error["message"] or "--moves" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "instead"),
+    [
+        (["race", "quick"], "race new --allow-bots --solve"),
+        (["race", "join", "KXR4M-7M2PQ"], "--solve"),
+        (["race", "new", "--suits", "1"], "--solve"),
+        (["play", "--code", "SS1-S1-AAAAAAB"], "--moves MOVES or --solve"),
+        (["play", "--offline"], "simon replay CODE --moves MOVES"),
+    ],
+)
+def test_a_screen_without_a_terminal_is_one_line_before_connecting(
+    argv: list[str], instead: str, closed_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*argv, "--server", f"ws://127.0.0.1:{closed_port}"]) == 1  # pytest's stdin
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("simon: the game screen needs a terminal: ")
+    assert instead in captured.err and captured.err.count("\n") == 1
+
+
 def test_without_json_an_unknown_option_shows_the_usage(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -103,6 +103,54 @@ def test_bot_mode_on_the_daily_needs_a_bot_account(simon: Any) -> None:
     assert json.loads(out)["deals"][0]["started"] is False  # the refusal started nothing
 
 
+class _Terminal:
+    """Standard input or output as a terminal (pytest's capture is none)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def isatty(self) -> bool:
+        return True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+@pytest.mark.parametrize(
+    ("argv", "tty", "code", "said"),
+    [
+        (["play", "--daily", "--suits", "4"], False, "no-terminal", "needs a terminal"),
+        (["--json", "play", "--daily", "--suits", "4"], False, "usage", "has no --json"),
+        (["play", "--daily", "--suits", "4", "--json"], True, "usage", "has no --json"),
+    ],
+)
+def test_the_daily_screen_without_a_terminal_or_with_json_starts_nothing(
+    simon: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    tty: bool,
+    code: str,
+    said: str,
+) -> None:
+    assert simon("register", new_name())[0] == 0
+    with monkeypatch.context() as terminal:
+        if tty:  # writes still reach pytest's capture, which simon() reads
+            terminal.setattr(sys, "stdin", _Terminal(sys.stdin))
+            terminal.setattr(sys, "stdout", _Terminal(sys.stdout))
+        status, out, err = simon(*argv)
+    if "--json" in argv:
+        assert (status, err) == (2, "")
+        error = json.loads(out)["error"]
+        assert error["code"] == code and said in error["message"]
+        assert "--moves" in error["message"] and "--solve" in error["message"]
+    else:
+        assert (status, out) == (1, "")
+        assert err.startswith("simon: ") and said in err and err.count("\n") == 1
+        assert "--moves" in err and "--solve" in err
+    status, out, _ = simon("daily", "--suits", "4", "--json")
+    assert json.loads(out)["deals"][0]["started"] is False  # the daily's clock never started
+
+
 def test_a_bot_solves_the_daily_and_the_bots_leaderboard_shows_it(simon: Any) -> None:
     name = new_name()
     status, out, err = simon("register", name, "--bot")
