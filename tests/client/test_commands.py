@@ -86,6 +86,33 @@ def test_server_may_come_before_the_command(
     assert server in err and "elsewhere" not in err
 
 
+@pytest.mark.parametrize(
+    ("argv", "environment", "said"),
+    [
+        (["--server", "127.0.0.1:99999", "leaderboard"], None, "simon: --server: "),
+        (["leaderboard", "--server", "ws://[::1"], None, "simon: --server: "),
+        (["leaderboard"], "127.0.0.1:abc", "simon: SIMON_SERVER: "),
+        (["register", "ann"], "127.0.0.1:99999", "simon: SIMON_SERVER: "),
+    ],
+)
+def test_a_bad_server_address_is_one_line_and_status_2(
+    argv: list[str],
+    environment: str | None,
+    said: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    if environment is not None:
+        monkeypatch.setenv("SIMON_SERVER", environment)
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(said) and captured.err.count("\n") == 1
+    assert main(["--json", *argv]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["code"] == "usage" and error["message"].startswith(said.removeprefix("simon: "))
+
+
 def test_server_before_the_command_is_the_one_the_config_keeps(
     config_folder: Path, closed_port: int
 ) -> None:

@@ -79,6 +79,21 @@ def test_server_before_the_command(
     assert json.loads(out) == {**json.loads(out), "player": name, "server": server_url}
 
 
+def test_a_web_address_reaches_the_server_and_wss_on_plain_says_so(
+    simon: Any, server_url: str
+) -> None:
+    where = server_url.removeprefix("ws://")
+    status, out, err = simon("--server", f"http://{where}/", "daily", "--json")  # may wait
+    assert status == 0, err
+    assert json.loads(out)["deals"]
+    status, out, err = simon("--server", f"wss://{where}", "daily")
+    assert (status, out) == (1, "")
+    assert err == (
+        f"simon: cannot reach the server at wss://{where}: no TLS there: "
+        f"the server seems to speak plain websocket, try ws://{where}\n"
+    )
+
+
 def test_with_json_a_server_refusal_is_a_json_error(simon: Any) -> None:
     name = new_name()
     assert simon("register", name)[0] == 0
