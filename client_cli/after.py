@@ -217,7 +217,7 @@ async def online_replay(args: argparse.Namespace) -> int:
     print(f"{replay.player}, {plural(replay.suits, 'suit')} {replay.mode}"
           + (f" of {replay.day}" if replay.day else "") + f", deal {replay.code}")  # fmt: skip
     positions = position_lines(replay, args.letters)
-    if sys.stdin.isatty():
+    if sys.stdin.isatty() and sys.stdout.isatty():  # `| head` reads lines, never answers
         step_through(positions)
     else:
         for heading, _ in positions:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -279,3 +282,33 @@ async def test_daily_waits_with_a_line_while_the_server_proves_the_deals(
     assert await boards.today_deals(connection) == info  # type: ignore[arg-type]
     assert connection.asked == 3
     assert capsys.readouterr().err.count("proving today's deals") == 1  # said once
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--json", "solve", "SS1-S1-AAAAABD"],
+        ["replay", "SS1-S4-AAAAABD", "--moves", "3-4"],
+        ["deal", "SS1-S4-AAAAABD"],
+        ["--json", "daily", "--server", "127.0.0.1:99999"],  # the error's JSON, to no reader
+    ],
+)
+def test_a_reader_gone_before_the_output_is_no_traceback(
+    argv: list[str], config_folder: Path
+) -> None:
+    reading, writing = os.pipe()
+    os.close(reading)  # like `| head` that has read its fill: every write breaks the pipe
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "client_cli.main", *argv],
+            stdout=writing,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            cwd=Path(__file__).resolve().parents[2],
+            env={**os.environ, "SIMON_CONFIG_DIR": str(config_folder)},
+        )
+    finally:
+        os.close(writing)
+    assert done.stderr == ""  # no BrokenPipeError, no "Exception ignored" at exit
+    assert done.returncode == 1
