@@ -43,10 +43,10 @@ from server.protocol import (
     room_code_form,
 )
 
-from .arguments import bounded
+from .arguments import bounded, refuse
 from .config import Config
 from .connection import Connection
-from .errors import BotAccountNeeded, NetworkError, ServerError, UsageError
+from .errors import BotAccountNeeded, NetworkError, ServerError
 from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
 from .play import REFUSALS, _move_paced, _pace, run_online_screen, screen_check
@@ -82,16 +82,16 @@ def _check(args: argparse.Namespace) -> None:
         if given
     ]
     if bot_only and not args.solve:
-        raise UsageError(f"{bot_only[0]} is for bot mode: give --solve too")
+        refuse(args, f"{bot_only[0]} is for bot mode: give --solve too")
     if args.race_command == "new" and args.deal:
         try:
             code = GameCode.parse(args.deal)
         except InvalidCodeError as error:
-            raise UsageError(str(error)) from None
+            refuse(args, str(error))
         if args.suits is not None and args.suits != code.suits:
-            raise UsageError(f"{code} is a {code.suits}-suit deal, not {args.suits}")
+            refuse(args, f"{code} is a {code.suits}-suit deal, not {args.suits}")
     if args.start_at is not None and args.start_at > args.capacity:
-        raise UsageError(f"--start-at {args.start_at} is more than the room holds")
+        refuse(args, f"--start-at {args.start_at} is more than the room holds")
 
 
 def cmd_race(args: argparse.Namespace) -> int:
@@ -359,6 +359,7 @@ def _screen_arguments(parser: argparse.ArgumentParser) -> None:
     add_server_argument(parser)
     parser.set_defaults(
         handler=cmd_race,
+        command_parser=parser,
         solve=False,
         pace=None,
         start_at=None,
