@@ -475,6 +475,8 @@ def _progress(suits: int, started: bool | None, finished: bool | None) -> str:
 _positive = bounded(
     int, noun="a positive number", rule="give a positive number", accept=lambda v: v >= 1
 )
+_limit = bounded(int, noun="a whole number", rule="give 1 to 100", accept=lambda v: 1 <= v <= 100)
+_around = bounded(int, noun="a whole number", rule="give 0 to 25", accept=lambda v: 0 <= v <= 25)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -489,16 +491,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the humans' leaderboard (default; a bot's --around-me: the bots'), "
         "the new players' (new) or the bots'",
     )
-    parser.add_argument(
-        "--around", type=int, default=5, choices=range(26), metavar="N", help=argparse.SUPPRESS
-    )
+    parser.add_argument("--around", type=_around, default=5, metavar="N", help=argparse.SUPPRESS)
     add_server_argument(parser)
     add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_leaderboard(args)))
 
     parser = subparsers.add_parser("history", help="a player's finished games")
     parser.add_argument("name", nargs="?", type=player_name, help="default: you")
-    parser.add_argument("--limit", type=int, default=20, choices=range(1, 101), metavar="N")
+    parser.add_argument(
+        "--limit", type=_limit, default=20, metavar="N", help="the latest N games, 1 to 100 (20)"
+    )
     add_server_argument(parser)
     add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_history(args)))
