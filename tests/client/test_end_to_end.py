@@ -356,3 +356,37 @@ def test_an_older_one_account_config_keeps_working_and_learns_its_bot(
     assert json.loads(simon("whoami", "--json")[1])["player"] == name  # migrated, token kept
     status, out, _ = simon("accounts")
     assert status == 0 and f"* BOT {name}" in out
+
+
+def test_a_new_account_has_no_games_yet_and_no_account_may_still_see_the_deals(
+    simon: Any,
+) -> None:
+    status, out, err = simon("daily", "--suits", "1")  # no account kept: may wait
+    assert status == 0, err
+    assert "  1 suit   ready to play\n" in out
+    assert "No account here: `simon register NAME` to play" in out
+    name = new_name()
+    assert simon("register", name)[0] == 0
+    status, out, _ = simon("daily", "--suits", "1")
+    assert "  1 suit   not started\n" in out and "No account here" not in out
+    status, out, err = simon("history")
+    assert (status, out, err) == (0, f"{name}: no games yet\n", "")
+    status, out, _ = simon("history", "--json")
+    assert status == 0 and json.loads(out)["games"] == []
+
+
+def test_stats_of_a_day_from_a_bot_look_at_the_bots_board_as_leaderboard_does(
+    simon: Any,
+) -> None:
+    assert simon("register", new_name())[0] == 0
+    status, out, _ = simon("stats", "--today", "--suits", "1", "--json")
+    assert status == 0 and json.loads(out)["board"] == "humans"
+    assert simon("register", new_name(), "--bot")[0] == 0
+    status, out, _ = simon("stats", "--today", "--suits", "1", "--json")
+    assert status == 0 and json.loads(out)["board"] == "bots"
+    status, out, _ = simon("stats", "--today", "--suits", "1")
+    assert status == 0 and " · 1 suit · bots: " in out
+    status, out, _ = simon("stats", "--today", "--suits", "1", "--board", "humans", "--json")
+    assert json.loads(out)["board"] == "humans"  # --board still names another
+    status, out, _ = simon("leaderboard", "--around-me", "--suits", "1", "--json")
+    assert json.loads(out)["board"] == "bots"  # the same rule
