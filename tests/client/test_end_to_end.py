@@ -182,6 +182,9 @@ def test_a_bot_solves_the_daily_and_the_bots_leaderboard_shows_it(simon: Any) ->
     assert result["score"] == 900 - result["moves"]
     assert result["rank"] >= 1
     assert result["elapsed"] >= 0.005 * result["moves"]  # one move every --pace seconds
+    # the fields docs/client.md lists for a won daily
+    assert result["board"] == "bots" and 0 <= result["percentile"] <= 100
+    assert result["streak"]["current"] >= 1 and result["share"]
     assert solution_for(result["code"])  # the deal the server revealed is a real one
 
     status, out, _ = simon("daily", "--suits", "1", "--json")
