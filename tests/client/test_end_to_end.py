@@ -231,7 +231,9 @@ def test_bot_mode_stops_at_a_refused_move_with_its_rule(simon: Any) -> None:
     assert result["refused"]["rule"] == "target-not-one-higher"
 
 
-def test_after_a_solved_daily_stats_replay_review_and_report(simon: Any) -> None:
+def test_after_a_solved_daily_stats_replay_review_and_report(
+    simon: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     name = new_name()
     assert simon("register", name, "--bot")[0] == 0
     assert simon("daily", "--suits", "1", "--json")[0] == 0  # waits while proving
@@ -260,6 +262,9 @@ def test_after_a_solved_daily_stats_replay_review_and_report(simon: Any) -> None
     assert replay["code"] == result["code"] and replay["moves"][-1]["action"] == "won"
     status, out, _ = simon("replay", "--game", game)  # not a terminal: every step, the end
     assert out.splitlines()[1] == "the deal" and out.count("\n") > result["moves"]
+    with monkeypatch.context() as keyboard:  # typed at a terminal, read by a pipe (`| head`)
+        keyboard.setattr(sys, "stdin", _Terminal(sys.stdin))
+        assert simon("replay", "--game", game) == (0, out, "")  # the same, and no prompt
 
     status, out, _ = simon("review", game, "--json")  # a daily: once its day is over
     assert status == 1 and json.loads(out)["error"]["code"] == "not-visible"
