@@ -28,7 +28,15 @@ from server.protocol import (
 )
 
 from .arguments import player_name
-from .boards import _dump, new_board_hint, no_deal, own_daily, parse_day
+from .boards import (
+    _dump,
+    board_title,
+    leaderboard_board,
+    new_board_hint,
+    no_deal,
+    own_daily,
+    parse_day,
+)
 from .connection import Reply
 from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
@@ -83,10 +91,12 @@ def histogram_lines(stats: DayStats, width: int = BAR) -> list[str]:
 async def _stats(args: argparse.Namespace) -> int:
     if args.day is not None or args.today:
         connection = await open_connection(args)
+        # about yourself (no NAME), a bot account looks at the bots' board, as leaderboard does
+        board = leaderboard_board(args.board, args.name is None, connection)
         try:
             stats = await connection.request(
                 DayStatsRequest(
-                    type="day_stats", day=args.day, suits=args.suits, board=args.board,
+                    type="day_stats", day=args.day, suits=args.suits, board=board,
                     player=args.name,
                 ),
                 DayStats,
@@ -97,10 +107,10 @@ async def _stats(args: argparse.Namespace) -> int:
                 if stats.dealt is False
                 else await new_board_hint(
                     connection,
-                    await own_daily(connection, stats.day, stats.suits, args.board),
+                    await own_daily(connection, stats.day, stats.suits, board),
                     day=stats.day,
                     suits=stats.suits,
-                    board=args.board,
+                    board=board,
                     total=stats.finished,
                     command=f"simon stats {when} --suits {stats.suits} --board new",
                 )
@@ -118,7 +128,8 @@ async def _stats(args: argparse.Namespace) -> int:
             return 0
         par = f", par {stats.par}" if stats.par is not None else ""
         print(
-            f"{stats.day} · {plural(stats.suits, 'suit')}: {stats.finished} finished, "
+            f"{stats.day} · {plural(stats.suits, 'suit')}{board_title(stats.board)}: "
+            f"{stats.finished} finished, "
             f"{stats.won} won{par}"
         )
         if stats.time_quartiles:
@@ -217,7 +228,7 @@ async def online_replay(args: argparse.Namespace) -> int:
     print(f"{replay.player}, {plural(replay.suits, 'suit')} {replay.mode}"
           + (f" of {replay.day}" if replay.day else "") + f", deal {replay.code}")  # fmt: skip
     positions = position_lines(replay, args.letters)
-    if sys.stdin.isatty():
+    if sys.stdin.isatty() and sys.stdout.isatty():  # `| head` reads lines, never answers
         step_through(positions)
     else:
         for heading, _ in positions:
@@ -295,7 +306,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--today", action="store_true", help="today's results for everyone")
     parser.add_argument("--day", type=parse_day, metavar="YYYY-MM-DD", help="a day's results")
     parser.add_argument("--suits", type=int, choices=SUIT_COUNTS, default=1)
-    parser.add_argument("--board", choices=get_args(Board), default="humans")
+    parser.add_argument(
+        "--board",
+        choices=get_args(Board),
+        help="the humans' board (default; a bot's own figures: the bots'), the new players' "
+        "(new) or the bots'",
+    )
     add_server_argument(parser)
     add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_stats(args)))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import TypeVar
+from typing import NoReturn, TypeVar
 
 from server.kinds import name_fault
 
@@ -39,6 +39,13 @@ def bounded(
     return parse
 
 
+def refuse(args: argparse.Namespace, message: str) -> NoReturn:
+    """Refuse a command's options as argparse does (its usage, then one line; status 2), for
+    mixes argparse cannot check; the command's parser is ``command_parser`` in its defaults."""
+    parser: argparse.ArgumentParser = args.command_parser
+    parser.error(message)
+
+
 def player_name(text: str) -> str:
     """A player's name for argparse's ``type=``, refused here as the server would refuse it
     (surrounding spaces dropped, as the server drops them).
@@ -56,4 +63,4 @@ def player_name(text: str) -> str:
     return name
 
 
-__all__ = ["bounded", "player_name"]
+__all__ = ["bounded", "player_name", "refuse"]

@@ -103,7 +103,7 @@ async def _leaderboard(args: argparse.Namespace) -> int:
             )
             result = _dump(info)
             rows = info.around
-            title = f"{info.day} · {plural(info.suits, 'suit')}{_board_title(info.board)} · "
+            title = f"{info.day} · {plural(info.suits, 'suit')}{board_title(info.board)} · "
             title += f"{info.player}: " + _rank_text(info)
             day, suits, total, dealt = info.day, info.suits, info.total, info.dealt is not False
         else:
@@ -132,7 +132,7 @@ async def _leaderboard(args: argparse.Namespace) -> int:
                 "total": page.total,
                 "rows": [_dump(row) for row in rows],
             }
-            title = f"{page.day} · {plural(page.suits, 'suit')}{_board_title(page.board)} · "
+            title = f"{page.day} · {plural(page.suits, 'suit')}{board_title(page.board)} · "
             title += plural(page.total, "result")
             day, suits, total, dealt = page.day, page.suits, page.total, page.dealt is not False
         command = f"simon leaderboard{' --around-me' if args.around_me else ''} --suits {suits}"
@@ -176,8 +176,8 @@ async def _leaderboard(args: argparse.Namespace) -> int:
 
 
 def leaderboard_board(asked: Board | None, around_me: bool, connection: Connection) -> Board:
-    """The board ``--board`` names, else the public one; but a bot account's own rank is on
-    the bots' board, the only one it plays on."""
+    """The board ``--board`` names, else the public one; but a bot account's own rank (or
+    ``simon stats`` of its own day) is on the bots' board, the only one it plays on."""
     if asked is not None:
         return asked
     player = connection.player
@@ -306,7 +306,7 @@ def result_text(game: HistoryGame) -> str:
     return f"score {game.score}, rank {game.rank}{board}" + (" (verified)" if game.verified else "")
 
 
-def _board_title(board: Board) -> str:
+def board_title(board: Board) -> str:
     return " · bots" if board == "bots" else " · new players" if board == "new" else ""
 
 
@@ -326,9 +326,11 @@ async def _history(args: argparse.Namespace) -> int:
         f"{plural(int(s), 'suit')} {score}" for s, score in sorted(stats.best_score.items())
     )
     title = f"{history.player}: {plural(stats.games, 'game')}, {stats.won} won"
-    Console().print(history_table(title + (f"; best {best}" if best else ""), history.games))
     if history.games:
+        Console().print(history_table(title + (f"; best {best}" if best else ""), history.games))
         print(game_ids(history.games))
+    else:
+        print(f"{history.player}: no games yet")
     if history.counts_from is not None:
         print(
             f"New player: dailies go on the new players' board; they count on the public "
@@ -452,9 +454,13 @@ async def _daily(args: argparse.Namespace) -> int:
         if deal.suits in held:
             progress += f", {UNDER_REVIEW} (off the leaderboard for now)"
         print(f"  {plural(deal.suits, 'suit'):7}  {progress}")
-    if deals:
+    if deals and connection.player is None:
+        print(f"No account here: `simon register NAME` to play (server {connection.url}).")
+    elif deals:
         print("A deal is revealed when you start it (simon play --daily --suits N): its clock")
         print("starts then.")
+    elif args.suits is not None:
+        print(f"No {args.suits}-suit deal today.")
     if yesterday:
         print("Yesterday's deals:")
         for past in yesterday:
@@ -464,17 +470,20 @@ async def _daily(args: argparse.Namespace) -> int:
 
 
 def _progress(suits: int, started: bool | None, finished: bool | None) -> str:
-    """How far the signed-in player is with one of today's deals."""
+    """How far the signed-in player is with one of today's deals (``started`` None: no one
+    is signed in)."""
     if finished:
         return "played"
     if started:
         return f"started: take it up with simon play --daily --suits {suits}"
-    return "not started" if started is not None else ""
+    return "not started" if started is not None else "ready to play"  # no account here
 
 
 _positive = bounded(
     int, noun="a positive number", rule="give a positive number", accept=lambda v: v >= 1
 )
+_limit = bounded(int, noun="a whole number", rule="give 1 to 100", accept=lambda v: 1 <= v <= 100)
+_around = bounded(int, noun="a whole number", rule="give 0 to 25", accept=lambda v: 0 <= v <= 25)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -489,16 +498,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the humans' leaderboard (default; a bot's --around-me: the bots'), "
         "the new players' (new) or the bots'",
     )
-    parser.add_argument(
-        "--around", type=int, default=5, choices=range(26), metavar="N", help=argparse.SUPPRESS
-    )
+    parser.add_argument("--around", type=_around, default=5, metavar="N", help=argparse.SUPPRESS)
     add_server_argument(parser)
     add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_leaderboard(args)))
 
     parser = subparsers.add_parser("history", help="a player's finished games")
     parser.add_argument("name", nargs="?", type=player_name, help="default: you")
-    parser.add_argument("--limit", type=int, default=20, choices=range(1, 101), metavar="N")
+    parser.add_argument(
+        "--limit", type=_limit, default=20, metavar="N", help="the latest N games, 1 to 100 (20)"
+    )
     add_server_argument(parser)
     add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_history(args)))

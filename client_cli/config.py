@@ -16,6 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from platformdirs import user_config_dir
 
@@ -33,21 +34,61 @@ def config_dir() -> Path:
     return Path(override) if override else Path(user_config_dir(APP_NAME))
 
 
+#: Web addresses (as the server's start-up line and the README give them) and their websockets.
+WEB_SCHEMES = {"http": "ws", "https": "wss"}
+
+
 def normalize_server(address: str) -> str:
-    """A websocket URL for an address; ``host:port`` means ``ws://host:port``."""
-    address = address.strip().rstrip("/")
+    """A websocket URL for an address; ``host:port`` means ``ws://host:port``, and a web
+    address its websocket (``http://`` is ``ws://``, ``https://`` is ``wss://``).
+
+    >>> normalize_server("http://127.0.0.1:8765/")
+    'ws://127.0.0.1:8765'
+    >>> normalize_server("127.0.0.1:99999")
+    Traceback (most recent call last):
+    client_cli.errors.UsageError: '127.0.0.1:99999' has no usable port: give 1 to 65535
+    """
+    given = address = address.strip().rstrip("/")
     if not address:
         raise UsageError("the server address is empty")
     if "://" not in address:
         address = f"ws://{address}"
-    if not address.startswith(("ws://", "wss://")):
-        raise UsageError(f"{address!r} is not a websocket address: use ws://HOST:PORT")
+    scheme, rest = address.split("://", 1)
+    scheme = WEB_SCHEMES.get(scheme.lower(), scheme.lower())
+    address = f"{scheme}://{rest}"
+    if scheme not in ("ws", "wss"):
+        raise UsageError(f"{given!r} is not a websocket address: use ws://HOST:PORT")
+    try:
+        parts = urlsplit(address)
+    except ValueError as error:  # such as a bracket left open: "Invalid IPv6 URL"
+        raise UsageError(f"{given!r} is not a server address ({error})") from None
+    if not parts.hostname:
+        raise UsageError(f"{given!r} names no host: use ws://HOST:PORT")
+    try:
+        port = parts.port
+    except ValueError:  # not a number, or out of range
+        port = 0
+    if port == 0:
+        raise UsageError(f"{given!r} has no usable port: give 1 to 65535")
     return address
 
 
 def server_address(option: str | None) -> str:
-    """The server to talk to: ``--server``, else ``SIMON_SERVER``, else the local server."""
-    return normalize_server(option or os.environ.get("SIMON_SERVER") or DEFAULT_SERVER)
+    """The server to talk to: ``--server``, else ``SIMON_SERVER``, else the local server;
+    a bad address is refused with the place it came from."""
+    if option:
+        return _checked(option, "--server")
+    environment = os.environ.get("SIMON_SERVER")
+    if environment:
+        return _checked(environment, "SIMON_SERVER")
+    return DEFAULT_SERVER
+
+
+def _checked(address: str, origin: str) -> str:
+    try:
+        return normalize_server(address)
+    except UsageError as error:
+        raise UsageError(f"{origin}: {error}") from None
 
 
 @dataclass(frozen=True)

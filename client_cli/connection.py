@@ -18,6 +18,7 @@ import contextlib
 import itertools
 import json
 import logging
+import ssl
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime
@@ -56,7 +57,10 @@ StatusHandler = Callable[[str], None]
 
 def describe_failure(url: str, error: BaseException) -> str:
     """One line saying why ``url`` cannot be reached."""
-    if isinstance(error, ConnectionRefusedError):
+    if url.startswith("wss://") and _no_tls(error):
+        plain = "ws://" + url.removeprefix("wss://")
+        reason = f"no TLS there: the server seems to speak plain websocket, try {plain}"
+    elif isinstance(error, ConnectionRefusedError):
         reason = "connection refused"
     elif isinstance(error, TimeoutError):
         reason = "timed out"
@@ -69,6 +73,15 @@ def describe_failure(url: str, error: BaseException) -> str:
     else:
         reason = str(error) or type(error).__name__
     return f"cannot reach the server at {url}: {reason}"
+
+
+def _no_tls(error: BaseException) -> bool:
+    """Whether a failed ``wss://`` handshake looks like a server speaking plain HTTP: it
+    drops the TLS greeting (reset) or answers it with bytes that are no TLS (a bad
+    certificate is another matter)."""
+    if isinstance(error, ssl.SSLCertVerificationError):
+        return False
+    return isinstance(error, ConnectionResetError | ssl.SSLError)
 
 
 def _frame_id(frame: str | bytes) -> int | str | None:

@@ -8,7 +8,8 @@
     ├── NetworkError         the server cannot be reached or the connection dropped
     ├── ServerError          the server refused a request: its code, message and rule
     ├── NoAccountError       the command needs an account on this server, and none is kept
-    └── BotAccountNeeded     bot mode on the ranked daily from an account that is no bot
+    ├── BotAccountNeeded     bot mode on the ranked daily from an account that is no bot
+    └── NoTerminalError      a full-screen command with no terminal to draw on
 
 The engine's refusals (``EngineError``, a ValueError) reach the client's code too, for its
 previews and offline commands; they are caught by that name where they are expected.
@@ -57,3 +58,8 @@ class NoAccountError(ClientError):
 
 class BotAccountNeeded(ClientError):
     """Bot mode on the ranked daily from an account that is not a declared bot."""
+
+
+class NoTerminalError(ClientError):
+    """A full-screen command (a game, a race) run with no terminal on its standard input
+    and output: refused before anything reaches the server."""

@@ -8,6 +8,7 @@ standard output, failures included: ``{"error": {"code": ..., "message": ...}}``
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -19,6 +20,7 @@ from .errors import (
     ClientError,
     NetworkError,
     NoAccountError,
+    NoTerminalError,
     ServerError,
     UsageError,
 )
@@ -60,10 +62,26 @@ def error_code(error: Exception) -> str:
         return "bot-account-needed"
     if isinstance(error, NetworkError):
         return "network"
+    if isinstance(error, NoTerminalError):
+        return "no-terminal"
     return "client"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``simon ARGV``; return its exit status. A reader that goes away (``simon ... |
+    head``) ends it quietly with status 1, as Python's docs advise for SIGPIPE."""
+    try:
+        status = _run(argv)
+        sys.stdout.flush()  # here, so a closed pipe is caught here, not at exit
+    except BrokenPipeError:
+        # Nothing more can be written: point stdout at devnull so the flush at exit is silent.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    return status
+
+
+def _run(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     json_wanted = "--json" in argv  # known before parsing, for errors in the options too

@@ -21,14 +21,18 @@ from server.engine import (
     parse_moves,
 )
 
+from .arguments import refuse
 from .errors import UsageError
 from .online import add_server_argument
 from .wording import plural
 
 
 def load_game(code: str | None, board_file: str | None, suits: int | None = None) -> Game:
-    """The game named by a code or a board file (``-`` reads standard input)."""
-    if (code is None) == (board_file is None):
+    """The game named by a code or a board file (``-`` reads standard input): one of them,
+    as the commands' options (:func:`add_game_arguments`) make sure."""
+    if code is None and board_file is None:
+        raise UsageError("give a game code or --board FILE")
+    if code is not None and board_file is not None:
         raise UsageError("give a game code or --board FILE, not both")
     try:
         if code is not None:
@@ -68,9 +72,12 @@ def add_json_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
 
 
-def add_game_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("code", nargs="?", help="a game code such as SS1-S4-AAAAABD")
-    parser.add_argument(
+def add_game_arguments(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    """A game code or ``--board FILE`` (argparse refuses both, and neither if ``required``,
+    with the command's usage)."""
+    game = parser.add_mutually_exclusive_group(required=required)
+    game.add_argument("code", nargs="?", help="a game code such as SS1-S4-AAAAABD")
+    game.add_argument(
         "--board", metavar="FILE", help="a board in Freecell Solver text (- reads stdin)"
     )
     parser.add_argument("--suits", type=int, choices=SUIT_COUNTS, help="the board's suit count")
@@ -98,11 +105,15 @@ def cmd_deal(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     if args.game is not None:
+        if args.moves is not None or args.code is not None or args.board is not None:
+            refuse(args, "--game ID replays a game on the server: leave out CODE, --board, --moves")
         from .after import online_replay
 
         return asyncio.run(online_replay(args))
     if args.moves is None:
-        raise UsageError("give --moves (a code or a board), or --game ID for a finished game")
+        refuse(args, "give --moves MOVES with a code or --board FILE, or --game ID")
+    if args.code is None and args.board is None:
+        refuse(args, "give a game code or --board FILE to play the moves on")
     game = load_game(args.code, args.board, args.suits)
     try:
         moves = parse_moves(args.moves)
@@ -156,11 +167,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     deal.set_defaults(handler=cmd_deal)
 
     replay = subparsers.add_parser("replay", help="play a list of moves with the engine")
-    add_game_arguments(replay)
+    add_game_arguments(replay, required=False)
     replay.add_argument("--moves", help='moves like "3-7 1-2x3"')
     replay.add_argument(
         "--game", metavar="ID", help="a finished game on the server, step by step (online)"
     )
     add_letters_argument(replay)
     add_server_argument(replay)
-    replay.set_defaults(handler=cmd_replay)
+    replay.set_defaults(handler=cmd_replay, command_parser=replay)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import secrets
+import sys
 from collections.abc import Callable
 from datetime import date
 from typing import Any
@@ -37,10 +38,10 @@ from server.protocol import (
     State,
 )
 
-from .arguments import bounded
+from .arguments import bounded, refuse
 from .config import Config
 from .connection import Connection
-from .errors import BotAccountNeeded, ClientError, ServerError, UsageError
+from .errors import BotAccountNeeded, ClientError, NoTerminalError, ServerError
 from .online import add_server_argument, open_connection, print_json
 from .solve import winning_moves
 from .table import LocalTable, OnlineTable, Table
@@ -63,25 +64,25 @@ def _bot_mode(args: argparse.Namespace) -> bool:
 def _check(args: argparse.Namespace) -> GameCode | None:
     """Refuse option mixes that mean nothing; return the code given, if any."""
     if args.daily and args.code:
-        raise UsageError("play the daily deal or a code, not both")
+        refuse(args, "play the daily deal or a code, not both")
     if args.offline and args.daily:
-        raise UsageError("the daily deal is played on the server: leave out --offline")
+        refuse(args, "the daily deal is played on the server: leave out --offline")
     if args.moves is not None and args.solve:
-        raise UsageError("play --moves or --solve, not both")
+        refuse(args, "play --moves or --solve, not both")
     if _bot_mode(args) and args.offline:
-        raise UsageError("bot mode plays on the server; for the engine alone use `simon replay`")
+        refuse(args, "bot mode plays on the server; for the engine alone use `simon replay`")
     if _bot_mode(args) and not (args.daily or args.code):
-        raise UsageError("bot mode needs --daily or --code CODE")
+        refuse(args, "bot mode needs --daily or --code CODE")
     if args.pace is not None and not _bot_mode(args):
-        raise UsageError("--pace sets the speed of bot mode: give --moves or --solve too")
+        refuse(args, "--pace sets the speed of bot mode: give --moves or --solve too")
     code = None
     if args.code:
         try:
             code = GameCode.parse(args.code)
         except InvalidCodeError as error:
-            raise UsageError(str(error)) from None
+            refuse(args, str(error))
         if args.suits is not None and args.suits != code.suits:
-            raise UsageError(f"{code} is a {code.suits}-suit deal, not {args.suits}")
+            refuse(args, f"{code} is a {code.suits}-suit deal, not {args.suits}")
     return code
 
 
@@ -93,12 +94,26 @@ def cmd_play(args: argparse.Namespace) -> int:
         try:
             moves = [move.text() for move in parse_moves(args.moves)]
         except InvalidMoveError as error:
-            raise UsageError(str(error)) from None
+            refuse(args, str(error))
         return asyncio.run(_bot(args, moves))
+    if args.offline:
+        screen_check(args, "for a script, `simon replay CODE --moves MOVES` plays moves offline")
+    else:
+        screen_check(args, "for a script, play with --moves MOVES or --solve (bot mode)")
     return _play_screen(args, code)
 
 
 # -- the full-screen game -------------------------------------------------------------
+
+
+def screen_check(args: argparse.Namespace, instead: str) -> None:
+    """Refuse a full-screen command with ``--json`` (it prints no JSON) or with no terminal
+    on standard input and output, before anything reaches the server (a daily's clock
+    would start); ``instead`` says what a script uses."""
+    if args.json:
+        refuse(args, f"the game screen has no --json: {instead}")
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise NoTerminalError(f"the game screen needs a terminal: {instead}")
 
 
 def _play_screen(args: argparse.Namespace, code: GameCode | None) -> int:
@@ -338,7 +353,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--letters", action="store_true", help="suits as letters (TH) instead of symbols (T♥)"
     )
     add_server_argument(parser)
-    parser.set_defaults(handler=cmd_play)
+    parser.set_defaults(handler=cmd_play, command_parser=parser)
 
 
 def _board_note(result: dict[str, Any]) -> str:

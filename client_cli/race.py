@@ -43,12 +43,13 @@ from server.protocol import (
     room_code_form,
 )
 
-from .arguments import bounded
+from .arguments import bounded, refuse
 from .config import Config
 from .connection import Connection
-from .errors import BotAccountNeeded, NetworkError, ServerError, UsageError
+from .errors import BotAccountNeeded, NetworkError, ServerError
+from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
-from .play import REFUSALS, _move_paced, _pace, run_online_screen
+from .play import REFUSALS, _move_paced, _pace, run_online_screen, screen_check
 from .race_table import Opening, RaceTable, browser_link, ordinal, race_time
 from .solve import winning_moves
 from .table import Table
@@ -81,22 +82,30 @@ def _check(args: argparse.Namespace) -> None:
         if given
     ]
     if bot_only and not args.solve:
-        raise UsageError(f"{bot_only[0]} is for bot mode: give --solve too")
+        refuse(args, f"{bot_only[0]} is for bot mode: give --solve too")
     if args.race_command == "new" and args.deal:
         try:
             code = GameCode.parse(args.deal)
         except InvalidCodeError as error:
-            raise UsageError(str(error)) from None
+            refuse(args, str(error))
         if args.suits is not None and args.suits != code.suits:
-            raise UsageError(f"{code} is a {code.suits}-suit deal, not {args.suits}")
+            refuse(args, f"{code} is a {code.suits}-suit deal, not {args.suits}")
     if args.start_at is not None and args.start_at > args.capacity:
-        raise UsageError(f"--start-at {args.start_at} is more than the room holds")
+        refuse(args, f"--start-at {args.start_at} is more than the room holds")
 
 
 def cmd_race(args: argparse.Namespace) -> int:
     _check(args)
     if args.solve:
         return asyncio.run(_bot(args))
+    if args.race_command == "quick":
+        screen_check(
+            args,
+            "quick races are for people; a script races with "
+            "`simon race new --allow-bots --solve` or `simon race join CODE --solve`",
+        )
+    else:
+        screen_check(args, "for a script, race with --solve (bot mode, a bot account)")
     return _race_screen(args)
 
 
@@ -350,6 +359,7 @@ def _screen_arguments(parser: argparse.ArgumentParser) -> None:
     add_server_argument(parser)
     parser.set_defaults(
         handler=cmd_race,
+        command_parser=parser,
         solve=False,
         pace=None,
         start_at=None,
@@ -397,4 +407,5 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     _screen_arguments(join)
     quick = commands.add_parser("quick", help="join the open public room of a suit count")
     quick.add_argument("--suits", type=int, choices=SUIT_COUNTS, help="1 Easy, 2 Medium, 4 Hard")
+    add_json_argument(quick)  # refused (quick races have no bot mode), as before the command
     _screen_arguments(quick)

@@ -67,7 +67,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     solve_parser = subparsers.add_parser(
         "solve", help="find whether a deal can be won, with a short solution"
     )
-    add_game_arguments(solve_parser)
+    add_game_arguments(solve_parser, required=True)
     solve_parser.add_argument(
         "--budget",
         type=_positive_int,

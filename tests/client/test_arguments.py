@@ -27,6 +27,9 @@ def test_a_bounded_number_is_read_checked_and_refused_with_its_rule() -> None:
         (["race", "new", "--minutes", "soon"], "'soon' is not a number of minutes"),
         (["play", "--pace", "-1"], "give 0 to 3600 seconds"),
         (["leaderboard", "--top", "0"], "give a positive number"),
+        (["history", "--limit", "0"], "^argument --limit: give 1 to 100$"),
+        (["history", "--limit", "101"], "^argument --limit: give 1 to 100$"),
+        (["leaderboard", "--around", "26"], "^argument --around: give 0 to 25$"),
     ],
 )
 def test_the_commands_refuse_numbers_out_of_range(argv: list[str], refusal: str) -> None:

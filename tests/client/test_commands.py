@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -86,6 +89,33 @@ def test_server_may_come_before_the_command(
     assert server in err and "elsewhere" not in err
 
 
+@pytest.mark.parametrize(
+    ("argv", "environment", "said"),
+    [
+        (["--server", "127.0.0.1:99999", "leaderboard"], None, "simon: --server: "),
+        (["leaderboard", "--server", "ws://[::1"], None, "simon: --server: "),
+        (["leaderboard"], "127.0.0.1:abc", "simon: SIMON_SERVER: "),
+        (["register", "ann"], "127.0.0.1:99999", "simon: SIMON_SERVER: "),
+    ],
+)
+def test_a_bad_server_address_is_one_line_and_status_2(
+    argv: list[str],
+    environment: str | None,
+    said: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    if environment is not None:
+        monkeypatch.setenv("SIMON_SERVER", environment)
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(said) and captured.err.count("\n") == 1
+    assert main(["--json", *argv]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["code"] == "usage" and error["message"].startswith(said.removeprefix("simon: "))
+
+
 def test_server_before_the_command_is_the_one_the_config_keeps(
     config_folder: Path, closed_port: int
 ) -> None:
@@ -131,12 +161,14 @@ def test_bot_mode_on_an_unreachable_server(
         (["play", "--daily", "--moves", "3-"], "not a move"),
     ],
 )
-def test_option_mixes_that_mean_nothing_are_refused(
+def test_option_mixes_that_mean_nothing_are_refused_with_the_usage(
     argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert err.startswith("simon: ") and message in err and err.count("\n") == 1
+    usage, last = err.rstrip("\n").rsplit("\n", 1)
+    assert usage.startswith("usage: simon play ")
+    assert last.startswith("simon: ") and message in last
 
 
 @pytest.mark.parametrize(
@@ -157,6 +189,48 @@ def test_with_json_a_usage_error_is_a_json_error(
     assert captured.err == ""
     error = json.loads(captured.out)["error"]
     assert error["code"] == "usage" and error["message"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--json", "race", "quick"],
+        ["race", "quick", "--json"],
+        ["--json", "race", "join", "KXR4M-7M2PQ"],
+        ["race", "new", "--json"],
+        ["--json", "play", "--offline"],
+    ],
+)
+def test_a_screen_with_json_is_refused_as_json_before_connecting(
+    argv: list[str], closed_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a closed port: had it tried the server, the error would be "network"
+    assert main([*argv, "--server", f"ws://127.0.0.1:{closed_port}"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out.count("\n") == 1
+    error = json.loads(captured.out)["error"]
+    assert error["code"] == "usage" and "has no --json" in error["message"]
+    assert "--solve" in error["message"] or "--moves" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "instead"),
+    [
+        (["race", "quick"], "race new --allow-bots --solve"),
+        (["race", "join", "KXR4M-7M2PQ"], "--solve"),
+        (["race", "new", "--suits", "1"], "--solve"),
+        (["play", "--code", "SS1-S1-AAAAAAB"], "--moves MOVES or --solve"),
+        (["play", "--offline"], "simon replay CODE --moves MOVES"),
+    ],
+)
+def test_a_screen_without_a_terminal_is_one_line_before_connecting(
+    argv: list[str], instead: str, closed_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*argv, "--server", f"ws://127.0.0.1:{closed_port}"]) == 1  # pytest's stdin
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("simon: the game screen needs a terminal: ")
+    assert instead in captured.err and captured.err.count("\n") == 1
 
 
 def test_without_json_an_unknown_option_shows_the_usage(
@@ -210,3 +284,33 @@ async def test_daily_waits_with_a_line_while_the_server_proves_the_deals(
     assert await boards.today_deals(connection) == info  # type: ignore[arg-type]
     assert connection.asked == 3
     assert capsys.readouterr().err.count("proving today's deals") == 1  # said once
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--json", "solve", "SS1-S1-AAAAABD"],
+        ["replay", "SS1-S4-AAAAABD", "--moves", "3-4"],
+        ["deal", "SS1-S4-AAAAABD"],
+        ["--json", "daily", "--server", "127.0.0.1:99999"],  # the error's JSON, to no reader
+    ],
+)
+def test_a_reader_gone_before_the_output_is_no_traceback(
+    argv: list[str], config_folder: Path
+) -> None:
+    reading, writing = os.pipe()
+    os.close(reading)  # like `| head` that has read its fill: every write breaks the pipe
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "client_cli.main", *argv],
+            stdout=writing,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            cwd=Path(__file__).resolve().parents[2],
+            env={**os.environ, "SIMON_CONFIG_DIR": str(config_folder)},
+        )
+    finally:
+        os.close(writing)
+    assert done.stderr == ""  # no BrokenPipeError, no "Exception ignored" at exit
+    assert done.returncode == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import stat
 from pathlib import Path
 
@@ -61,7 +62,35 @@ def test_the_server_comes_from_the_option_then_the_environment(
     assert server_address(None) == "ws://example.org:9000"
     assert server_address("wss://other/") == "wss://other"
     with pytest.raises(UsageError):
-        normalize_server("http://example.org")
+        normalize_server("ftp://example.org")
+
+
+def test_a_web_address_means_its_websocket() -> None:
+    # the README and the server's start-up line give http:// addresses
+    assert normalize_server("http://127.0.0.1:8765/") == "ws://127.0.0.1:8765"
+    assert normalize_server("HTTPS://play.example.org") == "wss://play.example.org"
+    assert normalize_server("ws://[::1]:8765") == "ws://[::1]:8765"
+
+
+@pytest.mark.parametrize(
+    ("address", "said"),
+    [
+        ("127.0.0.1:99999", "'127.0.0.1:99999' has no usable port: give 1 to 65535"),
+        ("127.0.0.1:abc", "'127.0.0.1:abc' has no usable port"),
+        ("ws://127.0.0.1:0", "has no usable port"),
+        ("ws://[::1", "'ws://[::1' is not a server address (Invalid IPv6 URL)"),
+        ("ws://:8765", "names no host"),
+    ],
+)
+def test_a_bad_address_is_refused_naming_where_it_came_from(
+    address: str, said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SIMON_SERVER", raising=False)
+    with pytest.raises(UsageError, match=f"^--server: .*{re.escape(said)}"):
+        server_address(address)
+    monkeypatch.setenv("SIMON_SERVER", address)
+    with pytest.raises(UsageError, match=f"^SIMON_SERVER: .*{re.escape(said)}"):
+        server_address(None)
 
 
 def test_every_account_of_a_server_is_kept_and_one_is_current(tmp_path: Path) -> None:

@@ -79,6 +79,21 @@ def test_server_before_the_command(
     assert json.loads(out) == {**json.loads(out), "player": name, "server": server_url}
 
 
+def test_a_web_address_reaches_the_server_and_wss_on_plain_says_so(
+    simon: Any, server_url: str
+) -> None:
+    where = server_url.removeprefix("ws://")
+    status, out, err = simon("--server", f"http://{where}/", "daily", "--json")  # may wait
+    assert status == 0, err
+    assert json.loads(out)["deals"]
+    status, out, err = simon("--server", f"wss://{where}", "daily")
+    assert (status, out) == (1, "")
+    assert err == (
+        f"simon: cannot reach the server at wss://{where}: no TLS there: "
+        f"the server seems to speak plain websocket, try ws://{where}\n"
+    )
+
+
 def test_with_json_a_server_refusal_is_a_json_error(simon: Any) -> None:
     name = new_name()
     assert simon("register", name)[0] == 0
@@ -103,6 +118,54 @@ def test_bot_mode_on_the_daily_needs_a_bot_account(simon: Any) -> None:
     assert json.loads(out)["deals"][0]["started"] is False  # the refusal started nothing
 
 
+class _Terminal:
+    """Standard input or output as a terminal (pytest's capture is none)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def isatty(self) -> bool:
+        return True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+@pytest.mark.parametrize(
+    ("argv", "tty", "code", "said"),
+    [
+        (["play", "--daily", "--suits", "4"], False, "no-terminal", "needs a terminal"),
+        (["--json", "play", "--daily", "--suits", "4"], False, "usage", "has no --json"),
+        (["play", "--daily", "--suits", "4", "--json"], True, "usage", "has no --json"),
+    ],
+)
+def test_the_daily_screen_without_a_terminal_or_with_json_starts_nothing(
+    simon: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    tty: bool,
+    code: str,
+    said: str,
+) -> None:
+    assert simon("register", new_name())[0] == 0
+    with monkeypatch.context() as terminal:
+        if tty:  # writes still reach pytest's capture, which simon() reads
+            terminal.setattr(sys, "stdin", _Terminal(sys.stdin))
+            terminal.setattr(sys, "stdout", _Terminal(sys.stdout))
+        status, out, err = simon(*argv)
+    if "--json" in argv:
+        assert (status, err) == (2, "")
+        error = json.loads(out)["error"]
+        assert error["code"] == code and said in error["message"]
+        assert "--moves" in error["message"] and "--solve" in error["message"]
+    else:
+        assert (status, out) == (1, "")
+        assert err.startswith("simon: ") and said in err and err.count("\n") == 1
+        assert "--moves" in err and "--solve" in err
+    status, out, _ = simon("daily", "--suits", "4", "--json")
+    assert json.loads(out)["deals"][0]["started"] is False  # the daily's clock never started
+
+
 def test_a_bot_solves_the_daily_and_the_bots_leaderboard_shows_it(simon: Any) -> None:
     name = new_name()
     status, out, err = simon("register", name, "--bot")
@@ -119,6 +182,9 @@ def test_a_bot_solves_the_daily_and_the_bots_leaderboard_shows_it(simon: Any) ->
     assert result["score"] == 900 - result["moves"]
     assert result["rank"] >= 1
     assert result["elapsed"] >= 0.005 * result["moves"]  # one move every --pace seconds
+    # the fields docs/client.md lists for a won daily
+    assert result["board"] == "bots" and 0 <= result["percentile"] <= 100
+    assert result["streak"]["current"] >= 1 and result["share"]
     assert solution_for(result["code"])  # the deal the server revealed is a real one
 
     status, out, _ = simon("daily", "--suits", "1", "--json")
@@ -165,7 +231,9 @@ def test_bot_mode_stops_at_a_refused_move_with_its_rule(simon: Any) -> None:
     assert result["refused"]["rule"] == "target-not-one-higher"
 
 
-def test_after_a_solved_daily_stats_replay_review_and_report(simon: Any) -> None:
+def test_after_a_solved_daily_stats_replay_review_and_report(
+    simon: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     name = new_name()
     assert simon("register", name, "--bot")[0] == 0
     assert simon("daily", "--suits", "1", "--json")[0] == 0  # waits while proving
@@ -194,6 +262,9 @@ def test_after_a_solved_daily_stats_replay_review_and_report(simon: Any) -> None
     assert replay["code"] == result["code"] and replay["moves"][-1]["action"] == "won"
     status, out, _ = simon("replay", "--game", game)  # not a terminal: every step, the end
     assert out.splitlines()[1] == "the deal" and out.count("\n") > result["moves"]
+    with monkeypatch.context() as keyboard:  # typed at a terminal, read by a pipe (`| head`)
+        keyboard.setattr(sys, "stdin", _Terminal(sys.stdin))
+        assert simon("replay", "--game", game) == (0, out, "")  # the same, and no prompt
 
     status, out, _ = simon("review", game, "--json")  # a daily: once its day is over
     assert status == 1 and json.loads(out)["error"]["code"] == "not-visible"
@@ -293,3 +364,37 @@ def test_an_older_one_account_config_keeps_working_and_learns_its_bot(
     assert json.loads(simon("whoami", "--json")[1])["player"] == name  # migrated, token kept
     status, out, _ = simon("accounts")
     assert status == 0 and f"* BOT {name}" in out
+
+
+def test_a_new_account_has_no_games_yet_and_no_account_may_still_see_the_deals(
+    simon: Any,
+) -> None:
+    status, out, err = simon("daily", "--suits", "1")  # no account kept: may wait
+    assert status == 0, err
+    assert "  1 suit   ready to play\n" in out
+    assert "No account here: `simon register NAME` to play" in out
+    name = new_name()
+    assert simon("register", name)[0] == 0
+    status, out, _ = simon("daily", "--suits", "1")
+    assert "  1 suit   not started\n" in out and "No account here" not in out
+    status, out, err = simon("history")
+    assert (status, out, err) == (0, f"{name}: no games yet\n", "")
+    status, out, _ = simon("history", "--json")
+    assert status == 0 and json.loads(out)["games"] == []
+
+
+def test_stats_of_a_day_from_a_bot_look_at_the_bots_board_as_leaderboard_does(
+    simon: Any,
+) -> None:
+    assert simon("register", new_name())[0] == 0
+    status, out, _ = simon("stats", "--today", "--suits", "1", "--json")
+    assert status == 0 and json.loads(out)["board"] == "humans"
+    assert simon("register", new_name(), "--bot")[0] == 0
+    status, out, _ = simon("stats", "--today", "--suits", "1", "--json")
+    assert status == 0 and json.loads(out)["board"] == "bots"
+    status, out, _ = simon("stats", "--today", "--suits", "1")
+    assert status == 0 and " · 1 suit · bots: " in out
+    status, out, _ = simon("stats", "--today", "--suits", "1", "--board", "humans", "--json")
+    assert json.loads(out)["board"] == "humans"  # --board still names another
+    status, out, _ = simon("leaderboard", "--around-me", "--suits", "1", "--json")
+    assert json.loads(out)["board"] == "bots"  # the same rule

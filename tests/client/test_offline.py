@@ -175,8 +175,6 @@ def test_replay_reads_the_board_from_standard_input(
         (["replay", "XX1-S4-AAAAAAA", "--moves", "1-2"], ["unknown code format"]),
         (["replay", CODE, "--moves", "1-2 3-7x 4-5"], ["'3-7x' is not a move"]),
         (["replay", CODE, "--moves", "1-11"], ["columns are numbered 1 to 10"]),
-        (["replay", "--moves", "1-2"], ["a game code or --board FILE"]),
-        (["replay", CODE, "--board", "-", "--moves", "1-2"], ["a game code or --board FILE"]),
     ],
 )
 def test_bad_input_gives_one_line_on_stderr_and_exit_2(
@@ -217,3 +215,34 @@ def test_board_file_that_is_not_utf8_gives_one_line_and_exit_2(
     status, out, err = run(capsys, "replay", "--board", str(board), "--moves", "1-2")
     assert (status, out) == (2, "")
     assert_one_line_error(err)
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["solve"], "simon: one of the arguments code --board is required\n"),
+        (
+            ["solve", CODE, "--board", "-"],
+            "simon: argument --board: not allowed with argument code\n",
+        ),
+        (
+            ["replay", "--moves", "1-2"],
+            "simon: give a game code or --board FILE to play the moves on\n",
+        ),
+        (["replay"], "simon: give --moves MOVES with a code or --board FILE, or --game ID\n"),
+        (["replay", CODE], "simon: give --moves MOVES with a code or --board FILE, or --game ID\n"),
+        (["replay", CODE, "--board", "-", "--moves", "1-2"], "not allowed with argument code\n"),
+        (["replay", "--game", "g1", "--moves", "1-2"], "leave out CODE, --board, --moves\n"),
+    ],
+)
+def test_a_game_given_twice_or_not_at_all_is_refused_with_the_usage(
+    capsys: pytest.CaptureFixture[str], argv: list[str], said: str
+) -> None:
+    status, out, err = run(capsys, *argv)
+    assert (status, out) == (2, "")
+    assert err.startswith(f"usage: simon {argv[0]} ") and err.endswith(said)
+    assert "not both" not in err or "--board" in argv  # "not both" only when both were given
+    status, out, err = run(capsys, "--json", *argv)
+    assert (status, err) == (2, "")
+    error = json.loads(out)["error"]
+    assert error["code"] == "usage" and said.removeprefix("simon: ").rstrip() in error["message"]

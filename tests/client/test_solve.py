@@ -62,8 +62,6 @@ def test_human_output(capsys: pytest.CaptureFixture[str]) -> None:
     [
         ["solve", "SS1-S9-AAAAAAA"],
         ["solve", "nonsense"],
-        ["solve"],
-        ["solve", "SS1-S4-AAAAAAA", "--board", "x.txt"],
         ["solve", "--board", "/nonexistent/board.txt"],
     ],
 )
