@@ -99,9 +99,10 @@ def clock_text(seconds: float) -> str:
     return f"{hours}:{minutes:02}:{secs:02}" if hours else f"{minutes}:{secs:02}"
 
 
-def day_url(base: str, day: date, suits: int) -> str:
-    """The day's page: absolute when the server knows its public address."""
-    return f"{base.rstrip('/')}/day/{day.isoformat()}?suits={suits}"
+def day_url(base: str, day: date, suits: int, board: Board = "humans") -> str:
+    """The day's page, on ``board``: absolute when the server knows its public address."""
+    on = "" if board == "humans" else f"&board={board}"
+    return f"{base.rstrip('/')}/day/{day.isoformat()}?suits={suits}{on}"
 
 
 def share_text(
@@ -117,9 +118,11 @@ def share_text(
     total: int,
     streak: Streak | None,
     base_url: str = "",
+    board: Board = "humans",
 ) -> str:
     """A daily's result to share: its day, suit count, outcome, time, standing and streak,
-    and the day's page. Nothing in it gives the deal away: no code, no card, no move.
+    and the day's page on the result's ``board`` (where a friend finds it). Nothing in it
+    gives the deal away: no code, no card, no move.
 
     >>> print(share_text(day=date(2026, 12, 1), suits=1, won=True, moves=52, removed=8,
     ...     elapsed=187, par=46, rank=18, total=100, streak=Streak(current=5, best=5)))
@@ -138,7 +141,7 @@ def share_text(
         parts.append(f"top {top_share(rank, total)}%")
     if streak is not None and streak.current > 1:
         parts.append(f"{streak.current} days in a row")
-    return " · ".join(parts) + "\n" + day_url(base_url, day, suits)
+    return " · ".join(parts) + "\n" + day_url(base_url, day, suits, board)
 
 
 def moves_histogram(

@@ -126,6 +126,7 @@ class GameEndings:
                 total=total,
                 streak=streak,
                 base_url=self._public_url,
+                board=board or "humans",
             )
         return Finished(
             game=game.id,

@@ -73,7 +73,7 @@ class GameStarts:
             if await self._daily.is_daily(parsed, utc_day(now)):
                 raise Refused(
                     ErrorCode.DAILY_NOT_OVER,
-                    "that is today's daily deal: play it ranked (mode daily); "
+                    "that is today's daily deal: play it as today's daily, on the board; "
                     "it opens for practice when the day is over",
                 )
         record = await self._store.start_game(

@@ -62,6 +62,8 @@ async def test_a_new_account_plays_on_the_new_players_board_until_its_third_day(
             await register(robot, unique_name("r"), bot=True)
             finished = await resign_daily(client)
             assert finished["board"] == "new" and finished["rank"] == 1
+            # the shared link finds the result where it is
+            assert finished["share"].endswith(f"/day/{first}?suits=1&board=new"), finished
             assert finished["counts_from"] == (first + timedelta(days=2)).isoformat()
             assert (await resign_daily(robot))["board"] == "bots"
             new = await client.request({"type": "leaderboard", "suits": 1, "board": "new"})
@@ -97,6 +99,7 @@ async def test_a_new_account_plays_on_the_new_players_board_until_its_third_day(
                 assert [row["player"] for row in new["rows"]] == [name] and public["total"] == 0
             else:
                 assert finished["board"] == "humans" and "counts_from" not in finished
+                assert finished["share"].endswith(f"/day/{today}?suits=1"), finished
                 assert finished["rank"] == 1
                 assert new["total"] == 0 and [row["player"] for row in public["rows"]] == [name]
                 assert "counts_from" not in history

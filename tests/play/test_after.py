@@ -65,6 +65,7 @@ def test_times_and_the_days_page() -> None:
     assert (
         day_url("https://simon.example/", DAY, 4) == "https://simon.example/day/2026-12-01?suits=4"
     )
+    assert day_url("", DAY, 1, "new") == "/day/2026-12-01?suits=1&board=new"
 
 
 def test_a_lost_daily_shares_its_runs_and_the_first_place_says_so() -> None:

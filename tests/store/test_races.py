@@ -96,6 +96,19 @@ async def test_the_countdown_begins_once_and_fixes_every_racers_game(
     with pytest.raises(RaceRefused) as after:
         await races.join(room.code, player=late, now=T0, auto_wait=30)
     assert after.value.reason is Refusal.NOT_OPEN
+    assert "has started" in str(after.value)
+
+
+async def test_a_room_closed_unstarted_says_so_to_a_late_joiner(
+    store: Store, races: RaceStore
+) -> None:
+    owner, late = await new_player(store), await new_player(store)
+    room = await races.create(code=next_code(), owner=owner, options=RoomOptions(suits=1), now=T0)
+    assert (await races.leave(room.code, player_id=owner.id, now=T0)).state == "expired"
+    with pytest.raises(RaceRefused) as closed:
+        await races.join(room.code, player=late, now=T0, auto_wait=30)
+    assert closed.value.reason is Refusal.NOT_OPEN
+    assert "closed" in str(closed.value) and "has started" not in str(closed.value)
 
 
 async def test_quick_joins_fill_one_open_room_per_suit_count(

@@ -17,9 +17,24 @@ from server.store.models import GameRow, Player, Race, RaceEntrant, RaceLobby
 from server.store.records import PlayerRecord
 
 from .errors import RaceRefused, Refusal
-from .records import OPEN, ROOM_OPTIONS, EntrantRecord, RaceRecord, RaceState, RoomOptions
+from .records import (
+    EXPIRED,
+    OPEN,
+    OVER,
+    ROOM_OPTIONS,
+    EntrantRecord,
+    RaceRecord,
+    RaceState,
+    RoomOptions,
+)
 
 _RACE_COLUMNS = (Race, Player.name)
+#: Why a room that is not open takes no one (the refusal's code is the same: not open).
+_STARTED = "that race has started: join before its countdown"
+_NOT_OPEN = {
+    EXPIRED: "that room has closed: its race never started; open a new one",
+    OVER: "that race is over: its results are on its page",
+}
 
 
 def result_of(game: GameRow) -> Result | None:
@@ -89,7 +104,7 @@ async def join_room(
     if room.entrant(player.id) is not None:
         return
     if room.state != OPEN:
-        raise RaceRefused(Refusal.NOT_OPEN, "that race has started: join before its countdown")
+        raise RaceRefused(Refusal.NOT_OPEN, _NOT_OPEN.get(room.state, _STARTED))
     if player.bot and not room.allow_bots:
         raise RaceRefused(Refusal.BOTS, "that room's owner does not allow bot accounts")
     if len(room.entrants) >= room.capacity:
