@@ -29,11 +29,12 @@ from multiprocessing import get_context
 from multiprocessing.connection import wait
 from typing import Any, Final, TypeVar
 
-from server.engine import SUIT_COUNTS, GameCode
+from server.engine import SUIT_COUNTS, GameCode, InvalidCodeError
 from server.engine.codes import DEALS_PER_SUIT_COUNT
+from server.protocol import ErrorCode
 from server.store import DailyDealRecord, DealStore
 
-from .errors import DealsNotReady, NoDailyDeal, SolverStopped
+from .errors import DealsNotReady, NoDailyDeal, Refused, SolverStopped
 
 log = logging.getLogger(__name__)
 
@@ -276,6 +277,21 @@ class DailySchedule:
         its day is over, it would make that day's one ranked attempt a second try."""
         deal = await self.stored(day, code.suits)
         return deal is not None and deal.code == str(code)
+
+    async def practice_code(self, code: str, day: date) -> GameCode:
+        """``code`` to practise or race on ``day`` (its suit count is the code's, whatever
+        else a client sends): refused when it is not a code, or is that day's daily."""
+        try:
+            parsed = GameCode.parse(code)
+        except InvalidCodeError as error:
+            raise Refused(ErrorCode.BAD_CODE, str(error)) from None
+        if await self.is_daily(parsed, day):
+            raise Refused(
+                ErrorCode.DAILY_NOT_OVER,
+                "that is today's daily deal: play it as today's daily, on the board; "
+                "it opens for practice when the day is over",
+            )
+        return parsed
 
     async def solution(self, day: date, suits: int) -> tuple[str, ...]:
         """The solver's line of the deal of ``day`` for ``suits``: as stored with it, or

@@ -4,7 +4,6 @@ race, leave it, start it, open its rematch. Each is one transaction in the datab
 
 from __future__ import annotations
 
-from server.engine import GameCode, InvalidCodeError
 from server.protocol import ErrorCode, RaceNew
 from server.store import CodeTaken, PlayerRecord, RaceRecord, RaceStore, RoomOptions
 from server.store.races import EXPIRED, OPEN, STARTED
@@ -58,15 +57,7 @@ class RoomRequests:
         suits: int = request.suits
         chosen = None
         if request.code is not None:
-            try:
-                parsed = GameCode.parse(request.code)
-            except InvalidCodeError as error:
-                raise Refused(ErrorCode.BAD_CODE, str(error)) from None
-            if await self._daily.is_daily(parsed, utc_day(self._clock.now())):
-                raise Refused(
-                    ErrorCode.DAILY_NOT_OVER,
-                    "that is today's daily deal: it opens for practice when the day is over",
-                )
+            parsed = await self._daily.practice_code(request.code, utc_day(self._clock.now()))
             chosen, suits = str(parsed), parsed.suits
         options = RoomOptions(
             suits=suits,

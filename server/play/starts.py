@@ -7,7 +7,7 @@ from __future__ import annotations
 import secrets
 import uuid
 
-from server.engine import GameCode, playable_code
+from server.engine import playable_code
 from server.protocol import ErrorCode
 from server.store import AttemptExists, DealtGameStore, GameLog, GameRecord, PlayerRecord
 
@@ -64,18 +64,13 @@ class GameStarts:
         return await self.resume(player, record.id)
 
     async def practice(self, player: PlayerRecord, code: str | None, suits: int) -> PlayerGame:
-        """A practice game of ``code``, or of a random deal of ``suits`` suits."""
+        """A practice game of ``code`` (its own suit count), or of a random deal of ``suits``
+        suits."""
         now = self._clock.now()
         if code is None:
             parsed = playable_code(suits, secrets.randbelow)
         else:
-            parsed = GameCode.parse(code)
-            if await self._daily.is_daily(parsed, utc_day(now)):
-                raise Refused(
-                    ErrorCode.DAILY_NOT_OVER,
-                    "that is today's daily deal: play it as today's daily, on the board; "
-                    "it opens for practice when the day is over",
-                )
+            parsed = await self._daily.practice_code(code, utc_day(now))
         record = await self._store.start_game(
             game_id=uuid.uuid4().hex,
             player_id=player.id,

@@ -6,7 +6,7 @@ import secrets
 
 import pytest
 
-from server.engine import GameCode, InvalidCodeError
+from server.engine import GameCode
 from server.play.clock import ManualClock, utc_day
 from server.play.errors import Refused
 from server.play.hub import Hub
@@ -32,12 +32,13 @@ async def test_one_daily_attempt_a_day_resumed_while_under_way(
 
 async def test_practice_of_a_code_random_practice_and_todays_daily_refused(hub: Hub) -> None:
     player, _ = await hub.accounts.register("bea")
-    chosen = await hub.starts.practice(player, "SS1-S2-AAAAABD", 1)
-    assert chosen.code == "SS1-S2-AAAAABD" and chosen.day is None
+    chosen = await hub.starts.practice(player, "SS1-S2-AAAAABD", 1)  # the code's count
+    assert chosen.code == "SS1-S2-AAAAABD" and chosen.day is None and chosen.suits == 2
     random = await hub.starts.practice(player, None, 4)
     assert random.suits == 4 and random.code.startswith("SS1-S4-")
-    with pytest.raises(InvalidCodeError):  # refused "bad-code" (see test_errors)
+    with pytest.raises(Refused) as bad:
         await hub.starts.practice(player, "SS1-S9-XXXX", 1)
+    assert bad.value.code is ErrorCode.BAD_CODE
     daily = await hub.starts.daily(player, 1)
     with pytest.raises(Refused) as not_over:
         await hub.starts.practice(player, daily.code, 1)
