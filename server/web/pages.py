@@ -174,6 +174,13 @@ async def home(source: Source, query: Query, _: str) -> Page:
         (await source.board(day=day, suits=suits, board=board, limit=TOP_ROWS))[0]
         for suits in SUIT_COUNTS
     ]
+    # A new player's first dailies rank only on the new players' board: an empty public
+    # board says where today's results are (on a fresh install, all of them are there).
+    newcomers = {
+        page.suits: (await source.board(day=day, suits=page.suits, board="new", limit=1))[0].total
+        for page in boards
+        if board == "humans" and not page.rows
+    }
     past = [
         await source.board(day=yesterday, suits=suits, board=board, limit=WINNERS)
         for suits in SUIT_COUNTS
@@ -187,6 +194,7 @@ async def home(source: Source, query: Query, _: str) -> Page:
             "new_account_days": source.new_account_days(),
             "seconds_left": daily.seconds_left,
             "boards": boards,
+            "newcomers": newcomers,
             "yesterday_day": yesterday,
             "yesterday": [
                 (page.suits, deals.get(page.suits), page, replays) for page, replays in past

@@ -4,6 +4,7 @@ HTML for browsers and JSON for JSON clients, and names escaped wherever they app
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import html
 import re
@@ -504,6 +505,49 @@ async def test_a_new_players_best_daily_is_the_one_its_chart_plots(backend: Back
         best = re.search(r"<dt>Best daily, .{0,200}4 suits</dt><dd>([^\n]*?)</dd>", text, re.S)
         assert best is not None
         assert best.group(1).startswith("500 <small>best rank #1 on the new players")
+
+
+async def test_an_empty_public_board_points_to_the_new_players_board_that_has_results(
+    backend: Backend,
+) -> None:
+    new_players_board = Thresholds(max_agreement=2.0, min_decisions=2**31, new_account_days=2)
+    clock = fresh_clock()
+    async with serving(server_settings(backend, fairplay=new_players_board), clock=clock) as server:
+        no_cache(server)
+        base, today = server.http_url, clock.now().date().isoformat()
+        newcomer = await finish_daily(server.url, suits=4)
+        await finish_daily(server.url, suits=1)
+        await finish_daily(server.url, suits=1)
+
+        def hints(text: str) -> dict[int, str]:
+            """Each board's pointer to the new players' board, by suit count."""
+            found = re.findall(r'<p class="empty" data-new-players="\d+">(.*?)</p>', text, re.S)
+            links = re.findall(r'href="/day/[^"?]+\?suits=(\d)&amp;board=new"', "".join(found))
+            return dict(zip(map(int, links), found, strict=True))
+
+        for part in ("/", "/live/"):  # the live part the page's script fetches says the same
+            text = (await page(f"{base}{part}")).text
+            assert names_in(text) == []  # no new player's row on the public boards
+            pointers = hints(text)
+            assert set(pointers) == {1, 4}  # 2 suits: no one at all
+            assert pointers[4].startswith("No one has finished on this board yet today; ")
+            assert "; 1 new player has: see the " in pointers[4]
+            assert "; 2 new players have: see the " in pointers[1]
+            assert f'<a href="/day/{today}?suits=4&amp;board=new">' in pointers[4]
+            assert text.count("No one has finished yet today.") == 1  # the 2 suits board
+        on_new = (await page(f"{base}/day/{today}?suits=4&board=new")).text
+        assert names_in(on_new) == [newcomer]
+
+        # A public result on the 4 suits board: its rows, not the pointer.
+        server.hub.screening.thresholds = dataclasses.replace(new_players_board, new_account_days=0)
+        public = await finish_daily(server.url, suits=4)
+        for part in ("/", "/live/"):
+            text = (await page(f"{base}{part}")).text
+            assert names_in(text) == [public]
+            assert set(hints(text)) == {1}
+        # The bots' and new players' own boards never point anywhere.
+        for board in ("bots", "new"):
+            assert hints((await page(f"{base}/?board={board}")).text) == {}
 
 
 async def test_a_day_with_no_deal_says_there_was_no_daily(backend: Backend) -> None:
