@@ -200,15 +200,20 @@ async def test_a_new_player_wins_the_daily_by_drag_and_drop(
     assert name not in board.text  # held: off the public board
 
 
-async def test_a_double_click_plays_the_best_move_and_undo_takes_it_back(
-    play: PlayPage, served: tuple[RunningServer, SolvingProver]
-) -> None:
-    server, _ = served
-    await play.open(f"{server.http_url}/play")
-    await play.register(unique_name("dbl"))
+async def practising(play: PlayPage, url: str, prefix: str) -> Game:
+    """A new player on the page at ``url`` practising :data:`DEAL`, as the engine has it."""
+    await play.open(f"{url}/play")
+    await play.register(unique_name(prefix))
     assert await play.practice(DEAL) == DEAL
     game = Game.from_code(DEAL)
     await play.shows(game, "the deal")
+    return game
+
+
+async def test_a_double_click_plays_the_best_move_and_undo_takes_it_back(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver]
+) -> None:
+    game = await practising(play, served[0].http_url, "dbl")
     # named for screen readers: the card and where it lies
     exposed = board_of(game)[2][-1]
     label = await run(
@@ -250,12 +255,7 @@ def key_of(column: int) -> str:
 async def test_typed_moves_go_at_once_one_key_a_column(
     play: PlayPage, served: tuple[RunningServer, SolvingProver]
 ) -> None:
-    server, _ = served
-    await play.open(f"{server.http_url}/play")
-    await play.register(unique_name("key"))
-    assert await play.practice(DEAL) == DEAL
-    game = Game.from_code(DEAL)
-    await play.shows(game, "the deal")
+    game = await practising(play, served[0].http_url, "key")
     # "3 7" as the help shows it, with no Enter: the move goes at the second column
     first = game.resolve(next(game.legal_moves()))
     await play.type_keys(key_of(first.source), " ", key_of(first.target))
@@ -454,10 +454,7 @@ async def test_moves_show_at_once_and_stay_honest_through_latency_and_a_cut(
     server, prover = served
     async with TcpProxy(server.host, server.port, delay=0.15) as proxy:
         url = f"http://{proxy.host}:{proxy.port}"
-        await play.open(f"{url}/play")
-        await play.register(unique_name("lag"))
-        assert await play.practice(DEAL) == DEAL
-        game = Game.from_code(DEAL)
+        game = await practising(play, url, "lag")
         moves = [Move.from_text(text) for text in prover.solution(DEAL)][:6]
 
         # optimistic: the table shows the move before the server's answer can be back
