@@ -3,13 +3,14 @@
 The task reading the connection takes each message from
 :meth:`~server.net.inbox.TextReading.receive` (whole text frames read without the
 library's frame machinery), spends a token of the budget, parses it, and hands it to the
-:class:`~server.play.session.Session`. Handlers answer with typed replies
-(:data:`Reply`), encoded here, at the socket, and sent in order by the reading task, so a
-client that reads slowly slows only its own answers. Pushed events (races, a new day) and
-replies alike are written at once while the client keeps up. Otherwise a reply waits for
-the client (the reading task with it), and pushed events wait in a small bounded queue
-with a sender task of their own; when it is full they are dropped for that client (and
-counted), so one slow client never holds up anyone else.
+:class:`~server.play.session.Session`. Handlers answer with typed replies (:data:`Reply`),
+encoded here, at the socket, and sent in order by the reading task, so a client that reads
+slowly slows only its own answers; a review alone is answered by a task of its own (it
+waits seconds on the solver), the connection reading on meanwhile. Pushed events (races, a
+new day) and replies alike are written at once while the client keeps up. Otherwise a
+reply waits for the client (the reading task with it), and pushed events wait in a small
+bounded queue with a sender task of their own; when it is full they are dropped for that
+client (and counted), so one slow client never holds up anyone else.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from server.play.hub import Hub
 from server.play.session import Replies, Session
 from server.protocol import (
     Auth,
+    ClientMessage,
     Error,
     ErrorCode,
     MessageId,
@@ -51,6 +53,10 @@ log = logging.getLogger(__name__)
 PUSH_QUEUE: int = 64
 #: Reads that cost the database: they share the address's budget of HTTP requests.
 _READS = frozenset({"leaderboard", "rank", "history"})
+#: Answered beside the reading task: a review waits seconds on the solver, and the
+#: connection reads (and plays) on meanwhile; a client matches replies by id. One review
+#: of an account at a time (``busy``) bounds them.
+_ANSWERED_ASIDE = frozenset({"review"})
 
 
 class Outbox:
@@ -255,6 +261,32 @@ async def serve_connection(
     assert budget is not None  # admitted before its handshake was answered
     address = budget.address
     gate.unauthenticated(websocket)
+    aside: set[asyncio.Task[None]] = set()
+
+    async def handled(message: ClientMessage) -> Replies:
+        try:
+            if type(message) is Register or type(message) is Auth:
+                return await _signing_in(gate, address, websocket, session, message)
+            if message.type in _READS and (limited := gate.read(address)) is not None:
+                return [limited.error(message.id)]
+            return await session.handle(message)
+        except Exception:  # what no table knows: a bug
+            log.exception("handling %s failed", message.type)
+            return [failure(message.id, ErrorCode.INTERNAL)]
+
+    async def answer(message: ClientMessage, started: float) -> None:
+        """A message answered beside the reading task (:data:`_ANSWERED_ASIDE`)."""
+        try:
+            replies = await handled(message)
+            for reply in replies:
+                await outbox.reply(reply)
+        except ConnectionClosed:
+            return
+        finally:
+            websocket.ended()
+        if metrics is not None:
+            metrics.handled(message.type, time.perf_counter() - started, replies)
+
     try:
         while True:
             frame = await websocket.receive()  # ConnectionClosed ends it
@@ -283,27 +315,25 @@ async def serve_connection(
                     metrics.error(refused)
                 await outbox.reply(refused)
                 continue
-            replies: Replies
-            websocket.idle.clear()
-            try:
-                if type(message) is Register or type(message) is Auth:
-                    replies = await _signing_in(gate, address, websocket, session, message)
-                elif message.type in _READS and (limited := gate.read(address)) is not None:
-                    replies = [limited.error(message.id)]
-                else:
-                    replies = await session.handle(message)
-            except Exception:  # what no table knows: a bug
-                log.exception("handling %s failed", message.type)
-                replies = [failure(message.id, ErrorCode.INTERNAL)]
+            websocket.began()
+            if message.type in _ANSWERED_ASIDE:
+                answering = asyncio.create_task(answer(message, started))
+                aside.add(answering)
+                answering.add_done_callback(aside.discard)
+                continue
+            replies = await handled(message)
             for reply in replies:
                 await outbox.reply(reply)
-            websocket.idle.set()
+            websocket.ended()
             if metrics is not None:
                 metrics.handled(message.type, time.perf_counter() - started, replies)
     except ConnectionClosed:
         pass
     finally:
-        websocket.idle.set()
+        for answering in aside:  # its asker is gone (a solver's search goes on, unawaited)
+            answering.cancel()
+        await asyncio.gather(*aside, return_exceptions=True)
+        websocket.all_ended()
         gate.forget(websocket)
         outbox.close()
         try:

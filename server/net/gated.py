@@ -177,6 +177,22 @@ class GatedConnection(TextReading):
         #: sent before the stop is answered before the close (:func:`.connection.finish_in_flight`).
         self.idle = asyncio.Event()
         self.idle.set()
+        self._handling = 0
+
+    def began(self) -> None:
+        """A message of this connection is being handled (until :meth:`ended`)."""
+        self._handling += 1
+        self.idle.clear()
+
+    def ended(self) -> None:
+        self._handling -= 1
+        if not self._handling:
+            self.idle.set()
+
+    def all_ended(self) -> None:
+        """The connection is done: nothing of it is handled any more."""
+        self._handling = 0
+        self.idle.set()
 
     def admitted(self, address: str) -> None:
         self.client_address = address

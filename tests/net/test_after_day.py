@@ -15,6 +15,7 @@ from tests.support.players import (
     SolvingProver,
     finished_of,
     registered,
+    resigned_practice_games,
     review_share_spent,
     signed_in,
 )
@@ -122,3 +123,44 @@ async def test_a_reconnection_does_not_reset_an_accounts_reviews_of_the_day(
             assert still["type"] == "error" and still["code"] == "rate-limited", still
             kept = await again.request({"type": "review", "game": games[0]})
             assert kept["type"] == "review"  # made already: answered, not counted
+
+
+class HeldReviews:
+    """The server's own review worker, each search held until :attr:`release` is set."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.asked = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def run(self, task: Any, *args: Any) -> Any:
+        self.asked.set()
+        await self.release.wait()
+        return await self.real.run(task, *args)
+
+    def close(self) -> None:
+        self.real.close()
+
+
+async def test_a_review_under_way_holds_up_nothing_else_of_its_connection(
+    backend: Backend,
+) -> None:
+    async with serving(server_settings(backend), clock=fresh_clock()) as server:
+        reviews = server.hub.reviews
+        held = HeldReviews(reviews._worker)
+        reviews._worker = held  # type: ignore[assignment]
+        async with Client.connect(server.url) as alice:
+            await registered(alice, unique_name("aside"))
+            [game] = await resigned_practice_games(alice, 1)
+            await alice.send({"id": "review", "type": "review", "game": game})
+            await asyncio.wait_for(held.asked.wait(), 10)
+            try:  # the solver is busy with alice's review: her connection plays on meanwhile
+                assert (await alice.request({"type": "ping"}, timeout=5))["type"] == "pong"
+                started = await alice.request({"type": "start", "mode": "practice", "suits": 2})
+                assert started["type"] == "state"
+                again = await alice.request({"type": "review", "game": game})
+                assert again["type"] == "error" and again["code"] == "busy", again
+            finally:
+                held.release.set()
+            review = await alice.reply_to("review", timeout=120)
+            assert review["type"] == "review" and review["game"] == game, review
