@@ -18,10 +18,12 @@ import subprocess
 import time
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from server.play.days import PREPARE_AHEAD
 from tests.conftest import Backend
 from tests.support.kills import (
     ServerProcess,
@@ -46,6 +48,26 @@ async def until(found: Callable[[], object], what: str, seconds: float = 60.0) -
     while not found():
         assert time.monotonic() < deadline, f"no {what} within {seconds:g} s"
         await asyncio.sleep(0.02)
+
+
+async def tomorrows_deals_proven(server: ServerProcess) -> None:
+    """In the last hours of a UTC day a server proves tomorrow's deals too: until they are,
+    it is not idle."""
+    now = datetime.now(UTC)
+    if now + PREPARE_AHEAD + timedelta(minutes=5) < datetime.combine(
+        now.date() + timedelta(days=1), datetime.min.time(), UTC
+    ):
+        return
+    tomorrow = now.date() + timedelta(days=1)
+
+    def proven() -> bool:
+        lines = server.log_path.read_text(errors="replace").splitlines()
+        return all(
+            any(f"daily {tomorrow} S{suits}: " in line and " proven" in line for line in lines)
+            for suits in (1, 2, 4)
+        )
+
+    await until(proven, "tomorrow's deals proven")
 
 
 def logging_server(tmp_path: Path, **settings: str) -> ServerProcess:
@@ -78,6 +100,7 @@ async def test_a_signal_to_the_group_stops_an_idle_server(
     server = logging_server(tmp_path)
     await server.start()  # today's deals proven: the worker waits for its next search
     try:
+        await tomorrows_deals_proven(server)
         assert server.others_in_group(WORKER), "no solver worker to catch the signal"
         line = await stopped_by(server, signum)
         assert "no solver search under way" in line
