@@ -29,7 +29,7 @@ from websockets.http11 import Request, Response
 
 from server.engine import SUIT_COUNTS
 from server.kinds import BOARDS, board_named, parse_day
-from server.protocol import Board, ErrorCode, HistoryGame, RoomEntry
+from server.protocol import Board, ErrorCode, HistoryGame, LeaderboardPage, RoomEntry
 
 from . import render
 from .chart import moves_chart, score_chart
@@ -163,6 +163,21 @@ def _board_param(board: Board) -> str | None:
     return None if board == "humans" else board
 
 
+async def _newcomers(
+    source: Source, day: date, board: Board, pages: list[LeaderboardPage]
+) -> dict[int, int]:
+    """New players' results that day, by suit count, for each empty public board of
+    ``pages``: a new player's first dailies rank only on the new players' board, so an empty
+    public board says where that day's results are (on a fresh install, all of them)."""
+    if board != "humans":
+        return {}
+    return {
+        page.suits: (await source.board(day=day, suits=page.suits, board="new", limit=1))[0].total
+        for page in pages
+        if not page.rows
+    }
+
+
 async def home(source: Source, query: Query, _: str) -> Page:
     board = query.board()
     daily = await source.daily()
@@ -174,13 +189,6 @@ async def home(source: Source, query: Query, _: str) -> Page:
         (await source.board(day=day, suits=suits, board=board, limit=TOP_ROWS))[0]
         for suits in SUIT_COUNTS
     ]
-    # A new player's first dailies rank only on the new players' board: an empty public
-    # board says where today's results are (on a fresh install, all of them are there).
-    newcomers = {
-        page.suits: (await source.board(day=day, suits=page.suits, board="new", limit=1))[0].total
-        for page in boards
-        if board == "humans" and not page.rows
-    }
     past = [
         await source.board(day=yesterday, suits=suits, board=board, limit=WINNERS)
         for suits in SUIT_COUNTS
@@ -194,11 +202,14 @@ async def home(source: Source, query: Query, _: str) -> Page:
             "new_account_days": source.new_account_days(),
             "seconds_left": daily.seconds_left,
             "boards": boards,
-            "newcomers": newcomers,
+            "newcomers": await _newcomers(source, day, board, boards),
             "yesterday_day": yesterday,
             "yesterday": [
                 (page.suits, deals.get(page.suits), page, replays) for page, replays in past
             ],
+            "yesterday_newcomers": await _newcomers(
+                source, yesterday, board, [page for page, _ in past]
+            ),
         },
         live="/live/",
     )

@@ -115,6 +115,9 @@ async def test_a_new_player_wins_the_daily_by_drag_and_drop(
     await play.register(name)
     assert await run(lambda: play.text("[data-account] [data-player-name]")) == name
     code = await play.start("daily", 1)
+    # the race's place beside the table is there with the deal (its rows may come later):
+    # the cards never shrink under the pointer when they do
+    assert await run(lambda: play.find("[data-standings]").is_displayed())
     game = Game.from_code(code)
     await play.shows(game, "today's deal")
     assert await run(lambda: play.figure("data-moves")) == 0
@@ -186,6 +189,7 @@ async def test_a_new_player_wins_the_daily_by_drag_and_drop(
     day = server.hub.today().isoformat()
     assert f"{server.http_url}/day/{day}?suits=1" in links
     assert f"{server.http_url}/player/{name}" in links
+    assert await run(lambda: play.text("[data-game-over]")) == "Won"  # beside the title
     await play.snapshot("play-won-1280")
     await play.click('[data-result-box] [data-action="lobby"]')
     await wait_for(
@@ -345,7 +349,14 @@ async def test_the_table_fills_its_width_and_clicks_reach_the_whole_column(
     await wait_for(lambda: not play.find("[data-result-box]").is_displayed(), 5, "closed by Esc")
     focused = await run(lambda: play.driver.switch_to.active_element)
     assert await run(lambda: focused.get_attribute("data-column")) is not None
+    # the table says the game is over, and its result opens again from the bar
+    assert await run(lambda: play.text("[data-game-over]")) == "Resigned"
     await play.snapshot("play-resigned-1366")
+    await play.click('[data-action="show-result"]')
+    assert await wait_for(play.result, 5, "the result again") == "resigned"
+    assert await run(lambda: play.text("[data-result-title]")) == "You resigned"
+    await play.type_keys("\ue00c")
+    await wait_for(lambda: not play.find("[data-result-box]").is_displayed(), 5, "closed again")
 
 
 async def test_on_a_phone_the_daily_result_fits_the_screen(

@@ -4,13 +4,17 @@ HTTP on both backends; the replay page stepped through with real keys in Chromiu
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from server.net import RunningServer
 from tests.conftest import Backend
+from tests.support.play import PlayPage
 from tests.support.players import SolvingProver, finished_of, registered
 from tests.support.servers import (
     HOLD_NOTHING,
@@ -30,6 +34,7 @@ from tests.support.web import (
     run,
     screenshot,
     severe_logs,
+    wait_for,
 )
 
 __all__ = ["chromium"]  # the fixture, used by name
@@ -94,15 +99,25 @@ async def test_the_day_page_charts_the_winners_and_a_public_replay_steps_through
         assert f"<dt>Par</dt><dd>{moves} moves</dd>" in past.text
 
 
+@asynccontextmanager
+async def a_public_replay(
+    tmp_path: Path, prefix: str
+) -> AsyncIterator[tuple[RunningServer, SolvingProver, dict[str, Any]]]:
+    """A server (embedded) whose yesterday's 1-suit daily ``prefix``'s player won with the
+    solver's line: its replay is public; the server, the prover and the ``finished``."""
+    prover, clock = SolvingProver(), fresh_clock()
+    settings = server_settings(embedded_backend(tmp_path), fairplay=HOLD_NOTHING)
+    async with serving(settings, clock=clock, prover=prover) as server:
+        finished = await won_daily(server.url, prover, unique_name(prefix))
+        clock.advance(days=1)
+        yield server, prover, finished
+
+
 async def test_the_replay_page_steps_with_the_arrow_keys_in_chromium(
     chromium: Any, tmp_path: Path
 ) -> None:
     driver = chromium
-    prover, clock = SolvingProver(), fresh_clock()
-    settings = server_settings(embedded_backend(tmp_path), fairplay=HOLD_NOTHING)
-    async with serving(settings, clock=clock, prover=prover) as server:
-        finished = await won_daily(server.url, prover, unique_name("Key"))
-        clock.advance(days=1)
+    async with a_public_replay(tmp_path, "Key") as (server, prover, finished):
         await run(lambda: driver.get(f"{server.http_url}/replay/{finished['game']}"))
 
         def shown() -> list[str]:
@@ -136,4 +151,48 @@ async def test_the_replay_page_steps_with_the_arrow_keys_in_chromium(
         await run(lambda: driver.get(f"{server.http_url}/replay/{finished['game']}#step-5"))
         assert await run(shown) == ["5"]  # a position's address opens it
         await run(lambda: screenshot(driver, "replay-phone-390", width=390))
+        assert await run(lambda: severe_logs(driver)) == []
+
+
+async def test_a_player_signed_in_on_the_site_asks_the_solver_from_the_replay_page(
+    chromium: Any, tmp_path: Path
+) -> None:
+    driver = chromium
+    async with a_public_replay(tmp_path, "Rev") as (server, prover, finished):
+        moves = len(prover.solutions[finished["code"]])
+        replay_url = f"{server.http_url}/replay/{finished['game']}"
+        ask = '[data-review][type="button"]'
+
+        # no account in this browser: the terminal's command only
+        await run(lambda: driver.get(replay_url))
+        assert not await run(lambda: driver.find_element(By.CSS_SELECTOR, ask).is_displayed())
+
+        # signed up on the play page, another player asks for the review of this public replay
+        play = PlayPage(driver)
+        await play.open(f"{server.http_url}/play")
+        await play.register(unique_name("Ask"))
+        await run(lambda: driver.get(replay_url))
+        total = await run(lambda: driver.find_element(By.CSS_SELECTOR, "[data-review-total]").text)
+        assert total.startswith("No solver review yet")
+        await play.click(ask)
+        said = await wait_for(
+            lambda: (text := play.text("[data-review-total]")).startswith("Solver review") and text,
+            120,
+            "the review",
+        )
+        # the solver's own line: the daily's par, nothing over it
+        line = f"won in {moves} moves, 0 over the solver's line of {moves}, 0 over par"
+        assert said == f"Solver review: {line}."
+        assert await run(lambda: driver.find_elements(By.CSS_SELECTOR, ask)) == []
+        body = await run(lambda: driver.find_element(By.TAG_NAME, "body"))
+        await run(lambda: body.send_keys(Keys.ARROW_RIGHT))
+        first = await run(lambda: play.text('[data-judged="1"]'))
+        assert first.endswith(f"; winnable, the solver's line {moves - 1}, cost 0"), first
+        assert await run(lambda: play.text("[data-review-status]")) == ""
+
+        # the page made again by the server says the same (this node made the review)
+        await run(driver.refresh)
+        assert await run(lambda: play.text("[data-review-total]")) == said
+        assert (await run(lambda: driver.current_url)).endswith("#step-1")  # still shown
+        assert await run(lambda: play.text('[data-judged="1"]')) == first
         assert await run(lambda: severe_logs(driver)) == []

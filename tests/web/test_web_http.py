@@ -549,6 +549,21 @@ async def test_an_empty_public_board_points_to_the_new_players_board_that_has_re
         for board in ("bots", "new"):
             assert hints((await page(f"{base}/?board={board}")).text) == {}
 
+        # The next day, yesterday's winners point the same way where the public board is
+        # empty: 1 suit (two new players), not 4 (a public result) nor 2 (no one).
+        clock.advance(days=1)
+        text = (await page(f"{base}/")).text
+        assert hints(text) == {}  # today: no one at all
+        found = re.findall(r'<p class="empty" data-new-players-yesterday="(\d+)">(.*?)</p>', text)
+        assert [count for count, _ in found] == ["2"]
+        assert found[0][1].startswith("No results on this board; 2 new players finished: see ")
+        assert f'<a href="/day/{today}?suits=1&amp;board=new">' in found[0][1]
+        winners = text.split('id="yesterday"', 1)[1]
+        assert f">{public}</a>" in winners and f">{newcomer}</a>" not in winners
+        assert text.count("No results.") == 1  # the 2 suits board
+        for board in ("bots", "new"):
+            assert "data-new-players-yesterday" not in (await page(f"{base}/?board={board}")).text
+
 
 async def test_a_day_with_no_deal_says_there_was_no_daily(backend: Backend) -> None:
     clock = fresh_clock()

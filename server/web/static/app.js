@@ -146,8 +146,77 @@
     showNamed();
   }
 
+  // A replay with no solver review yet: a player signed in on this site (the play page
+  // keeps the token, "simon.token") asks for one over the game's websocket, and the page
+  // writes it in as the server's template would (any node may answer: none need have it).
+  function reviewButton(button) {
+    var token = null;
+    try {
+      token = window.localStorage.getItem("simon.token");
+    } catch (error) {
+      token = null; // storage refused: no button
+    }
+    if (!token) return;
+    var status = document.querySelector("[data-review-status]");
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      button.disabled = true;
+      status.textContent = "The solver is looking at every position…";
+      var scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
+      var socket = new WebSocket(scheme + "//" + window.location.host + "/");
+      var done = false;
+      function end(text) {
+        if (done) return;
+        done = true;
+        socket.close();
+        status.textContent = text;
+        button.disabled = false;
+      }
+      socket.addEventListener("open", function () {
+        socket.send(JSON.stringify({ type: "auth", id: "sign-in", token: token }));
+        socket.send(JSON.stringify({ type: "review", id: "review", game: button.getAttribute("data-review") }));
+      });
+      socket.addEventListener("message", function (event) {
+        var message = JSON.parse(event.data);
+        if (message.type === "error" && message.id === "sign-in") {
+          end("Sign in on the play page first (" + message.message + ").");
+        } else if (message.id === "review") {
+          if (message.type !== "review") return end(message.message);
+          showReview(message);
+          end("");
+          button.remove();
+        }
+      });
+      socket.addEventListener("close", function () {
+        end("The connection closed before the review came: try again.");
+      });
+    });
+  }
+
+  function showReview(review) {
+    var total = "Solver review: ";
+    if (review.won) {
+      total += "won in " + review.moves + " moves";
+      if (review.against_line != null) total += ", " + review.against_line + " over the solver's line of " + review.solver_line;
+      if (review.against_par != null) total += ", " + review.against_par + " over par";
+    } else {
+      total += "not won";
+      if (review.losing_move) total += "; no win was left after action " + review.losing_move;
+    }
+    if (review.unknown) total += "; " + review.unknown + " positions unknown";
+    document.querySelector("[data-review-total]").textContent = total + ".";
+    review.positions.forEach(function (position) {
+      var line = document.querySelector('[data-judged="' + position.seq + '"]');
+      if (!line) return;
+      var judged = position.winnable == null ? "unknown" : position.winnable ? "winnable, the solver's line " + position.distance : "lost";
+      if (position.delta != null) judged += ", cost " + position.delta;
+      line.textContent += "; " + judged;
+    });
+  }
+
   function start() {
     countdowns();
+    Array.prototype.forEach.call(document.querySelectorAll("[data-review]"), reviewButton);
     Array.prototype.forEach.call(document.querySelectorAll("[data-replay]"), replay);
     Array.prototype.forEach.call(document.querySelectorAll("[data-live]"), live);
   }

@@ -316,6 +316,12 @@ function renderGame() {
   $("[data-action=undo]").disabled = game.finished || (!game.canUndo && !pending);
   $("[data-action=restart]").disabled = game.finished;
   $("[data-action=resign]").disabled = game.finished;
+  // a finished game says so beside its title, and its result opens again from the bar
+  const over = $("[data-game-over]");
+  over.hidden = !game.finished;
+  over.dataset.over = game.won ? "won" : page.result?.resigned ? "resigned" : "over";
+  over.textContent = { won: "Won", resigned: "Resigned", over: "Over" }[over.dataset.over];
+  $("[data-action=show-result]").hidden = !(game.finished && panels.hasResult(page));
   if (page.selected) {
     board.select(page.selected.column, page.selected.count);
     board.highlight(game.targets(page.selected.column, page.selected.count));
@@ -531,13 +537,13 @@ function refused(error, request) {
 
 function finished(message) {
   const game = page.game;
+  page.result = message;
   if (game && message.game === game.id) {
     game.finished = true;
     game.elapsed = message.elapsed;
     renderGame();
   }
   localStorage.removeItem(GAME);
-  page.result = message;
   showResult();
 }
 
@@ -624,7 +630,10 @@ function roomChanged(message) {
   }
   renderRoom();
   renderStandings();
-  if (view.state === "over" && racing) showResult();
+  if (view.state === "over" && racing) {
+    renderGame(); // its result, the race's, opens again from the bar
+    showResult();
+  }
   if (message.event === "rematch") {
     // a private room names no rematch: it is joined by race_rematch, which the button sends
     room.rematchOpen = view.code;
@@ -831,6 +840,7 @@ click("[data-action=lobby]", () => {
   refreshDaily();
 });
 click("[data-action=close-result]", closeResult);
+click("[data-action=show-result]", showResult);
 
 /** "See the table" (or Esc): the result goes, the keys go on at the table. */
 function closeResult() {

@@ -66,9 +66,22 @@ export function renderStandings(page) {
         return item;
       }),
     );
+  } else if (game?.view.race || game?.view.mode === "daily") {
+    // the standings are on their way: their place beside the table is kept from the deal
+    // on, so the cards do not shrink under the pointer when they come
+    aside.hidden = false;
+    $("[data-standings-title]").textContent = game.view.race ? `Race ${game.view.race}` : "Today's race";
+    $("[data-standings-list]").replaceChildren();
   } else {
     aside.hidden = true;
   }
+}
+
+/** Whether there is a result to show: the game's end as the server said it, or its race's. */
+export function hasResult(page) {
+  const view = page.room.view;
+  const inRace = page.game?.view.race && view?.code === page.game.view.race;
+  return Boolean(page.result || (inRace && view.state === "over"));
 }
 
 /** The end of a game, or of a race, over the table. */
@@ -77,7 +90,7 @@ export function showResult(page) {
   const game = page.game;
   const view = page.room.view;
   const inRace = game?.view.race && view?.code === game.view.race;
-  if (!result && !(inRace && view.state === "over")) return;
+  if (!hasResult(page)) return;
   const box = $("[data-result-box]");
   const me = page.player?.name;
   let heading = "Game over";
