@@ -5,8 +5,9 @@ against it.
 The work runs in a worker process of its own (:class:`~server.play.daily.SolverProver`'s
 pool), never on the event loop: moves are answered while reviews run. A review has a CPU
 budget (``seconds``): positions it leaves unjudged are marked unknown. Each game's review is
-kept once made; an account has at most one review in flight, and so many new ones a day,
-counted across every node on the bus (Redis), or by this node alone while Redis is out.
+kept once made, in the store for every node (and the latest in this node's memory); an
+account has at most one review in flight, and so many new ones a day, counted across every
+node on the bus (Redis), or by this node alone while Redis is out.
 
 Distances are the solver's line, not the shortest possible: the solver shortens its
 solutions but does not prove them optimal, so a delta can be off by what it misses.
@@ -23,7 +24,14 @@ from typing import Final
 from server.bus import Bus, BusError, DayCounts
 from server.engine import EngineError, Game, Move
 from server.protocol import ErrorCode, Review, ReviewPosition, Stretch
-from server.store import END_ACTIONS, DailyDealRecord, GameRecord, GameStore, PlayerRecord
+from server.store import (
+    END_ACTIONS,
+    DailyDealRecord,
+    GameRecord,
+    PlayerRecord,
+    ReviewStore,
+    StoreError,
+)
 
 from .clock import Clock, utc_day
 from .daily import SolverProver
@@ -32,7 +40,7 @@ from .player_game import RESTART, UNDO, apply
 
 log = logging.getLogger(__name__)
 
-#: Reviews kept per node (the oldest go first).
+#: Reviews kept in a node's memory besides the store (the oldest go first).
 CACHED_REVIEWS: Final = 512
 #: States the solver may expand for one position (the review's time budget caps it too).
 POSITION_NODES: Final = 60_000
@@ -196,7 +204,7 @@ class Reviews:
     a time."""
 
     def __init__(
-        self, store: GameStore, worker: SolverProver, *, seconds: float, clock: Clock, bus: Bus
+        self, store: ReviewStore, worker: SolverProver, *, seconds: float, clock: Clock, bus: Bus
     ) -> None:
         self._store = store
         self._worker = worker
@@ -215,10 +223,10 @@ class Reviews:
         self, player: PlayerRecord, record: GameRecord, *, deal: DailyDealRecord | None = None
     ) -> Review:
         """The review of a finished game the player may see (checked by the caller); of a
-        daily, with its ``deal`` (its par, and its solver line to start from)."""
-        found = self._done.get(record.id)
+        daily, with its ``deal`` (its par, and its solver line to start from). One kept
+        already, by any node, is answered at once and does not count."""
+        found = await self.kept(record.id)
         if found is not None:
-            self._done.move_to_end(record.id)
             return found
         if player.id in self._busy:
             raise Refused(ErrorCode.BUSY, "a review of yours is being made: ask again when done")
@@ -244,10 +252,20 @@ class Reviews:
         finally:
             self._busy.discard(player.id)
         found = review_of(logged.game, entries, judged, par=deal.par if deal else None)
-        self._done[record.id] = found
+        self._remember(found)
+        try:
+            body = found.model_dump_json(exclude={"id"}, exclude_none=True)
+            await self._store.keep_review(game_id=record.id, body=body, at=self._clock.now())
+        except StoreError as error:
+            # answered all the same; another node makes it again when asked
+            log.warning("review of game %s not kept for the other nodes: %s", record.id, error)
+        return found
+
+    def _remember(self, review: Review) -> None:
+        self._done[review.game] = review
+        self._done.move_to_end(review.game)
         while len(self._done) > CACHED_REVIEWS:
             self._done.popitem(last=False)
-        return found
 
     async def _count_asked(self, player: PlayerRecord) -> None:
         """Count a new review of ``player``'s, refused ``rate-limited`` past the day's share."""
@@ -265,9 +283,17 @@ class Reviews:
                 "a review made already is answered at once",
             )
 
-    def cached(self, game_id: str) -> Review | None:
-        """The game's review, if this node made it."""
-        return self._done.get(game_id)
+    async def kept(self, game_id: str) -> Review | None:
+        """The game's review, if one was made: from this node's memory, or as the store
+        kept it (whichever node made it)."""
+        found = self._done.get(game_id)
+        if found is None:
+            body = await self._store.kept_review(game_id)
+            if body is None:
+                return None
+            found = Review.model_validate_json(body)
+        self._remember(found)
+        return found
 
     def close(self) -> None:
         self._worker.close()

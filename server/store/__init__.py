@@ -29,6 +29,7 @@ from server.store.api import (
     PlayerStore,
     PlayStore,
     ResultStore,
+    ReviewStore,
     ScreeningStore,
 )
 from server.store.errors import (
@@ -131,6 +132,7 @@ __all__ = [
     "Result",
     "ResultStore",
     "ReviewStatus",
+    "ReviewStore",
     "RoomOptions",
     "ScreeningStore",
     "StaleGame",

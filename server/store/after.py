@@ -1,8 +1,10 @@
 """After the daily: everyone's results of a day's board in figures, the days a player
-finished a daily on (streaks), and players' reports of ranked results.
+finished a daily on (streaks), players' reports of ranked results, and the solver's reviews
+of games kept.
 
 The queries behind :class:`server.store.Store`'s ``day_figures``, ``daily_days``,
-``report`` and ``reported_results``; the store checks its callers' arguments.
+``report``, ``reported_results``, ``keep_review`` and ``kept_review``; the store checks
+its callers' arguments.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from server.store.models import (
     GameRow,
     Player,
     Report,
+    SolverReview,
 )
 from server.store.records import GameRecord
 
@@ -125,6 +128,25 @@ class AfterDayRecords:
             if known is not None:
                 raise AlreadyReported(f"game {game_id!r} is reported by this player") from None
             raise StoreError(f"no game {game_id!r} or no player {player_id}") from None
+
+    async def keep_review(self, game_id: str, body: str, at: datetime) -> None:
+        """Keep a game's review; one kept already (another node's, made at the same time)
+        stays: the two say the same within the solver's budget."""
+        try:
+            async with self._database.sessions.begin() as session:
+                session.add(SolverReview(game_id=game_id, body=body, made_at=at))
+        except IntegrityError:
+            async with self._database.reads() as session:
+                known = await session.get(SolverReview, game_id)
+            if known is None:
+                raise StoreError(f"no game {game_id!r}") from None
+
+    async def kept_review(self, game_id: str) -> str | None:
+        """A game's review kept, as its JSON, or None."""
+        async with self._database.reads() as session:
+            return await session.scalar(
+                sa.select(SolverReview.body).where(SolverReview.game_id == game_id)
+            )
 
     async def reports_since(self, player_id: int, since: datetime) -> int:
         """How many reports the player made since ``since`` (the report budget)."""

@@ -177,7 +177,8 @@ class FairPlayStore(Protocol):
 
 
 class AfterDayStore(Protocol):
-    """What comes after the daily: a day's figures, the days played, reports."""
+    """What comes after the daily: a day's figures, the days played, reports, the solver's
+    reviews kept."""
 
     async def day_figures(
         self, *, day: date, suits: int, bots: bool = False, newcomers: bool = False
@@ -186,6 +187,10 @@ class AfterDayStore(Protocol):
     async def report(self, *, game_id: str, player_id: int, reason: str, at: datetime) -> None: ...
 
     async def reports_since(self, *, player_id: int, since: datetime) -> int: ...
+
+    async def keep_review(self, *, game_id: str, body: str, at: datetime) -> None: ...
+
+    async def kept_review(self, game_id: str) -> str | None: ...
 
     async def daily_days(self, *, player_id: int, before: date | None = None) -> list[date]: ...
 
@@ -197,6 +202,10 @@ class DealtGameStore(GameStore, DealStore, Protocol):
 class ResultStore(GameStore, BoardStore, Protocol):
     """Games and the boards their results rank on (a player's history with its ranks, the
     leaderboards: the queries)."""
+
+
+class ReviewStore(GameStore, AfterDayStore, Protocol):
+    """Finished games' logs, and the solver's reviews kept of them."""
 
 
 class AfterResultStore(AfterDayStore, ResultStore, Protocol):

@@ -379,3 +379,16 @@ class Report(Base):
 
     # a player's reports in a window: the report budget
     __table_args__ = (sa.Index("ix_reports_player_id_at", "player_id", "at"),)
+
+
+class SolverReview(Base):
+    """A finished game's review against the solver, as the protocol's ``review`` gives it
+    (JSON): made once, by any node, read by every node after (the page, the next asker)."""
+
+    __tablename__ = "solver_reviews"
+
+    game_id: Mapped[str] = mapped_column(
+        GameId, sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    body: Mapped[str] = mapped_column(sa.Text)
+    made_at: Mapped[datetime] = mapped_column(UTCDateTime())

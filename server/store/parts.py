@@ -489,6 +489,16 @@ class AfterDayPart(StoreRecords):
         """How many reports the player made since ``since``."""
         return await self._after.reports_since(player_id, since)
 
+    async def keep_review(self, *, game_id: str, body: str, at: datetime) -> None:
+        """Keep a game's review against the solver (its JSON) for every node; a second
+        one of the same game is not kept (the first stays)."""
+        _require_aware("at", at)
+        await self._after.keep_review(game_id, body, at)
+
+    async def kept_review(self, game_id: str) -> str | None:
+        """A game's review kept (its JSON), or None."""
+        return await self._after.kept_review(game_id)
+
     async def reported_results(self) -> list[tuple[GameRecord, list[ReportRecord]]]:
         """Reported results in leaderboard order (day, suit count, board, rank), each with
         its reports, oldest first."""

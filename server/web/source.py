@@ -178,7 +178,7 @@ class Source:
         """A public replay (as anyone may see it), its positions one by one, and its solver
         review if one was made."""
         found = await _asking(self._hub.after.replay(None, game_id))
-        return found, positions(found), self._hub.reviews.cached(game_id)
+        return found, positions(found), await _asking(self._hub.reviews.kept(game_id))
 
     async def room(self, code: str) -> tuple[RoomView, Replays]:
         """A race room as it stands (its racers, and their places once it is over), and the

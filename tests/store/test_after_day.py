@@ -20,16 +20,18 @@ from server.play.errors import refusal_of
 from server.play.hub import Hub
 from server.play.player_game import PlayerGame
 from server.play.review import POSITION_NODES, Reviews
-from server.protocol import ErrorCode
+from server.protocol import ErrorCode, Review
 from server.solver import solve
 from server.store import (
     WON,
     GameRecord,
+    InvalidRequest,
     PlayerRecord,
     RaceStore,
     Result,
     RoomOptions,
     Store,
+    StoreError,
     name_key,
 )
 from tests.store.test_races import next_code
@@ -385,17 +387,21 @@ class CountlessBus(InProcessBus):
         raise BusUnavailable("Redis did not answer")
 
 
+def another_nodes_reviews(
+    store: Store, clock: ManualClock, bus: InProcessBus, per_day: int
+) -> Reviews:
+    """The reviews of another node on ``store`` (its solver in this process): close it."""
+    reviews = Reviews(
+        store, SolverProver(20.0, processes=False), seconds=20.0, clock=clock, bus=bus
+    )
+    reviews.per_day = per_day
+    return reviews
+
+
 async def test_with_the_bus_out_a_node_counts_an_accounts_reviews_itself(
     store: Store, hub: Hub, day_clock: ManualClock
 ) -> None:
-    reviews = Reviews(
-        store,
-        SolverProver(20.0, processes=False),
-        seconds=20.0,
-        clock=day_clock,
-        bus=CountlessBus(),
-    )
-    reviews.per_day = 1
+    reviews = another_nodes_reviews(store, day_clock, CountlessBus(), per_day=1)
     player = await new_player(store)
     records = await resigned_records(hub, store, player, 2)
     try:
@@ -403,3 +409,29 @@ async def test_with_the_bus_out_a_node_counts_an_accounts_reviews_itself(
         await _refused(ErrorCode.RATE_LIMITED, reviews.review(player, records[1]))
     finally:
         reviews.close()
+
+
+async def test_a_review_is_kept_in_the_store_for_every_node(
+    store: Store, hub: Hub, day_clock: ManualClock
+) -> None:
+    player = await new_player(store)
+    record = (await resigned_records(hub, store, player, 1))[0]
+    assert await store.kept_review(record.id) is None
+    made = await hub.reviews.review(player, record)
+    kept = await store.kept_review(record.id)
+    assert kept is not None and Review.model_validate_json(kept) == made
+    # another node, with nothing in its memory and no new review left today for this
+    # account (only a kept one can answer), answers it at once from the store
+    other_node = another_nodes_reviews(store, day_clock, InProcessBus(), per_day=0)
+    try:
+        assert await other_node.kept(record.id) == made
+        assert await other_node.review(player, record) == made
+    finally:
+        other_node.close()
+    # a second review of the game (two nodes made it at once) leaves the first kept
+    await store.keep_review(game_id=record.id, body="{}", at=day_clock.now())
+    assert await store.kept_review(record.id) == kept
+    with pytest.raises(StoreError):
+        await store.keep_review(game_id="no-such-game", body=kept, at=day_clock.now())
+    with pytest.raises(InvalidRequest):  # a time with no zone
+        await store.keep_review(game_id=record.id, body=kept, at=datetime(2026, 1, 1))

@@ -29,6 +29,7 @@ TABLES = {
     "reports",
     "install_secrets",
     "account_trust",
+    "solver_reviews",
 }
 HEAD = migrate.head_revision()
 

@@ -170,6 +170,7 @@ class FakeStore(FakeBoards):
         self.ranked: list[tuple[str, Result]] = []
         self.screenings: dict[str, FairPlayRecord] = {}
         self.reports: dict[tuple[str, int], tuple[str, datetime]] = {}
+        self.reviews: dict[str, str] = {}
         self.trusts: dict[int, TrustRecord] = {}
         #: Nodes on one fake store share it, and its leases with it.
         self.leases: Leases = ProcessLeases()
@@ -415,6 +416,12 @@ class FakeStore(FakeBoards):
         return sum(
             1 for (_, who), (_, at) in self.reports.items() if who == player_id and at >= since
         )
+
+    async def keep_review(self, *, game_id: str, body: str, at: datetime) -> None:
+        self.reviews.setdefault(game_id, body)
+
+    async def kept_review(self, game_id: str) -> str | None:
+        return self.reviews.get(game_id)
 
 
 def fixed_prover(par: int | None = 10) -> Prover:

@@ -190,7 +190,7 @@ async def test_a_player_signed_in_on_the_site_asks_the_solver_from_the_replay_pa
         assert first.endswith(f"; winnable, the solver's line {moves - 1}, cost 0"), first
         assert await run(lambda: play.text("[data-review-status]")) == ""
 
-        # the page made again by the server says the same (this node made the review)
+        # the page made again by the server says the same (the review is kept)
         await run(driver.refresh)
         assert await run(lambda: play.text("[data-review-total]")) == said
         assert (await run(lambda: driver.current_url)).endswith("#step-1")  # still shown
