@@ -232,9 +232,10 @@ class Reviews:
             raise Refused(ErrorCode.BUSY, "a review of yours is being made: ask again when done")
         if len(self._busy) >= self.most_in_flight:
             raise Refused(ErrorCode.BUSY, "the solver has many reviews to make: ask again later")
-        await self._count_asked(player)
+        # marked before anything else is awaited: a second ask meanwhile is refused
         self._busy.add(player.id)
         try:
+            await self._count_asked(player)
             logged = await self._store.load_game(record.id)
             assert logged is not None  # the caller read it
             entries = [
@@ -282,6 +283,10 @@ class Reviews:
                 f"{self.per_day} new reviews a day: ask for more tomorrow (UTC); "
                 "a review made already is answered at once",
             )
+
+    def making(self, player_id: int) -> bool:
+        """Whether a review of the account's is being made on this node."""
+        return player_id in self._busy
 
     async def kept(self, game_id: str) -> Review | None:
         """The game's review, if one was made: from this node's memory, or as the store

@@ -353,7 +353,11 @@ async def test_review_of_a_lost_game_and_one_review_in_flight_per_account(
     other_record = await store.get_game(other.id)
     assert other_record is not None
     first = asyncio.ensure_future(hub.reviews.review(player, record, deal=deal))
-    await asyncio.sleep(0)  # the first is under way
+    for _ in range(5000):  # the first is under way, past its read of the store
+        if hub.reviews.making(player.id) or first.done():
+            break
+        await asyncio.sleep(0.001)
+    assert hub.reviews.making(player.id)
     await _refused(ErrorCode.BUSY, hub.reviews.review(player, other_record))
     hub.reviews.most_in_flight = 1  # the node's queue is full: others wait too
     await _refused(ErrorCode.BUSY, hub.reviews.review(await new_player(store), other_record))
