@@ -151,9 +151,11 @@ def outcome_of(
     removed_before: int,
     won: bool,
     result: Result | None,
+    engine: Game | None = None,
 ) -> Outcome:
-    """What an action just applied to ``game`` did, from the engine's counts now."""
-    engine = game.engine
+    """What an action just applied to ``game`` did, from the engine's counts now (of
+    ``engine``: the game replayed to that action; by default the game's own)."""
+    engine = game.engine if engine is None else engine
     removed = engine.removed_count
     return Outcome(
         kind,

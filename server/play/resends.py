@@ -16,8 +16,8 @@ from server.protocol import MessageId, Reply
 if TYPE_CHECKING:
     from .player_game import Outcome
 
-#: Replies kept per game for resent client message ids (a client resends only the few
-#: actions it sent but saw no answer to).
+#: Replies kept per game for resent client message ids: the fast path (after a resume,
+#: the log answers for the actions before these, :mod:`.resumed`).
 REPLAY_MEMORY: Final = 8
 
 

@@ -58,6 +58,7 @@ from .player_game import Action, Auto, Outcome, PlayerGame, parse_move
 from .query_handlers import QUERY_HANDLERS
 from .race import Push
 from .resends import Remembered
+from .resumed import SinceResume
 from .room_handlers import ROOM_HANDLERS
 
 log = logging.getLogger(__name__)
@@ -79,7 +80,7 @@ class SignIn(NamedTuple):
 class Session:
     """The state of one connection: who is playing, which game, which races it follows."""
 
-    __slots__ = ("_rooms", "game", "hub", "legal", "player", "push")
+    __slots__ = ("_rooms", "_since_resume", "game", "hub", "legal", "player", "push")
 
     def __init__(self, hub: Hub, push: Push) -> None:
         self.hub = hub
@@ -89,6 +90,9 @@ class Session:
         #: ``hello`` asked for placement help with each state and move (a browser's board).
         self.legal = False
         self._rooms: set[tuple[date, int]] = set()
+        #: After a ``resume``: the requests the log holds past the client's resume point,
+        #: so that each of its resends is answered, however many there are.
+        self._since_resume: SinceResume | None = None
         hub.days.listen(push)
 
     async def handle(self, message: ClientMessage) -> Replies:
@@ -125,6 +129,7 @@ class Session:
         for day, suits in self._rooms:
             await self.hub.races.unfollow(day, suits, self.push)
         self._rooms.clear()
+        self._since_resume = None
         if self.game is not None:
             game, self.game = self.game, None
             self.hub.starts.release(game)
@@ -194,6 +199,8 @@ class Session:
         async with game.lock:
             for last_try in (False, True):
                 resend = game.replies.answered(message_id, what)
+                if resend is None and self._since_resume is not None:
+                    resend = await self._resent_since_resume(message_id, what, game)
                 if resend is not None:
                     return await self._answer_resend(message_id, game, resend)
                 now = self.hub.now()
@@ -216,6 +223,9 @@ class Session:
                         "(an action that was saved after all is answered again, never played "
                         "twice)",
                     ) from None
+                since = self._since_resume
+                if since is not None and since.game is game:
+                    since.played(outcome.seq - 1, game.seq)
                 return await self._answer_outcome(message_id, what, game, outcome)
             refused = Refused(
                 ErrorCode.STALE_GAME,
@@ -223,6 +233,27 @@ class Session:
                 "stands now",
             )
             return [refused.reply(message_id), await self._state_reply(None, game)]
+
+    async def _resent_since_resume(
+        self, message_id: MessageId | None, what: str, game: PlayerGame
+    ) -> Remembered | None:
+        """A request the game's memory does not hold, looked up among those the log held
+        past the client's resume point (read again if the game moved on elsewhere since):
+        how to answer it again if it was applied then. Call with the game's lock held."""
+        since = self._since_resume
+        if since is None or since.game is not game or message_id is None:
+            return None
+        if since.stale(game):
+            upto = game.seq
+            since.add(await self.hub.store.requests_after(game.id, since.upto), upto=upto)
+        seq = since.find(message_id, what)
+        if seq is None:
+            return None
+        if seq > game.seq:  # applied through another node: this copy is behind
+            await self.hub.live.refresh(game)
+            if seq > game.seq:
+                return None
+        return since.recall(game, seq, what)
 
     async def _answer_outcome(
         self, message_id: MessageId | None, what: str, game: PlayerGame, outcome: Outcome
@@ -320,6 +351,7 @@ class Session:
         # a start is a client beginning afresh (its ids may count from 1 again): only
         # actions sent after a resume are resends
         game.replies.clear()
+        self._since_resume = None
         self.hub.feed.tell(game, "joined")
         return [await self._state_reply(message.id, game)]
 
@@ -327,11 +359,18 @@ class Session:
         player = self._signed_in_player()
         game = await self.hub.starts.resume(player, message.game)
         try:
+            # what the client may have sent but not seen answered: each resend of it is
+            # answered again, never played twice, however far back (the log has them all)
+            since = SinceResume(game, message.seq)
+            upto = game.seq
+            if upto > message.seq:
+                since.add(await self.hub.store.requests_after(game.id, message.seq), upto=upto)
             await self.hub.rooms.attach(game)  # a race game: back in its room
-        except Refused:
+        except Exception:
             self.hub.starts.release(game)
             raise
         await self._make_current(game)
+        self._since_resume = since
         replies: Replies = [await self._state_reply(message.id, game)]
         if game.finished:
             replies.append(await self.hub.endings.finished_message(game))

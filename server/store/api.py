@@ -98,6 +98,8 @@ class GameStore(Protocol):
 
     async def last_seq(self, game_id: str) -> int: ...
 
+    async def requests_after(self, game_id: str, after: int) -> list[LogEntry]: ...
+
     def append(
         self,
         entries: Sequence[LogEntry],

@@ -53,6 +53,16 @@ _LOG = (
     .where(GameAction.game_id == sa.bindparam("game_id"))
     .order_by(GameAction.seq)
 )
+#: The requests a game's log holds after a seq (entries with a client's message id).
+_REQUESTS_AFTER = (
+    sa.select(*_LOG_COLUMNS)
+    .where(
+        GameAction.game_id == sa.bindparam("game_id"),
+        GameAction.seq > sa.bindparam("after"),
+        GameAction.request_id.is_not(None),
+    )
+    .order_by(GameAction.seq)
+)
 _LAST_SEQ = sa.select(sa.func.max(GameAction.seq)).where(
     GameAction.game_id == sa.bindparam("game_id")
 )
@@ -134,6 +144,10 @@ class GameRecords:
         if [entry.seq for entry in entries] != list(range(1, len(entries) + 1)):
             raise StoreError(f"the action log of game {game_id!r} has gaps")
         return GameLog(game, entries)
+
+    async def requests_after(self, game_id: str, after: int) -> list[LogEntry]:
+        rows = await self._database.rows(_REQUESTS_AFTER, {"game_id": game_id, "after": after})
+        return [LogEntry._make(row) for row in rows]
 
     async def last_seq(self, game_id: str) -> int:
         (newest,) = await self._database.rows(_LAST_SEQ, {"game_id": game_id})

@@ -242,6 +242,11 @@ class GamePart(StoreRecords):
         """A game with its whole action log: what rebuilds it on any node."""
         return await self._games.load(game_id)
 
+    async def requests_after(self, game_id: str, after: int) -> list[LogEntry]:
+        """The entries of the game's log after seq ``after`` that carry a client's message
+        id, in order: what answers a resend after a resume, on any node."""
+        return await self._games.requests_after(game_id, after)
+
     async def last_seq(self, game_id: str) -> int:
         """The seq of the game's newest logged action (0 for none): is a copy up to date?"""
         return await self._games.last_seq(game_id)

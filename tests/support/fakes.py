@@ -359,6 +359,13 @@ class FakeStore(FakeBoards):
     async def last_seq(self, game_id: str) -> int:
         return len(self.logs.get(game_id, []))
 
+    async def requests_after(self, game_id: str, after: int) -> list[LogEntry]:
+        return [
+            entry
+            for entry in self.logs.get(game_id, [])
+            if entry.seq > after and entry.request_id is not None
+        ]
+
     def append(
         self,
         entries: Sequence[LogEntry],
