@@ -189,6 +189,7 @@ class PlayerGame:
         "race",
         "replies",
         "result",
+        "resumes",
         "started_at",
         "writer",
     )
@@ -227,6 +228,8 @@ class PlayerGame:
         self.result: Result | None = None
         #: The last few client message ids answered, for resends (:mod:`.resends`).
         self.replies = Resends()
+        #: How many times a connection of this node resumed the game (:mod:`.unseen`).
+        self.resumes = 0
         #: Held from an action's start to its commit: one action of a game at a time, even
         #: with the game open on several connections of this node.
         self.lock = asyncio.Lock()

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from .player_game import Outcome
 
 #: Replies kept per game for resent client message ids: the fast path (after a resume,
-#: the log answers for the actions before these, :mod:`.resumed`).
+#: the log answers for the actions before these, :mod:`.unseen`).
 REPLAY_MEMORY: Final = 8
 
 

@@ -58,8 +58,8 @@ from .player_game import Action, Auto, Outcome, PlayerGame, parse_move
 from .query_handlers import QUERY_HANDLERS
 from .race import Push
 from .resends import Remembered
-from .resumed import SinceResume
 from .room_handlers import ROOM_HANDLERS
+from .unseen import Unseen
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +80,17 @@ class SignIn(NamedTuple):
 class Session:
     """The state of one connection: who is playing, which game, which races it follows."""
 
-    __slots__ = ("_rooms", "_since_resume", "game", "hub", "legal", "player", "push")
+    __slots__ = (
+        "_played_to",
+        "_resumes_seen",
+        "_rooms",
+        "_unseen",
+        "game",
+        "hub",
+        "legal",
+        "player",
+        "push",
+    )
 
     def __init__(self, hub: Hub, push: Push) -> None:
         self.hub = hub
@@ -90,9 +100,14 @@ class Session:
         #: ``hello`` asked for placement help with each state and move (a browser's board).
         self.legal = False
         self._rooms: set[tuple[date, int]] = set()
-        #: After a ``resume``: the requests the log holds past the client's resume point,
-        #: so that each of its resends is answered, however many there are.
-        self._since_resume: SinceResume | None = None
+        #: The requests the log holds that this connection did not see applied (past a
+        #: resume's seq, say), so that each of its resends is answered, however many.
+        self._unseen: Unseen | None = None
+        #: The game's seq when this connection took it up or last played an action on it,
+        #: and its resumes on this node then: one since means another connection took it
+        #: up, which may have played this one's requests already (see :mod:`.unseen`).
+        self._played_to = 0
+        self._resumes_seen = 0
         hub.days.listen(push)
 
     async def handle(self, message: ClientMessage) -> Replies:
@@ -129,7 +144,7 @@ class Session:
         for day, suits in self._rooms:
             await self.hub.races.unfollow(day, suits, self.push)
         self._rooms.clear()
-        self._since_resume = None
+        self._unseen = None
         if self.game is not None:
             game, self.game = self.game, None
             self.hub.starts.release(game)
@@ -168,6 +183,7 @@ class Session:
                 self.hub.starts.release(game)
                 raise
         previous, self.game = self.game, game
+        self._played_to, self._resumes_seen = game.seq, game.resumes
         if previous is not None:  # the same game again: this drops the extra hold
             self.hub.starts.release(previous)
         if game.race is not None:
@@ -199,8 +215,12 @@ class Session:
         async with game.lock:
             for last_try in (False, True):
                 resend = game.replies.answered(message_id, what)
-                if resend is None and self._since_resume is not None:
-                    resend = await self._resent_since_resume(message_id, what, game)
+                if resend is None and message_id is not None:
+                    if game.resumes != self._resumes_seen:  # resumed on another connection
+                        self._resumes_seen = game.resumes
+                        self._watch_log(game, self._played_to)
+                    if self._unseen is not None:
+                        resend = await self._resent_unseen(message_id, what, game)
                 if resend is not None:
                     return await self._answer_resend(message_id, game, resend)
                 now = self.hub.now()
@@ -210,11 +230,15 @@ class Session:
                 try:
                     outcome = await game.play(action, now, message_id=message_id, request=what)
                 except IllegalMoveError as error:
+                    before = game.seq
                     if last_try or not await self.hub.live.caught_up(game):
                         raise Refused.illegal(error) from None
+                    self._watch_log(game, before)  # this request may be among the new ones
                     continue
                 except StaleGame:
+                    before = game.seq
                     await self.hub.live.refresh(game)
+                    self._watch_log(game, before)
                     continue
                 except StoreUnavailable:
                     raise Refused(
@@ -223,9 +247,10 @@ class Session:
                         "(an action that was saved after all is answered again, never played "
                         "twice)",
                     ) from None
-                since = self._since_resume
-                if since is not None and since.game is game:
-                    since.played(outcome.seq - 1, game.seq)
+                self._played_to = game.seq
+                unseen = self._unseen
+                if unseen is not None and unseen.game is game:
+                    unseen.played(outcome.seq - 1, game.seq)
                 return await self._answer_outcome(message_id, what, game, outcome)
             refused = Refused(
                 ErrorCode.STALE_GAME,
@@ -234,26 +259,35 @@ class Session:
             )
             return [refused.reply(message_id), await self._state_reply(None, game)]
 
-    async def _resent_since_resume(
+    def _watch_log(self, game: PlayerGame, after: int) -> None:
+        """Look up this connection's next requests among those the log holds past ``after``
+        too (read when one is not in the game's memory), until it plays one of its own."""
+        unseen = self._unseen
+        if unseen is None or unseen.game is not game:
+            self._unseen = Unseen(game, after)
+        else:
+            unseen.watch()
+
+    async def _resent_unseen(
         self, message_id: MessageId | None, what: str, game: PlayerGame
     ) -> Remembered | None:
-        """A request the game's memory does not hold, looked up among those the log held
-        past the client's resume point (read again if the game moved on elsewhere since):
-        how to answer it again if it was applied then. Call with the game's lock held."""
-        since = self._since_resume
-        if since is None or since.game is not game or message_id is None:
+        """A request the game's memory does not hold, looked up among those the log holds
+        that this connection did not see applied (read again if the game moved on since):
+        how to answer it again if it was applied. Call with the game's lock held."""
+        unseen = self._unseen
+        if unseen is None or unseen.game is not game or message_id is None:
             return None
-        if since.stale(game):
+        if unseen.stale(game):
             upto = game.seq
-            since.add(await self.hub.store.requests_after(game.id, since.upto), upto=upto)
-        seq = since.find(message_id, what)
+            unseen.add(await self.hub.store.requests_after(game.id, unseen.upto), upto=upto)
+        seq = unseen.find(message_id, what)
         if seq is None:
             return None
         if seq > game.seq:  # applied through another node: this copy is behind
             await self.hub.live.refresh(game)
             if seq > game.seq:
                 return None
-        return since.recall(game, seq, what)
+        return unseen.recall(game, seq, what)
 
     async def _answer_outcome(
         self, message_id: MessageId | None, what: str, game: PlayerGame, outcome: Outcome
@@ -351,7 +385,7 @@ class Session:
         # a start is a client beginning afresh (its ids may count from 1 again): only
         # actions sent after a resume are resends
         game.replies.clear()
-        self._since_resume = None
+        self._unseen = None
         self.hub.feed.tell(game, "joined")
         return [await self._state_reply(message.id, game)]
 
@@ -361,16 +395,17 @@ class Session:
         try:
             # what the client may have sent but not seen answered: each resend of it is
             # answered again, never played twice, however far back (the log has them all)
-            since = SinceResume(game, message.seq)
+            unseen = Unseen(game, message.seq)
             upto = game.seq
             if upto > message.seq:
-                since.add(await self.hub.store.requests_after(game.id, message.seq), upto=upto)
+                unseen.add(await self.hub.store.requests_after(game.id, message.seq), upto=upto)
             await self.hub.rooms.attach(game)  # a race game: back in its room
         except Exception:
             self.hub.starts.release(game)
             raise
+        game.resumes += 1  # other connections holding it here look at the log (see .unseen)
         await self._make_current(game)
-        self._since_resume = since
+        self._unseen = unseen
         replies: Replies = [await self._state_reply(message.id, game)]
         if game.finished:
             replies.append(await self.hub.endings.finished_message(game))

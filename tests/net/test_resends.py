@@ -112,3 +112,59 @@ async def test_a_resend_to_a_new_server_on_the_same_database_is_answered_again(
         assert state["seq"] == len(moves)
         logged = await server.hub.store.load_game(game_id)
         assert logged is not None and len(logged.entries) == len(moves)
+
+
+async def _late_frames(old: Client, new: Client, game_id: str, token: str) -> None:
+    """The old connection plays three moves; the player comes back on ``new``, resumes at
+    3 and sends the next seventeen (the old connection had them but had not played them);
+    then the old connection's copies of those seventeen are read at last."""
+    moves = wandering_moves(CODE, 20, seed=3)
+    prefix = "late-"
+    await _pipelined(old, moves[:3], prefix)
+    assert (await new.request({"type": "auth", "token": token}))["type"] == "authenticated"
+    assert (await new.request({"type": "resume", "game": game_id, "seq": 3}))["state"]["seq"] == 3
+    for number, move in enumerate(moves[3:], 4):
+        await new.send({"type": "move", "move": move, "id": f"{prefix}{number}"})
+    first = [await new.reply_to(f"{prefix}{n}", DEADLINE) for n in range(4, 21)]
+    assert [reply["seq"] for reply in first] == list(range(4, 21))
+    for number, move in enumerate(moves[3:], 4):
+        await old.send({"type": "move", "move": move, "id": f"{prefix}{number}"})
+    late = [await old.reply_to(f"{prefix}{n}", DEADLINE) for n in range(4, 21)]
+    assert late == first  # each answered as it was on the new connection: none played again
+    state = await new.request({"type": "resume", "game": game_id, "seq": 20})
+    assert state["state"]["seq"] == 20
+
+
+async def _started(client: Client) -> tuple[str, str]:
+    registered = await client.request({"type": "register", "name": unique_name("l")})
+    start = {"type": "start", "mode": "practice", "code": CODE}
+    return registered["token"], (await client.request(start))["state"]["game"]
+
+
+async def test_a_dropped_connections_late_frames_are_not_played_after_their_resends(
+    backend: Backend,
+) -> None:
+    async with (
+        serving(server_settings(backend, rate_limit_messages=BUDGET)) as server,
+        Client.connect(server.url) as old,
+        Client.connect(server.url) as new,
+    ):
+        token, game_id = await _started(old)
+        await _late_frames(old, new, game_id, token)
+
+
+async def test_late_frames_on_a_node_left_behind_are_not_played_again(
+    postgres_url: str, redis_url: str, run_id: str
+) -> None:
+    shared = Backend("services", postgres_url, redis_url, f"simon-test-{run_id}")
+    settings = server_settings(shared, rate_limit_messages=BUDGET)
+    async with (
+        serving(settings) as node_a,
+        serving(settings) as node_b,
+        Client.connect(node_a.url) as old,
+        Client.connect(node_b.url) as new,
+    ):
+        token, game_id = await _started(old)
+        # node A's copy stays at seq 3: its commit of the first late frame finds the seq
+        # taken, it reloads the game, and finds the frame among the log's requests
+        await _late_frames(old, new, game_id, token)

@@ -1,17 +1,21 @@
-"""What a session knows, after a ``resume``, of the actions its client may not have seen
-answered: every request the action log holds past the client's resume point, by message id,
-so that a resend is recognised however many actions it is from the game's end (the game's
-own memory, :mod:`.resends`, keeps only the last few)::
+"""The requests a game's action log holds that a connection did not see applied, by message
+id, so that a resend of any of them is answered again, never played twice, however many
+actions it is from the game's end (the game's own memory, :mod:`.resends`, keeps the last
+few)::
 
-    since = SinceResume(game, after=12)
-    since.add(await store.requests_after(game.id, 12), upto=game.seq)
-    since.find(7, "3-7")          # 14: the move of id 7 was applied at seq 14
-    since.recall(game, 14, "3-7")  # Remembered: its moved reply is made again from it
+    unseen = Unseen(game, after=12)
+    unseen.add(await store.requests_after(game.id, 12), upto=game.seq)
+    unseen.find(7, "3-7")            # 14: the move of id 7 was applied at seq 14
+    unseen.recall(game, 14, "3-7")   # Remembered: its moved reply is made again from it
 
-The log is read when the game is resumed, not on the move path; it is read again only when
-the game moved on past what was read, through something other than this session (another
-connection, another node), and only until this session has played an action of its own:
-a client resends what it was waiting for before it sends anything new.
+A session makes one when its client resumes (past the seq the client names: what it may
+have sent and not seen answered), when its copy of the game turned out to be behind the log
+(its commit found the seq taken, or the engine refused an action the log had made fit), and
+when another connection of this node resumed the game (a dropped connection's last frames,
+read after the new one resent them). The log is read then, and again only when the game has
+moved past what was read before this connection played an action of its own: a client
+resends what it was waiting for before it sends anything new. A move that is none of these
+reads nothing.
 """
 
 from __future__ import annotations
@@ -26,14 +30,15 @@ from .player_game import RESTART, UNDO, PlayerGame, apply, encode_request_id, ou
 from .resends import Remembered
 
 
-class SinceResume:
-    """The requests a game's log holds after a client's resume point, for its resends."""
+class Unseen:
+    """The requests a game's log holds after seq ``after``, for a connection's resends."""
 
     __slots__ = ("_engine", "_recalled", "_requests", "after", "game", "upto", "watching")
 
     def __init__(self, game: PlayerGame, after: int) -> None:
         self.game = game
-        #: The client's resume point: the last seq it saw.
+        #: The seq past which the log's requests are looked at (a resume's: the last seq the
+        #: client saw).
         self.after = after
         #: The log has been read up to this seq (or this session played up to it).
         self.upto = after
@@ -63,6 +68,10 @@ class SinceResume:
     def stale(self, game: PlayerGame) -> bool:
         """Whether the log should be read again before a request is looked up."""
         return self.watching and game.seq > self.upto
+
+    def watch(self) -> None:
+        """Read the log again before the next look-up if the game has moved past it."""
+        self.watching = True
 
     def played(self, before: int, seq: int) -> None:
         """This session played an action after seq ``before``; the game is at ``seq`` now."""
