@@ -363,6 +363,26 @@ async def test_a_log_that_fails_refuses_the_action_and_changes_nothing(hub: Hub)
     assert [e.seq for e in store.logs[game_id]] == [1, 2]
 
 
+async def test_an_unavailable_move_that_was_logged_after_all_is_not_played_again(
+    hub: Hub,
+) -> None:
+    store = fake_store(hub)
+    talk = await signed_in(hub, "lea")
+    code = "SS1-S4-AAAAABD"
+    game_id = (await talk.one(type="start", mode="practice", code=code))["state"]["game"]
+    moves: list[str] = []
+    for _ in range(REPLAY_MEMORY + 4):
+        moves.append(first_legal(code, moves))
+    store.writer.lost_acks = 1  # the first move's commit lands, its answer does not
+    assert (await talk.one(type="move", move=moves[0], id=1))["code"] == ErrorCode.UNAVAILABLE
+    for number, move in enumerate(moves[1:], 2):  # sent on meanwhile: played after it
+        assert (await talk.one(type="move", move=move, id=number))["seq"] == number
+    # the refused move sent again, with its id, more than 8 actions later
+    again = await talk.one(type="move", move=moves[0], id=1)
+    assert again["type"] == "moved" and again["seq"] == 1 and again["move"] == moves[0]
+    assert [entry.action for entry in store.logs[game_id]] == moves
+
+
 async def test_a_win_is_logged_with_its_result_in_one_commit(hub: Hub) -> None:
     store = fake_store(hub)
     talk = await signed_in(hub, "max")

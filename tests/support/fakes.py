@@ -44,11 +44,14 @@ from server.store.ranks import BoardKey
 
 class FakeLogWriter:
     """Keeps the log in the fake store, with the real log's rules: a (game, seq) once, a
-    result once, all of a batch or nothing. ``failing`` makes every write unavailable."""
+    result once, all of a batch or nothing. ``failing`` makes every write unavailable;
+    ``lost_acks`` writes the next batches but reports them unavailable (commits that landed
+    after their timeout)."""
 
     def __init__(self, store: FakeStore) -> None:
         self.store = store
         self.failing = False
+        self.lost_acks = 0
         self.batches: list[int] = []
 
     async def write(self, entries: Sequence[LogEntry], results: Sequence[GameEnd]) -> None:
@@ -68,6 +71,9 @@ class FakeLogWriter:
             record = self.store.games[end.game_id]
             self.store.games[end.game_id] = dataclasses.replace(record, **dict(end.result))
         self.batches.append(len(entries))
+        if self.lost_acks:
+            self.lost_acks -= 1
+            raise StoreUnavailable("the fake database took it, but its answer was lost")
 
     async def close(self) -> None:
         pass
