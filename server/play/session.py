@@ -79,11 +79,14 @@ class SignIn(NamedTuple):
 class Session:
     """The state of one connection: who is playing, which game, which races it follows."""
 
-    __slots__ = ("_rooms", "game", "hub", "legal", "player", "push")
+    __slots__ = ("_rooms", "address", "game", "hub", "legal", "player", "push")
 
-    def __init__(self, hub: Hub, push: Push) -> None:
+    def __init__(self, hub: Hub, push: Push, address: str = "") -> None:
+        """``address``: the client's, as the network layer counts it (whose turn a review
+        takes in the solver's line)."""
         self.hub = hub
         self.push = push
+        self.address = address
         self.player: PlayerRecord | None = None
         self.game: PlayerGame | None = None
         #: ``hello`` asked for placement help with each state and move (a browser's board).
