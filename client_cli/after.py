@@ -19,12 +19,14 @@ from server.protocol import (
     DayStatsRequest,
     History,
     HistoryRequest,
+    Queued,
     Replay,
     ReplayRequest,
     Reported,
     ReportRequest,
     Review,
     ReviewRequest,
+    ServerMessage,
 )
 
 from .arguments import player_name
@@ -56,10 +58,12 @@ async def _ask(
     *,
     account: bool = False,
     wait: float | None = None,
+    on_message: Callable[[ServerMessage], None] | None = None,
 ) -> Reply:
     """One request to ``--server`` on a connection of its own, and its reply (waited for
-    ``wait`` seconds at least)."""
+    ``wait`` seconds at least); what the server sends meanwhile goes to ``on_message``."""
     connection = await open_connection(args, account=account)
+    connection.on_message = on_message
     if wait is not None:
         connection.timeout = max(connection.timeout, wait)
     try:
@@ -237,6 +241,14 @@ async def online_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _queued(message: ServerMessage) -> None:
+    """Where a review waiting for the server's solver stands (on stderr: ``--json`` keeps
+    stdout for the review)."""
+    if isinstance(message, Queued):
+        where = "next" if message.position == 1 else f"number {message.position}"
+        print(f"waiting for the solver: {where} in line", file=sys.stderr)
+
+
 async def _review(args: argparse.Namespace) -> int:
     review = await _ask(
         args,
@@ -244,6 +256,7 @@ async def _review(args: argparse.Namespace) -> int:
         Review,
         account=True,
         wait=REVIEW_TIMEOUT,
+        on_message=_queued,
     )
     if args.json:
         print_json(_dump(review))

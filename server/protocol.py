@@ -950,6 +950,14 @@ class Review(_Message):
     unknown: int = 0  # positions the budget left unknown
 
 
+class Queued(_Message):
+    """A ``review`` waits for the solver: where it stands in line (sent again as it moves)."""
+
+    type: Literal["queued"] = "queued"
+    game: str  # the game of the review asked
+    position: int  # 1: the next to be made once the solver is free
+
+
 class Reported(_Message):
     type: Literal["reported"] = "reported"
     id: MessageId | None = None
@@ -979,6 +987,7 @@ ServerMessage = Annotated[
     | DayStats
     | Replay
     | Review
+    | Queued
     | Reported,
     Field(discriminator="type"),
 ]

@@ -37,6 +37,7 @@ from server.protocol import (
     PlayerInfo,
     PlayerStats,
     Pong,
+    Queued,
     RaceDigest,
     RaceEntry,
     RaceEvent,
@@ -607,6 +608,7 @@ SERVER_SAMPLES: list[BaseModel] = [
         stretches=[Stretch(first=12, last=19, cost=6)],
         unknown=1,
     ),
+    Queued(game="5f0c", position=2),
     Reported(id=17, game="5f0c"),
 ]
 

@@ -256,10 +256,10 @@ async def serve_connection(
 ) -> None:
     """Run one connection until it closes."""
     outbox = Outbox(websocket)
-    session = Session(hub, outbox.push)
     budget = websocket.budget
     assert budget is not None  # admitted before its handshake was answered
     address = budget.address
+    session = Session(hub, outbox.push, address)
     gate.unauthenticated(websocket)
     aside: set[asyncio.Task[None]] = set()
 

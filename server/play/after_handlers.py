@@ -8,11 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from server.protocol import (
     DayStatsRequest,
+    Queued,
     ReplayRequest,
     Reply,
     Reported,
     ReportRequest,
     ReviewRequest,
+    encode,
 )
 
 if TYPE_CHECKING:
@@ -40,7 +42,13 @@ async def review(session: Session, message: ReviewRequest) -> Replies:
     player = session._signed_in_player()  # a review costs the solver's time: an account's
     record = await session.hub.after.finished_game(player, message.game)
     deal = await session.hub.after.review_deal(record)
-    found = await session.hub.reviews.review(player, record, deal=deal)
+
+    def waiting(position: int) -> None:  # while it waits for the solver, where it stands
+        session.push(encode(Queued(game=record.id, position=position)))
+
+    found = await session.hub.reviews.review(
+        player, record, deal=deal, address=session.address, waiting=waiting
+    )
     return [found.model_copy(update={"id": message.id})]
 
 

@@ -14,12 +14,15 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import ctypes
 import hashlib
 import hmac
 import logging
 import os
 import signal
+import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -96,9 +99,44 @@ def ignore_stop_signals() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
-def start_worker(nice: int) -> None:
-    """A solver worker's start: the stop signals ignored, its priority lowered by ``nice``."""
+#: How often a solver worker looks whether its server is still there (seconds).
+PARENT_POLL_SECONDS: Final = 0.5
+#: Linux's ``prctl`` option: the signal a process gets when its parent dies.
+_PR_SET_PDEATHSIG: Final = 1
+
+
+def end_with_parent(parent: int) -> None:
+    """Have this worker end once its server (process ``parent``) is gone, however it went:
+    a server killed without its own stop (``kill -9``, the OOM killer) would leave it
+    re-parented to init, ignoring the stop signals, for good.
+
+    On Linux the kernel kills it at once (``PR_SET_PDEATHSIG``: the parent *thread* that
+    spawned it is the server's event loop, which lasts as long as the server); everywhere a
+    daemon thread looks at its parent every :data:`PARENT_POLL_SECONDS` and ends the worker
+    when that is no longer the server. A server gone before either was set up is seen at
+    once. (Workers are spawned by the server itself: a forkserver would be their parent.)
+    """
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)  # nobody to answer: no cleanup owed
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def start_worker(nice: int, parent: int | None = None) -> None:
+    """A solver worker's start: the stop signals ignored, its end tied to its server's
+    (process ``parent``: :func:`end_with_parent`), its priority lowered by ``nice``."""
     ignore_stop_signals()
+    if parent is not None:
+        end_with_parent(parent)
     if nice:
         os.nice(nice)
 
@@ -112,7 +150,8 @@ class SolverProver:
     process group can reach it) and ignores them before unblocking them. ``close`` kills
     it at once, so a stop never waits for a search to end, and never waits on a lock a dead
     worker held (``multiprocessing.Pool.terminate`` can: its workers hold the task queue's
-    lock while idle).
+    lock while idle). It ends by itself once the server is gone (:func:`end_with_parent`),
+    even when the server had no stop of its own (``kill -9``).
     """
 
     def __init__(
@@ -182,7 +221,7 @@ class SolverProver:
                 1,
                 mp_context=get_context("spawn"),
                 initializer=start_worker,
-                initargs=(self._nice,),
+                initargs=(self._nice, os.getpid()),
             )
         # the worker is spawned (if need be) by submit, in this thread: with the stop
         # signals blocked here, it starts with them blocked; ours wait until the unblock

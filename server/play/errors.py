@@ -19,6 +19,7 @@ the network layer name a driver's or another layer's exception one by one.
 
 from __future__ import annotations
 
+import math
 from typing import Final
 
 from server.bus import BusUnavailable
@@ -42,18 +43,33 @@ class PlayError(Exception):
 class Refused(PlayError):
     """Raised anywhere in play; the session turns it into an ``error`` reply."""
 
-    def __init__(self, code: ErrorCode, message: str, *, rule: str | None = None) -> None:
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        rule: str | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        """``retry_after``: in how many seconds asking again may do (``detail.retry_after``,
+        whole seconds, at least 1)."""
         super().__init__(message)
         self.code = code
         self.message = message
         self.rule = rule
+        self.retry_after = retry_after
 
     @classmethod
     def illegal(cls, error: IllegalMoveError) -> Refused:
         return cls(ErrorCode.ILLEGAL_MOVE, error.message, rule=error.code)
 
     def reply(self, message_id: MessageId | None) -> Error:
-        return Error(id=message_id, code=self.code, message=self.message, rule=self.rule)
+        detail = None
+        if self.retry_after is not None:
+            detail = {"retry_after": max(1, math.ceil(self.retry_after))}
+        return Error(
+            id=message_id, code=self.code, message=self.message, rule=self.rule, detail=detail
+        )
 
 
 class BadName(PlayError, ValueError):

@@ -9,16 +9,23 @@ kept once made, in the store for every node (and the latest in this node's memor
 account has at most one review in flight, and so many new ones a day, counted across every
 node on the bus (Redis), or by this node alone while Redis is out.
 
+The worker makes one review at a time; the others wait in a :class:`FairLine`, taken in
+turn between client addresses (one address may hold many accounts), not first come first
+served, and each asker is told where it stands (``queued``).
+
 Distances are the solver's line, not the shortest possible: the solver shortens its
 solutions but does not prove them optimal, so a delta can be off by what it misses.
 """
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Final
 
 from server.bus import Bus, BusError, DayCounts
@@ -47,7 +54,8 @@ POSITION_NODES: Final = 60_000
 #: How much lower the review worker's priority is than the server's (``os.nice``): the
 #: server's moves come first when both want a core.
 REVIEW_NICE: Final = 10
-#: Reviews asked for and not done yet, on one node at most (they queue for the worker).
+#: Reviews asked for and not done yet, on one node at most (they wait in line for the
+#: worker); past it a review is refused ``busy``, with a ``retry_after``.
 MOST_IN_FLIGHT: Final = 32
 #: New reviews an account may ask in a UTC day, of all nodes (one asked again of the node
 #: that made it is kept: free).
@@ -199,9 +207,85 @@ def stretches(positions: Sequence[ReviewPosition], most: int = STRETCHES) -> lis
     return found[:most]
 
 
+#: Told where a waiting review stands: its position in line (1: next).
+Waiting = Callable[[int], None]
+
+
+@dataclass(eq=False)
+class _Turn:
+    address: str
+    start: int  # its place in the line's virtual time (start-time fair queuing)
+    seq: int  # the order it came in: ties go to the first
+    waiting: Waiting | None
+    ready: asyncio.Future[None] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+    told: int = 0
+
+
+class FairLine:
+    """One worker shared fairly between client addresses: a review is made at once when
+    the worker is free; else it waits, and the worker takes the waiting ones in turn between
+    addresses (start-time fair queuing, every review costing one turn): five reviews from
+    one address and one from another, the other's comes second, not sixth. An address that
+    waited nothing for a while banks no turns. Each waiter is told its position whenever it
+    changes (a newcomer from a quieter address may go before it)."""
+
+    def __init__(self) -> None:
+        self._line: list[_Turn] = []
+        self._working = False
+        self._virtual = 0  # the start of the turn in the worker
+        self._finish: dict[str, int] = {}  # by address: where its last turn ends
+        self._seq = itertools.count()
+
+    def __len__(self) -> int:
+        """Reviews waiting (the one in the worker left out)."""
+        return len(self._line)
+
+    async def turn(self, address: str, waiting: Waiting | None = None) -> None:
+        """Wait for the worker (its turn: :meth:`done` once finished with it)."""
+        start = max(self._virtual, self._finish.get(address, 0))
+        self._finish[address] = start + 1
+        if not self._working and not self._line:
+            self._working = True
+            self._virtual = start
+            return
+        turn = _Turn(address, start, next(self._seq), waiting)
+        self._line.append(turn)
+        self._line.sort(key=lambda waiter: (waiter.start, waiter.seq))
+        self._tell()
+        try:
+            await turn.ready
+        except asyncio.CancelledError:
+            if turn in self._line:
+                self._line.remove(turn)
+                self._tell()
+            elif turn.ready.done() and not turn.ready.cancelled():
+                self.done()  # given the worker just as it gave up: the next one's
+            raise
+
+    def done(self) -> None:
+        """The worker is free: the next in line gets it."""
+        self._working = False
+        if self._line:
+            turn = self._line.pop(0)
+            self._working = True
+            self._virtual = turn.start
+            turn.ready.set_result(None)
+        self._finish = {key: end for key, end in self._finish.items() if end > self._virtual}
+        self._tell()
+
+    def _tell(self) -> None:
+        for position, turn in enumerate(self._line, 1):
+            if turn.told != position:
+                turn.told = position
+                if turn.waiting is not None:
+                    turn.waiting(position)
+
+
 class Reviews:
     """Reviews of finished games: made in the worker, kept per game, one per account at
-    a time."""
+    a time, in a fair line between addresses."""
 
     def __init__(
         self, store: ReviewStore, worker: SolverProver, *, seconds: float, clock: Clock, bus: Bus
@@ -212,6 +296,7 @@ class Reviews:
         self._clock = clock
         self._done: OrderedDict[str, Review] = OrderedDict()
         self._busy: set[int] = set()
+        self._line = FairLine()
         self.most_in_flight = MOST_IN_FLIGHT
         self.per_day = REVIEWS_PER_DAY
         #: New reviews asked today, by account: counted on the bus, for every node.
@@ -220,18 +305,30 @@ class Reviews:
         self._own_counts = DayCounts()
 
     async def review(
-        self, player: PlayerRecord, record: GameRecord, *, deal: DailyDealRecord | None = None
+        self,
+        player: PlayerRecord,
+        record: GameRecord,
+        *,
+        deal: DailyDealRecord | None = None,
+        address: str = "",
+        waiting: Waiting | None = None,
     ) -> Review:
         """The review of a finished game the player may see (checked by the caller); of a
         daily, with its ``deal`` (its par, and its solver line to start from). One kept
-        already, by any node, is answered at once and does not count."""
+        already, by any node, is answered at once and does not count. ``address``, the
+        asker's (as the network layer counts it), takes its turn for the worker in the fair
+        line; ``waiting`` is told the review's position while it waits."""
         found = await self.kept(record.id)
         if found is not None:
             return found
         if player.id in self._busy:
             raise Refused(ErrorCode.BUSY, "a review of yours is being made: ask again when done")
         if len(self._busy) >= self.most_in_flight:
-            raise Refused(ErrorCode.BUSY, "the solver has many reviews to make: ask again later")
+            raise Refused(
+                ErrorCode.BUSY,
+                f"the solver has {len(self._busy)} reviews to make: ask again later",
+                retry_after=self.seconds,  # a place is free once the one being made is done
+            )
         # marked before anything else is awaited: a second ask meanwhile is refused
         self._busy.add(player.id)
         try:
@@ -243,13 +340,17 @@ class Reviews:
                 for entry in logged.entries
                 if entry.action not in END_ACTIONS
             ]
-            judged = await self._worker.run(
-                judge_path,
-                record.code,
-                [action for _, action in entries],
-                self.seconds,
-                (deal.solution or ()) if deal is not None else (),
-            )
+            await self._line.turn(address, waiting)
+            try:
+                judged = await self._worker.run(
+                    judge_path,
+                    record.code,
+                    [action for _, action in entries],
+                    self.seconds,
+                    (deal.solution or ()) if deal is not None else (),
+                )
+            finally:
+                self._line.done()
         finally:
             self._busy.discard(player.id)
         found = review_of(logged.game, entries, judged, par=deal.par if deal else None)

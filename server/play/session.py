@@ -85,6 +85,7 @@ class Session:
         "_resumes_seen",
         "_rooms",
         "_unseen",
+        "address",
         "game",
         "hub",
         "legal",
@@ -92,9 +93,12 @@ class Session:
         "push",
     )
 
-    def __init__(self, hub: Hub, push: Push) -> None:
+    def __init__(self, hub: Hub, push: Push, address: str = "") -> None:
+        """``address``: the client's, as the network layer counts it (whose turn a review
+        takes in the solver's line)."""
         self.hub = hub
         self.push = push
+        self.address = address
         self.player: PlayerRecord | None = None
         self.game: PlayerGame | None = None
         #: ``hello`` asked for placement help with each state and move (a browser's board).

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
+import pytest
+
 from server.engine import Game
-from server.play.review import judge_path, review_of
+from server.play.review import FairLine, judge_path, review_of
 from server.solver import Verdict, solve
 from server.store import GameRecord
 
@@ -49,3 +52,35 @@ def test_a_dailys_own_line_is_the_deals_verdict_and_the_path_along_it_follows() 
     # a line that does not win the deal (cut short, or not legal there) is not taken
     for wrong in (line[:-1], ["10-1", *line]):
         assert judge_path(WON_CODE, [], seconds=0.0, line=wrong) == [(None, None)]
+
+
+async def test_the_fair_line_passes_over_a_waiter_that_gave_up() -> None:
+    line = FairLine()
+    told: dict[str, list[int]] = {"a2": [], "b1": []}
+    await line.turn("a")  # the worker is free: at once
+    a2 = asyncio.ensure_future(line.turn("a", told["a2"].append))
+    b1 = asyncio.ensure_future(line.turn("b", told["b1"].append))
+    await asyncio.sleep(0)  # both in line
+    assert len(line) == 2 and told == {"a2": [1, 2], "b1": [1]}  # b's first turn goes first
+    b1.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await b1
+    assert len(line) == 1 and told["a2"] == [1, 2, 1]  # moved up again
+    line.done()
+    await asyncio.wait_for(a2, 5)  # the worker is a2's
+    line.done()
+    await asyncio.wait_for(line.turn("c"), 5)  # free again: at once
+
+
+async def test_the_fair_line_passes_on_a_turn_given_to_a_waiter_as_it_gave_up() -> None:
+    line = FairLine()
+    await line.turn("a")
+    given = asyncio.ensure_future(line.turn("b"))
+    after = asyncio.ensure_future(line.turn("c"))
+    await asyncio.sleep(0)
+    line.done()  # the worker is given's, which is cancelled before it runs again
+    given.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await given
+    await asyncio.wait_for(after, 5)  # not left waiting for a worker nobody holds
+    assert len(line) == 0

@@ -180,6 +180,12 @@
         var message = JSON.parse(event.data);
         if (message.type === "error" && message.id === "sign-in") {
           end("Sign in on the play page first (" + message.message + ").");
+        } else if (message.type === "queued") {
+          // the solver is making others' reviews first: where this one stands
+          if (!done) {
+            var where = message.position === 1 ? "next" : "number " + message.position;
+            status.textContent = "Waiting for the solver: " + where + " in line…";
+          }
         } else if (message.id === "review") {
           if (message.type !== "review") return end(message.message);
           showReview(message);
