@@ -107,6 +107,7 @@ class ErrorCode(StrEnum):
     TOO_MANY_ROOMS = "too-many-rooms"  # open rooms per account, or rooms followed per connection
     STALE_GAME = "stale-game"  # played on elsewhere since: a state follows the error
     DAY_OVER = "day-over"  # an action on a daily after its day's end: a state follows the error
+    GAME_TOO_LONG = "game-too-long"  # a game at its cap of actions: only resign is taken
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
     NOT_VISIBLE = "not-visible"  # a replay (or review) its asker may not see, or not yet

@@ -11,6 +11,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from server.kinds import COUNTDOWN, TIME_LIMIT
 from server.play.fairplay import Thresholds
+from server.play.player_game import MAX_GAME_ACTIONS
 
 #: A secret set in production is at least this long.
 SECRET_LENGTH = 16
@@ -48,6 +49,9 @@ class Settings(BaseSettings):
     #: others (milliseconds); a commit that takes longer than the timeout is refused.
     commit_window_ms: float = Field(5.0, ge=0, le=1000)
     commit_timeout_seconds: float = Field(5.0, gt=0)
+    #: A game's actions (moves, undos, restarts: its ``seq``) at most; from then on only a
+    #: resignation (or the day's end) is taken (server/play/player_game.py says why 5,000).
+    max_game_actions: int = Field(MAX_GAME_ACTIONS, ge=1)
     # -- timeouts of the services (docs/operations.md) ------------------------------------
     database_connect_timeout_seconds: float = Field(5.0, gt=0)
     #: Every statement, both in asyncpg and as PostgreSQL's own ``statement_timeout``.

@@ -197,6 +197,7 @@ async def run_server(
         deal_prover = prover
         solvers: tuple[SolverProver, ...] = ()
         reviews: SolverProver | None = None  # tests that bring a prover: the hub's own
+        fairplay_worker: SolverProver | None = None  # ... and a thread for the fair play
         if prover is None:
             solver = SolverProver(settings.daily_solver_seconds)
             stack.callback(solver.close)
@@ -211,6 +212,11 @@ async def run_server(
             reviews = SolverProver(settings.review_seconds, name="game reviews", nice=REVIEW_NICE)
             stack.callback(reviews.close)
             solvers = (solver, verdicts, reviews)
+            # a finished daily's fair-play evidence, CPU work that grows with its log: in a
+            # process of its own, so a long game's end holds up nobody's game; closed with
+            # the hub, once the games in flight at a stop have ended (none is cut short)
+            fairplay_worker = SolverProver(0.0, name="fair play")
+            stack.callback(fairplay_worker.close)
         # unset: the install's own, made at its first start and kept in its database
         secret = settings.secret or await store.install_secret(
             name="daily", candidate=secrets.token_urlsafe(32), now=clock.now()
@@ -236,6 +242,8 @@ async def run_server(
             public_url=settings.public_url,
             review_seconds=settings.review_seconds,
             review_worker=reviews,
+            max_game_actions=settings.max_game_actions,
+            fairplay_worker=fairplay_worker,
         )
         hub.start()
         stack.push_async_callback(hub.close)

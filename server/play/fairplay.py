@@ -179,6 +179,23 @@ def held_reasons(found: Evidence, thresholds: Thresholds | None = None) -> list[
     return reasons
 
 
+def judge(
+    log: Sequence[LoggedAction],
+    started_ms: int,
+    solution: Sequence[str],
+    par: int | None,
+    thresholds: Thresholds,
+    code: str | None,
+) -> tuple[Evidence, list[str]]:
+    """:func:`evidence` and :func:`held_reasons` in one call, its arguments positional: what
+    the screening hands its worker (a top-level function, pickled there), as the work grows
+    with the game's log (server/play/screening.py)."""
+    found = evidence(
+        log, started_ms=started_ms, solution=solution, par=par, thresholds=thresholds, code=code
+    )
+    return found, held_reasons(found, thresholds)
+
+
 def net_length(code: str, line: Sequence[str]) -> int | None:
     """The length of ``line`` (moves that stand, from the deal ``code``) with every loop cut:
     when a position comes back, the moves since its first visit are dropped. A move and its
@@ -244,4 +261,12 @@ def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
     return row[-1]
 
 
-__all__ = ["Evidence", "LoggedAction", "Thresholds", "evidence", "held_reasons", "net_length"]
+__all__ = [
+    "Evidence",
+    "LoggedAction",
+    "Thresholds",
+    "evidence",
+    "held_reasons",
+    "judge",
+    "net_length",
+]

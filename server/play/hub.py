@@ -34,6 +34,7 @@ from .days import DayTicker
 from .endings import GameEndings
 from .fairplay import Thresholds
 from .live import LiveGames
+from .player_game import MAX_GAME_ACTIONS
 from .queries import Queries
 from .race import RaceRooms
 from .race_feed import RACE_MOVE_INTERVAL, RaceFeed
@@ -62,14 +63,20 @@ class Hub:
         public_url: str = "",
         review_seconds: float = 20.0,
         review_worker: SolverProver | None = None,
+        max_game_actions: int = MAX_GAME_ACTIONS,
+        fairplay_worker: SolverProver | None = None,
     ) -> None:
         """``deal_prover`` proves race rooms' fresh deals (by default ``prover``);
         ``race_store`` defaults to the rooms' queries on ``store``'s database;
         ``reviewers``: the accounts (``name_key`` form) that may see held results' replays;
         ``public_url``: the server's address as players reach it (share texts);
         ``review_seconds``: the solver's CPU budget per game review, in ``review_worker``
-        (by default a worker process of its own)."""
+        (by default a worker process of its own); ``max_game_actions``: a game's actions
+        at most (a resignation is still taken then); ``fairplay_worker``: where a finished
+        daily's fair-play evidence is worked out, off the event loop (None: a thread; the
+        server brings a worker process)."""
         self.store = store
+        self.max_game_actions = max_game_actions
         self.clock = clock
         self.daily = DailySchedule(store, secret=secret, prover=prover)
         self.screening = Screening(
@@ -77,7 +84,9 @@ class Hub:
             daily=self.daily,
             clock=clock,
             thresholds=thresholds or Thresholds(),
+            worker=fairplay_worker,
         )
+        self._fairplay_worker = fairplay_worker
         self.accounts = Accounts(store, clock)
         self.races = RaceRooms(bus, clock)
         self.live = LiveGames(store)
@@ -149,6 +158,8 @@ class Hub:
         await self.races.flush()
         await self.daily.close()
         self.reviews.close()
+        if self._fairplay_worker is not None:
+            self._fairplay_worker.close()
 
     def now(self) -> datetime:
         return self.clock.now()

@@ -45,6 +45,18 @@ from .resends import REPLAY_MEMORY, Resends
 
 UNDO: Final = "undo"
 RESTART: Final = "restart"
+#: The most actions a game takes (its ``seq``: moves, undos, restarts), by default: from
+#: then on it is refused ``game-too-long``, but a resignation is still taken, and the day's
+#: end still closes a daily, so a game at the cap can be ended, replayed and ranked like any
+#: other. Nothing else bounds a game's log, which every resume replays and every daily's
+#: fair-play screening reads whole (about 50-80 us an action). Measured: the solver's lines
+#: for daily deals (eight days each, late 2026) are 42-49 moves on 1 suit, 50-57 on 2 and
+#: 60-66 on 4; fc-solve's best lines expanded to single moves (tests/fixtures) 59-130.
+#: A person wanders: several times the line's moves, an undo for many of them, a restart or
+#: two; 5,000 is some 75 times the longest par and 40 times the longest fc-solve line, far
+#: beyond any real game, and at the per-connection budget (100 messages per 10 s) over
+#: eight minutes of nothing but actions.
+MAX_GAME_ACTIONS: Final = 5_000
 
 
 class Auto(NamedTuple):

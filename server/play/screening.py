@@ -15,10 +15,16 @@ their board (:meth:`FairPlayStore.queue_leaders`).
 
 Bots are not screened: they play on the bots' board. A screening interrupted by a crash is
 done again by :meth:`Screening.catch_up` (the day ticker calls it).
+
+The evidence is CPU work that grows with the game's log (about 50-80 us an action: the
+difficulty of every position, the line against the solver's), done in the screening's
+worker (:class:`~server.play.daily.SolverProver`: a process of its own in the server, so a
+long game's end never holds up the event loop and the others' games; a thread by default).
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 from datetime import date, timedelta
@@ -34,10 +40,11 @@ from server.store import (
     TrustRecord,
 )
 
+from . import fairplay
 from .clock import Clock, utc_day
-from .daily import DailySchedule
+from .daily import DailySchedule, SolverProver
 from .difficulty import follow_z
-from .fairplay import Thresholds, evidence, held_reasons
+from .fairplay import Thresholds
 from .newcomers import counts_from, is_newcomer
 from .trust import Daily, account_trust, follows_of, is_top, percentile
 
@@ -58,11 +65,14 @@ class Screening:
         daily: DailySchedule,
         clock: Clock,
         thresholds: Thresholds,
+        worker: SolverProver | None = None,
     ) -> None:
+        """``worker`` works out the evidence (None: a thread, ``asyncio.to_thread``)."""
         self._store = store
         self._daily = daily
         self._clock = clock
         self.thresholds = thresholds
+        self._worker = worker
 
     async def screen(self, game_id: str) -> FairPlayRecord | None:
         """Screen a finished daily of a human (once: a second call returns the first);
@@ -81,15 +91,18 @@ class Screening:
         player = await self._store.player_by_id(record.player_id)
         if player is None:
             return None
-        found = evidence(
+        arguments = (
             [(entry.action, entry.at_ms) for entry in logged.entries],
-            started_ms=int(record.started_at.timestamp() * 1000),
-            solution=solution,
-            par=deal.par,
-            thresholds=self.thresholds,
-            code=record.code,
+            int(record.started_at.timestamp() * 1000),
+            list(solution),
+            deal.par,
+            self.thresholds,
+            record.code,
         )
-        reasons = held_reasons(found, self.thresholds)
+        if self._worker is None:
+            found, reasons = await asyncio.to_thread(fairplay.judge, *arguments)
+        else:
+            found, reasons = await self._worker.run(fairplay.judge, *arguments)
         if player.flagged:
             reasons.append(FLAGGED_REASON)
         days_before = await self._store.daily_days(player_id=player.id, before=record.day)

@@ -210,10 +210,12 @@ class Session:
 
         A resend of an action already taken is answered again. An action on a daily whose
         day is over (by the server's clock, on any node, whether or not the day ticker has
-        closed the game yet) is refused ``day-over``. This node's copy of the game may be out
-        of date (the player went on through another node): when the log refuses the append,
-        or the engine refuses the action, the copy is brought up to date from the log and the
-        action is tried once more, against the game as it truly stands.
+        closed the game yet) is refused ``day-over``; an action past the hub's
+        ``max_game_actions`` (a resignation aside) is refused ``game-too-long``. This node's
+        copy of the game may be out of date (the player went on through another node): when
+        the log refuses the append, or the engine refuses the action, the copy is brought up
+        to date from the log and the action is tried once more, against the game as it
+        truly stands.
         """
         game = self._current_game()
         async with game.lock:
@@ -231,6 +233,12 @@ class Session:
                 if game.over_by_day(now) and (not game.finished or game.closed):
                     return await self._refuse_day_over(message_id, game)
                 _refuse_if_over(game)
+                if action != "resign" and game.seq >= self.hub.max_game_actions:
+                    raise Refused(
+                        ErrorCode.GAME_TOO_LONG,
+                        f"this game has taken {self.hub.max_game_actions} actions, the most a "
+                        "game takes: it is as it was, and it can still be resigned",
+                    )
                 try:
                     outcome = await game.play(action, now, message_id=message_id, request=what)
                 except IllegalMoveError as error:

@@ -13,7 +13,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from server.engine import Game, GameCode, Move
-from server.play.fairplay import Evidence, Thresholds, evidence, held_reasons, net_length
+from server.play.daily import SolverProver
+from server.play.fairplay import (
+    Evidence,
+    Thresholds,
+    evidence,
+    held_reasons,
+    judge,
+    net_length,
+)
 from server.solver import Verdict, solve
 
 #: Deals the traces are played on: 1 and 2 suits, each winnable by the solver.
@@ -295,3 +303,26 @@ def test_the_thresholds_are_settable() -> None:
     found = evidence(log, started_ms=START, solution=["3-4"], par=1, thresholds=strict)
     assert found.fast_share == 1.0
     assert "100% of think times under 1 s" in held_reasons(found, strict)
+
+
+async def test_judged_in_a_worker_process_as_on_the_spot() -> None:
+    """The screening's worker (a process of its own in the server) finds what
+    :func:`evidence` and :func:`held_reasons` find, a person's exploring and the solver's
+    line at machine speed alike."""
+    rng = random.Random(14)
+    (code, played), *_ = people(1, seed=14)
+    games = [(code, timed(played, rng, human)), (code, timed(list(solution(code)), rng, machine))]
+    worker = SolverProver(0.0, name="fair play")
+    try:
+        for code, log in games:
+            arguments = (log, START, list(solution(code)), len(solution(code)), Thresholds(), code)
+            found = evidence(
+                log,
+                started_ms=START,
+                solution=solution(code),
+                par=len(solution(code)),
+                code=code,
+            )
+            assert await worker.run(judge, *arguments) == (found, held_reasons(found))
+    finally:
+        worker.close()
