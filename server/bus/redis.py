@@ -38,15 +38,20 @@ SOCKET_TIMEOUT = 5.0
 
 
 def redis_client(
-    url: str, *, connect_timeout: float = CONNECT_TIMEOUT, timeout: float = SOCKET_TIMEOUT
+    url: str,
+    *,
+    connect_timeout: float = CONNECT_TIMEOUT,
+    timeout: float = SOCKET_TIMEOUT,
+    pool_timeout: float | None = None,
 ) -> redis.Redis:
     """A Redis client whose pool waits for a free connection when all are busy (the
-    default pool refuses with "Too many connections" when a thousand players move). A
-    Redis that does not answer within ``timeout`` seconds fails the call (RedisError)."""
+    default pool refuses with "Too many connections" when a thousand players move), up
+    to ``pool_timeout`` seconds (None: ``timeout``). A Redis that does not answer within
+    ``timeout`` seconds fails the call (RedisError)."""
     pool = redis.BlockingConnectionPool.from_url(
         url,
         max_connections=REDIS_CONNECTIONS,
-        timeout=timeout,
+        timeout=timeout if pool_timeout is None else pool_timeout,
         socket_connect_timeout=connect_timeout,
         socket_timeout=timeout,
     )

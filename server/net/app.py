@@ -31,6 +31,7 @@ from server.protocol import ErrorCode
 from server.settings import Settings
 from server.store import Store
 from server.store.database import private_folder
+from server.store.ranks import RedisRankCache
 from server.web.responses import request_target
 
 from . import http
@@ -176,7 +177,7 @@ async def run_server(
             private_folder(settings.data_dir)
         if store is None:
             if settings.redis_url:
-                rank_redis = redis_client(settings.redis_url, **settings.redis_timeouts)
+                rank_redis = redis_client(settings.redis_url, **settings.redis_cache_timeouts)
                 stack.push_async_callback(rank_redis.aclose)
             store = await Store.open(
                 settings.effective_database_url,
@@ -186,6 +187,8 @@ async def run_server(
                 commit_window=settings.commit_window_ms / 1000,
                 commit_timeout=settings.commit_timeout_seconds,
                 timeouts=settings.database_timeouts,
+                breaker_seconds=settings.redis_breaker_seconds,
+                monotonic=clock.monotonic,
             )
             stack.push_async_callback(store.close)
         if bus is None:
@@ -245,6 +248,8 @@ async def run_server(
         stack.push_async_callback(health.close)
         metrics = Metrics(hub, gate, health)
         metrics.watch_commits(store)
+        if isinstance(store.ranks, RedisRankCache):
+            metrics.watch_breaker("rank-cache", store.ranks.breaker)
         gate.on_refuse = metrics.refused
         listener = listen(settings.host, settings.port, bound=bound)
         server = await stack.enter_async_context(
