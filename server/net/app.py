@@ -20,7 +20,7 @@ from functools import partial
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
-from server.bus import Bus, open_bus, redis_client
+from server.bus import Bus, RedisBus, open_bus, redis_client
 from server.play.clock import Clock, SystemClock
 from server.play.daily import Prover, SolverProver
 from server.play.hub import Hub
@@ -193,7 +193,11 @@ async def run_server(
             stack.push_async_callback(store.close)
         if bus is None:
             bus = open_bus(
-                settings.redis_url, prefix=settings.redis_prefix, **settings.redis_timeouts
+                settings.redis_url,
+                prefix=settings.redis_prefix,
+                breaker_seconds=settings.redis_breaker_seconds,
+                monotonic=clock.monotonic,
+                **settings.redis_timeouts,
             )
             await bus.start()
             stack.push_async_callback(bus.close)
@@ -250,6 +254,8 @@ async def run_server(
         metrics.watch_commits(store)
         if isinstance(store.ranks, RedisRankCache):
             metrics.watch_breaker("rank-cache", store.ranks.breaker)
+        if isinstance(bus, RedisBus):
+            metrics.watch_breaker("bus", bus.breaker)
         gate.on_refuse = metrics.refused
         listener = listen(settings.host, settings.port, bound=bound)
         server = await stack.enter_async_context(

@@ -13,7 +13,7 @@ Each server has a registry of its own (several servers may run in one process: t
 | ``simon_errors_total{code}`` | counter | ``error`` replies and refusals, by code |
 | ``simon_backend_up{service}`` | gauge | 1 when the database / Redis answered the last probe |
 | ``simon_backend_latency_seconds{service}`` | gauge | that probe's round trip |
-| ``simon_breaker_open{service}`` | gauge | 1 while a cache's breaker is open or half-open |
+| ``simon_breaker_open{service}`` | gauge | 1 while a breaker is open or half-open |
 | ``simon_breaker_skipped_total{service}`` | counter | calls a breaker skipped (not made) |
 """
 
@@ -96,23 +96,23 @@ class MessageTimes(Collector):
 
 
 class _BreakerFigures(Collector):
-    def __init__(self, service: str, breaker: Breaker) -> None:
-        self._service = service
-        self._breaker = breaker
+    """The breakers' figures, read from each at scrape time (each counts for itself)."""
+
+    def __init__(self) -> None:
+        self.breakers: dict[str, Breaker] = {}
 
     def collect(self) -> Iterator[Metric]:
         opened = GaugeMetricFamily(
             "simon_breaker_open",
-            "1 while a cache's breaker skips it (open or half-open)",
+            "1 while a breaker skips its service (open or half-open)",
             labels=["service"],
         )
-        opened.add_metric([self._service], 0 if self._breaker.state == "closed" else 1)
         skipped = CounterMetricFamily(
-            "simon_breaker_skipped",
-            "calls a breaker skipped (the database answered)",
-            labels=["service"],
+            "simon_breaker_skipped", "calls a breaker skipped (not made)", labels=["service"]
         )
-        skipped.add_metric([self._service], self._breaker.skipped)
+        for service, breaker in self.breakers.items():
+            opened.add_metric([service], 0 if breaker.state == "closed" else 1)
+            skipped.add_metric([service], breaker.skipped)
         yield opened
         yield skipped
 
@@ -138,6 +138,8 @@ class Metrics:
             "connections in or following a race room (racers and spectators)",
             registry=self.registry,
         ).set_function(lambda: hub.rooms.follower_count)
+        self._breakers = _BreakerFigures()
+        self.registry.register(self._breakers)
         self.message_times = MessageTimes()
         self.registry.register(self.message_times)
         self.commit = Histogram(
@@ -160,9 +162,8 @@ class Metrics:
         )  # fmt: skip
 
     def watch_breaker(self, service: str, breaker: Breaker) -> None:
-        """``simon_breaker_open`` and ``simon_breaker_skipped_total`` of one breaker: read
-        from it at scrape time (it counts for itself)."""
-        self.registry.register(_BreakerFigures(service, breaker))
+        """``simon_breaker_open`` and ``simon_breaker_skipped_total`` of one breaker."""
+        self._breakers.breakers[service] = breaker
 
     def watch_commits(self, store: Store) -> None:
         ok, failed = self.commit.labels("ok"), self.commit.labels("failed")

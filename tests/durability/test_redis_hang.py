@@ -10,15 +10,18 @@ through a TCP proxy the test freezes (it holds every byte) and restores.
 from __future__ import annotations
 
 import asyncio
+import itertools
+import random
 import urllib.request
+from typing import TYPE_CHECKING
 
 import redis.asyncio as redis
 from prometheus_client.parser import text_string_to_metric_families
 
-from server.breaker import State
 from server.net import RunningServer
 from server.store.ranks import RedisRankCache
 from tests.conftest import Backend
+from tests.support.players import registered, resume, signed_in, started, step
 from tests.support.proxy import TcpProxy, proxied_redis_url, target_of
 from tests.support.servers import (
     Client,
@@ -30,10 +33,16 @@ from tests.support.servers import (
 )
 from tests.support.web import no_cache, page
 
+if TYPE_CHECKING:
+    from server.breaker import State
+
 #: How long a request may take on a loaded machine (the hung Redis' own cost included).
 REPLY_SECONDS = 30.0
 #: Reads made while the breaker is open: each would wait the cache's timeout on Redis.
 READS = 5
+#: A racer's moves reach the race at most twice a second, the last one always following
+#: (docs/protocol.md, Races): once the clock moved this far, a move's event has gone.
+RACE_EVENTS_SETTLED = 1.1
 #: In the name of the bus's pub/sub client: its connections are not the rank cache's.
 PUBSUB = b":races"
 
@@ -84,12 +93,19 @@ async def board_and_ranks(client: Client, names: list[str]) -> tuple[list[str], 
     return order, totals
 
 
+def own_ids(client: Client, first: int) -> None:
+    """Number the client's messages from ``first``: a game's moves on a new connection
+    must not reuse its earlier connections' ids (the same move at the same id would be
+    answered as a resend of that one)."""
+    client._ids = itertools.count(first)
+
+
 def state_of(ranks: RedisRankCache) -> State:
-    return ranks.breaker.state
+    return ranks.breaker.state  # read afresh (a check of the property narrows nothing)
 
 
-async def breaker_samples(server: RunningServer) -> dict[str, float]:
-    """The rank cache breaker's figures on ``/metrics``."""
+async def breaker_samples(server: RunningServer, service: str = "rank-cache") -> dict[str, float]:
+    """A breaker's figures on ``/metrics``."""
 
     def get() -> str:
         with urllib.request.urlopen(server.http_url + "/metrics", timeout=REPLY_SECONDS) as got:
@@ -101,7 +117,7 @@ async def breaker_samples(server: RunningServer) -> dict[str, float]:
         sample.name: sample.value
         for family in text_string_to_metric_families(text)
         for sample in family.samples
-        if sample.name.startswith("simon_breaker") and sample.labels == {"service": "rank-cache"}
+        if sample.name.startswith("simon_breaker") and sample.labels == {"service": service}
     }
 
 
@@ -178,3 +194,76 @@ async def test_reads_skip_a_hung_redis_and_use_it_again_once_it_answers(
             assert proxy.bytes_asked(excluding=PUBSUB) > asked  # and Redis is asked again
             assert (await breaker_samples(server))["simon_breaker_open"] == 0
         await direct.aclose()
+
+
+async def test_dailies_start_and_resume_while_redis_hangs(
+    postgres_url: str, redis_url: str, run_id: str
+) -> None:
+    rng = random.Random(41)
+    async with TcpProxy(*target_of(redis_url, 6379)) as proxy:
+        backend = Backend(
+            "services", postgres_url, proxied_redis_url(redis_url, proxy), f"simon-test-{run_id}"
+        )
+        settings = server_settings(backend, redis_socket_timeout_seconds=2.0)
+        clock = fresh_clock(real_intervals=False)  # the breakers' seconds pass when told
+        async with serving(settings, clock=clock) as server:
+            async with Client.connect(server.url) as client:
+                token = await registered(client, racer := unique_name("r"))
+                ledger = await started(client, {"mode": "daily", "suits": 1})
+                await step(client, ledger, rng)
+
+            proxy.freeze()
+            try:
+                # the first start of a race this node follows meets the hung Redis (its
+                # standings are read from the bus), waits out the timeout, and is answered
+                async with Client.connect(server.url) as first:
+                    await registered(first, unique_name("f"))
+                    reply = await first.request(
+                        {"type": "start", "mode": "daily", "suits": 2}, timeout=REPLY_SECONDS
+                    )
+                    assert reply["type"] == "state", reply
+                asked = proxy.bytes_asked(excluding=PUBSUB)
+            except BaseException:
+                proxy.restore()  # the server must stop
+                raise
+            # then a daily is resumed and played, and another started, without a wait
+            async with Client.connect(server.url) as client:
+                try:
+                    own_ids(client, 200)
+                    await signed_in(client, token)
+                    state = await resume(client, ledger.game_id, ledger.seq)
+                    assert ledger.check(state) == [] and state["seq"] == ledger.seq
+                    for _ in range(3):
+                        await step(client, ledger, rng)
+                    race = await client.request({"type": "race", "suits": 1})
+                    assert race["type"] == "race", race  # (its events wait for Redis)
+                    async with Client.connect(server.url) as other:
+                        await registered(other, unique_name("o"))
+                        await started(other, {"mode": "daily", "suits": 4})
+                    more = proxy.bytes_asked(excluding=PUBSUB) - asked
+                    assert more == 0, f"the bus asked the hung Redis again ({more} bytes)"
+                    figures = await breaker_samples(server, "bus")
+                    assert figures["simon_breaker_open"] == 1, figures
+                finally:
+                    proxy.restore()  # also when the test fails: the server must stop
+
+                # once its seconds are over, the bus is used again: the race's standings
+                # Redis held are read (missed when the race was followed) ...
+                clock.advance(seconds=settings.redis_breaker_seconds)
+                race = await client.request({"type": "race", "suits": 1})
+                assert racer in [row["player"] for row in race["players"]], race
+                # ... and a move's race event goes out and comes back through the reader
+                asked = proxy.bytes_asked(excluding=PUBSUB)
+                await step(client, ledger, rng)
+                clock.advance(seconds=RACE_EVENTS_SETTLED)  # its race event is due
+                await server.hub.races.flush()
+                assert proxy.bytes_asked(excluding=PUBSUB) > asked
+                deadline = asyncio.get_running_loop().time() + REPLY_SECONDS
+                while True:
+                    race = await client.request({"type": "race", "suits": 1})
+                    rows = {row["player"]: row for row in race["players"]}
+                    if rows[racer]["moves"] == ledger.engine.moves:
+                        break
+                    assert asyncio.get_running_loop().time() < deadline, (race, ledger.engine)
+                    await asyncio.sleep(0.05)
+                assert (await breaker_samples(server, "bus"))["simon_breaker_open"] == 0
