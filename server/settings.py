@@ -59,6 +59,10 @@ class Settings(BaseSettings):
     sqlite_busy_timeout_seconds: float = Field(10.0, ge=0)
     redis_connect_timeout_seconds: float = Field(2.0, gt=0)
     redis_socket_timeout_seconds: float = Field(5.0, gt=0)
+    #: The rank cache's reads and writes in Redis (a cache: the database answers instead),
+    #: and how long it is skipped after one fails (then one call tries it again).
+    redis_cache_timeout_seconds: float = Field(0.5, gt=0)
+    redis_breaker_seconds: float = Field(5.0, gt=0)
     #: ``/healthz`` waits this long for each service before it calls it down.
     health_timeout_seconds: float = Field(2.0, gt=0)
     #: Solver budget per candidate daily deal; codes it cannot prove winnable are skipped.
@@ -201,6 +205,17 @@ class Settings(BaseSettings):
         return {
             "connect_timeout": self.redis_connect_timeout_seconds,
             "timeout": self.redis_socket_timeout_seconds,
+        }
+
+    @property
+    def redis_cache_timeouts(self) -> dict[str, float]:
+        """The timeouts for the rank cache's ``redis_client``: short, for a cache; a caller
+        still waits as long as any for one of its pool's connections to be free."""
+        cache = self.redis_cache_timeout_seconds
+        return {
+            "connect_timeout": min(self.redis_connect_timeout_seconds, cache),
+            "timeout": cache,
+            "pool_timeout": self.redis_socket_timeout_seconds,
         }
 
     @property

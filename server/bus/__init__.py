@@ -10,16 +10,18 @@ without decoding them again. It also keeps counts of a day that every node share
 account's reviews: ``<prefix>:count:<day>:<name>``).
 """
 
+from typing import Any
+
 from .base import Bus, BusError, BusUnavailable, DayCounts, RaceHandler, RaceUpdate
 from .memory import InProcessBus
 from .redis import RedisBus, redis_client
 
 
-def open_bus(redis_url: str | None, *, prefix: str = "simon", **timeouts: float) -> Bus:
-    """The Redis bus when a URL is given (``timeouts``: see :class:`RedisBus`), else the
-    in-process one."""
+def open_bus(redis_url: str | None, *, prefix: str = "simon", **options: Any) -> Bus:
+    """The Redis bus when a URL is given (``options``: timeouts and the breaker's, see
+    :class:`RedisBus`), else the in-process one."""
     if redis_url:
-        return RedisBus(redis_url, prefix=prefix, **timeouts)
+        return RedisBus(redis_url, prefix=prefix, **options)
     return InProcessBus()
 
 

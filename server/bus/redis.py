@@ -3,6 +3,11 @@
 Pub/sub drops what is published while a subscriber is disconnected, which suits race
 events (the standings hash holds the state; a follower asks for it again with ``race``).
 The reader runs in a reconnect loop with backoff, resubscribing to every joined room.
+
+Every other call (publishing, the standings, the day's counts) goes through a
+:class:`~server.breaker.Breaker`: after one fails, the bus is refused at once
+(:class:`BusUnavailable`) for a few seconds rather than each call waiting out the socket
+timeout of a Redis that hangs; the reader's own connection is not behind it.
 """
 
 from __future__ import annotations
@@ -10,7 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from datetime import date
 from typing import Final
 
@@ -18,6 +24,7 @@ import redis.asyncio as redis
 from redis.exceptions import RedisError
 
 from server.boundary import boundary
+from server.breaker import OPEN_SECONDS, Breaker
 
 from .base import COUNT_SECONDS, KEEP_SECONDS, Bus, BusUnavailable, RaceUpdate
 
@@ -38,15 +45,20 @@ SOCKET_TIMEOUT = 5.0
 
 
 def redis_client(
-    url: str, *, connect_timeout: float = CONNECT_TIMEOUT, timeout: float = SOCKET_TIMEOUT
+    url: str,
+    *,
+    connect_timeout: float = CONNECT_TIMEOUT,
+    timeout: float = SOCKET_TIMEOUT,
+    pool_timeout: float | None = None,
 ) -> redis.Redis:
     """A Redis client whose pool waits for a free connection when all are busy (the
-    default pool refuses with "Too many connections" when a thousand players move). A
-    Redis that does not answer within ``timeout`` seconds fails the call (RedisError)."""
+    default pool refuses with "Too many connections" when a thousand players move), up
+    to ``pool_timeout`` seconds (None: ``timeout``). A Redis that does not answer within
+    ``timeout`` seconds fails the call (RedisError)."""
     pool = redis.BlockingConnectionPool.from_url(
         url,
         max_connections=REDIS_CONNECTIONS,
-        timeout=timeout,
+        timeout=timeout if pool_timeout is None else pool_timeout,
         socket_connect_timeout=connect_timeout,
         socket_timeout=timeout,
     )
@@ -66,11 +78,20 @@ class RedisBus(Bus):
         prefix: str = "simon",
         connect_timeout: float = CONNECT_TIMEOUT,
         timeout: float = SOCKET_TIMEOUT,
+        breaker_seconds: float = OPEN_SECONDS,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__()
         self._url = url
         self._prefix = prefix
         self._client = redis_client(url, connect_timeout=connect_timeout, timeout=timeout)
+        self.breaker = Breaker(
+            "bus (Redis)",
+            failures=REDIS_FAILURES,
+            refused=BusUnavailable,
+            open_seconds=breaker_seconds,
+            monotonic=monotonic,
+        )
         # the reader waits for messages with no timeout of the socket's (it polls)
         self._pubsub_client = redis.Redis.from_url(
             url,
@@ -142,7 +163,8 @@ class RedisBus(Bus):
         await self._unsubscribe(self._room_channel(code))
 
     async def publish_room(self, code: str, frame: str) -> None:
-        await self._client.publish(self._room_channel(code), frame)
+        async with self.breaker.call():
+            await self._client.publish(self._room_channel(code), frame)
 
     async def _unsubscribe(self, channel: str) -> None:
         if channel not in self._joined:
@@ -180,18 +202,21 @@ class RedisBus(Bus):
                     pipe.hset(standings, mapping=recorded)  # type: ignore[arg-type]
                     pipe.expire(standings, KEEP_SECONDS)
                 pipe.publish(channel, "\n".join(events))
-            await pipe.execute()
+            async with self.breaker.call():
+                await pipe.execute()
 
     async def count_for_day(self, day: date, name: str) -> int:
         key = f"{self._prefix}:count:{day.isoformat()}:{name}"
         async with self._client.pipeline(transaction=True) as pipe:
             pipe.incr(key)
             pipe.expire(key, COUNT_SECONDS)
-            count, _ = await pipe.execute()
+            async with self.breaker.call():
+                count, _ = await pipe.execute()
         return int(count)
 
     async def race_entries(self, day: date, suits: int) -> list[str]:
-        values = await self._client.hvals(f"{self._channel(day, suits)}:players")
+        async with self.breaker.call():
+            values = await self._client.hvals(f"{self._channel(day, suits)}:players")
         # the client decodes nothing (no decode_responses): every value is bytes
         return [value.decode() if isinstance(value, bytes) else value for value in values]
 

@@ -20,7 +20,7 @@ from functools import partial
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
-from server.bus import Bus, open_bus, redis_client
+from server.bus import Bus, RedisBus, open_bus, redis_client
 from server.play.clock import Clock, SystemClock
 from server.play.daily import Prover, SolverProver
 from server.play.hub import Hub
@@ -31,6 +31,7 @@ from server.protocol import ErrorCode
 from server.settings import Settings
 from server.store import Store
 from server.store.database import private_folder
+from server.store.ranks import RedisRankCache
 from server.web.responses import request_target
 
 from . import http
@@ -176,7 +177,7 @@ async def run_server(
             private_folder(settings.data_dir)
         if store is None:
             if settings.redis_url:
-                rank_redis = redis_client(settings.redis_url, **settings.redis_timeouts)
+                rank_redis = redis_client(settings.redis_url, **settings.redis_cache_timeouts)
                 stack.push_async_callback(rank_redis.aclose)
             store = await Store.open(
                 settings.effective_database_url,
@@ -186,11 +187,17 @@ async def run_server(
                 commit_window=settings.commit_window_ms / 1000,
                 commit_timeout=settings.commit_timeout_seconds,
                 timeouts=settings.database_timeouts,
+                breaker_seconds=settings.redis_breaker_seconds,
+                monotonic=clock.monotonic,
             )
             stack.push_async_callback(store.close)
         if bus is None:
             bus = open_bus(
-                settings.redis_url, prefix=settings.redis_prefix, **settings.redis_timeouts
+                settings.redis_url,
+                prefix=settings.redis_prefix,
+                breaker_seconds=settings.redis_breaker_seconds,
+                monotonic=clock.monotonic,
+                **settings.redis_timeouts,
             )
             await bus.start()
             stack.push_async_callback(bus.close)
@@ -253,6 +260,10 @@ async def run_server(
         stack.push_async_callback(health.close)
         metrics = Metrics(hub, gate, health)
         metrics.watch_commits(store)
+        if isinstance(store.ranks, RedisRankCache):
+            metrics.watch_breaker("rank-cache", store.ranks.breaker)
+        if isinstance(bus, RedisBus):
+            metrics.watch_breaker("bus", bus.breaker)
         gate.on_refuse = metrics.refused
         listener = listen(settings.host, settings.port, bound=bound)
         server = await stack.enter_async_context(

@@ -13,6 +13,8 @@ Each server has a registry of its own (several servers may run in one process: t
 | ``simon_errors_total{code}`` | counter | ``error`` replies and refusals, by code |
 | ``simon_backend_up{service}`` | gauge | 1 when the database / Redis answered the last probe |
 | ``simon_backend_latency_seconds{service}`` | gauge | that probe's round trip |
+| ``simon_breaker_open{service}`` | gauge | 1 while a breaker is open or half-open |
+| ``simon_breaker_skipped_total{service}`` | counter | calls a breaker skipped (not made) |
 """
 
 from __future__ import annotations
@@ -23,7 +25,12 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
@@ -31,6 +38,7 @@ from prometheus_client.utils import floatToGoString
 from server.protocol import Error, Reply
 
 if TYPE_CHECKING:
+    from server.breaker import Breaker
     from server.play.hub import Hub
     from server.store import Store
 
@@ -87,6 +95,28 @@ class MessageTimes(Collector):
         yield round_trips
 
 
+class _BreakerFigures(Collector):
+    """The breakers' figures, read from each at scrape time (each counts for itself)."""
+
+    def __init__(self) -> None:
+        self.breakers: dict[str, Breaker] = {}
+
+    def collect(self) -> Iterator[Metric]:
+        opened = GaugeMetricFamily(
+            "simon_breaker_open",
+            "1 while a breaker skips its service (open or half-open)",
+            labels=["service"],
+        )
+        skipped = CounterMetricFamily(
+            "simon_breaker_skipped", "calls a breaker skipped (not made)", labels=["service"]
+        )
+        for service, breaker in self.breakers.items():
+            opened.add_metric([service], 0 if breaker.state == "closed" else 1)
+            skipped.add_metric([service], breaker.skipped)
+        yield opened
+        yield skipped
+
+
 class Metrics:
     def __init__(self, hub: Hub, gate: Gate, health: Health) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
@@ -108,6 +138,8 @@ class Metrics:
             "connections in or following a race room (racers and spectators)",
             registry=self.registry,
         ).set_function(lambda: hub.rooms.follower_count)
+        self._breakers = _BreakerFigures()
+        self.registry.register(self._breakers)
         self.message_times = MessageTimes()
         self.registry.register(self.message_times)
         self.commit = Histogram(
@@ -128,6 +160,10 @@ class Metrics:
             "simon_backend_latency_seconds", "the last probe's round trip", ["service"],
             registry=self.registry,
         )  # fmt: skip
+
+    def watch_breaker(self, service: str, breaker: Breaker) -> None:
+        """``simon_breaker_open`` and ``simon_breaker_skipped_total`` of one breaker."""
+        self._breakers.breakers[service] = breaker
 
     def watch_commits(self, store: Store) -> None:
         ok, failed = self.commit.labels("ok"), self.commit.labels("failed")

@@ -159,6 +159,7 @@ class _Race:
     followers: dict[Push, str] = field(default_factory=dict)
     standings: _Standings = field(default_factory=_Standings)
     changed: bool = False  # a follower has the standings from its reply: nothing new yet
+    loaded: bool = False  # the standings the bus holds are in (not yet: it was out)
 
 
 class RaceRooms:
@@ -201,7 +202,9 @@ class RaceRooms:
         if race is None:
             race = self._races[(day, suits)] = _Race()
             await self._bus.join_race(day, suits)  # events from now on, then the stored rows
-            race.standings.load(await self._stored(day, suits))
+            # Redis out: a daily is started and resumed all the same; the stored rows are
+            # read again when the race's standings are asked for
+            await self._load(day, suits, race)
         race.followers[push] = player
         self._follows[player] += 1
 
@@ -257,10 +260,14 @@ class RaceRooms:
                 await self._bus.publish_races(batch)
             except BusError as error:
                 self.dropped += len(batch)
-                now = self._clock.monotonic()
-                if now - self._logged_at >= FAILURE_LOG_INTERVAL:
-                    self._logged_at = now
-                    log.warning("race events dropped (%d so far): %s", self.dropped, error)
+                self._bus_failed(error, f"race events dropped ({self.dropped} so far)")
+
+    def _bus_failed(self, error: BusError, what: str) -> None:
+        """Log a failure of the bus, at most once per FAILURE_LOG_INTERVAL."""
+        now = self._clock.monotonic()
+        if now - self._logged_at >= FAILURE_LOG_INTERVAL:
+            self._logged_at = now
+            log.warning("%s: %s", what, error)
 
     async def publish(self, day: date, suits: int, event: Announcement, entry: RaceEntry) -> None:
         """Send one event to the bus now (the announced ones go through :meth:`announce`)."""
@@ -273,11 +280,23 @@ class RaceRooms:
         from this node's mirror when it follows the race, else from the bus."""
         race = self._races.get((day, suits))
         if race is not None:
+            if not race.loaded:
+                await self._load(day, suits, race)
             standings = race.standings
         else:
             standings = _Standings(await self._stored(day, suits))
         rows = _shown(len(standings), standings.place(player))
         return [standings.ranked(row) for row in rows], standings.counts()
+
+    async def _load(self, day: date, suits: int, race: _Race) -> None:
+        """Take the race's stored rows into its mirror; a failing bus leaves it as it was,
+        to be loaded later."""
+        try:
+            race.standings.load(await self._stored(day, suits))
+        except BusError as error:
+            self._bus_failed(error, "race standings not read")
+            return
+        race.loaded = True
 
     async def _stored(self, day: date, suits: int) -> list[RaceEntry]:
         """The race's entries as the bus holds them."""

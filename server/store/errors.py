@@ -18,6 +18,8 @@ Error tree::
     ├── CodeTaken          ... or a new room's code is taken (:mod:`server.store.races`)
     ├── CacheNotReady      the rank cache is being filled elsewhere (the store then counts
     │                      in the database: it never reaches a caller)
+    ├── CacheSkipped       the rank cache's Redis failed a moment ago: not asked (its
+    │                      breaker is open; the store counts in the database)
     └── StoreUnavailable   the database (or Redis) did not answer or failed: nothing was
                            written. Raised from the driver's own exception (``__cause__``)
                            by :mod:`server.store.boundary`.
@@ -69,6 +71,11 @@ class BadCursor(InvalidRequest):
 class CacheNotReady(StoreError):
     """The rank cache's set is being warmed elsewhere and did not complete in time: ask the
     database."""
+
+
+class CacheSkipped(StoreError):
+    """The rank cache's Redis failed a moment ago, so it was not asked (its breaker is
+    open): ask the database."""
 
 
 class StoreUnavailable(StoreError):

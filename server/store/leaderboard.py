@@ -27,7 +27,7 @@ import sqlalchemy as sa
 
 from server.kinds import Result
 from server.store.database import Database
-from server.store.errors import BadCursor, CacheNotReady, InvalidRequest
+from server.store.errors import BadCursor, CacheNotReady, CacheSkipped, InvalidRequest
 from server.store.models import (
     IS_DAILY,
     LEADERBOARD_KEY,
@@ -52,7 +52,9 @@ from server.store.records import (
 log = logging.getLogger(__name__)
 
 #: What a failing rank cache raises: the store then counts in the database (the record).
-CACHE_FAILURES: Final = (CacheNotReady, redis.RedisError, OSError)
+#: A skipped cache (:class:`CacheSkipped`: its breaker logged that it opened) is not logged
+#: again at each call.
+CACHE_FAILURES: Final = (CacheNotReady, CacheSkipped, redis.RedisError, OSError)
 #: How often an in-process rank cache looks for reviews decided by another process
 #: (seconds): a result a review cleared is counted at most this late.
 REVIEW_CHECK_SECONDS: Final = 1.0
@@ -299,6 +301,8 @@ class Leaderboard:
         failure is only logged, as for :meth:`add`."""
         try:
             await self.ranks.remove(board, key.member())
+        except CacheSkipped:
+            pass
         except CACHE_FAILURES as error:
             log.warning("rank cache: could not remove game %s: %s", key.id, error)
 
@@ -317,6 +321,8 @@ class Leaderboard:
         database when missing, so a failure here is only logged."""
         try:
             await self.ranks.add(board, key.member())
+        except CacheSkipped:
+            pass
         except CACHE_FAILURES as error:
             log.warning("rank cache: could not add game %s: %s", key.id, error)
 
@@ -334,6 +340,8 @@ class Leaderboard:
             if position.present or inclusive:
                 return position.before, position.total
             log.info("rank cache: game %s not in %s yet; counting", key.id, board)
+        except CacheSkipped:
+            pass
         except CACHE_FAILURES as error:
             log.warning("rank cache unavailable (%s); counting", error)
         params = _board(*board) | _key_params(key)
@@ -345,6 +353,8 @@ class Leaderboard:
         try:
             await self._notice_reviews()
             return await self.ranks.total(board, self._loader(board))
+        except CacheSkipped:
+            pass
         except CACHE_FAILURES as error:
             log.warning("rank cache unavailable (%s); counting", error)
         return await self._count(board)

@@ -13,6 +13,12 @@ leaderboard is asked for, new results are added as they are written, and a set c
 at any time. A set is complete once it holds the ``COMPLETE`` marker (Redis) or flag
 (in-process); until then it is not used. In Redis the marker is a member of the set itself
 (sorting after every result), so the set and its marker expire together.
+
+Redis is asked through a :class:`~server.breaker.Breaker`: after a failure (a timeout, a
+refused connection) it is skipped for a few seconds (:class:`CacheSkipped`), and the store
+counts in the database, so a hung Redis costs one short timeout, not one per request. A
+result this node could not add (or remove) leaves its set behind the database: the set is
+dropped the next time Redis answers, and warmed again from the database.
 """
 
 from __future__ import annotations
@@ -28,8 +34,10 @@ from datetime import date
 from typing import NamedTuple
 
 import redis.asyncio as redis
+from redis.exceptions import RedisError
 
-from server.store.errors import CacheNotReady
+from server.breaker import OPEN_SECONDS, Breaker
+from server.store.errors import CacheNotReady, CacheSkipped
 
 #: Marks a Redis set as complete; "~" sorts after the hex digit that starts every result.
 COMPLETE = "~complete"
@@ -136,7 +144,8 @@ class LocalRankCache(RankCache):
 
 
 class RedisRankCache(RankCache):
-    """Sorted sets in Redis, shared by every server node using the same prefix."""
+    """Sorted sets in Redis, shared by every server node using the same prefix; skipped
+    for ``breaker_seconds`` after Redis fails (``monotonic``: the clock of that)."""
 
     def __init__(
         self,
@@ -146,12 +155,30 @@ class RedisRankCache(RankCache):
         ttl_seconds: int = 8 * 86400,
         warm_wait_seconds: float = 5.0,
         batch: int = 10_000,
+        breaker_seconds: float = OPEN_SECONDS,
+        monotonic: Callable[[], float] | None = None,
     ) -> None:
         self._redis = client
         self._prefix = prefix
         self._ttl = ttl_seconds
         self._warm_wait = warm_wait_seconds
         self._batch = batch
+        self.breaker = Breaker(
+            "rank cache (Redis)",
+            failures=(RedisError, OSError),
+            refused=CacheSkipped,
+            open_seconds=breaker_seconds,
+            **({"monotonic": monotonic} if monotonic is not None else {}),
+        )
+        #: Boards whose set may lack a result or keep a removed one: dropped when Redis
+        #: answers again.
+        self._behind: set[BoardKey] = set()
+
+    async def _catch_up(self, board: BoardKey) -> None:
+        """Drop the set of a board that missed a change (it is warmed again when read)."""
+        if board in self._behind:
+            await self._redis.delete(self.key(board))
+            self._behind.discard(board)
 
     def key(self, board: BoardKey) -> str:
         day, suits, bots, newcomers = board
@@ -187,6 +214,13 @@ class RedisRankCache(RankCache):
     async def position(
         self, board: BoardKey, member: str, load: Loader, *, inclusive: bool = False
     ) -> Position:
+        async with self.breaker.call():
+            await self._catch_up(board)
+            return await self._position(board, member, load, inclusive=inclusive)
+
+    async def _position(
+        self, board: BoardKey, member: str, load: Loader, *, inclusive: bool
+    ) -> Position:
         key = self.key(board)
         for _ in range(2):
             async with self._redis.pipeline(transaction=False) as pipe:
@@ -202,10 +236,22 @@ class RedisRankCache(RankCache):
 
     async def add(self, board: BoardKey, member: str) -> None:
         key = self.key(board)
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(key, {member: 0})
-            pipe.expire(key, self._ttl)
-            await pipe.execute()
+        try:
+            async with self.breaker.call():
+                await self._catch_up(board)
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    pipe.zadd(key, {member: 0})
+                    pipe.expire(key, self._ttl)
+                    await pipe.execute()
+        except BaseException:
+            self._behind.add(board)
+            raise
 
     async def remove(self, board: BoardKey, member: str) -> None:
-        await self._redis.zrem(self.key(board), member)
+        try:
+            async with self.breaker.call():
+                await self._catch_up(board)
+                await self._redis.zrem(self.key(board), member)
+        except BaseException:
+            self._behind.add(board)
+            raise

@@ -12,9 +12,12 @@ The store itself opens and closes what they share. Every error it raises is a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import redis.asyncio as redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from server.breaker import OPEN_SECONDS
 from server.store.action_log import DEFAULT_COMMIT_TIMEOUT, DEFAULT_WINDOW, ActionLog, open_writer
 from server.store.after import AfterDayRecords
 from server.store.boundary import store_boundary
@@ -67,13 +70,17 @@ class Store(PlayerPart, DealPart, GamePart, BoardPart, FairPlayPart, AfterDayPar
         commit_timeout: float = DEFAULT_COMMIT_TIMEOUT,
         owns_redis: bool = False,
         timeouts: dict[str, float] | None = None,
+        breaker_seconds: float = OPEN_SECONDS,
+        monotonic: Callable[[], float] | None = None,
     ) -> Store:
         """Connect to the database at ``url`` (``postgresql+asyncpg://`` or
         ``sqlite+aiosqlite:///``), bring its schema to the newest migration when ``migrate``,
         and keep ranks in Redis sorted sets when ``redis`` is given, else in this process.
         Actions are group-committed every ``commit_window`` seconds (see action_log).
         ``timeouts`` go to :func:`create_engine` (``connect_timeout``, ...); migrations run
-        on a connection of their own without them (building an index may take long)."""
+        on a connection of their own without them (building an index may take long).
+        Redis is skipped for ``breaker_seconds`` after it fails (on the ``monotonic``
+        clock; see :mod:`server.store.ranks`)."""
         engine = create_engine(url, **(timeouts or {}))
         try:
             if migrate:
@@ -82,7 +89,11 @@ class Store(PlayerPart, DealPart, GamePart, BoardPart, FairPlayPart, AfterDayPar
             await engine.dispose()
             raise
         ranks: RankCache = (
-            RedisRankCache(redis, redis_prefix) if redis is not None else LocalRankCache()
+            RedisRankCache(
+                redis, redis_prefix, breaker_seconds=breaker_seconds, monotonic=monotonic
+            )
+            if redis is not None
+            else LocalRankCache()
         )
         log = ActionLog(open_writer(url, timeout=commit_timeout), window=commit_window)
         store = cls(engine, ranks, log)

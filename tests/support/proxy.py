@@ -12,6 +12,8 @@ Put it in front of PostgreSQL or Redis and point the server at the proxy::
 wait in the proxy), until ``restore()`` lets them through. ``delay`` (seconds, settable
 at any time) holds every chunk that long in each direction, as a long network path does:
 latency, not a lower throughput (chunks keep their order and overlap).
+``bytes_asked()`` counts what clients sent, forwarded or held: what was asked of the
+service, also while it hangs.
 
 Leaving the block stops the proxy and closes every connection it holds. It runs on the
 event loop of the code using it, with no thread or process of its own, so tests and
@@ -28,18 +30,23 @@ from typing import Final, Literal
 State = Literal["open", "cut", "frozen"]
 
 _CHUNK: Final = 65536
+#: The first bytes a client sends on a connection are kept (to tell its clients apart).
+_HEAD: Final = 1024
 
 
 class _Pair:
     """One client connection and its connection to the target."""
 
-    __slots__ = ("client", "closed", "tasks", "upstream")
+    __slots__ = ("asked", "client", "closed", "head", "tasks", "upstream")
 
     def __init__(self, client: asyncio.StreamWriter, upstream: asyncio.StreamWriter) -> None:
         self.client = client
         self.upstream = upstream
         self.tasks: list[asyncio.Task[None]] = []
         self.closed = False
+        #: Bytes the client sent (forwarded or held), and the first of them.
+        self.asked = 0
+        self.head = b""
 
     def close(self) -> None:
         """Drop both sides at once (a reset, as when a service or its host goes away)."""
@@ -68,6 +75,7 @@ class TcpProxy:
         self.bytes_down = 0
         self._server: asyncio.Server | None = None
         self._pairs: set[_Pair] = set()
+        self._every_pair: list[_Pair] = []  # also the closed ones, for bytes_asked
         self._handlers: set[asyncio.Task[None]] = set()
         self._flowing = asyncio.Event()
         self._flowing.set()
@@ -88,6 +96,15 @@ class TcpProxy:
     def connections(self) -> int:
         """Connections open through the proxy now."""
         return len(self._pairs)
+
+    def bytes_asked(self, *, excluding: bytes | None = None) -> int:
+        """Bytes clients sent so far, forwarded or not (a frozen proxy holds them), leaving
+        out the connections whose first bytes hold ``excluding`` (a client's name)."""
+        return sum(
+            pair.asked
+            for pair in self._every_pair
+            if excluding is None or excluding not in pair.head
+        )
 
     def _cut(self) -> bool:
         return self.state == "cut"
@@ -170,6 +187,7 @@ class TcpProxy:
             pair.close()
             return
         self._pairs.add(pair)
+        self._every_pair.append(pair)
         pair.tasks = [
             asyncio.create_task(self._pump(reader, up_writer, pair, up=True)),
             asyncio.create_task(self._pump(up_reader, writer, pair, up=False)),
@@ -192,6 +210,10 @@ class TcpProxy:
                 data = await reader.read(_CHUNK)
                 if not data:
                     break
+                if up:
+                    pair.asked += len(data)
+                    if len(pair.head) < _HEAD:
+                        pair.head = (pair.head + data)[:_HEAD]
                 held.put_nowait((loop.time() + self.delay, data))
         except (ConnectionError, OSError):
             pass
