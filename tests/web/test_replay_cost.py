@@ -16,6 +16,11 @@ from __future__ import annotations
 import asyncio
 import re
 from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from server.net import RunningServer
 from server.net.limits import REPLAY_COST
@@ -33,7 +38,17 @@ from tests.support.servers import (
     store_of,
 )
 from tests.support.store import finish, new_player, start
-from tests.support.web import no_cache, page
+from tests.support.web import (
+    chromium,
+    embedded_backend,
+    no_cache,
+    page,
+    run,
+    severe_logs,
+    wait_for,
+)
+
+__all__ = ["chromium"]  # the fixture, used by name
 
 REPLAYER = "127.0.0.2"
 LIGHT = "127.0.0.3"
@@ -212,3 +227,37 @@ async def test_a_finished_games_replay_is_read_from_the_store_once(backend: Back
         async with Client.connect(server.url) as client:
             missing = await client.request({"type": "replay", "game": "nope"})
         assert missing["code"] == "not-found"
+
+
+async def test_stepping_past_a_page_opens_the_next_in_chromium(
+    chromium: Any, tmp_path: Path
+) -> None:
+    driver = chromium
+    async with serving(server_settings(embedded_backend(tmp_path))) as server:
+        game = await long_game(server, 2 * REPLAY_PAGE + 10)
+        base = f"{server.http_url}/replay/{game}"
+        await run(lambda: driver.get(f"{base}#step-{REPLAY_PAGE - 1}"))
+
+        def shown() -> list[str]:
+            found = driver.find_elements(By.CSS_SELECTOR, "[data-step]")
+            return [e.get_attribute("data-step") for e in found if e.is_displayed()]
+
+        assert await run(shown) == [str(REPLAY_PAGE - 1)]
+        body = await run(lambda: driver.find_element(By.TAG_NAME, "body"))
+        await run(lambda: body.send_keys(Keys.ARROW_RIGHT))
+        await wait_for(lambda: "?from=" in driver.current_url and shown(), 30, "the next page")
+        assert (await run(lambda: driver.current_url)).endswith(
+            f"?from={REPLAY_PAGE}#step-{REPLAY_PAGE}"
+        )
+        assert await run(shown) == [str(REPLAY_PAGE)]
+        body = await run(lambda: driver.find_element(By.TAG_NAME, "body"))
+        await run(lambda: body.send_keys(Keys.ARROW_LEFT))  # back to the page before
+        await wait_for(lambda: "?from=" not in driver.current_url and shown(), 30, "the first")
+        assert await run(shown) == [str(REPLAY_PAGE - 1)]
+        body = await run(lambda: driver.find_element(By.TAG_NAME, "body"))
+        await run(lambda: body.send_keys(Keys.END))  # the last position, on the last page
+        last = 2 * REPLAY_PAGE + 11
+        await wait_for(lambda: shown() == [str(last)], 30, "the last position")
+        at = await run(lambda: driver.find_element(By.CSS_SELECTOR, "[data-step-at]").text)
+        assert at == str(last)
+        assert await run(lambda: severe_logs(driver)) == []
