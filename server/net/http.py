@@ -317,8 +317,10 @@ async def _race(hub: Hub, code: str) -> Response:
 
 def cost_of(request: Request) -> int:
     """What ``request`` costs of its address's HTTP budget: a replay (its actions, or its
-    page) :data:`~.limits.REPLAY_COST` requests, anything else one."""
-    return REPLAY_COST if request_target(request).path.startswith("/replay/") else 1
+    page, also asked as a page's live part) :data:`~.limits.REPLAY_COST` requests, anything
+    else one."""
+    path = request_target(request).path
+    return REPLAY_COST if path.startswith(("/replay/", "/live/replay/")) else 1
 
 
 def is_health_check(request: Request) -> bool:

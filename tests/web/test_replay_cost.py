@@ -182,6 +182,11 @@ async def test_a_replay_costs_more_of_the_addresss_http_budget(backend: Backend)
             get_from, server.host, server.port, path, source=LIGHT
         )
         assert status == 429 and int(headers["Retry-After"]) >= 1
+        # and so does its page asked as a live part (it has none, but it is made first)
+        other = "127.0.0.4"
+        live = await asyncio.to_thread(_statuses, server, f"/live{path}", other, budget)
+        answered = budget - live.count(429)
+        assert answered == budget // REPLAY_COST, live
 
 
 async def test_websocket_replays_and_reviews_are_refused_past_the_read_budget(
