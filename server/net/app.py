@@ -109,7 +109,7 @@ async def _process_request(
         return None if refused is None else http.limited(refused)
     if request.method not in http.METHODS:
         return http.method_not_allowed(request)
-    refused = gate.http_request(address)
+    refused = gate.http_request(address, http.cost_of(request))
     if refused is not None:
         return http.limited(refused)
     # /metrics here only for the machine itself, not through a proxy (else it has a

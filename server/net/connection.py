@@ -21,7 +21,7 @@ import logging
 import struct
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
 from pydantic import ValidationError
 from websockets.asyncio.server import ServerConnection, broadcast
@@ -44,15 +44,16 @@ from server.protocol import (
 )
 
 from .gated import GatedConnection
-from .limits import CLOSE_POLICY, Gate
+from .limits import CLOSE_POLICY, REPLAY_COST, Gate
 from .metrics import Metrics
 
 log = logging.getLogger(__name__)
 
 #: Pushed frames waiting for one client; more are dropped.
 PUSH_QUEUE: int = 64
-#: Reads that cost the database: they share the address's budget of HTTP requests.
-_READS = frozenset({"leaderboard", "rank", "history"})
+#: Reads that cost the database, and what each costs of the address's budget of HTTP
+#: requests (which they share).
+_READS: Final = {"leaderboard": 1, "rank": 1, "history": 1, "replay": REPLAY_COST, "review": 1}
 #: Answered beside the reading task: a review waits seconds on the solver, and the
 #: connection reads (and plays) on meanwhile; a client matches replies by id. One review
 #: of an account at a time (``busy``) bounds them.
@@ -267,7 +268,8 @@ async def serve_connection(
         try:
             if type(message) is Register or type(message) is Auth:
                 return await _signing_in(gate, address, websocket, session, message)
-            if message.type in _READS and (limited := gate.read(address)) is not None:
+            cost = _READS.get(message.type)
+            if cost is not None and (limited := gate.read(address, cost)) is not None:
                 return [limited.error(message.id)]
             return await session.handle(message)
         except Exception:  # what no table knows: a bug

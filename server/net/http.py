@@ -38,7 +38,7 @@ from server.web.responses import header, request_target, wants_json
 
 from .errors import BadQuery
 from .health import Health
-from .limits import Gate, LimitRefusal
+from .limits import REPLAY_COST, Gate, LimitRefusal
 from .metrics import CONTENT_TYPE, Metrics
 
 log = logging.getLogger(__name__)
@@ -313,6 +313,14 @@ def _after_path(path: str) -> tuple[str, str] | None:
 async def _race(hub: Hub, code: str) -> Response:
     """``/race/CODE``: a race room, its racers and (once over) its results."""
     return _model(await hub.rooms.reply(None, await hub.rooms.record(code)))
+
+
+def cost_of(request: Request) -> int:
+    """What ``request`` costs of its address's HTTP budget: a replay (its actions, or its
+    page, also asked as a page's live part) :data:`~.limits.REPLAY_COST` requests, anything
+    else one."""
+    path = request_target(request).path
+    return REPLAY_COST if path.startswith(("/replay/", "/live/replay/")) else 1
 
 
 def is_health_check(request: Request) -> bool:

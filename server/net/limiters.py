@@ -37,13 +37,15 @@ class Bucket:
         self.tokens = min(self.capacity, self.tokens + elapsed * self.per_second)
         self.last = now
 
-    def take(self, now: float) -> float:
-        """Take one token: 0.0, or (none left, nothing taken) the seconds until one is."""
+    def take(self, now: float, tokens: float = 1.0) -> float:
+        """Take ``tokens`` (one by default, at most ``capacity``): 0.0, or (too few left,
+        nothing taken) the seconds until there are enough."""
         self._refill(now)
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
+        tokens = min(tokens, self.capacity)
+        if self.tokens >= tokens:
+            self.tokens -= tokens
             return 0.0
-        return (1.0 - self.tokens) / self.per_second
+        return (tokens - self.tokens) / self.per_second
 
     def give_back(self) -> None:
         """Return a token taken for something that did not happen after all."""
@@ -100,9 +102,9 @@ class RateTable:
         per_second = budget / window
         self._table: _Table[Bucket] = _Table(lambda now: Bucket(budget, per_second, now))
 
-    def take(self, address: str) -> float:
-        """0.0 when allowed (and counted); else the seconds to wait."""
-        return self._table.get(address, self._clock()).take(self._clock())
+    def take(self, address: str, cost: int = 1) -> float:
+        """0.0 when allowed (and counted as ``cost`` events); else the seconds to wait."""
+        return self._table.get(address, self._clock()).take(self._clock(), cost)
 
     def give_back(self, address: str) -> None:
         """Uncount an event :meth:`take` allowed that did not happen after all."""

@@ -49,6 +49,10 @@ ADDRESS_SLACK = 8
 OVERDRAFT = 10
 #: An offender (an address, for one kind of offence) is logged once in this many seconds.
 OFFENDER_LOG_SECONDS = 600.0
+#: Requests of the address's HTTP budget a replay costs (``/replay/ID``, its page, the
+#: websocket's ``replay``): each is a whole game's actions read, sent and (a page) drawn,
+#: many times a light page's work.
+REPLAY_COST = 5
 
 
 def networks(text: str) -> tuple[Network, ...]:
@@ -349,10 +353,12 @@ class Gate:
 
     # -- per-address budgets -------------------------------------------------------------
 
-    def http_request(self, address: str) -> LimitRefusal | None:
+    def http_request(self, address: str, cost: int = 1) -> LimitRefusal | None:
+        """An HTTP request from ``address`` that costs ``cost`` requests of its budget (a
+        heavy one more than one, :data:`REPLAY_COST`), or the refusal (nothing taken)."""
         if self.exempt(address):
             return None
-        wait = self.http.take(address)
+        wait = self.http.take(address, cost)
         if not wait:
             return None
         return self._refuse(
@@ -416,11 +422,11 @@ class Gate:
             what,
         )
 
-    def read(self, address: str) -> LimitRefusal | None:
-        """A read that costs the database (a leaderboard, a rank, a history) over the
-        websocket: it takes from the address's HTTP budget, as the same read over HTTP
-        does."""
-        return self.http_request(address)
+    def read(self, address: str, cost: int = 1) -> LimitRefusal | None:
+        """A read that costs the database (a leaderboard, a rank, a history, a replay, a
+        review) over the websocket: it takes ``cost`` from the address's HTTP budget, as the
+        same read over HTTP does."""
+        return self.http_request(address, cost)
 
     def registration(self, address: str) -> LimitRefusal | None:
         """A new account's place in the address's budget, taken before the account is
@@ -483,6 +489,7 @@ __all__ = [
     "HANDSHAKE_SLACK",
     "MAX_ADDRESSES",
     "OVERDRAFT",
+    "REPLAY_COST",
     "AuthBackoff",
     "Bucket",
     "FrameBudget",

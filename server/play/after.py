@@ -9,11 +9,15 @@ Who may see a finished game's replay (:meth:`AfterDay.may_see`):
 - a held result (off the board for fair-play review, or not screened yet): its owner and
   the reviewers only;
 - nobody else, ever, for a daily whose day is not over (its deal is still being played).
+
+A finished game's replay never changes: the node keeps the last ones read (at most
+:data:`REPLAY_CACHE_ACTIONS` actions in all), and asks the store only who may see them.
 """
 
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Final, Literal
@@ -53,6 +57,9 @@ PAST_STATS_SECONDS: Final = 300.0
 REPORTS_PER_DAY: Final = 10
 #: Runs of a deal: 52 cards, 13 to a run.
 RUNS: Final = 4
+#: Actions of the finished games' replays a node keeps at most (the least recently read
+#: go first): a few megabytes.
+REPLAY_CACHE_ACTIONS: Final = 100_000
 
 
 def percentile_of(rank: int, total: int) -> float:
@@ -180,6 +187,11 @@ class AfterDay:
         #: Account names (``name_key`` form) that may see held results.
         self.reviewers = reviewers
         self._figures: dict[tuple[date, int, Board, bool], tuple[float, DayStats]] = {}
+        #: Finished games' replays by game id, the least recently read first.
+        self._replays: OrderedDict[str, Replay] = OrderedDict()
+        self._replay_actions = 0
+        #: Replays read from the store (not from those kept) so far.
+        self.replay_loads = 0
 
     def _today(self) -> date:
         return utc_day(self._clock.now())
@@ -320,14 +332,22 @@ class AfterDay:
         return record
 
     async def replay(self, asker: PlayerRecord | None, game_id: str) -> Replay:
+        """A finished game's actions, if ``asker`` may see them (asked of the store each
+        time: a result held for review stops being public); the actions themselves from
+        those kept when they are."""
         record = await self.finished_game(asker, game_id)
+        kept = self._replays.get(record.id)
+        if kept is not None:
+            self._replays.move_to_end(record.id)
+            return kept
         logged = await self._store.load_game(record.id)
         assert logged is not None  # it was just read
+        self.replay_loads += 1
         race = None
         if record.day is None and self._rooms is not None:
             found = await self._rooms.race_of_game(record.id)
             race = None if found is None else found.code
-        return Replay(
+        replay = Replay(
             game=record.id,
             code=record.code,
             player=record.player_name,
@@ -340,6 +360,17 @@ class AfterDay:
                 for entry in logged.entries
             ],
         )
+        self._keep(replay)
+        return replay
+
+    def _keep(self, replay: Replay) -> None:
+        if len(replay.moves) > REPLAY_CACHE_ACTIONS or replay.game in self._replays:
+            return
+        self._replays[replay.game] = replay
+        self._replay_actions += len(replay.moves)
+        while self._replay_actions > REPLAY_CACHE_ACTIONS:
+            _, old = self._replays.popitem(last=False)
+            self._replay_actions -= len(old.moves)
 
     async def review_deal(self, record: GameRecord) -> DailyDealRecord | None:
         """A daily's deal (its par and solver line) for its review, once its day is over;

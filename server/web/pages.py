@@ -7,7 +7,8 @@
 - ``/day/YYYY-MM-DD/stats``: the same page for a browser (programs get the day's figures
   as JSON: server/net/http.py); a day's page draws the winners' moves as a chart;
 - ``/player/NAME``: a player's figures, streak, a chart of daily scores, recent games;
-- ``/replay/ID``: a public replay, stepped through with the keyboard, and its review;
+- ``/replay/ID?from=N``: a public replay, a page of positions at a time, stepped through
+  with the keyboard, and its review;
 - ``/race?suits=``: today's daily race, as it is played;
 - ``/play?race=CODE``: the game in the browser (a page whose modules do the rest);
 - ``/live/...``: the live part of ``/``, ``/day/...`` or ``/race`` alone, which the page's
@@ -23,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Final
-from urllib.parse import parse_qs, unquote
+from urllib.parse import parse_qs, unquote, urlencode
 
 from websockets.http11 import Request, Response
 
@@ -42,7 +43,7 @@ from .responses import (
     request_target,
     wants_json,
 )
-from .source import PageError, Source
+from .source import REPLAY_PAGE, PageError, Source
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +89,11 @@ class Query:
             if _CONTROL.search(values[0]):
                 raise _bad(f"{name} holds a control character")
             self.values[name] = values[0]
+
+    def canonical(self) -> str:
+        """The values read, as one query string in a fixed order (``""`` when none): what
+        tells one page from another (a cache's key)."""
+        return "?" + urlencode(sorted(self.values.items())) if self.values else ""
 
     def suits(self) -> int:
         text = self.values.get("suits", "1")
@@ -380,16 +386,52 @@ async def room(source: Source, query: Query, code: str) -> Page:
     )
 
 
+#: The furthest a replay page starts (no game has that many actions).
+REPLAY_FROM_MOST: Final = 10_000_000
+
+
+def _replay_from(query: Query) -> None:
+    """``from``, checked and made the start of its page (so ``?from=7`` and ``?from=0`` are
+    one page, cached once); the first page's is dropped."""
+    text = query.values.pop("from", None)
+    if text is None:
+        return
+    if not (text.isascii() and text.isdigit()) or len(text) > 8:
+        raise _bad(f"from is a position: 0 to {REPLAY_FROM_MOST}")
+    first = int(text) - int(text) % REPLAY_PAGE
+    if first:
+        query.values["from"] = str(first)
+
+
 async def replay(source: Source, query: Query, game_id: str) -> Page:
-    """``/replay/ID``: a public replay, one position at a time (arrow keys step through it),
-    with each move's think time, and the solver's review once one was made."""
+    """``/replay/ID?from=N``: a public replay, one position at a time (arrow keys step
+    through it), with each move's think time, and the solver's review once one was made.
+    A page holds the :data:`REPLAY_PAGE` positions from ``from`` (the deal is 0) and links
+    the pages around it: what a page costs does not grow with the game."""
     if not game_id or len(game_id) > 64 or _CONTROL.search(game_id):
         raise _bad("a game id is 1 to 64 characters")
-    found, steps, review = await source.replay(unquote(game_id))
+    first = int(query.values.get("from", "0"))
+    found, steps, review = await source.replay(unquote(game_id), first)
     judged = {position.seq: position for position in review.positions} if review else {}
+    total = len(found.moves)
+    last_page = total - total % REPLAY_PAGE
     return Page(
         "replay.html",
-        {"replay": found, "steps": steps, "review": review, "judged": judged},
+        {
+            "replay": found,
+            "steps": steps,
+            "review": review,
+            "judged": judged,
+            "total": total,
+            "first": first,
+            "page_size": REPLAY_PAGE,
+            "pages": {
+                "first": 0 if first > 0 else None,
+                "previous": first - REPLAY_PAGE if first > 0 else None,
+                "next": first + REPLAY_PAGE if first < last_page else None,
+                "last": last_page if first < last_page else None,
+            },
+        },
         cache_control=PAST_DAY,
     )
 
@@ -407,6 +449,10 @@ async def play(source: Source, query: Query, _: str) -> Page:
     return Page("play.html", {"modules": [m for m in PLAY_MODULES if m != "play/main.js"]})
 
 
+#: Makes a page's query canonical (the page's cache key) or refuses it.
+Normalize = Callable[[Query], None]
+#: Pages whose query is made canonical before it is read (by their handler).
+_NORMALIZE: Final[dict[Handler, Normalize]] = {replay: _replay_from}
 #: (path pattern, handler, query parameters it takes); ``{}`` is one path segment.
 _ROUTES: Final[tuple[tuple[re.Pattern[str], Handler, frozenset[str]], ...]] = (
     (re.compile(r"^/$"), home, frozenset({"board"})),
@@ -421,7 +467,7 @@ _ROUTES: Final[tuple[tuple[re.Pattern[str], Handler, frozenset[str]], ...]] = (
         frozenset({"suits", "board", "player"}),
     ),
     (re.compile(r"^/player/([^/]+)$"), player, frozenset()),
-    (re.compile(r"^/replay/([^/]+)$"), replay, frozenset()),
+    (re.compile(r"^/replay/([^/]+)$"), replay, frozenset({"from"})),
     (re.compile(r"^/race$"), race, frozenset({"suits"})),
     (re.compile(r"^/play$"), play, frozenset({"race"})),
     (re.compile(r"^/race/([A-Za-z0-9-]{1,16})$"), room, frozenset()),
@@ -492,6 +538,9 @@ async def respond(source: Source, request: Request) -> Response:
         is_page = True
         handler, allowed, argument = route
         query = Query(url.query, allowed)
+        normalize = _NORMALIZE.get(handler)
+        if normalize is not None:
+            normalize(query)
 
         async def make() -> tuple[bytes, str]:
             page = await handler(source, query, argument)
@@ -504,7 +553,7 @@ async def respond(source: Source, request: Request) -> Response:
                 text = render.page(page.template, context)
             return text.encode(), page.cache_control
 
-        body, cache_control = await source.remember(request.path, make)
+        body, cache_control = await source.remember(path + query.canonical(), make)
         return content(request, body, content_type=HTML, cache_control=cache_control)
     except PageError as error:
         return _error_page(source, request, error, json_by_default=not is_page)

@@ -4,7 +4,9 @@ Every figure on a page comes through the hub's public queries (``hub.queries`` a
 ``hub.accounts.named``), so the pages show
 exactly what the protocol tells its clients: bots on their own board, results held for
 fair-play review nowhere. Refusals become :class:`PageError`. A :class:`Source` also keeps
-the node's short-lived cache of rendered pages (:meth:`Source.remember`).
+the node's short-lived cache of rendered pages (:meth:`Source.remember`): keyed by the
+canonical request (the path and only the query parameters the page reads), at most
+:data:`CACHE_BYTES` of bodies, an entry dropped once it has expired.
 
 ::
 
@@ -19,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, ClassVar, Final, TypeVar, cast
+from typing import ClassVar, Final, TypeVar
 
 from server.edge import EdgeError
 from server.engine import Game, Move
@@ -46,6 +48,12 @@ __all__ = ["Hub", "PageError", "Player", "Source"]
 
 #: Rendered pages kept per node at most (the oldest go first).
 CACHE_ENTRIES: Final = 256
+#: Bytes of rendered pages kept per node at most (the oldest go first; a page larger than
+#: this is never kept).
+CACHE_BYTES: Final = 16 * 1024 * 1024
+#: Positions of a replay on one page (``/replay/ID?from=N`` shows the page holding N): a
+#: page's size and the time it takes to render do not grow with the game.
+REPLAY_PAGE: Final = 100
 
 T = TypeVar("T")
 
@@ -77,6 +85,8 @@ class Step:
     #: How many cards at the end of the move's target column it brought there (0 when they
     #: completed a run, which left the table at once).
     arrived: int = 0
+    #: Its place in the replay (0: the deal, then one per action).
+    index: int = 0
 
 
 @dataclass(frozen=True)
@@ -108,7 +118,11 @@ class Source:
         #: How long a rendered live page is reused (0: never); bounds the work that many
         #: browsers polling the same page cost, and delays an update by at most this long.
         self.cache_seconds = cache_seconds
-        self._cache: OrderedDict[str, tuple[float, Any]] = OrderedDict()
+        #: Bytes of bodies the cache holds at most.
+        self.cache_bytes = CACHE_BYTES
+        #: Bytes of bodies it holds now.
+        self.cached_bytes = 0
+        self._cache: OrderedDict[str, tuple[float, bytes, str]] = OrderedDict()
 
     @classmethod
     def of(cls, hub: Hub) -> Source:
@@ -174,11 +188,19 @@ class Source:
             self._hub.after.day_stats(day=day, suits=suits, board=board, player=player)
         )
 
-    async def replay(self, game_id: str) -> tuple[Replay, list[Step], Review | None]:
-        """A public replay (as anyone may see it), its positions one by one, and its solver
+    async def replay(self, game_id: str, first: int) -> tuple[Replay, list[Step], Review | None]:
+        """A public replay (as anyone may see it), the :data:`REPLAY_PAGE` positions from
+        ``first`` (the deal is 0; past the last, refused ``not-found``), and its solver
         review if one was made."""
         found = await _asking(self._hub.after.replay(None, game_id))
-        return found, positions(found), await _asking(self._hub.reviews.kept(game_id))
+        if first > len(found.moves):
+            raise PageError(
+                404,
+                ErrorCode.NOT_FOUND,
+                f"this replay has positions 0 to {len(found.moves)}, not {first}",
+            )
+        steps = positions(found, first, REPLAY_PAGE)
+        return found, steps, await _asking(self._hub.reviews.kept(game_id))
 
     async def room(self, code: str) -> tuple[RoomView, Replays]:
         """A race room as it stands (its racers, and their places once it is over), and the
@@ -190,33 +212,66 @@ class Source:
     async def race(self, suits: int) -> RaceStandings:
         return await _asking(self._hub.queries.race_standings(suits))
 
-    async def remember(self, key: str, make: Callable[[], Awaitable[T]]) -> T:
-        """What ``make()`` returns, reused for ``cache_seconds`` under ``key`` (a failure is
-        not kept)."""
+    async def remember(
+        self, key: str, make: Callable[[], Awaitable[tuple[bytes, str]]]
+    ) -> tuple[bytes, str]:
+        """What ``make()`` returns (a body and its Cache-Control), reused for
+        ``cache_seconds`` under ``key`` (a failure is not kept). ``key`` names the canonical
+        request, so that junk in a query string does not make a page again."""
         if self.cache_seconds <= 0:
             return await make()
         now = self._hub.clock.monotonic()
+        self._drop_expired(now)
         found = self._cache.get(key)
-        if found is not None and found[0] > now:
-            return cast(T, found[1])
-        body = await make()
-        self._cache[key] = (now + self.cache_seconds, body)
-        self._cache.move_to_end(key)
-        while len(self._cache) > CACHE_ENTRIES:
-            self._cache.popitem(last=False)
-        return body
+        if found is not None:
+            return found[1], found[2]
+        body, cache_control = await make()
+        now = self._hub.clock.monotonic()
+        if len(body) > self.cache_bytes:
+            return body, cache_control
+        old = self._cache.pop(key, None)  # made meanwhile by another request
+        if old is not None:
+            self.cached_bytes -= len(old[1])
+        self._cache[key] = (now + self.cache_seconds, body, cache_control)
+        self.cached_bytes += len(body)
+        while len(self._cache) > CACHE_ENTRIES or self.cached_bytes > self.cache_bytes:
+            self._forget_oldest()
+        return body, cache_control
+
+    def _drop_expired(self, now: float) -> None:
+        # Entries are in the order they were made, and all live as long: the expired first.
+        while self._cache and next(iter(self._cache.values()))[0] <= now:
+            self._forget_oldest()
+
+    def _forget_oldest(self) -> None:
+        _, (_, body, _) = self._cache.popitem(last=False)
+        self.cached_bytes -= len(body)
+
+    @property
+    def cached_pages(self) -> int:
+        """Pages the cache holds now."""
+        return len(self._cache)
 
 
-def positions(replay: Replay) -> list[Step]:
-    """A replay's positions: the deal, then the board after each of its actions."""
+def positions(replay: Replay, first: int = 0, count: int | None = None) -> list[Step]:
+    """A replay's positions: the deal (position 0), then the board after each of its
+    actions; only the ``count`` of them from ``first`` (all by default). The actions before
+    are applied to the engine, but only these positions' boards are read."""
+    last = len(replay.moves) if count is None else first + count - 1
     game = Game.from_code(replay.code)
-    steps = [Step(0, None, None, _columns(game), game.moves, game.removed_count)]
+    steps = []
+    if first == 0:
+        steps.append(Step(0, None, None, _columns(game), game.moves, game.removed_count))
     previous = None
-    for step in replay.moves:
+    for index, step in enumerate(replay.moves, 1):
+        if index > last:
+            break
         removed = game.removed_count
         move = apply(game, step.action)
         think = None if previous is None else (step.at - previous) / 1000
         previous = step.at
+        if index < first:
+            continue
         arrived = 0
         if move is not None and game.removed_count == removed:
             arrived = move.count or 0  # a played move's count is explicit
@@ -230,6 +285,7 @@ def positions(replay: Replay) -> list[Step]:
                 game.removed_count,
                 move,
                 arrived,
+                index,
             )
         )
     return steps

@@ -29,6 +29,14 @@ def test_a_bucket_allows_a_burst_then_one_token_per_refill() -> None:
     assert bucket.at_rest(10.0) and bucket.tokens == 3.0  # refilled, never past its capacity
 
 
+def test_a_heavy_take_costs_several_tokens_and_never_more_than_the_bucket_holds() -> None:
+    bucket = Bucket(10, 1.0, now=0.0)
+    assert bucket.take(0.0, 4) == 0.0 and bucket.take(0.0, 4) == 0.0
+    assert bucket.take(0.0, 4) == pytest.approx(2.0)  # two tokens left: nothing taken
+    assert bucket.tokens == pytest.approx(2.0)
+    assert bucket.take(100.0, 50) == 0.0 and bucket.tokens == 0.0  # all of it, not refused
+
+
 def test_a_bucket_ignores_a_clock_that_goes_back() -> None:
     bucket = Bucket(1, 1.0, now=5.0)
     assert bucket.take(5.0) == 0.0

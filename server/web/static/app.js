@@ -94,22 +94,35 @@
   }
 
   // A replay's positions: one shown at a time, stepped with the arrow keys, the buttons or
-  // the list of actions, whose shown one is marked; the address's #step-N names it.
+  // the list of actions, whose shown one is marked; the address's #step-N names it. A page
+  // holds a page of positions (data-replay-page from data-replay-first): a step past it
+  // opens the page that holds it, at that position.
   function replay(element) {
     var positions = element.querySelectorAll("[data-step]");
     var actions = element.querySelectorAll("[data-goto]");
     var at = element.querySelector("[data-step-at]");
-    var shown = 0;
+    var first = Number(element.getAttribute("data-replay-first")) || 0;
+    var total = Number(element.getAttribute("data-replay-total"));
+    var size = Number(element.getAttribute("data-replay-page")) || positions.length;
+    var path = element.getAttribute("data-replay-path");
+    if (isNaN(total)) total = first + positions.length - 1;
+    var shown = first;
+    function open(index) {
+      var start = index - (index % size);
+      window.location.assign(path + (start ? "?from=" + start : "") + "#step-" + index);
+    }
     function show(index) {
-      shown = Math.max(0, Math.min(positions.length - 1, index));
+      index = Math.max(0, Math.min(total, index));
+      if (index < first || index >= first + positions.length) return open(index);
+      shown = index;
       Array.prototype.forEach.call(positions, function (position, i) {
-        position.hidden = i !== shown;
+        position.hidden = first + i !== shown;
       });
       Array.prototype.forEach.call(actions, function (action, i) {
-        if (i === shown) action.setAttribute("aria-current", "step");
+        if (first + i === shown) action.setAttribute("aria-current", "step");
         else action.removeAttribute("aria-current");
       });
-      var current = actions[shown];
+      var current = actions[shown - first];
       if (current) {
         // Scroll the list only, never the page, so the table stays where the eye is.
         var list = current.closest("ol");
@@ -132,7 +145,7 @@
       }
     });
     document.addEventListener("keydown", function (event) {
-      var moves = { ArrowRight: shown + 1, ArrowLeft: shown - 1, Home: 0, End: positions.length - 1 };
+      var moves = { ArrowRight: shown + 1, ArrowLeft: shown - 1, Home: 0, End: total };
       if (event.key in moves && !event.altKey && !event.ctrlKey && !event.metaKey) {
         event.preventDefault();
         show(moves[event.key]);

@@ -1,0 +1,229 @@
+"""Replay page flood: what one address asking a long game's replay page again and again
+costs a real ``simon-server``, and another client's ping round trip meanwhile.
+
+Run from the repository root::
+
+    python -m bench.replay_page                      # this tree's server
+    python -m bench.replay_page --tree ../other      # another checkout's, for a before/after
+
+Before the server starts, a public replay of ``--actions`` actions (yesterday's ranked
+daily: a move and its undo, again and again) is written into a fresh embedded SQLite
+database in a temporary folder. The server then runs as a process of its own on it (no
+limit exempt), listening on 127.0.0.1. An attacker process, from 127.0.0.2, asks
+``/replay/ID?utm_source=N`` (a new ``N`` each time, so that a cache keyed by the raw query
+never answers twice) with ``--concurrency`` requests at a time, for ``--seconds``.
+Meanwhile a client from 127.0.0.3 sends websocket pings one after the other and times each
+answer. Printed: the page's size, the attacker's answers by status, the server's CPU seconds
+over the flood (from ``/proc``), its resident memory before and after, and the other
+client's ping round trip (median and 99th percentile) with no flood and under it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import http.client
+import json
+import multiprocessing
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Final
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from websockets.asyncio.client import connect  # noqa: E402
+
+from server.play.player_game import UNDO  # noqa: E402
+from server.store import Result, Store  # noqa: E402
+from tests.support.ports import wait_for_port  # noqa: E402
+from tests.support.servers import first_legal  # noqa: E402
+from tests.support.store import finish, new_player, start  # noqa: E402
+
+ATTACKER = "127.0.0.2"
+OTHER = "127.0.0.3"
+#: The deal of the store's test games (tests/support/store.py).
+CODE = "SS1-S1-AAAAAAB"
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+async def long_game(folder: str, actions: int) -> str:
+    """Write yesterday's ranked daily of ``actions`` actions into the folder's database: its
+    id (the day is the machine's UTC yesterday, over for the server that starts next)."""
+    store = await Store.open(f"sqlite+aiosqlite:///{Path(folder) / 'simon.sqlite3'}")
+    try:
+        now = datetime.now(UTC)
+        player = await new_player(store)
+        game = await start(store, player, day=(now - timedelta(days=1)).date())
+        move = first_legal(CODE)
+        played = [move if n % 2 == 0 else UNDO for n in range(actions)]
+        result = Result(
+            won=False,
+            resigned=True,
+            moves=actions,
+            score=0,
+            removed=0,
+            elapsed=600.0,
+            finished_at=now - timedelta(days=1),
+        )
+        await finish(store, game, played, result)
+        return game.id
+    finally:
+        await store.close()
+
+
+def _get_page(port: int, path: str, source: str, timeout: float) -> tuple[int, bytes]:
+    """A GET of ``path`` from ``source`` as a browser asks for a page (HTML, not the JSON a
+    program gets): its status and body."""
+    connection = http.client.HTTPConnection(
+        "127.0.0.1", port, timeout=timeout, source_address=(source, 0)
+    )
+    try:
+        connection.request("GET", path, headers={"Accept": "text/html"})
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def _attack(port: int, path: str, seconds: float, concurrency: int, found: Any) -> None:
+    """Ask ``path?utm_source=N`` from :data:`ATTACKER` until ``seconds`` pass."""
+    deadline = time.monotonic() + seconds
+    counter = iter(range(10**9))
+
+    def one_worker() -> Counter[int]:
+        statuses: Counter[int] = Counter()
+        while time.monotonic() < deadline:
+            try:
+                status, _ = _get_page(port, f"{path}?utm_source={next(counter)}", ATTACKER, 60)
+            except OSError:
+                status = 0
+            statuses[status] += 1
+        return statuses
+
+    with ThreadPoolExecutor(concurrency) as pool:
+        total: Counter[int] = sum((f.result() for f in [pool.submit(one_worker) for _ in
+                                   range(concurrency)]), Counter())  # fmt: skip
+    found.put(dict(total))
+
+
+async def _round_trips(url: str, seconds: float) -> list[float]:
+    times = []
+    async with connect(url, compression=None, local_addr=(OTHER, 0)) as websocket:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            started = time.perf_counter()
+            await asyncio.wait_for(await websocket.ping(), 60)
+            times.append(time.perf_counter() - started)
+            await asyncio.sleep(0.2)  # within a connection's budget (10 frames a second)
+    return times
+
+
+def _summary(times: list[float]) -> str:
+    ordered = sorted(times)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    median = statistics.median(ordered)
+    return f"median {median * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms ({len(times)} pings)"
+
+
+async def run(
+    tree: Path, actions: int, seconds: float, concurrency: int, log_level: str
+) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as folder:
+        game = await long_game(folder, actions)
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(tree),
+            "SIMON_DATA_DIR": folder,
+            "SIMON_LIMITS_EXEMPT": "",
+            "SIMON_LOG_LEVEL": log_level,
+            "SIMON_PING_INTERVAL_SECONDS": "20",
+        }
+        env.pop("SIMON_DATABASE_URL", None)
+        env.pop("SIMON_REDIS_URL", None)
+        log = Path(folder) / "server.log"
+        with log.open("wb") as out:
+            server = subprocess.Popen(  # noqa: ASYNC220  (started once, before anything runs)
+                [sys.executable, "-m", "server.main", "--port", "0"],
+                cwd=tree, env=env, stdout=out, stderr=out,
+            )  # fmt: skip
+        try:
+            port = await wait_for_port(server, 60)
+            url = f"ws://127.0.0.1:{port}"
+            path = f"/replay/{game}"
+            started = time.perf_counter()
+            status, body = await asyncio.to_thread(_get_page, port, path, "127.0.0.4", 120)
+            first_seconds = time.perf_counter() - started
+            quiet = await _round_trips(url, seconds)
+            rss_before = _rss_mib(server.pid)
+            found: Any = multiprocessing.Queue()
+            attacker = multiprocessing.Process(
+                target=_attack, args=(port, path, seconds, concurrency, found)
+            )
+            cpu_before = _cpu_seconds(server.pid)
+            began = time.monotonic()
+            attacker.start()
+            under = await _round_trips(url, seconds)
+            statuses = await asyncio.to_thread(found.get, True, 600)
+            attacker.join()
+            elapsed = time.monotonic() - began
+            cpu = _cpu_seconds(server.pid) - cpu_before
+            rss_after = _rss_mib(server.pid)
+        finally:
+            server.terminate()
+            server.wait(15)
+    return {
+        "tree": str(tree),
+        "actions": actions,
+        "page_status": status,
+        "page_bytes": len(body),
+        "page_first_seconds": round(first_seconds, 3),
+        "seconds": round(elapsed, 2),
+        "attacker_answers": statuses,
+        "server_cpu_seconds": round(cpu, 2),
+        "server_rss_mib_before": rss_before,
+        "server_rss_mib_after": rss_after,
+        "ping_quiet": _summary(quiet),
+        "ping_under_flood": _summary(under),
+    }
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--actions 300 --seconds 1 --concurrency 2"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose server runs")
+    parser.add_argument("--actions", type=int, default=6000, help="the long game's actions")
+    parser.add_argument("--seconds", type=float, default=20.0, help="how long the flood lasts")
+    parser.add_argument("--concurrency", type=int, default=12, help="requests at a time")
+    parser.add_argument("--log-level", default="WARNING", help="the server's SIMON_LOG_LEVEL")
+    args = parser.parse_args()
+    report = asyncio.run(
+        run(args.tree.resolve(), args.actions, args.seconds, args.concurrency, args.log_level)
+    )
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
