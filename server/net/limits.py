@@ -80,6 +80,7 @@ class Limits:
     address_messages: int = 300
     address_message_window: float = 10.0
     first_bytes: float = 5.0
+    fragments: int = 8
 
     @classmethod
     def of(cls, settings: Settings, *, max_connections: int | None = None) -> Limits:
@@ -102,6 +103,7 @@ class Limits:
             address_messages=settings.messages_per_address,
             address_message_window=settings.address_message_window_seconds,
             first_bytes=settings.first_bytes_timeout_seconds,
+            fragments=settings.max_message_fragments,
         )
 
 
@@ -414,6 +416,17 @@ class Gate:
             "closing a connection from %s: too many %s, sent on over the budget",
             address,
             what,
+        )
+
+    def fragmented(self, address: str) -> None:
+        """A connection from ``address`` is closed for a message in too many fragments."""
+        self._refuse_code(ErrorCode.INVALID_MESSAGE)
+        self.offenders.offended(
+            "fragments",
+            address,
+            "closing a connection from %s: a message in more than %d fragments",
+            address,
+            self.limits.fragments,
         )
 
     def read(self, address: str) -> LimitRefusal | None:
