@@ -231,6 +231,11 @@ class Gate:
             return str(ipaddress.IPv6Network((address, 64), strict=False))
         return str(address)
 
+    def trusted_peer(self, peer: str | None) -> bool:
+        """Whether the TCP peer ``peer`` is a trusted proxy (its forwarded headers believed)."""
+        address = parse_address(peer)
+        return address is not None and self._trusted(address)
+
     def _trusted(self, address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
         return any(address in network for network in self.limits.trusted_proxies)
 
