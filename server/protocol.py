@@ -78,6 +78,7 @@ class ErrorCode(StrEnum):
     RATE_LIMITED = "rate-limited"
     TOO_MANY_FOLLOWS = "too-many-follows"  # an account follows races on too many connections
     TOO_MANY_CONNECTIONS = "too-many-connections"  # refused at the handshake (HTTP 429/503)
+    BAD_ORIGIN = "bad-origin"  # a handshake from another site's page (HTTP 403)
     NOT_AUTHENTICATED = "not-authenticated"
     ALREADY_AUTHENTICATED = "already-authenticated"
     BAD_NAME = "bad-name"
@@ -122,6 +123,7 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.RATE_LIMITED: 429,
     ErrorCode.PROVING: 503,
     ErrorCode.NOT_VISIBLE: 403,
+    ErrorCode.BAD_ORIGIN: 403,
     ErrorCode.UNAVAILABLE: 503,
     ErrorCode.INTERNAL: 500,
 }

@@ -43,6 +43,10 @@ class Settings(BaseSettings):
     #: refused rate-limited, and 10 more in a row close the connection (1008).
     rate_limit_messages: int = Field(100, ge=1)
     rate_limit_window_seconds: float = Field(10.0, gt=0)
+    #: The most frames one client message may come in (no browser fragments a message):
+    #: a message in more is closed with 1009. Every frame of a message takes from the
+    #: budgets above, as a message does.
+    max_message_fragments: int = Field(8, ge=1)
     ping_interval_seconds: float | None = 20.0
     ping_timeout_seconds: float | None = 20.0
     #: Group commit of the action log: the first action of a batch waits this long for

@@ -32,7 +32,7 @@ from server.settings import Settings
 from server.store import Store
 from server.store.database import private_folder
 from server.store.ranks import RedisRankCache
-from server.web.responses import request_target
+from server.web.responses import header, request_target
 
 from . import http
 from .connection import finish_in_flight, serve_connection
@@ -48,6 +48,7 @@ from .listen import (
     listen,
 )
 from .metrics import Metrics
+from .origin import Origins
 
 log = logging.getLogger(__name__)
 
@@ -93,10 +94,20 @@ async def _process_request(
     health: Health,
     metrics: Metrics,
     metrics_here: bool,
+    origins: Origins,
     connection: ServerConnection,
     request: Request,
 ) -> Response | None:
     peer = connection.remote_address[0] if connection.remote_address else None
+    upgrade = http.wants_upgrade(request)
+    if upgrade:
+        # another site's page in a player's browser: refused before it is counted for
+        # anything (the player's address, its connections, its sign-ins)
+        proto = header(request, "X-Forwarded-Proto") if gate.trusted_peer(peer) else None
+        cross = origins.refusal(request, proto)
+        if cross is not None:
+            metrics.refused(ErrorCode.BAD_ORIGIN.value)
+            return http.error_response(403, ErrorCode.BAD_ORIGIN, cross)
     forwarded = request.headers.get_all("X-Forwarded-For")
     address = gate.client_address(peer, forwarded)
     refused = gate.admit(address)
@@ -104,7 +115,7 @@ async def _process_request(
         return http.limited(refused)
     assert isinstance(connection, GatedConnection)
     connection.admitted(address)
-    if http.wants_upgrade(request):
+    if upgrade:
         refused = gate.handshake(address)
         return None if refused is None else http.limited(refused)
     if request.method not in http.METHODS:
@@ -277,7 +288,13 @@ async def run_server(
                 open_timeout=settings.handshake_timeout_seconds,
                 close_timeout=CLOSE_TIMEOUT,
                 process_request=partial(
-                    _process_request, hub, gate, health, metrics, settings.metrics_port is None
+                    _process_request,
+                    hub,
+                    gate,
+                    health,
+                    metrics,
+                    settings.metrics_port is None,
+                    Origins(settings.public_url),
                 ),
                 server_header=None,
                 create_connection=connection_class(gate),

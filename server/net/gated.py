@@ -9,6 +9,11 @@ Below the message loop, where the websockets library works on its own:
   take from the connection's budget like messages, counted as the frame is parsed: over
   the budget they are dropped unanswered, and a client that goes on regardless is failed
   with 1008, the rest of what it sent discarded unparsed;
+- so do the fragments of a fragmented message, each as it is parsed (the message's last
+  frame is counted as the message, by the reading task): a fragment over the budget fails
+  the connection with 1008 at once (a message cannot be read with a fragment dropped), and
+  a message in more than ``SIMON_MAX_MESSAGE_FRAGMENTS`` frames with 1009 (no browser
+  fragments a message; the library would take 4,096 fragments, each through its parser);
 - nothing is written to a transport that is closing: after a reset, asyncio logs a
   warning for every write (a flood of pongs once wrote tens of thousands of lines);
 - every HTTP answer leaves through :func:`server.net.http.finished`;
@@ -45,6 +50,8 @@ from .inbox import TextReading
 from .limits import CLOSE_POLICY, FrameBudget, Gate
 
 _CONTROL = (Opcode.PING, Opcode.PONG)
+#: The close code of a message in too many fragments (RFC 6455: too big to process).
+CLOSE_TOO_BIG = 1009
 #: After failing a flooder, its close frame has this long to leave before the socket goes.
 CLOSE_GRACE = 1.0
 
@@ -132,12 +139,12 @@ class GatedProtocol(ServerProtocol):
         raise AssertionError("parse() stepped after the connection was lost")
 
     def recv_frame(self, frame: Frame) -> None:
-        if (
-            frame.opcode in _CONTROL
-            and self.state is State.OPEN
-            and not self.connection.control_frame()
-        ):
-            return  # over budget: not answered, not even seen
+        if self.state is State.OPEN:
+            if frame.opcode in _CONTROL:
+                if not self.connection.control_frame():
+                    return  # over budget: not answered, not even seen
+            elif not self.connection.data_frame(frame):
+                return  # the connection is failed
         super().recv_frame(frame)
 
     def send_response(self, response: Response) -> None:
@@ -169,6 +176,8 @@ class GatedConnection(TextReading):
         self._peer_key: str | None = None
         self._silence: asyncio.TimerHandle | None = None
         self._failed = False
+        #: Frames of the message being received so far (0 between messages).
+        self._fragments = 0
         #: The client's EOF came before the answer to its HTTP request.
         self._eof_before_answer = False
         #: The node is stopping: a frame read from now on is not played (its 1001 is coming).
@@ -256,6 +265,31 @@ class GatedConnection(TextReading):
             self._failed = True
             self.gate.overdrawn(budget.address, "ping or pong frames")
             self.protocol.fail(CLOSE_POLICY, "too many messages")
+        return False
+
+    def data_frame(self, frame: Frame) -> bool:
+        """Whether a data frame just parsed may go on: a fragment of a message takes from
+        the budget (its last frame is counted as the message is read), and a message in
+        more than the limit's fragments fails the connection with 1009; a fragment over
+        the budget fails it with 1008."""
+        fragments = self._fragments + 1 if frame.opcode is Opcode.CONT else 1
+        self._fragments = 0 if frame.fin else fragments
+        if self._failed:
+            return False
+        budget = self.budget
+        if budget is None:
+            return True
+        most = self.gate.limits.fragments
+        if fragments > most:
+            self._failed = True
+            self.gate.fragmented(budget.address)
+            self.protocol.fail(CLOSE_TOO_BIG, f"a message in more than {most} fragments")
+            return False
+        if frame.fin or budget.take() is None:
+            return True
+        self._failed = True
+        self.gate.overdrawn(budget.address, "message fragments")
+        self.protocol.fail(CLOSE_POLICY, "too many messages")
         return False
 
     def send_data(self) -> None:

@@ -16,7 +16,7 @@ log = logging.getLogger(__name__)
 Monotonic = Callable[[], float]
 #: What an offender is logged for: connections dropped at accept, connections that send
 #: nothing, messages sent on over a budget.
-Offence = Literal["accept", "silent", "budget"]
+Offence = Literal["accept", "silent", "budget", "fragments"]
 #: Addresses remembered per table at most; past that the ones at rest, then the oldest, go.
 MAX_ADDRESSES = 100_000
 

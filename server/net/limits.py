@@ -84,6 +84,7 @@ class Limits:
     address_messages: int = 300
     address_message_window: float = 10.0
     first_bytes: float = 5.0
+    fragments: int = 8
 
     @classmethod
     def of(cls, settings: Settings, *, max_connections: int | None = None) -> Limits:
@@ -106,6 +107,7 @@ class Limits:
             address_messages=settings.messages_per_address,
             address_message_window=settings.address_message_window_seconds,
             first_bytes=settings.first_bytes_timeout_seconds,
+            fragments=settings.max_message_fragments,
         )
 
 
@@ -232,6 +234,11 @@ class Gate:
                 return str(address.ipv4_mapped)
             return str(ipaddress.IPv6Network((address, 64), strict=False))
         return str(address)
+
+    def trusted_peer(self, peer: str | None) -> bool:
+        """Whether the TCP peer ``peer`` is a trusted proxy (its forwarded headers believed)."""
+        address = parse_address(peer)
+        return address is not None and self._trusted(address)
 
     def _trusted(self, address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
         return any(address in network for network in self.limits.trusted_proxies)
@@ -420,6 +427,17 @@ class Gate:
             "closing a connection from %s: too many %s, sent on over the budget",
             address,
             what,
+        )
+
+    def fragmented(self, address: str) -> None:
+        """A connection from ``address`` is closed for a message in too many fragments."""
+        self._refuse_code(ErrorCode.INVALID_MESSAGE)
+        self.offenders.offended(
+            "fragments",
+            address,
+            "closing a connection from %s: a message in more than %d fragments",
+            address,
+            self.limits.fragments,
         )
 
     def read(self, address: str, cost: int = 1) -> LimitRefusal | None:

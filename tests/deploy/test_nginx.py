@@ -228,6 +228,16 @@ async def test_a_player_resumes_through_nginx_after_their_node_is_killed(
                 assert body["error"]["code"] == "too-many-connections", body
                 async with Client.connect(url, local_addr=("127.0.0.6", 0)) as other:
                     assert (await other.request({"type": "ping"}))["type"] == "pong"
+
+            # A page of the balancer's own origin opens a websocket (nginx forwards the
+            # Host it was sent, port and all); another site's page is refused.
+            async with Client.connect(url, origin=f"http://127.0.0.1:{listen}") as page:
+                assert (await page.request({"type": "ping"}))["type"] == "pong"
+            with pytest.raises(InvalidStatus) as refused:
+                async with Client.connect(url, origin="http://evil.example"):
+                    pass
+            assert refused.value.response.status_code == 403
+            assert json.loads(refused.value.response.body)["error"]["code"] == "bad-origin"
         finally:
             for process in reversed(processes):
                 process.kill()

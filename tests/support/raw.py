@@ -56,6 +56,21 @@ def control_frames(opcode: Opcode, count: int) -> bytes:
     return Frame(opcode, b"").serialize(mask=True, extensions=[]) * count
 
 
+def fragmented(payload: bytes, count: int) -> bytes:
+    """One text message in ``count`` masked frames (a text frame, then continuations), as a
+    client that fragments sends it; ``payload`` has at least ``count`` bytes."""
+    size = -(-len(payload) // count)
+    frames = [
+        Frame(
+            Opcode.TEXT if i == 0 else Opcode.CONT,
+            payload[i * size : (i + 1) * size],
+            fin=i == count - 1,
+        )
+        for i in range(count)
+    ]
+    return b"".join(frame.serialize(mask=True, extensions=[]) for frame in frames)
+
+
 @dataclass
 class Flood:
     closed: bool  # the server closed the connection (EOF, reset or a close frame)
@@ -129,6 +144,7 @@ __all__ = [
     "connect_from",
     "control_frames",
     "flood",
+    "fragmented",
     "get_from",
     "open_websocket",
     "reset",
