@@ -186,6 +186,7 @@ async def run_server(
                 commit_window=settings.commit_window_ms / 1000,
                 commit_timeout=settings.commit_timeout_seconds,
                 timeouts=settings.database_timeouts,
+                sqlite_synchronous=settings.sqlite_synchronous,
             )
             stack.push_async_callback(store.close)
         if bus is None:

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from server.store.action_log import DEFAULT_COMMIT_TIMEOUT, DEFAULT_WINDOW, ActionLog, open_writer
 from server.store.after import AfterDayRecords
 from server.store.boundary import store_boundary
-from server.store.database import Database, create_engine
+from server.store.database import DEFAULT_SYNCHRONOUS, Database, Synchronous, create_engine
 from server.store.fairplay import FairPlayRecords
 from server.store.games import GameRecords
 from server.store.leaderboard import Leaderboard
@@ -67,14 +67,17 @@ class Store(PlayerPart, DealPart, GamePart, BoardPart, FairPlayPart, AfterDayPar
         commit_timeout: float = DEFAULT_COMMIT_TIMEOUT,
         owns_redis: bool = False,
         timeouts: dict[str, float] | None = None,
+        sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
     ) -> Store:
         """Connect to the database at ``url`` (``postgresql+asyncpg://`` or
         ``sqlite+aiosqlite:///``), bring its schema to the newest migration when ``migrate``,
         and keep ranks in Redis sorted sets when ``redis`` is given, else in this process.
         Actions are group-committed every ``commit_window`` seconds (see action_log).
         ``timeouts`` go to :func:`create_engine` (``connect_timeout``, ...); migrations run
-        on a connection of their own without them (building an index may take long)."""
-        engine = create_engine(url, **(timeouts or {}))
+        on a connection of their own without them (building an index may take long).
+        ``sqlite_synchronous`` is how durably an SQLite file commits (see
+        :data:`~server.store.database.Synchronous`); PostgreSQL's is the server's own."""
+        engine = create_engine(url, synchronous=sqlite_synchronous, **(timeouts or {}))
         try:
             if migrate:
                 await upgrade(url if timeouts else engine)
@@ -84,7 +87,8 @@ class Store(PlayerPart, DealPart, GamePart, BoardPart, FairPlayPart, AfterDayPar
         ranks: RankCache = (
             RedisRankCache(redis, redis_prefix) if redis is not None else LocalRankCache()
         )
-        log = ActionLog(open_writer(url, timeout=commit_timeout), window=commit_window)
+        writer = open_writer(url, timeout=commit_timeout, synchronous=sqlite_synchronous)
+        log = ActionLog(writer, window=commit_window)
         store = cls(engine, ranks, log)
         store._redis = redis if owns_redis else None
         return store
