@@ -114,6 +114,12 @@ class ActionLog:
         self.appended = 0
         #: Called after each commit with its seconds and whether it succeeded (metrics).
         self.on_commit: Callable[[float, bool], None] | None = None
+        #: Why the last commit failed, until one succeeds (None: the last one did). The
+        #: database may answer a probe and still take no write (its disk full): ``/healthz``
+        #: reads this.
+        self.failing: str | None = None
+        #: Actions refused since commits began to fail.
+        self.refused = 0
 
     def append(
         self, entries: Sequence[LogEntry], result: Result | None = None
@@ -175,7 +181,7 @@ class ActionLog:
                 await self._commit(batch)
             except Exception as error:  # never leave a caller waiting forever
                 log.exception("the action log failed to commit a batch")
-                _fail(batch, StoreUnavailable(f"the action log failed: {error}"))
+                self._failed(batch, StoreUnavailable(f"the action log failed: {error}"))
 
     async def _commit(self, batch: list[_Append]) -> None:
         started = time.perf_counter()
@@ -184,7 +190,7 @@ class ActionLog:
         except StoreUnavailable as error:
             if self.on_commit is not None:
                 self.on_commit(time.perf_counter() - started, False)
-            _fail(batch, error)
+            self._failed(batch, error)
             return
         except StaleGame:
             # Some append in the batch is stale: write each apart, in order, so that only
@@ -195,18 +201,38 @@ class ActionLog:
         self.appended += len(batch)
         if self.on_commit is not None:
             self.on_commit(time.perf_counter() - started, True)
+        self._committed()
         _succeed(batch)
 
     async def _commit_each(self, batch: list[_Append]) -> None:
         for append in batch:
             try:
                 await self._writer.write(append.entries, _ends([append]))
-            except (StaleGame, StoreUnavailable) as error:
+            except StaleGame as error:
                 _fail([append], error)
+            except StoreUnavailable as error:
+                self._failed([append], error)
             else:
                 self.batches += 1
                 self.appended += 1
+                self._committed()
                 _succeed([append])
+
+    def _failed(self, batch: list[_Append], error: StoreUnavailable) -> None:
+        """Refuse ``batch`` for ``error``: commits fail until one succeeds (the callers log
+        their refusals)."""
+        self.failing = str(error) or type(error).__name__
+        self.refused += len(batch)
+        _fail(batch, error)
+
+    def _committed(self) -> None:
+        if self.failing is not None:
+            log.info(
+                "the action log commits again (%d actions refused while it could not)",
+                self.refused,
+            )
+            self.failing = None
+            self.refused = 0
 
 
 def _entries(batch: list[_Append]) -> list[LogEntry]:
