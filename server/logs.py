@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import sys
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -61,4 +64,42 @@ def quiet_libraries() -> None:
             library.setLevel(logging.INFO)
 
 
-__all__ = ["QUIET_LIBRARIES", "JsonFormatter", "LogFormat", "configure", "quiet_libraries"]
+class Throttle:
+    """At most one log line per ``interval`` seconds for one kind of event, however often it
+    happens, each saying how many were left out since the previous one: a failure that
+    refuses thousands of requests writes a line every ``interval``, not one per request::
+
+        skipped = throttle.due()
+        if skipped is not None:
+            log.warning("move refused: %s (%d more since the last line)", error, skipped)
+    """
+
+    def __init__(self, interval: float, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.interval = interval
+        self._monotonic = monotonic
+        self._next = -math.inf
+        self._skipped = 0
+        #: Lines allowed so far.
+        self.lines = 0
+
+    def due(self) -> int | None:
+        """None if a line was written less than ``interval`` seconds ago (this event is
+        counted instead); else the events left out since that line (a line is due now)."""
+        now = self._monotonic()
+        if now < self._next:
+            self._skipped += 1
+            return None
+        skipped, self._skipped = self._skipped, 0
+        self._next = now + self.interval
+        self.lines += 1
+        return skipped
+
+
+__all__ = [
+    "QUIET_LIBRARIES",
+    "JsonFormatter",
+    "LogFormat",
+    "Throttle",
+    "configure",
+    "quiet_libraries",
+]

@@ -61,6 +61,10 @@ class Settings(BaseSettings):
     #: Every statement, both in asyncpg and as PostgreSQL's own ``statement_timeout``.
     database_statement_timeout_seconds: float = Field(5.0, gt=0)
     sqlite_busy_timeout_seconds: float = Field(10.0, ge=0)
+    #: SQLite's ``synchronous`` in WAL mode: ``full`` syncs the log at every commit (an
+    #: acknowledged action survives a power cut), ``normal`` only at checkpoints (it
+    #: survives a killed process; a power cut may take the last seconds).
+    sqlite_synchronous: Literal["normal", "full"] = "full"
     redis_connect_timeout_seconds: float = Field(2.0, gt=0)
     redis_socket_timeout_seconds: float = Field(5.0, gt=0)
     #: The rank cache's reads and writes in Redis (a cache: the database answers instead),
@@ -160,6 +164,11 @@ class Settings(BaseSettings):
         if level.upper() not in LOG_LEVELS:
             raise ValueError(f"one of {', '.join(LOG_LEVELS)}")
         return level.upper()
+
+    @field_validator("sqlite_synchronous", mode="before")
+    @classmethod
+    def _synchronous(cls, mode: object) -> object:
+        return mode.strip().lower() if isinstance(mode, str) else mode
 
     @field_validator("trusted_proxies", "limits_exempt")
     @classmethod

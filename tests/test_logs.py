@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from server.logs import QUIET_LIBRARIES, JsonFormatter, quiet_libraries
+from server.logs import QUIET_LIBRARIES, JsonFormatter, Throttle, quiet_libraries
 
 
 def record(message: str, *args: object, **more: object) -> logging.LogRecord:
@@ -66,3 +66,16 @@ def test_the_database_drivers_never_log_below_info() -> None:
     quiet_libraries()
     assert driver.level == logging.INFO
     assert other.level == logging.ERROR  # quieter already: left as it is
+
+
+def test_a_throttle_allows_a_line_per_interval_and_counts_the_rest() -> None:
+    now = [100.0]
+    throttle = Throttle(10.0, lambda: now[0])
+    assert throttle.due() == 0  # the first event: a line, nothing left out
+    assert [throttle.due() for _ in range(5)] == [None] * 5
+    now[0] += 9.5
+    assert throttle.due() is None
+    now[0] += 0.5
+    assert throttle.due() == 6  # a line, saying how many the last interval left out
+    assert throttle.due() is None
+    assert throttle.lines == 2

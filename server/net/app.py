@@ -200,6 +200,7 @@ async def run_server(
                 timeouts=settings.database_timeouts,
                 breaker_seconds=settings.redis_breaker_seconds,
                 monotonic=clock.monotonic,
+                sqlite_synchronous=settings.sqlite_synchronous,
             )
             stack.push_async_callback(store.close)
         if bus is None:

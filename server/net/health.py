@@ -6,6 +6,10 @@
     report = await health.check()
     # {"database": {"ok": True, "latency_ms": 0.6}, "redis": {"ok": True, "latency_ms": 0.2}}
 
+The database counts as down also while the action log's commits fail (a full disk, say:
+the database answers a probe but takes no write), with the commit's error, until one
+succeeds.
+
 Each probe runs as a task of its own and is never cancelled: a probe that does not
 answer within ``timeout`` counts as down, and goes on until the driver's own timeouts end
 it (no second probe of that service is started meanwhile, so a hung service costs one
@@ -30,6 +34,7 @@ Probe = Callable[[], Awaitable[None]]
 class Health:
     def __init__(self, store: Store, *, redis: redis.Redis | None, timeout: float) -> None:
         self.timeout = timeout
+        self._log = store.log
         self._probes: dict[str, Probe] = {"database": lambda: _database(store)}
         if redis is not None:
             client = redis
@@ -39,8 +44,13 @@ class Health:
     async def check(self) -> dict[str, dict[str, Any]]:
         """Each service's state: ``{"ok": bool, "latency_ms": float}`` (or ``"error"``)."""
         names = list(self._probes)
-        reports = await asyncio.gather(*(self._check(name) for name in names))
-        return dict(zip(names, reports, strict=True))
+        reports = dict(
+            zip(names, await asyncio.gather(*(self._check(name) for name in names)), strict=True)
+        )
+        failing = self._log.failing
+        if failing is not None and reports["database"]["ok"]:
+            reports["database"] = {"ok": False, "error": f"commits fail: {failing}"[:200]}
+        return reports
 
     async def _check(self, name: str) -> dict[str, Any]:
         task = self._running.get(name)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from datetime import date, datetime
 
 from server.bus import Bus
+from server.logs import Throttle
 from server.store import PlayStore, RaceStore
 
 from .accounts import Accounts
@@ -43,6 +44,9 @@ from .room_deals import DealPicker
 from .rooms import Rooms, RoomSettings
 from .screening import Screening
 from .starts import GameStarts
+
+#: At most one log line this often for requests refused ``unavailable`` (see Hub).
+UNAVAILABLE_LOG_SECONDS = 10.0
 
 
 class Hub:
@@ -78,6 +82,9 @@ class Hub:
         self.store = store
         self.max_game_actions = max_game_actions
         self.clock = clock
+        #: The log's lines for requests refused ``unavailable`` (a database or bus outage
+        #: refuses every one of them): one per ``UNAVAILABLE_LOG_SECONDS``, with a count.
+        self.unavailable_lines = Throttle(UNAVAILABLE_LOG_SECONDS, clock.monotonic)
         self.daily = DailySchedule(store, secret=secret, prover=prover)
         self.screening = Screening(
             store=store,

@@ -124,7 +124,7 @@ class Session:
                 return await self._run_action(message.id, move.text(), move)
             return await _HANDLERS[message.type](self, message)
         except Exception as error:
-            return [_refusal(message, error)]
+            return [_refusal(message, error, self.hub)]
 
     async def sign_in(self, message: Register | Auth) -> SignIn:
         """Answer ``register`` or ``auth``, saying how it went."""
@@ -136,9 +136,11 @@ class Session:
                 replies = await account_handlers.register(self, message)
         except Refused as refused:
             bad_token = refused.code is ErrorCode.BAD_TOKEN
-            return SignIn([_refusal(message, refused)], self.player is not None, bad_token)
+            return SignIn(
+                [_refusal(message, refused, self.hub)], self.player is not None, bad_token
+            )
         except Exception as error:
-            return SignIn([_refusal(message, error)], self.player is not None, False)
+            return SignIn([_refusal(message, error, self.hub)], self.player is not None, False)
         return SignIn(replies, self.player is not None, False)
 
     async def close(self) -> None:
@@ -449,14 +451,18 @@ class Session:
         ]
 
 
-def _refusal(message: ClientMessage, error: Exception) -> Error:
+def _refusal(message: ClientMessage, error: Exception, hub: Hub) -> Error:
     """The ``error`` reply refusing ``message``; raises ``error`` again if it is a bug (the
-    network layer logs it and answers ``internal``)."""
+    network layer logs it and answers ``internal``). A refusal ``unavailable`` is logged,
+    one line per ``UNAVAILABLE_LOG_SECONDS`` at most (an outage refuses every request)."""
     refused = refusal_of(error)
     if refused is None:
         raise error
     if refused.code is ErrorCode.UNAVAILABLE:
-        log.warning("%s refused: %s", message.type, error)
+        skipped = hub.unavailable_lines.due()
+        if skipped is not None:
+            more = f" ({skipped} more refused unavailable since the last line)" if skipped else ""
+            log.warning("%s refused: %s%s", message.type, error, more)
     return refused.reply(message.id)
 
 

@@ -37,6 +37,7 @@ import asyncpg
 import sqlalchemy as sa
 
 from server.kinds import Result
+from server.store.database import DEFAULT_SYNCHRONOUS, Synchronous
 from server.store.errors import InvalidRequest, StaleGame, StoreUnavailable
 from server.store.records import LogEntry
 
@@ -113,6 +114,12 @@ class ActionLog:
         self.appended = 0
         #: Called after each commit with its seconds and whether it succeeded (metrics).
         self.on_commit: Callable[[float, bool], None] | None = None
+        #: Why the last commit failed, until one succeeds (None: the last one did). The
+        #: database may answer a probe and still take no write (its disk full): ``/healthz``
+        #: reads this.
+        self.failing: str | None = None
+        #: Actions refused since commits began to fail.
+        self.refused = 0
 
     def append(
         self, entries: Sequence[LogEntry], result: Result | None = None
@@ -174,7 +181,7 @@ class ActionLog:
                 await self._commit(batch)
             except Exception as error:  # never leave a caller waiting forever
                 log.exception("the action log failed to commit a batch")
-                _fail(batch, StoreUnavailable(f"the action log failed: {error}"))
+                self._failed(batch, StoreUnavailable(f"the action log failed: {error}"))
 
     async def _commit(self, batch: list[_Append]) -> None:
         started = time.perf_counter()
@@ -183,7 +190,7 @@ class ActionLog:
         except StoreUnavailable as error:
             if self.on_commit is not None:
                 self.on_commit(time.perf_counter() - started, False)
-            _fail(batch, error)
+            self._failed(batch, error)
             return
         except StaleGame:
             # Some append in the batch is stale: write each apart, in order, so that only
@@ -194,18 +201,38 @@ class ActionLog:
         self.appended += len(batch)
         if self.on_commit is not None:
             self.on_commit(time.perf_counter() - started, True)
+        self._committed()
         _succeed(batch)
 
     async def _commit_each(self, batch: list[_Append]) -> None:
         for append in batch:
             try:
                 await self._writer.write(append.entries, _ends([append]))
-            except (StaleGame, StoreUnavailable) as error:
+            except StaleGame as error:
                 _fail([append], error)
+            except StoreUnavailable as error:
+                self._failed([append], error)
             else:
                 self.batches += 1
                 self.appended += 1
+                self._committed()
                 _succeed([append])
+
+    def _failed(self, batch: list[_Append], error: StoreUnavailable) -> None:
+        """Refuse ``batch`` for ``error``: commits fail until one succeeds (the callers log
+        their refusals)."""
+        self.failing = str(error) or type(error).__name__
+        self.refused += len(batch)
+        _fail(batch, error)
+
+    def _committed(self) -> None:
+        if self.failing is not None:
+            log.info(
+                "the action log commits again (%d actions refused while it could not)",
+                self.refused,
+            )
+            self.failing = None
+            self.refused = 0
 
 
 def _entries(batch: list[_Append]) -> list[LogEntry]:
@@ -335,14 +362,18 @@ def sqlite_time(moment: datetime) -> str:
 class SqliteLogWriter:
     """Writes batches on the event loop's own thread, on one sqlite3 connection.
 
-    A batch costs well under a millisecond and never waits on the disk (WAL mode with
-    ``synchronous=NORMAL``: a commit survives a killed process without an fsync), so it runs
-    inline. In a thread of its own it would wait for the interpreter lock at every step of
-    the statement while the loop is busy: measured at 10,000 players, that made a commit
-    take tens of milliseconds. Two things would block the loop, so they happen elsewhere:
-    another connection's write transaction (the lock is tried without waiting, and the
-    batch tried again shortly), and checkpoints, which fsync (run every
-    ``CHECKPOINT_EVERY`` seconds in a worker thread on a connection of their own).
+    A batch's statements cost well under a millisecond and never wait on the disk, so they
+    run inline. In a thread of its own the batch would wait for the interpreter lock at
+    every step of the statement while the loop is busy: measured at 10,000 players, that
+    made a commit take tens of milliseconds. Three things would block the loop, so they
+    happen elsewhere: another connection's write transaction (the lock is tried without
+    waiting, and the batch tried again shortly); with ``synchronous="full"`` (the default)
+    the ``COMMIT`` itself, which syncs the write-ahead log so that the batch survives a
+    power cut (run in a worker thread of its own, where SQLite lets go of the interpreter
+    lock while it waits on the disk; one sync per batch, however many actions it holds);
+    and checkpoints, which sync the database file (run every ``CHECKPOINT_EVERY`` seconds
+    in another worker thread on a connection of their own). With ``synchronous="normal"``
+    the commit is inline and syncs nothing: it survives a killed process, not a power cut.
     """
 
     #: A checkpoint copies each page changed since the last one once, however often it
@@ -353,10 +384,25 @@ class SqliteLogWriter:
     RESTART_WAIT = 0.1
     _BUSY_RETRY = 0.002
 
-    def __init__(self, path: str | Path, *, timeout: float = DEFAULT_COMMIT_TIMEOUT) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        timeout: float = DEFAULT_COMMIT_TIMEOUT,
+        synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
+    ) -> None:
+        if synchronous not in ("normal", "full"):
+            raise ValueError(f"synchronous is normal or full, not {synchronous!r}")
         self._path = str(path)
         self._timeout = timeout
+        self._synchronous = synchronous
         self._db: sqlite3.Connection | None = None
+        #: Where a durable commit waits on the disk, off the loop (None: commits inline).
+        self._commits = (
+            ThreadPoolExecutor(1, thread_name_prefix="wal-commit")
+            if synchronous == "full"
+            else None
+        )
         self._checkpoints = ThreadPoolExecutor(1, thread_name_prefix="wal-checkpoint")
         self._checkpoint: asyncio.Future[None] | None = None
         self._checkpointed_at = 0.0
@@ -364,10 +410,13 @@ class SqliteLogWriter:
 
     def _connect(self) -> sqlite3.Connection:
         if self._db is None:
-            db = sqlite3.connect(self._path, timeout=0, isolation_level=None)
+            # its COMMIT may run in the commit thread, never while the loop uses it
+            db = sqlite3.connect(
+                self._path, timeout=0, isolation_level=None, check_same_thread=False
+            )
             db.execute("PRAGMA foreign_keys=ON")
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(f"PRAGMA synchronous={self._synchronous.upper()}")
             db.execute("PRAGMA wal_autocheckpoint=0")  # see _checkpoint_soon
             self._db = db
         return self._db
@@ -395,15 +444,29 @@ class SqliteLogWriter:
                 if finished.rowcount != 1:
                     raise StaleGame(f"game {end.game_id!r} is already finished")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:  # SQLite rolls back by itself after some errors (disk full)
+                db.execute("ROLLBACK")
             raise
-        db.execute("COMMIT")
+        if self._commits is None:
+            db.execute("COMMIT")
+
+    def _commit(self) -> None:
+        """The durable ``COMMIT`` of the open transaction (in the commit thread)."""
+        db = self._connect()
+        try:
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
 
     async def write(self, entries: Sequence[LogEntry], results: Sequence[GameEnd]) -> None:
         deadline: float | None = None  # set at the first busy try: nearly every write has none
         while True:
             try:
                 self._write(entries, results)
+                if self._commits is not None:
+                    await asyncio.get_running_loop().run_in_executor(self._commits, self._commit)
             except sqlite3.IntegrityError as error:
                 if "UNIQUE" in str(error):
                     raise StaleGame(str(error)) from None
@@ -460,6 +523,8 @@ class SqliteLogWriter:
         if self._checkpointer is not None:
             self._checkpointer.close()
         self._checkpoints.shutdown(wait=True)
+        if self._commits is not None:
+            self._commits.shutdown(wait=True)
         if self._db is not None:
             self._db.close()
             self._db = None
@@ -470,11 +535,17 @@ def _log_checkpoint_failure(future: asyncio.Future[None]) -> None:
         log.warning("a WAL checkpoint failed: %s", future.exception())
 
 
-def open_writer(url: str, *, timeout: float = DEFAULT_COMMIT_TIMEOUT) -> LogWriter:
-    """The writer for a database URL (``postgresql+asyncpg://`` or ``sqlite+aiosqlite:///``)."""
+def open_writer(
+    url: str,
+    *,
+    timeout: float = DEFAULT_COMMIT_TIMEOUT,
+    synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
+) -> LogWriter:
+    """The writer for a database URL (``postgresql+asyncpg://`` or ``sqlite+aiosqlite:///``);
+    ``synchronous`` is SQLite's (see :class:`SqliteLogWriter`)."""
     parsed = sa.make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if not parsed.database or parsed.database == ":memory:":
             raise InvalidRequest("the action log needs an SQLite file, not an in-memory database")
-        return SqliteLogWriter(parsed.database, timeout=timeout)
+        return SqliteLogWriter(parsed.database, timeout=timeout, synchronous=synchronous)
     return PostgresLogWriter(url, timeout=timeout)

@@ -15,13 +15,20 @@ import contextlib
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 log = logging.getLogger(__name__)
+
+#: SQLite's ``synchronous`` in WAL mode, for every connection of an embedded server:
+#: ``full`` syncs the write-ahead log at each commit, so a commit survives a power cut or an
+#: operating system crash; ``normal`` syncs it only at checkpoints, so a commit survives a
+#: killed process but a power cut may take the commits since the last checkpoint.
+Synchronous = Literal["normal", "full"]
+DEFAULT_SYNCHRONOUS: Synchronous = "full"
 
 
 def create_engine(
@@ -30,13 +37,15 @@ def create_engine(
     connect_timeout: float | None = None,
     statement_timeout: float | None = None,
     busy_timeout: float = 10.0,
+    synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
     **options: Any,
 ) -> AsyncEngine:
     """An async engine for ``url``; on SQLite, the file's folder is made and every connection
-    enforces foreign keys and waits up to ``busy_timeout`` seconds for a busy database
-    instead of failing. On PostgreSQL a pooled connection an outage closed is replaced at
-    checkout (:func:`_replace_closed`), and :meth:`Database.rows` tries a read once more
-    on a new connection if its own turns out dead; ``connect_timeout`` bounds a
+    enforces foreign keys, waits up to ``busy_timeout`` seconds for a busy database
+    instead of failing, and commits as durably as ``synchronous`` says (WAL mode). On
+    PostgreSQL a pooled connection an outage closed is replaced at checkout
+    (:func:`_replace_closed`), and :meth:`Database.rows` tries a read once more on a new
+    connection if its own turns out dead; ``connect_timeout`` bounds a
     connection's opening (and the wait for a pooled one) and ``statement_timeout`` every
     statement, on both sides (asyncpg's ``command_timeout``, the server's
     ``statement_timeout``): a database that hangs fails requests, not holds them."""
@@ -56,6 +65,8 @@ def create_engine(
         engine = create_async_engine(url, **{**timed, **options})
         sa.event.listen(engine.sync_engine, "checkout", _replace_closed)
         return engine
+    if synchronous not in ("normal", "full"):
+        raise ValueError(f"synchronous is normal or full, not {synchronous!r}")
     database = parsed.database or ""
     if database and database != ":memory:" and not database.startswith("file:"):
         private_files(Path(database).expanduser())
@@ -67,7 +78,7 @@ def create_engine(
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={max(0, round(busy_timeout * 1000))}")
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute(f"PRAGMA synchronous={synchronous.upper()}")
         cursor.close()
 
     return engine

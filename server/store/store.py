@@ -21,7 +21,7 @@ from server.breaker import OPEN_SECONDS
 from server.store.action_log import DEFAULT_COMMIT_TIMEOUT, DEFAULT_WINDOW, ActionLog, open_writer
 from server.store.after import AfterDayRecords
 from server.store.boundary import store_boundary
-from server.store.database import Database, create_engine
+from server.store.database import DEFAULT_SYNCHRONOUS, Database, Synchronous, create_engine
 from server.store.fairplay import FairPlayRecords
 from server.store.games import GameRecords
 from server.store.leaderboard import Leaderboard
@@ -72,6 +72,7 @@ class Store(PlayerPart, DealPart, GamePart, BoardPart, FairPlayPart, AfterDayPar
         timeouts: dict[str, float] | None = None,
         breaker_seconds: float = OPEN_SECONDS,
         monotonic: Callable[[], float] | None = None,
+        sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
     ) -> Store:
         """Connect to the database at ``url`` (``postgresql+asyncpg://`` or
         ``sqlite+aiosqlite:///``), bring its schema to the newest migration when ``migrate``,
@@ -80,8 +81,10 @@ class Store(PlayerPart, DealPart, GamePart, BoardPart, FairPlayPart, AfterDayPar
         ``timeouts`` go to :func:`create_engine` (``connect_timeout``, ...); migrations run
         on a connection of their own without them (building an index may take long).
         Redis is skipped for ``breaker_seconds`` after it fails (on the ``monotonic``
-        clock; see :mod:`server.store.ranks`)."""
-        engine = create_engine(url, **(timeouts or {}))
+        clock; see :mod:`server.store.ranks`).
+        ``sqlite_synchronous`` is how durably an SQLite file commits (see
+        :data:`~server.store.database.Synchronous`); PostgreSQL's is the server's own."""
+        engine = create_engine(url, synchronous=sqlite_synchronous, **(timeouts or {}))
         try:
             if migrate:
                 await upgrade(url if timeouts else engine)
@@ -95,7 +98,8 @@ class Store(PlayerPart, DealPart, GamePart, BoardPart, FairPlayPart, AfterDayPar
             if redis is not None
             else LocalRankCache()
         )
-        log = ActionLog(open_writer(url, timeout=commit_timeout), window=commit_window)
+        writer = open_writer(url, timeout=commit_timeout, synchronous=sqlite_synchronous)
+        log = ActionLog(writer, window=commit_window)
         store = cls(engine, ranks, log)
         store._redis = redis if owns_redis else None
         return store

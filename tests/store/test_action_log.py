@@ -87,12 +87,15 @@ async def test_a_failed_commit_fails_every_append_in_it_and_the_log_goes_on() ->
         log.append(entry("a", 1)), log.append(entry("b", 1)), return_exceptions=True
     )
     assert all(isinstance(outcome, StoreUnavailable) for outcome in outcomes)
+    assert log.failing == "down" and log.refused == 2  # /healthz says so meanwhile
     writer.fail_with = RuntimeError("a bug in a writer")
     with pytest.raises(StoreUnavailable):  # never left waiting, whatever the writer does
         await log.append(entry("a", 1))
+    assert log.failing is not None and "a bug in a writer" in log.failing
     writer.fail_with = None
     await log.append(entry("a", 1))
     assert writer.batches == [[("a", 1)]]
+    assert log.failing is None and log.refused == 0  # a commit succeeded: healthy again
     await log.close()
 
 

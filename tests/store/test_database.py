@@ -34,11 +34,24 @@ async def test_sqlite_makes_its_folder_and_sets_its_pragmas_on_every_connection(
                 "foreign_keys": 1,
                 "busy_timeout": 10000,
                 "journal_mode": "wal",
-                "synchronous": 1,  # NORMAL: a commit survives a killed process
+                "synchronous": 2,  # FULL: a commit survives a power cut
             }
         assert path.exists()
     finally:
         await database.dispose()
+
+
+async def test_sqlite_syncs_only_at_checkpoints_when_told_normal(tmp_path: Path) -> None:
+    path = tmp_path / "normal.sqlite3"
+    database = Database(create_engine(f"sqlite+aiosqlite:///{path}", synchronous="normal"))
+    try:
+        async with database.engine.connect() as connection:
+            mode = (await connection.exec_driver_sql("PRAGMA synchronous")).scalar()
+        assert mode == 1  # NORMAL: a commit survives a killed process, not a power cut
+    finally:
+        await database.dispose()
+    with pytest.raises(ValueError, match="normal or full"):
+        create_engine(f"sqlite+aiosqlite:///{path}", synchronous="off")  # type: ignore[arg-type]
 
 
 async def _loop_turns(turns: int = 20) -> None:
