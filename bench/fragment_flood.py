@@ -6,15 +6,15 @@ Run from the repository root::
     python -m bench.fragment_flood                      # this tree's server
     python -m bench.fragment_flood --tree ../other      # another checkout's, for a before/after
 
-The server runs as a process of its own (embedded SQLite in a temporary folder, no limit
-exempt), listening on 127.0.0.1. A flooder process, from 127.0.0.2, keeps ``--connections``
-websockets open (not signed in), each sending ``--rate`` messages a second, each message
-in ``--fragments`` frames of one byte (a text frame, then continuations), and opening a
-new connection whenever the server closes one, for ``--seconds``. Meanwhile a client from
-127.0.0.3 sends websocket pings one after the other and times each answer. Printed: the
-server's CPU seconds over the flood (from ``/proc``), the flooder's connections, refused
-handshakes and messages sent, and the other client's ping round trip (median and 99th
-percentile) with no flood and under it.
+The server runs as a process of its own (:mod:`bench.solo`: embedded SQLite in a temporary
+folder, no limit exempt), listening on 127.0.0.1. A flooder process, from 127.0.0.2, keeps
+``--connections`` websockets open (not signed in), each sending ``--rate`` messages a
+second, each message in ``--fragments`` frames of one byte (a text frame, then
+continuations), and opening a new connection whenever the server closes one, for
+``--seconds``. Meanwhile a client from 127.0.0.3 sends websocket pings one after the other
+and times each answer. Printed: the server's CPU seconds over the flood (from ``/proc``),
+the flooder's connections, refused handshakes and messages sent, and the other client's
+ping round trip (median, 99th percentile and most) with no flood and under it.
 """
 
 from __future__ import annotations
@@ -23,11 +23,8 @@ import argparse
 import asyncio
 import json
 import multiprocessing
-import os
 import select
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -37,8 +34,7 @@ from typing import Any, Final
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.ping_flood import _cpu_seconds, _round_trips, _summary  # noqa: E402
-from tests.support.ports import wait_for_port  # noqa: E402
+from bench.solo import round_trips, solo_server, summary  # noqa: E402
 from tests.support.raw import fragmented, open_websocket  # noqa: E402
 
 FLOODER = "127.0.0.2"
@@ -95,43 +91,22 @@ def _flood(
 async def run(
     tree: Path, seconds: float, connections: int, rate: float, fragments: int, log_level: str
 ) -> dict[str, object]:
-    with tempfile.TemporaryDirectory() as folder:
-        env = {
-            **os.environ,
-            "PYTHONPATH": str(tree),
-            "SIMON_DATA_DIR": folder,
-            "SIMON_LIMITS_EXEMPT": "",
-            "SIMON_LOG_LEVEL": log_level,
-            "SIMON_PING_INTERVAL_SECONDS": "20",
-        }
-        env.pop("SIMON_DATABASE_URL", None)
-        env.pop("SIMON_REDIS_URL", None)
-        log = Path(folder) / "server.log"
-        with log.open("wb") as out:
-            server = subprocess.Popen(  # noqa: ASYNC220  (started once, before anything runs)
-                [sys.executable, "-m", "server.main", "--port", "0"],
-                cwd=tree, env=env, stdout=out, stderr=out,
-            )  # fmt: skip
-        try:
-            port = await wait_for_port(server, 60)
-            url = f"ws://127.0.0.1:{port}"
-            quiet = await _round_trips(url, seconds)
-            # connections opened, handshakes refused, messages sent
-            counts = multiprocessing.Array("l", 3)
-            flooder = multiprocessing.Process(
-                target=_flood, args=(port, seconds, connections, rate, fragments, counts)
-            )
-            cpu_before = _cpu_seconds(server.pid)
-            started = time.monotonic()
-            flooder.start()
-            under = await _round_trips(url, seconds)
-            await asyncio.to_thread(flooder.join)
-            elapsed = time.monotonic() - started
-            cpu = _cpu_seconds(server.pid) - cpu_before
-        finally:
-            server.terminate()
-            server.wait(15)
-        lines = log.read_text(errors="replace").splitlines()
+    async with solo_server(tree, log_level) as server:
+        quiet = await round_trips(server.url, seconds)
+        # connections opened, handshakes refused, messages sent
+        counts = multiprocessing.Array("l", 3)
+        flooder = multiprocessing.Process(
+            target=_flood, args=(server.port, seconds, connections, rate, fragments, counts)
+        )
+        cpu_before = server.cpu_seconds()
+        started = time.monotonic()
+        flooder.start()
+        under = await round_trips(server.url, seconds)
+        await asyncio.to_thread(flooder.join)
+        elapsed = time.monotonic() - started
+        cpu = server.cpu_seconds() - cpu_before
+        server.stop()
+        lines = server.log_lines()
     return {
         "tree": str(tree),
         "seconds": round(elapsed, 2),
@@ -140,8 +115,8 @@ async def run(
         "flooder_connections": counts[0],
         "flooder_handshakes_refused": counts[1],
         "flooder_messages_sent": counts[2],
-        "ping_quiet": _summary(quiet),
-        "ping_under_flood": _summary(under),
+        "ping_quiet": summary(quiet),
+        "ping_under_flood": summary(under),
         "server_log_lines": len(lines),
         # the commonest, by their text after the time and level
         "server_log_commonest": Counter(line.split(" ", 3)[-1] for line in lines).most_common(4),

@@ -7,8 +7,9 @@ Run from the repository root::
     python -m bench.long_game_end --actions 100000         # far past the default cap
     python -m bench.long_game_end --tree ../other          # another checkout's, for a before/after
 
-The server runs as a process of its own (embedded SQLite in a temporary folder, its real
-solver workers, limits exempt for loopback and its cap of actions set above ``--actions``).
+The server runs as a process of its own (:mod:`bench.solo`: embedded SQLite in a temporary
+folder, its real solver workers, limits exempt for loopback and its cap of actions set above
+``--actions``).
 A player from 127.0.0.2 starts today's 1-suit daily and plays ``--actions`` actions on it
 over the socket: a move and its way back (a back-and-forth pair of legal moves, the cheapest
 long game), pipelined a batch at a time (another player's short daily is ended first, so that the
@@ -25,10 +26,7 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Final
@@ -38,11 +36,10 @@ sys.path.insert(0, str(ROOT))
 
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
+from bench.solo import OTHER, solo_server, summary  # noqa: E402
 from server.engine import Game  # noqa: E402
-from tests.support.ports import wait_for_port  # noqa: E402
 
 PLAYER = "127.0.0.2"
-OTHER = "127.0.0.3"
 #: Actions sent before their replies are read.
 BATCH: Final = 100
 #: Between the other client's pings (seconds).
@@ -129,73 +126,43 @@ async def pinging(
         await asyncio.sleep(PING_EVERY)
 
 
-def _summary(times: list[float]) -> str:
-    if not times:
-        return "no pings"
-    ordered = sorted(times)
-    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    median = statistics.median(ordered)
-    return (
-        f"median {median * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms, most "
-        f"{ordered[-1] * 1000:.1f} ms ({len(times)} pings)"
-    )
-
-
 async def run(tree: Path, actions: int, log_level: str) -> dict[str, object]:
-    with tempfile.TemporaryDirectory() as folder:
-        env = {
-            **os.environ,
-            "PYTHONPATH": str(tree),
-            "SIMON_DATA_DIR": folder,
-            "SIMON_LIMITS_EXEMPT": "127.0.0.0/8",
-            "SIMON_RATE_LIMIT_MESSAGES": "100000000",
-            "SIMON_MAX_GAME_ACTIONS": str(actions + 10),
-            "SIMON_LOG_LEVEL": log_level,
-            "SIMON_PING_INTERVAL_SECONDS": "20",
-        }
-        env.pop("SIMON_DATABASE_URL", None)
-        env.pop("SIMON_REDIS_URL", None)
-        log = Path(folder) / "server.log"
-        with log.open("wb") as out:
-            server = subprocess.Popen(  # noqa: ASYNC220  (started once, before anything runs)
-                [sys.executable, "-m", "server.main", "--port", "0"],
-                cwd=tree, env=env, stdout=out, stderr=out,
-            )  # fmt: skip
-        try:
-            port = await wait_for_port(server, 60)
-            url = f"ws://127.0.0.1:{port}"
-            async with (
-                connect(url, compression=None, local_addr=(PLAYER, 0), max_size=None) as player,
-                connect(url, compression=None, local_addr=(OTHER, 0)) as other,
-            ):
-                name = f"other{os.getpid()}"
-                await request(other, {"type": "register", "name": name, "id": "reg"})
-                # a short daily ended first: the fair-play worker is started by then
-                async with connect(url, compression=None, local_addr=(OTHER, 0)) as warming:
-                    warm = await start_daily(warming, "warm")
-                    move = first_move(warm["code"])
-                    await request(warming, {"type": "move", "move": move, "id": 1})
-                    await request(warming, {"type": "resign", "id": "resign"})
-                state = await start_daily(player, "long")
-                built = time.perf_counter()
-                await play_long(player, state["code"], actions)
-                built = time.perf_counter() - built
-                times: list[tuple[float, float]] = []
-                stop = asyncio.Event()
-                pings = asyncio.create_task(pinging(other, times, stop))
-                await asyncio.sleep(QUIET_SECONDS)
-                ended = time.perf_counter()
-                resigned = await request(player, {"type": "resign", "id": "resign"})
-                ended_after = time.perf_counter() - ended
-                await asyncio.sleep(0.2)
-                stop.set()
-                await pings
-            if resigned["type"] != "state" or not resigned["state"]["finished"]:
-                raise RuntimeError(f"resign refused: {resigned}")
-        finally:
-            server.terminate()
-            server.wait(15)
-        lines = log.read_text(errors="replace").splitlines()
+    settings = {
+        "SIMON_LIMITS_EXEMPT": "127.0.0.0/8",
+        "SIMON_RATE_LIMIT_MESSAGES": "100000000",
+        "SIMON_MAX_GAME_ACTIONS": str(actions + 10),
+    }
+    async with solo_server(tree, log_level, settings) as server:
+        async with (
+            connect(server.url, compression=None, local_addr=(PLAYER, 0), max_size=None) as player,
+            connect(server.url, compression=None, local_addr=(OTHER, 0)) as other,
+        ):
+            name = f"other{os.getpid()}"
+            await request(other, {"type": "register", "name": name, "id": "reg"})
+            # a short daily ended first: the fair-play worker is started by then
+            async with connect(server.url, compression=None, local_addr=(OTHER, 0)) as warming:
+                warm = await start_daily(warming, "warm")
+                move = first_move(warm["code"])
+                await request(warming, {"type": "move", "move": move, "id": 1})
+                await request(warming, {"type": "resign", "id": "resign"})
+            state = await start_daily(player, "long")
+            built = time.perf_counter()
+            await play_long(player, state["code"], actions)
+            built = time.perf_counter() - built
+            times: list[tuple[float, float]] = []
+            stop = asyncio.Event()
+            pings = asyncio.create_task(pinging(other, times, stop))
+            await asyncio.sleep(QUIET_SECONDS)
+            ended = time.perf_counter()
+            resigned = await request(player, {"type": "resign", "id": "resign"})
+            ended_after = time.perf_counter() - ended
+            await asyncio.sleep(0.2)
+            stop.set()
+            await pings
+        if resigned["type"] != "state" or not resigned["state"]["finished"]:
+            raise RuntimeError(f"resign refused: {resigned}")
+        server.stop()
+        lines = server.log_lines()
     quiet = [trip for sent, trip in times if sent + trip < ended]
     during = [trip for sent, trip in times if sent + trip >= ended and sent <= ended + ended_after]
     return {
@@ -204,8 +171,8 @@ async def run(tree: Path, actions: int, log_level: str) -> dict[str, object]:
         "seq": resigned["state"]["seq"],
         "build_seconds": round(built, 2),
         "resign_round_trip_ms": round(ended_after * 1000, 1),
-        "ping_before_the_end": _summary(quiet),
-        "ping_during_the_end": _summary(during),
+        "ping_before_the_end": summary(quiet),
+        "ping_during_the_end": summary(during),
         "server_log_lines": len(lines),
     }
 

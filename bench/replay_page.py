@@ -8,14 +8,15 @@ Run from the repository root::
 
 Before the server starts, a public replay of ``--actions`` actions (yesterday's ranked
 daily: a move and its undo, again and again) is written into a fresh embedded SQLite
-database in a temporary folder. The server then runs as a process of its own on it (no
-limit exempt), listening on 127.0.0.1. An attacker process, from 127.0.0.2, asks
-``/replay/ID?utm_source=N`` (a new ``N`` each time, so that a cache keyed by the raw query
-never answers twice) with ``--concurrency`` requests at a time, for ``--seconds``.
-Meanwhile a client from 127.0.0.3 sends websocket pings one after the other and times each
-answer. Printed: the page's size, the attacker's answers by status, the server's CPU seconds
-over the flood (from ``/proc``), its resident memory before and after, and the other
-client's ping round trip (median and 99th percentile) with no flood and under it.
+database in a temporary folder. The server then runs as a process of its own on it
+(:mod:`bench.solo`, no limit exempt), listening on 127.0.0.1. An attacker process, from
+127.0.0.2, asks ``/replay/ID?utm_source=N`` (a new ``N`` each time, so that a cache keyed
+by the raw query never answers twice) with ``--concurrency`` requests at a time, for
+``--seconds``. Meanwhile a client from 127.0.0.3 sends websocket pings one after the other
+and times each answer. Printed: the page's size, the attacker's answers by status, the
+server's CPU seconds over the flood (from ``/proc``), its resident memory before and
+after, and the other client's ping round trip (median, 99th percentile and most) with no
+flood and under it.
 """
 
 from __future__ import annotations
@@ -25,9 +26,6 @@ import asyncio
 import http.client
 import json
 import multiprocessing
-import os
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,30 +38,15 @@ from typing import Any, Final
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from websockets.asyncio.client import connect  # noqa: E402
-
+from bench.solo import round_trips, solo_server, summary  # noqa: E402
 from server.play.player_game import UNDO  # noqa: E402
 from server.store import Result, Store  # noqa: E402
-from tests.support.ports import wait_for_port  # noqa: E402
 from tests.support.servers import first_legal  # noqa: E402
 from tests.support.store import finish, new_player, start  # noqa: E402
 
 ATTACKER = "127.0.0.2"
-OTHER = "127.0.0.3"
 #: The deal of the store's test games (tests/support/store.py).
 CODE = "SS1-S1-AAAAAAB"
-
-
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return round(int(line.split()[1]) / 1024, 1)
-    return 0.0
 
 
 async def long_game(folder: str, actions: int) -> str:
@@ -126,71 +109,31 @@ def _attack(port: int, path: str, seconds: float, concurrency: int, found: Any) 
     found.put(dict(total))
 
 
-async def _round_trips(url: str, seconds: float) -> list[float]:
-    times = []
-    async with connect(url, compression=None, local_addr=(OTHER, 0)) as websocket:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            started = time.perf_counter()
-            await asyncio.wait_for(await websocket.ping(), 60)
-            times.append(time.perf_counter() - started)
-            await asyncio.sleep(0.2)  # within a connection's budget (10 frames a second)
-    return times
-
-
-def _summary(times: list[float]) -> str:
-    ordered = sorted(times)
-    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    median = statistics.median(ordered)
-    return f"median {median * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms ({len(times)} pings)"
-
-
 async def run(
     tree: Path, actions: int, seconds: float, concurrency: int, log_level: str
 ) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as folder:
         game = await long_game(folder, actions)
-        env = {
-            **os.environ,
-            "PYTHONPATH": str(tree),
-            "SIMON_DATA_DIR": folder,
-            "SIMON_LIMITS_EXEMPT": "",
-            "SIMON_LOG_LEVEL": log_level,
-            "SIMON_PING_INTERVAL_SECONDS": "20",
-        }
-        env.pop("SIMON_DATABASE_URL", None)
-        env.pop("SIMON_REDIS_URL", None)
-        log = Path(folder) / "server.log"
-        with log.open("wb") as out:
-            server = subprocess.Popen(  # noqa: ASYNC220  (started once, before anything runs)
-                [sys.executable, "-m", "server.main", "--port", "0"],
-                cwd=tree, env=env, stdout=out, stderr=out,
-            )  # fmt: skip
-        try:
-            port = await wait_for_port(server, 60)
-            url = f"ws://127.0.0.1:{port}"
+        async with solo_server(tree, log_level, folder=Path(folder)) as server:
             path = f"/replay/{game}"
             started = time.perf_counter()
-            status, body = await asyncio.to_thread(_get_page, port, path, "127.0.0.4", 120)
+            status, body = await asyncio.to_thread(_get_page, server.port, path, "127.0.0.4", 120)
             first_seconds = time.perf_counter() - started
-            quiet = await _round_trips(url, seconds)
-            rss_before = _rss_mib(server.pid)
+            quiet = await round_trips(server.url, seconds, answer_within=60)
+            rss_before = server.rss_mib()
             found: Any = multiprocessing.Queue()
             attacker = multiprocessing.Process(
-                target=_attack, args=(port, path, seconds, concurrency, found)
+                target=_attack, args=(server.port, path, seconds, concurrency, found)
             )
-            cpu_before = _cpu_seconds(server.pid)
+            cpu_before = server.cpu_seconds()
             began = time.monotonic()
             attacker.start()
-            under = await _round_trips(url, seconds)
+            under = await round_trips(server.url, seconds, answer_within=60)
             statuses = await asyncio.to_thread(found.get, True, 600)
             attacker.join()
             elapsed = time.monotonic() - began
-            cpu = _cpu_seconds(server.pid) - cpu_before
-            rss_after = _rss_mib(server.pid)
-        finally:
-            server.terminate()
-            server.wait(15)
+            cpu = server.cpu_seconds() - cpu_before
+            rss_after = server.rss_mib()
     return {
         "tree": str(tree),
         "actions": actions,
@@ -202,8 +145,8 @@ async def run(
         "server_cpu_seconds": round(cpu, 2),
         "server_rss_mib_before": rss_before,
         "server_rss_mib_after": rss_after,
-        "ping_quiet": _summary(quiet),
-        "ping_under_flood": _summary(under),
+        "ping_quiet": summary(quiet),
+        "ping_under_flood": summary(under),
     }
 
 
