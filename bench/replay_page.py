@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.solo import round_trips, solo_server, summary  # noqa: E402
-from server.play.player_game import UNDO  # noqa: E402
+from server.engine.actions import UNDO  # noqa: E402
 from server.store import Result, Store  # noqa: E402
 from tests.support.servers import first_legal  # noqa: E402
 from tests.support.store import finish, new_player, start  # noqa: E402

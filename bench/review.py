@@ -107,7 +107,7 @@ def cpu(games: int, seconds: float, seed: int) -> dict[str, Any]:
 
 
 def _won(code: str, actions: Sequence[str]) -> bool:
-    from server.play.player_game import replay
+    from server.engine.actions import replay
 
     return replay(code, actions).is_won
 

@@ -177,7 +177,7 @@ async def _stats(args: argparse.Namespace) -> int:
 def position_lines(replay: Replay, letters: bool = False) -> list[tuple[str, str]]:
     """Each position of a replay as (heading, board): the deal, then after each action
     with its think time; the board as the play screen draws it."""
-    from server.play.player_game import apply  # the server's own reading of its log (imported late)
+    from server.engine.actions import apply  # the server's own reading of its log (imported late)
 
     from .ui.cards import board_lines
 

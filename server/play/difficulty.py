@@ -32,10 +32,8 @@ from collections.abc import Sequence
 from typing import Final
 
 from server.engine import Game, IllegalMoveError, InvalidMoveError, Move, rank
+from server.engine.actions import RESIGN, RESTART, UNDO
 
-UNDO: Final = "undo"
-RESTART: Final = "restart"
-RESIGN: Final = "resign"
 #: Fewer timed moves than this give no correlation (None).
 MIN_MOVES: Final = 8
 

@@ -32,12 +32,10 @@ from dataclasses import dataclass
 from typing import Final
 
 from server.engine import Game, IllegalMoveError, InvalidMoveError, Move
+from server.engine.actions import RESIGN, RESTART, UNDO
 
 from .difficulty import think_follow
 
-UNDO: Final = "undo"
-RESTART: Final = "restart"
-RESIGN: Final = "resign"
 #: Seconds: a think time under this is faster than people decide.
 HUMAN_FLOOR: Final = 0.5
 

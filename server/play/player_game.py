@@ -24,7 +24,8 @@ from collections.abc import Awaitable, Sequence
 from datetime import date, datetime
 from typing import Final, Literal, NamedTuple, Protocol
 
-from server.engine import Game, GameCode, Move
+from server.engine import Game, Move
+from server.engine.actions import RESTART, UNDO, apply, replay
 from server.kinds import Mode
 from server.protocol import GameView, MessageId, Placements
 from server.store import (
@@ -43,8 +44,6 @@ from server.store.ranks import BoardKey
 from .clock import day_end
 from .resends import REPLAY_MEMORY, Resends
 
-UNDO: Final = "undo"
-RESTART: Final = "restart"
 #: The most actions a game takes (its ``seq``: moves, undos, restarts), by default: from
 #: then on it is refused ``game-too-long``, but a resignation is still taken, and the day's
 #: end still closes a daily, so a game at the cap can be ended, replayed and ranked like any
@@ -110,40 +109,6 @@ class GameWriter(Protocol):
         *,
         ranked_on: BoardKey | None = None,
     ) -> Awaitable[None]: ...
-
-
-_PARSED: dict[str, Move] = {}
-_PARSED_MOST: Final = 4096
-
-
-def parse_move(text: str) -> Move:
-    """``Move.from_text``, remembered: players send the same few hundred texts again and again."""
-    move = _PARSED.get(text)
-    if move is None:
-        move = Move.from_text(text)  # raises InvalidMoveError: nothing is remembered
-        if len(_PARSED) < _PARSED_MOST:
-            _PARSED[text] = move
-    return move
-
-
-def apply(game: Game, action: str) -> Move | None:
-    """Apply one logged action to the engine (an end changes nothing on the board); the move
-    played, with its count, or None for an undo, a restart or an end."""
-    if action == UNDO:
-        game.undo()
-    elif action == RESTART:
-        game.restart()
-    elif action not in END_ACTIONS:
-        return game.push(parse_move(action))
-    return None
-
-
-def replay(code: str | GameCode, actions: Sequence[str]) -> Game:
-    """The game a logged action list leads to; raises the engine's errors on a bad action."""
-    game = Game.from_code(code)
-    for action in actions:
-        apply(game, action)
-    return game
 
 
 def encode_request_id(message_id: MessageId | None) -> str | None:

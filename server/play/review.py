@@ -30,6 +30,7 @@ from typing import Final
 
 from server.bus import Bus, BusError, DayCounts
 from server.engine import EngineError, Game, Move
+from server.engine.actions import RESTART, UNDO, apply
 from server.protocol import ErrorCode, Review, ReviewPosition, Stretch
 from server.store import (
     END_ACTIONS,
@@ -43,7 +44,6 @@ from server.store import (
 from .clock import Clock, utc_day
 from .daily import SolverProver
 from .errors import Refused
-from .player_game import RESTART, UNDO, apply
 
 log = logging.getLogger(__name__)
 

@@ -25,6 +25,7 @@ from datetime import date
 from typing import Any, NamedTuple
 
 from server.engine import IllegalMoveError
+from server.engine.actions import parse_move
 from server.protocol import (
     Auth,
     AutoMove,
@@ -54,7 +55,7 @@ from .account_handlers import ACCOUNT_HANDLERS
 from .after_handlers import AFTER_HANDLERS
 from .errors import DayOver, Refused, refusal_of
 from .hub import Hub
-from .player_game import Action, Auto, Outcome, PlayerGame, parse_move
+from .player_game import Action, Auto, Outcome, PlayerGame
 from .query_handlers import QUERY_HANDLERS
 from .race import Push
 from .resends import Remembered

@@ -23,10 +23,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from server.engine import Game
+from server.engine.actions import RESTART, UNDO, apply, replay
 from server.protocol import MessageId
 from server.store import END_ACTIONS, LogEntry
 
-from .player_game import RESTART, UNDO, PlayerGame, apply, encode_request_id, outcome_of, replay
+from .player_game import PlayerGame, encode_request_id, outcome_of
 from .resends import Remembered
 
 

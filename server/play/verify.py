@@ -6,9 +6,8 @@ from dataclasses import dataclass
 from datetime import date
 
 from server.engine import IllegalMoveError, InvalidCodeError, InvalidMoveError
+from server.engine.actions import replay
 from server.store import END_ACTIONS, RESIGN, WON, DealtGameStore, GameLog
-
-from .player_game import replay
 
 
 @dataclass(frozen=True, slots=True)

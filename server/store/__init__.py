@@ -15,6 +15,7 @@ hands out), ``errors`` (the tree), ``boundary`` (driver failures become
 protocols it is made of), ``migrate``.
 """
 
+from server.engine.actions import CLOSED, END_ACTIONS, RESIGN, WON
 from server.kinds import Result
 from server.store.action_log import ActionLog, GameEnd
 from server.store.after import DayFigures, ReportRecord
@@ -56,15 +57,11 @@ from server.store.races import (
 )
 from server.store.records import (
     CLEARED,
-    CLOSED,
     CONFIRMED,
-    END_ACTIONS,
     HELD,
     OFF_THE_BOARD,
     PASSED,
     QUEUED,
-    RESIGN,
-    WON,
     DailyDealRecord,
     Decision,
     FairPlayRecord,

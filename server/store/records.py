@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple, TypeVar
 
+from server.engine.actions import END_ACTIONS
 from server.kinds import Mode, Result
 
 if TYPE_CHECKING:
@@ -64,14 +65,6 @@ class LogEntry(NamedTuple):  # a tuple: several are made per move, cheaply
     at_ms: int
     request_id: str | None = None
     request: str | None = None
-
-
-#: Log entries that end a game rather than change its board: a win (written right after the
-#: winning move), a resignation, and a daily closed as it stood when its day ended.
-WON = "won"
-RESIGN = "resign"
-CLOSED = "closed"
-END_ACTIONS = frozenset({WON, RESIGN, CLOSED})
 
 
 @dataclass(frozen=True)

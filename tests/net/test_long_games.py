@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from server.engine.actions import replay
 from server.play import fairplay, screening
 from server.play.clock import day_end
-from server.play.player_game import replay
 from tests.conftest import Backend
 from tests.support.players import finished_of
 from tests.support.servers import (

@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from server.engine.actions import parse_move
 from server.play.clock import ManualClock, utc_day
 from server.play.hub import Hub
-from server.play.player_game import PlayerGame, parse_move
+from server.play.player_game import PlayerGame
 from server.protocol import RaceEntry
 from tests.support.servers import first_legal
 

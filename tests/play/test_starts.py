@@ -7,10 +7,10 @@ import secrets
 import pytest
 
 from server.engine import GameCode
+from server.engine.actions import parse_move
 from server.play.clock import ManualClock, utc_day
 from server.play.errors import Refused
 from server.play.hub import Hub
-from server.play.player_game import parse_move
 from server.protocol import ErrorCode
 from tests.support.servers import first_legal
 

@@ -16,9 +16,9 @@ import sqlalchemy as sa
 
 from server.bus import InProcessBus
 from server.engine import Game as EngineGame
+from server.engine.actions import replay
 from server.play.clock import ManualClock
 from server.play.hub import Hub
-from server.play.player_game import replay
 from server.store import (
     BadCursor,
     GameRecord,

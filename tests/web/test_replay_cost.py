@@ -22,9 +22,9 @@ from typing import Any
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from server.engine.actions import UNDO
 from server.net import RunningServer
 from server.net.limits import REPLAY_COST
-from server.play.player_game import UNDO
 from server.store import Result
 from server.web.source import REPLAY_PAGE, Source
 from tests.conftest import Backend
