@@ -18,11 +18,9 @@ in order from one sender task, racers' moves gathered into batches, and a bus th
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from bisect import bisect_left, insort
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
@@ -33,6 +31,7 @@ from pydantic import ValidationError
 from server.bus import Bus, BusError, RaceUpdate
 from server.protocol import ErrorCode, RaceEntry, RaceEvent, RaceEventKind, encode
 
+from .bus_sender import BusSender
 from .clock import Clock, Timer
 from .errors import Refused
 
@@ -41,10 +40,6 @@ log = logging.getLogger(__name__)
 #: A follower: takes an encoded frame; must not block (it queues or drops).
 Push = Callable[[str], None]
 Room = tuple[date, int]
-#: A failing bus is logged at most this often (seconds).
-FAILURE_LOG_INTERVAL = 10.0
-#: Events waiting for a slow bus; past this many the oldest are dropped.
-MOST_WAITING = 10_000
 #: Waiting events sent to the bus together (one Redis round trip).
 EVENTS_PER_BATCH: Final = 200
 #: How long the sender gathers events before a batch goes to the bus, unless a full batch
@@ -169,17 +164,18 @@ class RaceRooms:
         self._races: dict[Room, _Race] = {}
         self._follows: Counter[str] = Counter()
         bus.set_race_handler(self._deliver)
-        self._outgoing: deque[tuple[date, int, Announcement, RaceEntry]] = deque()
-        self._sender: asyncio.Task[None] | None = None
-        self._hurry = asyncio.Event()  # flush, or an event that goes at once: no gathering
+        self._sender: BusSender[RaceUpdate] = BusSender(
+            bus.publish_races,
+            clock,
+            what="race events",
+            batch=EVENTS_PER_BATCH,
+            gather=EVENTS_GATHER,
+        )
         self._digest_timer: Timer | None = None
         self._digested_at = -DIGEST_INTERVAL
         #: The digest round under way, and the timer of its next slice.
         self._round: _Round | None = None
         self._next_slice: Timer | None = None
-        #: Events the bus did not take (dropped), and when that was last logged.
-        self.dropped = 0
-        self._logged_at = -FAILURE_LOG_INTERVAL
 
     def may_follow(self, day: date, suits: int, push: Push, player: str) -> None:
         """Refuse (``too-many-follows``) what :meth:`follow` would refuse, changing nothing:
@@ -222,52 +218,17 @@ class RaceRooms:
 
     def announce(self, day: date, suits: int, event: Announcement, entry: RaceEntry) -> None:
         """Send an event to the room soon, after those announced before it; never blocks."""
-        if len(self._outgoing) >= MOST_WAITING:
-            self._outgoing.popleft()
-            self.dropped += 1
-        self._outgoing.append((day, suits, event, entry))
-        if event not in _GATHERED:
-            self._hurry.set()
-        if self._sender is None or self._sender.done():
-            self._sender = asyncio.create_task(self._send(), name="race-sender")
+        self._sender.put(_update(day, suits, event, entry), hurry=event not in _GATHERED)
 
     async def flush(self) -> None:
         """Wait until every announced event went to the bus (or was dropped), sending what
         waits at once."""
-        while self._sender is not None and not self._sender.done():
-            self._hurry.set()
-            await asyncio.shield(self._sender)
+        await self._sender.flush()
 
-    async def _send(self) -> None:
-        """Send what waits, in order, many events to a round trip: a batch gathers for
-        EVENTS_GATHER, and while one batch is on its way, the next gathers too."""
-        try:
-            await self._send_waiting()
-        finally:
-            self._hurry.clear()
-
-    async def _send_waiting(self) -> None:
-        outgoing = self._outgoing
-        while outgoing:
-            if len(outgoing) < EVENTS_PER_BATCH and not self._hurry.is_set():
-                with contextlib.suppress(TimeoutError):
-                    async with self._clock.timeout(EVENTS_GATHER):
-                        await self._hurry.wait()
-            batch = [
-                _update(*outgoing.popleft()) for _ in range(min(len(outgoing), EVENTS_PER_BATCH))
-            ]
-            try:
-                await self._bus.publish_races(batch)
-            except BusError as error:
-                self.dropped += len(batch)
-                self._bus_failed(error, f"race events dropped ({self.dropped} so far)")
-
-    def _bus_failed(self, error: BusError, what: str) -> None:
-        """Log a failure of the bus, at most once per FAILURE_LOG_INTERVAL."""
-        now = self._clock.monotonic()
-        if now - self._logged_at >= FAILURE_LOG_INTERVAL:
-            self._logged_at = now
-            log.warning("%s: %s", what, error)
+    @property
+    def dropped(self) -> int:
+        """Events the bus did not take."""
+        return self._sender.dropped
 
     async def publish(self, day: date, suits: int, event: Announcement, entry: RaceEntry) -> None:
         """Send one event to the bus now (the announced ones go through :meth:`announce`)."""
@@ -294,7 +255,7 @@ class RaceRooms:
         try:
             race.standings.load(await self._stored(day, suits))
         except BusError as error:
-            self._bus_failed(error, "race standings not read")
+            self._sender.failed(error, "race standings not read")
             return
         race.loaded = True
 

@@ -6,17 +6,15 @@ a node catches up from the database at its next sweep."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections import deque
-from typing import Final
 
 from pydantic import ValidationError
 
-from server.bus import Bus, BusError
+from server.bus import Bus
 from server.protocol import RaceRoom, RaceUpdate, RoomEventKind, encode
 from server.store import RaceRecord
 
+from .bus_sender import BusSender
 from .clock import Clock
 from .player_game import PlayerGame
 from .race import WITHDRAWN, Announcement
@@ -26,11 +24,6 @@ from .room_views import RoomViews
 from .standing import room_entry
 
 log = logging.getLogger(__name__)
-
-#: A failing bus is logged at most this often (seconds).
-FAILURE_LOG_INTERVAL: Final = 10.0
-#: Room events waiting for a slow bus; past this many the oldest are dropped.
-MOST_WAITING: Final = 10_000
 
 
 class RoomFanout:
@@ -46,15 +39,12 @@ class RoomFanout:
         timers: RoomTimers,
     ) -> None:
         self._bus = bus
-        self._clock = clock
         self._views = views
         self._followers = followers
         self._timers = timers
-        self._outgoing: deque[tuple[str, str]] = deque()
-        self._sender: asyncio.Task[None] | None = None
-        #: Events the bus did not take (dropped), and when that was last logged.
-        self.dropped = 0
-        self._logged_at = -FAILURE_LOG_INTERVAL
+        self._sender: BusSender[tuple[str, str]] = BusSender(
+            self._publish, clock, what="race room events"
+        )
         bus.set_room_handler(self._deliver)
 
     async def changed(self, record: RaceRecord, event: RoomEventKind) -> None:
@@ -78,29 +68,20 @@ class RoomFanout:
         self._send(game.race, frame)
 
     def _send(self, code: str, frame: str) -> None:
-        if len(self._outgoing) >= MOST_WAITING:
-            self._outgoing.popleft()
-            self.dropped += 1
-        self._outgoing.append((code, frame))
-        if self._sender is None or self._sender.done():
-            self._sender = asyncio.get_running_loop().create_task(self._send_all())
+        self._sender.put((code, frame))
+
+    async def _publish(self, frames: list[tuple[str, str]]) -> None:
+        for code, frame in frames:
+            await self._bus.publish_room(code, frame)
 
     async def flush(self) -> None:
         """Wait until every event went to the bus (or was dropped)."""
-        while self._sender is not None and not self._sender.done():
-            await asyncio.shield(self._sender)
+        await self._sender.flush()
 
-    async def _send_all(self) -> None:
-        while self._outgoing:
-            code, frame = self._outgoing.popleft()
-            try:
-                await self._bus.publish_room(code, frame)
-            except BusError as error:
-                self.dropped += 1
-                now = self._clock.monotonic()
-                if now - self._logged_at >= FAILURE_LOG_INTERVAL:
-                    self._logged_at = now
-                    log.warning("race room events dropped (%d so far): %s", self.dropped, error)
+    @property
+    def dropped(self) -> int:
+        """Events the bus did not take."""
+        return self._sender.dropped
 
     def _deliver(self, code: str, frame: str) -> None:
         """An event of a room from the bus: to this node's followers; a new view of the
