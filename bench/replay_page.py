@@ -39,14 +39,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.solo import round_trips, solo_server, summary  # noqa: E402
-from server.engine.actions import UNDO  # noqa: E402
-from server.store import Result, Store  # noqa: E402
-from tests.support.servers import first_legal  # noqa: E402
-from tests.support.store import finish, new_player, start  # noqa: E402
+from server.store import Store  # noqa: E402
+from tests.support.store import resigned_long_daily  # noqa: E402
 
 ATTACKER = "127.0.0.2"
-#: The deal of the store's test games (tests/support/store.py).
-CODE = "SS1-S1-AAAAAAB"
 
 
 async def long_game(folder: str, actions: int) -> str:
@@ -55,20 +51,10 @@ async def long_game(folder: str, actions: int) -> str:
     store = await Store.open(f"sqlite+aiosqlite:///{Path(folder) / 'simon.sqlite3'}")
     try:
         now = datetime.now(UTC)
-        player = await new_player(store)
-        game = await start(store, player, day=(now - timedelta(days=1)).date())
-        move = first_legal(CODE)
-        played = [move if n % 2 == 0 else UNDO for n in range(actions)]
-        result = Result(
-            won=False,
-            resigned=True,
-            moves=actions,
-            score=0,
-            removed=0,
-            elapsed=600.0,
-            finished_at=now - timedelta(days=1),
+        yesterday = now - timedelta(days=1)
+        game = await resigned_long_daily(
+            store, day=yesterday.date(), actions=actions, finished_at=yesterday
         )
-        await finish(store, game, played, result)
         return game.id
     finally:
         await store.close()

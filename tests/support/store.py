@@ -6,6 +6,8 @@ import itertools
 import uuid
 from datetime import UTC, date, datetime, timedelta
 
+from server.engine import Game
+from server.engine.actions import UNDO
 from server.store import (
     CLOSED,
     RESIGN,
@@ -129,3 +131,24 @@ async def finish(
     if game.held:
         await store.rank_again(finished)
     return finished
+
+
+async def resigned_long_daily(
+    store: PlayStore, *, day: date, actions: int, finished_at: datetime
+) -> GameRecord:
+    """A new player's daily of ``day`` that took ``actions`` actions (a move and its undo,
+    again and again: the longest game costs nothing to make) and was then resigned."""
+    player = await new_player(store)
+    game = await start(store, player, day=day)
+    move = next(Game.from_code(game.code).legal_moves()).text()
+    played = [move if n % 2 == 0 else UNDO for n in range(actions)]
+    result = Result(
+        won=False,
+        resigned=True,
+        moves=actions,
+        score=0,
+        removed=0,
+        elapsed=600.0,
+        finished_at=finished_at,
+    )
+    return await finish(store, game, played, result)

@@ -22,22 +22,19 @@ from typing import Any
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from server.engine.actions import UNDO
 from server.net import RunningServer
 from server.net.limits import REPLAY_COST
-from server.store import Result
 from server.web.source import REPLAY_PAGE, Source
 from tests.conftest import Backend
 from tests.support.raw import get_from
 from tests.support.servers import (
     Client,
-    first_legal,
     fresh_clock,
     server_settings,
     serving,
     store_of,
 )
-from tests.support.store import finish, new_player, start
+from tests.support.store import resigned_long_daily
 from tests.support.web import (
     chromium,
     embedded_backend,
@@ -52,30 +49,18 @@ __all__ = ["chromium"]  # the fixture, used by name
 
 REPLAYER = "127.0.0.2"
 LIGHT = "127.0.0.3"
-#: The deal the store's test games are dealt (tests/support/store.py).
-CODE = "SS1-S1-AAAAAAB"
 STEP = re.compile(r'data-step="(\d+)"')
 
 
 async def long_game(server: RunningServer, actions: int) -> str:
     """A public replay (yesterday's ranked daily) of ``actions`` actions and its end: the
     game's id."""
-    store = store_of(server)
-    move = first_legal(CODE)
-    yesterday = server.hub.today() - timedelta(days=1)
-    player = await new_player(store)
-    game = await start(store, player, day=yesterday)
-    played = [move if n % 2 == 0 else UNDO for n in range(actions)]
-    result = Result(
-        won=False,
-        resigned=True,
-        moves=actions,
-        score=0,
-        removed=0,
-        elapsed=600.0,
+    game = await resigned_long_daily(
+        store_of(server),
+        day=server.hub.today() - timedelta(days=1),
+        actions=actions,
         finished_at=server.hub.now() - timedelta(days=1),
     )
-    await finish(store, game, played, result)
     return game.id
 
 
