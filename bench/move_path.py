@@ -88,9 +88,9 @@ from server.main import tune_gc
 from server.net import run_server
 from server.net.connection import Outbox
 from server.net.inbox import TextReading
-from server.play.daily import Proof
-from server.play.player_game import Outcome, PlayerGame
-from server.play.session import Session
+from server.play.daily.deals import Proof
+from server.play.games.player_game import Outcome, PlayerGame
+from server.play.session.session import Session
 from server.protocol import (
     ClientMessage,
     MoveRequest,

@@ -88,7 +88,7 @@ async def serve(port: int, database: str, redis_url: str, prefix: str) -> None:
 
     from server.main import tune_gc
     from server.net import run_server
-    from server.play.daily import Proof
+    from server.play.daily.deals import Proof
     from server.settings import Settings
 
     async def no_solver(code: str) -> Proof:  # random moves are played: no proof needed

@@ -7,7 +7,7 @@ Run from the repository root::
     python -m bench.race_rounds --sizes 1000 --rounds 3
     python -m bench.race_rounds --json rounds.json
 
-For each size R: one node's :class:`~server.play.race.RaceRooms` (the in-process bus, a
+For each size R: one node's :class:`~server.play.daily.standings.RaceRooms` (the in-process bus, a
 manual clock) mirrors a daily race of R racers and has R followers, half of them racing
 (a node of the R + R run of ``bench.race_digest``: R/2 players and R/2 followers of its
 own). Every follower's push only counts the frames (no socket: what sending costs is
@@ -41,7 +41,7 @@ if str(ROOT) not in sys.path:
 
 from server.bus import InProcessBus  # noqa: E402
 from server.play.clock import ManualClock  # noqa: E402
-from server.play.race import RaceRooms  # noqa: E402
+from server.play.daily.standings import RaceRooms  # noqa: E402
 from server.protocol import RaceEntry  # noqa: E402
 
 DAY = date(2026, 3, 1)

@@ -171,7 +171,7 @@ async def serve_simon(
 ) -> None:
     from server.main import tune_gc
     from server.net import run_server
-    from server.play.daily import Proof
+    from server.play.daily.deals import Proof
     from server.settings import Settings
 
     async def no_solver(code: str) -> Proof:  # bots play practice games: no daily needed

@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from server.net import run_server
 from server.net.http import respond
 from server.play.clock import ManualClock
-from server.play.daily import Proof
+from server.play.daily.deals import Proof
 from server.settings import Settings
 from server.web import Source
 from tests.support.services import POSTGRES_ADMIN_DSN, REDIS_URL

@@ -34,7 +34,7 @@ from server.settings import Settings
 from server.store import StoreError
 
 if TYPE_CHECKING:
-    from server.play.daily import SolverProver
+    from server.play.daily.deals import SolverProver
     from server.store import Store
 
 log = logging.getLogger("server")
@@ -168,7 +168,7 @@ async def _opened(settings: Settings) -> Store:
 
 
 async def verify(settings: Settings) -> int:
-    from server.play.verify import verify_store
+    from server.play.games.verify import verify_store
 
     store = await _opened(settings)
     try:

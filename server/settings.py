@@ -10,8 +10,8 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from server.kinds import COUNTDOWN, TIME_LIMIT
-from server.play.fairplay import Thresholds
-from server.play.player_game import MAX_GAME_ACTIONS
+from server.play.fairplay.evidence import Thresholds
+from server.play.games.player_game import MAX_GAME_ACTIONS
 
 #: A secret set in production is at least this long.
 SECRET_LENGTH = 16
@@ -54,7 +54,7 @@ class Settings(BaseSettings):
     commit_window_ms: float = Field(5.0, ge=0, le=1000)
     commit_timeout_seconds: float = Field(5.0, gt=0)
     #: A game's actions (moves, undos, restarts: its ``seq``) at most; from then on only a
-    #: resignation (or the day's end) is taken (server/play/player_game.py says why 5,000).
+    #: resignation (or the day's end) is taken (server/play/games/player_game.py says why 5,000).
     max_game_actions: int = Field(MAX_GAME_ACTIONS, ge=1)
     # -- timeouts of the services (docs/operations.md) ------------------------------------
     database_connect_timeout_seconds: float = Field(5.0, gt=0)
@@ -131,7 +131,7 @@ class Settings(BaseSettings):
     #: ``text``: one plain line a record; ``json``: one JSON object a line.
     log_format: Literal["text", "json"] = "text"
     #: When a human's daily is held for review (docs/fair-play.md): e.g.
-    #: ``SIMON_FAIRPLAY__MAX_AGREEMENT=0.95``; the defaults are in server/play/fairplay.py.
+    #: ``SIMON_FAIRPLAY__MAX_AGREEMENT=0.95``; the defaults are in server/play/fairplay/evidence.py.
     fairplay: Thresholds = Field(default_factory=Thresholds)
     #: Comma-separated account names that may see results held for review (their replays).
     reviewers: str = ""

@@ -21,8 +21,8 @@ from server.bus import InProcessBus
 from server.engine import Game
 from server.main import _parser, descriptor_limit_line
 from server.play.clock import ManualClock
+from server.play.fairplay.screening import FLAGGED_REASON
 from server.play.hub import Hub
-from server.play.screening import FLAGGED_REASON
 from server.store import GameRecord, Result, Store
 from tests.conftest import Backend
 from tests.support.servers import (

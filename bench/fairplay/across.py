@@ -11,7 +11,7 @@ day after:
   policy's own threshold: a forced run gives 1, an open position several). This is the
   bench's model of "people pause where the choice is hard", not a measurement of people; it
   is not the server's measure (the constructive moves of the position,
-  server/play/difficulty.py), which it only resembles.
+  server/play/fairplay/difficulty.py), which it only resembles.
 - **new_cheat**: from the first day, another solver's line (:mod:`bench.fairplay.beam`, not
   the bundled solver's) at a person's pace (log-normal think times, median 2 to 4 s) with a
   few moves tried and taken back.

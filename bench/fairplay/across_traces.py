@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from server.engine import Game, Move
-from server.play.difficulty import choices
+from server.play.fairplay.difficulty import choices
 
 from .policy import RESTART, STUCK_BELOW, UNDO, Style, _Player, play_like_a_person
 from .thinking import Kind, Pace

@@ -32,7 +32,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from server.engine import SUIT_COUNTS, Game
 from server.net import RunningServer, run_server
 from server.play.clock import ManualClock
-from server.play.daily import Proof, solve_code
+from server.play.daily.deals import Proof, solve_code
 from server.settings import Settings
 from tests.support.services import POSTGRES_ADMIN_DSN
 
@@ -329,7 +329,7 @@ async def _database(admin: str | None) -> AsyncIterator[tuple[str, str]]:
 
 # -- the figures -----------------------------------------------------------------------------
 
-#: Each reason the server gives, by the words it starts with (server/play/fairplay.py).
+#: Each reason the server gives, by the words it starts with (server/play/fairplay/evidence.py).
 REASON_KINDS: Final = (
     ("replays", "agreement"),
     ("median think", "median think"),

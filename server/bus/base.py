@@ -17,7 +17,7 @@ from datetime import date
 #: Called with (day, suits, encoded RaceEvent frame) for every race event on a joined room.
 RaceHandler = Callable[[date, int, str], None]
 #: Called with (room code, encoded frame) for every event of a joined race room (rooms of
-#: friends racing one fresh deal: server/play/rooms.py).
+#: friends racing one fresh deal: server/play/rooms/rooms.py).
 RoomHandler = Callable[[str, str], None]
 
 

@@ -1,7 +1,7 @@
 """The network layer: websocket connections and plain HTTP on one port.
 
 It parses frames, enforces the frame size and message budget, hands parsed messages to
-:class:`~server.play.session.Session` and sends back what it returns. Nothing here knows
+:class:`~server.play.session.session.Session` and sends back what it returns. Nothing here knows
 the rules of the game.
 """
 

@@ -21,12 +21,12 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
 from server.bus import Bus, RedisBus, open_bus, redis_client
+from server.play.after.review import REVIEW_NICE
 from server.play.clock import Clock, SystemClock
-from server.play.daily import Prover, SolverProver
+from server.play.daily.deals import Prover, SolverProver
 from server.play.hub import Hub
-from server.play.review import REVIEW_NICE
-from server.play.room_deals import verdict_of
-from server.play.rooms import RoomSettings
+from server.play.rooms.deals import verdict_of
+from server.play.rooms.rooms import RoomSettings
 from server.protocol import ErrorCode
 from server.settings import Settings
 from server.store import Store

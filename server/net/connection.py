@@ -3,7 +3,7 @@
 The task reading the connection takes each message from
 :meth:`~server.net.inbox.TextReading.receive` (whole text frames read without the
 library's frame machinery), spends a token of the budget, parses it, and hands it to the
-:class:`~server.play.session.Session`. Handlers answer with typed replies (:data:`Reply`),
+:class:`~server.play.session.session.Session`. Handlers answer with typed replies (:data:`Reply`),
 encoded here, at the socket, and sent in order by the reading task, so a client that reads
 slowly slows only its own answers; a review alone is answered by a task of its own (it
 waits seconds on the solver), the connection reading on meanwhile. Pushed events (races, a
@@ -29,7 +29,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
 from server.play.hub import Hub
-from server.play.session import Replies, Session
+from server.play.session.session import Replies, Session
 from server.protocol import (
     Auth,
     ClientMessage,

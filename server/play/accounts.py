@@ -12,11 +12,10 @@ import hashlib
 import secrets
 
 from server.kinds import name_fault
+from server.play.clock import Clock
+from server.play.errors import BadName, Refused
 from server.protocol import ErrorCode
 from server.store import NameTaken, PlayerRecord, PlayerStore
-
-from .clock import Clock
-from .errors import BadName, Refused
 
 
 def check_name(name: str) -> str:

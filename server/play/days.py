@@ -10,17 +10,16 @@ from datetime import date, timedelta
 from typing import Final
 
 from server.bus import Bus
+from server.play.after.endings import GameEndings
+from server.play.after.queries import Queries
+from server.play.clock import Clock, seconds_to_next_day, utc_day
+from server.play.daily.deals import DailySchedule
+from server.play.fairplay.screening import Screening
+from server.play.games.live import LiveGames
+from server.play.games.player_game import PlayerGame
+from server.play.sending import Push
 from server.protocol import DailyChanged, encode
 from server.store import GameStore, StaleGame, StoreUnavailable
-
-from .clock import Clock, seconds_to_next_day, utc_day
-from .daily import DailySchedule
-from .endings import GameEndings
-from .live import LiveGames
-from .player_game import PlayerGame
-from .queries import Queries
-from .race import Push
-from .screening import Screening
 
 log = logging.getLogger(__name__)
 

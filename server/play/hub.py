@@ -25,25 +25,24 @@ from datetime import date, datetime
 
 from server.bus import Bus
 from server.logs import Throttle
+from server.play.accounts import Accounts
+from server.play.after.day import AfterDay
+from server.play.after.endings import GameEndings
+from server.play.after.queries import Queries
+from server.play.after.review import REVIEW_NICE, Reviews
+from server.play.clock import Clock, utc_day
+from server.play.daily.deals import DailySchedule, Prover, SolverProver
+from server.play.daily.standings import RaceRooms
+from server.play.days import DayTicker
+from server.play.fairplay.evidence import Thresholds
+from server.play.fairplay.screening import Screening
+from server.play.games.feed import RACE_MOVE_INTERVAL, RaceFeed
+from server.play.games.live import LiveGames
+from server.play.games.player_game import MAX_GAME_ACTIONS
+from server.play.games.starts import GameStarts
+from server.play.rooms.deals import DealPicker
+from server.play.rooms.rooms import Rooms, RoomSettings
 from server.store import PlayStore, RaceStore
-
-from .accounts import Accounts
-from .after import AfterDay
-from .clock import Clock, utc_day
-from .daily import DailySchedule, Prover, SolverProver
-from .days import DayTicker
-from .endings import GameEndings
-from .fairplay import Thresholds
-from .live import LiveGames
-from .player_game import MAX_GAME_ACTIONS
-from .queries import Queries
-from .race import RaceRooms
-from .race_feed import RACE_MOVE_INTERVAL, RaceFeed
-from .review import REVIEW_NICE, Reviews
-from .room_deals import DealPicker
-from .rooms import Rooms, RoomSettings
-from .screening import Screening
-from .starts import GameStarts
 
 #: At most one log line this often for requests refused ``unavailable`` (see Hub).
 UNAVAILABLE_LOG_SECONDS = 10.0

@@ -126,7 +126,7 @@ class GameRow(Base):
     #: index filters the boards apart without joining players.
     bot: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
     #: Off the public leaderboard: a human's daily until its fair-play screening passes it,
-    #: and for good if it is held for review (see server/play/screening.py).
+    #: and for good if it is held for review (see server/play/fairplay/screening.py).
     held: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
     #: On the new players' board of its day rather than the public one: a human's daily
     #: from an account with too few earlier days, decided by its screening (for good).
@@ -183,7 +183,7 @@ class ReviewAudit(Base):
 
 class AccountTrust(Base):
     """A human account's fair-play evidence across days, updated as its dailies are screened
-    (server/play/trust.py): how suspect it is, and why."""
+    (server/play/fairplay/trust.py): how suspect it is, and why."""
 
     __tablename__ = "account_trust"
 

@@ -185,7 +185,7 @@ class PlayerHistory:
 
 @dataclass(frozen=True)
 class TrustRecord:
-    """A human account's fair-play evidence across days (server/play/trust.py)."""
+    """A human account's fair-play evidence across days (server/play/fairplay/trust.py)."""
 
     player_id: int
     suspicion: float

@@ -26,9 +26,9 @@ from typing import ClassVar, Final, TypeVar
 from server.edge import EdgeError
 from server.engine import Game, Move
 from server.engine.actions import apply
+from server.play.after.queries import Replays
 from server.play.errors import refusal_of
 from server.play.hub import Hub
-from server.play.queries import Replays
 from server.protocol import (
     HTTP_STATUS,
     Board,

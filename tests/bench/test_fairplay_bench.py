@@ -17,8 +17,8 @@ from bench.fairplay.run import reason_kind
 from bench.fairplay.thinking import MOTOR_FLOOR, Pace
 from bench.fairplay.traces import machine, paced
 from server.engine import Game
-from server.play.difficulty import think_follow
-from server.play.fairplay import evidence, held_reasons
+from server.play.fairplay.difficulty import think_follow
+from server.play.fairplay.evidence import evidence, held_reasons
 from server.solver import Verdict, solve
 
 # 1-suit deals the solver proves winnable in well under a second

@@ -174,7 +174,7 @@ async def test_a_days_counts_are_one_for_every_node_and_expire(redis_url: str, r
 
 
 async def test_a_count_with_redis_out_is_the_bus_being_unavailable() -> None:
-    # what the reviews' own count stands in for (server/play/review.py)
+    # what the reviews' own count stands in for (server/play/after/review.py)
     bus = RedisBus(f"redis://127.0.0.1:{free_port()}/0", connect_timeout=0.5, timeout=0.5)
     try:
         with pytest.raises(BusUnavailable):

@@ -20,8 +20,8 @@ from client_cli.main import main
 from client_cli.play import _played, start_online
 from client_cli.table import OnlineTable
 from server.engine import GameCode
-from server.play.daily import Proof, SolverProver
-from server.play.fairplay import Thresholds
+from server.play.daily.deals import Proof, SolverProver
+from server.play.fairplay.evidence import Thresholds
 from server.protocol import HistoryGame
 from tests.conftest import Backend
 from tests.support.players import registered

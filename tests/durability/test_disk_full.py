@@ -130,7 +130,7 @@ def outage_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
         record.getMessage()
         for record in caplog.records
         if record.levelno >= logging.WARNING
-        and record.name in ("server.play.session", "server.store.action_log")
+        and record.name in ("server.play.session.session", "server.store.action_log")
     ]
 
 

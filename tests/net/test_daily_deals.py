@@ -17,7 +17,7 @@ import pytest
 
 from server.logs import QUIET_LIBRARIES, quiet_libraries
 from server.play.clock import utc_day
-from server.play.daily import Proof
+from server.play.daily.deals import Proof
 from tests.conftest import Backend
 from tests.support.servers import (
     Client,
@@ -33,7 +33,7 @@ from tests.support.servers import (
 async def test_two_nodes_prove_each_day_once_ahead_of_midnight(
     backend: Backend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("server.play.queries.DAILY_WAIT", 0.1)
+    monkeypatch.setattr("server.play.after.queries.DAILY_WAIT", 0.1)
     settings = server_settings(backend)  # one database, Redis prefix and secret for both
     clock = fresh_clock()  # noon
     today = utc_day(clock.now())

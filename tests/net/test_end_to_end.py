@@ -11,7 +11,7 @@ from websockets.exceptions import ConnectionClosed
 
 from server.engine import Game, GameCode
 from server.play.clock import ManualClock
-from server.play.daily import Proof, SolverProver
+from server.play.daily.deals import Proof, SolverProver
 from tests.conftest import Backend
 from tests.support.servers import (
     Client,

@@ -14,7 +14,7 @@ import pytest
 
 from server.engine import SUIT_COUNTS, Game
 from server.play.clock import ManualClock
-from server.play.daily import candidate_codes
+from server.play.daily.deals import candidate_codes
 from server.settings import Settings
 from server.store import Store
 from tests.conftest import Backend

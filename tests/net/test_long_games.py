@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from server.engine.actions import replay
-from server.play import fairplay, screening
 from server.play.clock import day_end
+from server.play.fairplay import evidence as fairplay
+from server.play.fairplay import screening
 from tests.conftest import Backend
 from tests.support.players import finished_of
 from tests.support.servers import (

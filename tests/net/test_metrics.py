@@ -16,7 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from server.logs import JsonFormatter
 from server.net.metrics import ROUND_TRIP_BUCKETS, MessageTimes
-from server.play.daily import Proof
+from server.play.daily.deals import Proof
 from tests.conftest import Backend
 from tests.support.kills import ROOT, embedded_environment, server_command
 from tests.support.servers import (

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import string
 
-from server.play.rooms import room_code
+from server.play.rooms.rules import room_code
 from server.protocol import ROOM_ALPHABET, ROOM_CODE_SYMBOLS
 from tests.conftest import Backend
 from tests.support.rooms import (

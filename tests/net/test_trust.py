@@ -11,7 +11,7 @@ from typing import Any
 
 from server.engine import Game
 from server.play.clock import ManualClock
-from server.play.difficulty import choices
+from server.play.fairplay.difficulty import choices
 from tests.conftest import Backend
 from tests.support.servers import (
     HOLD_NOTHING,

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from server.play.hub import Hub
-from server.play.session import Session
+from server.play.session.session import Session
 from server.protocol import encode_reply, parse_client_message
 
 

@@ -14,12 +14,12 @@ import pytest
 from server.bus import BusUnavailable, InProcessBus
 from server.engine import Game as EngineGame
 from server.engine import Move
+from server.play.after.review import POSITION_NODES, Reviews
 from server.play.clock import ManualClock
-from server.play.daily import Proof, Prover, SolverProver
+from server.play.daily.deals import Proof, Prover, SolverProver
 from server.play.errors import refusal_of
+from server.play.games.player_game import PlayerGame
 from server.play.hub import Hub
-from server.play.player_game import PlayerGame
-from server.play.review import POSITION_NODES, Reviews
 from server.protocol import ErrorCode, Review
 from server.solver import solve
 from server.store import (
@@ -297,7 +297,7 @@ async def test_reports_once_per_player_per_result_of_a_closed_day_within_a_budge
     listed = {record.id: reports for record, reports in await store.reported_results()}
     assert [(r.player, r.reason) for r in listed[game.id]] == [(reporter.name, "too quick")]
     # the budget: a day's worth of reports, then refused
-    from server.play.after import REPORTS_PER_DAY
+    from server.play.after.day import REPORTS_PER_DAY
 
     busy = await new_player(store)
     day_clock.advance(days=-1)

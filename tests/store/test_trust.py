@@ -13,8 +13,8 @@ import pytest
 
 from server.bus import InProcessBus
 from server.play.clock import ManualClock
+from server.play.fairplay.screening import ACCOUNT_REASON
 from server.play.hub import Hub
-from server.play.screening import ACCOUNT_REASON
 from server.store import (
     CLEARED,
     CONFIRMED,

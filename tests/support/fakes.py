@@ -11,7 +11,7 @@ from datetime import date, datetime
 from typing import Any
 
 from server.kinds import Mode
-from server.play.daily import Proof, Prover
+from server.play.daily.deals import Proof, Prover
 from server.store import (
     HELD,
     PASSED,

@@ -21,7 +21,7 @@ from typing import Any
 from selenium.webdriver.common.by import By
 
 from server.engine import Game
-from server.play.daily import Proof
+from server.play.daily.deals import Proof
 from server.solver import solve
 from tests.support.servers import quick_prover
 from tests.support.web import ARTIFACTS, run, wait_for

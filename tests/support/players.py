@@ -8,7 +8,7 @@ import random
 from typing import Any
 
 from server.engine import Game, GameCode
-from server.play.daily import Proof
+from server.play.daily.deals import Proof
 from server.solver import Verdict, solve
 from tests.support.ledger import Ledger
 from tests.support.servers import Client, quick_prover, unique_name

@@ -46,8 +46,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from server.engine import Game
 from server.net import RunningServer, run_server
 from server.play.clock import Clock, ManualClock
-from server.play.daily import Proof, Prover
-from server.play.fairplay import Thresholds
+from server.play.daily.deals import Proof, Prover
+from server.play.fairplay.evidence import Thresholds
 from server.settings import Settings
 from server.store import Store
 from tests.conftest import Backend

@@ -17,7 +17,7 @@ from typing import Any
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from server.play.daily import Proof
+from server.play.daily.deals import Proof
 from server.web.pages import POLL_SECONDS
 from tests.support.rooms import DEAL, revealed, room_clock, room_event, room_reply, signed_up
 from tests.support.servers import (

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from markupsafe import escape
 
-from server.play.fairplay import Thresholds
+from server.play.fairplay.evidence import Thresholds
 from server.web.render import STATIC
 from server.web.responses import CONTENT_SECURITY_POLICY
 from tests.conftest import Backend

@@ -1,0 +1,404 @@
+"""A finished game reviewed against the solver: along the path the game took, whether each
+position could still be won, the solver's line from there, and what each action cost
+against it.
+
+The work runs in a worker process of its own (:class:`~server.play.daily.deals.SolverProver`'s
+pool), never on the event loop: moves are answered while reviews run. A review has a CPU
+budget (``seconds``): positions it leaves unjudged are marked unknown. Each game's review is
+kept once made, in the store for every node (and the latest in this node's memory); an
+account has at most one review in flight, and so many new ones a day, counted across every
+node on the bus (Redis), or by this node alone while Redis is out.
+
+The worker makes one review at a time; the others wait in a :class:`FairLine`, taken in
+turn between client addresses (one address may hold many accounts), not first come first
+served, and each asker is told where it stands (``queued``).
+
+Distances are the solver's line, not the shortest possible: the solver shortens its
+solutions but does not prove them optimal, so a delta can be off by what it misses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from server.bus import Bus, BusError, DayCounts
+from server.engine import EngineError, Game, Move
+from server.engine.actions import RESTART, UNDO, apply
+from server.play.clock import Clock, utc_day
+from server.play.daily.deals import SolverProver
+from server.play.errors import Refused
+from server.protocol import ErrorCode, Review, ReviewPosition, Stretch
+from server.store import (
+    END_ACTIONS,
+    DailyDealRecord,
+    GameRecord,
+    PlayerRecord,
+    ReviewStore,
+    StoreError,
+)
+
+log = logging.getLogger(__name__)
+
+#: Reviews kept in a node's memory besides the store (the oldest go first).
+CACHED_REVIEWS: Final = 512
+#: States the solver may expand for one position (the review's time budget caps it too).
+POSITION_NODES: Final = 60_000
+#: How much lower the review worker's priority is than the server's (``os.nice``): the
+#: server's moves come first when both want a core.
+REVIEW_NICE: Final = 10
+#: Reviews asked for and not done yet, on one node at most (they wait in line for the
+#: worker); past it a review is refused ``busy``, with a ``retry_after``.
+MOST_IN_FLIGHT: Final = 32
+#: New reviews an account may ask in a UTC day, of all nodes (one asked again of the node
+#: that made it is kept: free).
+#: Each costs the solver up to its budget, and the worker is one for everyone.
+REVIEWS_PER_DAY: Final = 20
+#: The costliest stretches named in a review.
+STRETCHES: Final = 3
+
+#: One position's verdict in the worker: (winnable, distance), None where unknown.
+Judged = tuple[bool | None, int | None]
+
+
+def judge_path(
+    code: str, actions: Sequence[str], seconds: float, line: Sequence[str] = ()
+) -> list[Judged]:
+    """In the worker: the verdict of the deal and of the position after each action that
+    changes the board (``actions`` as the log holds them, ends left out), within ``seconds``
+    of CPU in all. ``line``, a daily's own solver line (its par), is the deal's verdict if
+    it wins the deal: the deal is the costliest position to solve, and its distance is then
+    the par itself.
+
+    Positions seen before are not solved again; a move along the solver's line takes the
+    line's rest; any position after a move from a lost one is lost too; a won one is known
+    at once (distance 0), once the budget is spent too.
+    """
+    from server.solver import Verdict, solve
+
+    deadline = time.process_time() + seconds
+    game = Game.from_code(code)
+    known: dict[object, tuple[bool | None, int | None, tuple[Move, ...]]] = {}
+    given = _winning_line(game, line)
+    if given is not None:
+        known[game.position_key()] = (True, len(given), given)
+
+    def solved() -> tuple[bool | None, int | None, tuple[Move, ...]]:
+        if game.is_won:  # known without the solver, whatever budget is left
+            return True, 0, ()
+        left = deadline - time.process_time()
+        if left <= 0:
+            return None, None, ()
+        solution = solve(game.copy(), max_nodes=POSITION_NODES, max_seconds=left)
+        if solution.verdict is Verdict.WINNABLE:
+            return True, len(solution.moves), tuple(solution.moves)
+        if solution.verdict is Verdict.UNWINNABLE:
+            return False, None, ()
+        return None, None, ()
+
+    current = known.get(game.position_key()) or solved()
+    known[game.position_key()] = current
+    found: list[Judged] = [(current[0], current[1])]
+    for action in actions:
+        played: Move | None = None
+        if action not in (UNDO, RESTART):
+            played = Move.from_text(action)
+        apply(game, action)
+        key = game.position_key()
+        previous = current
+        if key in known:
+            current = known[key]
+        elif played is not None and previous[0] is False:
+            current = (False, None, ())
+        elif played is not None and previous[2] and _same(previous[2][0], played):
+            rest = previous[2][1:]
+            current = (True, len(rest), rest)
+        else:
+            current = solved()
+        known[key] = current
+        found.append((current[0], current[1]))
+    return found
+
+
+def _winning_line(game: Game, line: Sequence[str]) -> tuple[Move, ...] | None:
+    """``line``'s moves if they win ``game`` from where it stands (played on a copy)."""
+    if not line:
+        return None
+    trial = game.copy()
+    try:
+        moves = tuple(trial.play(text) for text in line)
+    except EngineError:
+        return None
+    return moves if trial.is_won else None
+
+
+def _same(line: Move, played: Move) -> bool:
+    return (line.source, line.target, line.count) == (played.source, played.target, played.count)
+
+
+def review_of(
+    record: GameRecord,
+    entries: Sequence[tuple[int, str]],
+    judged: Sequence[Judged],
+    *,
+    par: int | None,
+) -> Review:
+    """The review message from the worker's verdicts (``entries``: the board-changing
+    actions as (seq, action), in order; ``judged``: the deal's verdict, then each one's)."""
+    game = Game.from_code(record.code)
+    positions = [ReviewPosition(seq=0, winnable=judged[0][0], distance=judged[0][1])]
+    losing = None
+    for (seq, action), (winnable, distance), (was_winnable, was_distance) in zip(
+        entries, judged[1:], judged[:-1], strict=True
+    ):
+        moves_before = game.moves
+        apply(game, action)
+        delta = None
+        if distance is not None and was_distance is not None:
+            delta = game.moves - moves_before + distance - was_distance
+        positions.append(
+            ReviewPosition(
+                seq=seq, action=action, winnable=winnable, distance=distance, delta=delta
+            )
+        )
+        if losing is None and was_winnable is True and winnable is False:
+            losing = seq
+    won = bool(record.won)
+    moves = record.moves or 0
+    line = judged[0][1]
+    return Review(
+        game=record.id,
+        positions=positions,
+        losing_move=None if won else losing,
+        stretches=stretches(positions),
+        moves=moves,
+        won=won,
+        solver_line=line,
+        against_line=moves - line if won and line is not None else None,
+        par=par,
+        against_par=moves - par if won and par is not None else None,
+        unknown=sum(position.winnable is None for position in positions),
+    )
+
+
+def stretches(positions: Sequence[ReviewPosition], most: int = STRETCHES) -> list[Stretch]:
+    """Runs of consecutive actions that each cost moves, the costliest first."""
+    found: list[Stretch] = []
+    first = last = None
+    cost = 0
+    for position in [*positions, ReviewPosition(seq=-1, winnable=None)]:
+        if position.delta is not None and position.delta > 0:
+            if first is None:
+                first = position.seq
+            last, cost = position.seq, cost + position.delta
+            continue
+        if first is not None and last is not None:
+            found.append(Stretch(first=first, last=last, cost=cost))
+        first = last = None
+        cost = 0
+    found.sort(key=lambda stretch: (-stretch.cost, stretch.first))
+    return found[:most]
+
+
+#: Told where a waiting review stands: its position in line (1: next).
+Waiting = Callable[[int], None]
+
+
+@dataclass(eq=False)
+class _Turn:
+    address: str
+    start: int  # its place in the line's virtual time (start-time fair queuing)
+    seq: int  # the order it came in: ties go to the first
+    waiting: Waiting | None
+    ready: asyncio.Future[None] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+    told: int = 0
+
+
+class FairLine:
+    """One worker shared fairly between client addresses: a review is made at once when
+    the worker is free; else it waits, and the worker takes the waiting ones in turn between
+    addresses (start-time fair queuing, every review costing one turn): five reviews from
+    one address and one from another, the other's comes second, not sixth. An address that
+    waited nothing for a while banks no turns. Each waiter is told its position whenever it
+    changes (a newcomer from a quieter address may go before it)."""
+
+    def __init__(self) -> None:
+        self._line: list[_Turn] = []
+        self._working = False
+        self._virtual = 0  # the start of the turn in the worker
+        self._finish: dict[str, int] = {}  # by address: where its last turn ends
+        self._seq = itertools.count()
+
+    def __len__(self) -> int:
+        """Reviews waiting (the one in the worker left out)."""
+        return len(self._line)
+
+    async def turn(self, address: str, waiting: Waiting | None = None) -> None:
+        """Wait for the worker (its turn: :meth:`done` once finished with it)."""
+        start = max(self._virtual, self._finish.get(address, 0))
+        self._finish[address] = start + 1
+        if not self._working and not self._line:
+            self._working = True
+            self._virtual = start
+            return
+        turn = _Turn(address, start, next(self._seq), waiting)
+        self._line.append(turn)
+        self._line.sort(key=lambda waiter: (waiter.start, waiter.seq))
+        self._tell()
+        try:
+            await turn.ready
+        except asyncio.CancelledError:
+            if turn in self._line:
+                self._line.remove(turn)
+                self._tell()
+            elif turn.ready.done() and not turn.ready.cancelled():
+                self.done()  # given the worker just as it gave up: the next one's
+            raise
+
+    def done(self) -> None:
+        """The worker is free: the next in line gets it."""
+        self._working = False
+        if self._line:
+            turn = self._line.pop(0)
+            self._working = True
+            self._virtual = turn.start
+            turn.ready.set_result(None)
+        self._finish = {key: end for key, end in self._finish.items() if end > self._virtual}
+        self._tell()
+
+    def _tell(self) -> None:
+        for position, turn in enumerate(self._line, 1):
+            if turn.told != position:
+                turn.told = position
+                if turn.waiting is not None:
+                    turn.waiting(position)
+
+
+class Reviews:
+    """Reviews of finished games: made in the worker, kept per game, one per account at
+    a time, in a fair line between addresses."""
+
+    def __init__(
+        self, store: ReviewStore, worker: SolverProver, *, seconds: float, clock: Clock, bus: Bus
+    ) -> None:
+        self._store = store
+        self._worker = worker
+        self.seconds = seconds
+        self._clock = clock
+        self._done: OrderedDict[str, Review] = OrderedDict()
+        self._busy: set[int] = set()
+        self._line = FairLine()
+        self.most_in_flight = MOST_IN_FLIGHT
+        self.per_day = REVIEWS_PER_DAY
+        #: New reviews asked today, by account: counted on the bus, for every node.
+        self._bus = bus
+        #: This node's own count, while the bus cannot count.
+        self._own_counts = DayCounts()
+
+    async def review(
+        self,
+        player: PlayerRecord,
+        record: GameRecord,
+        *,
+        deal: DailyDealRecord | None = None,
+        address: str = "",
+        waiting: Waiting | None = None,
+    ) -> Review:
+        """The review of a finished game the player may see (checked by the caller); of a
+        daily, with its ``deal`` (its par, and its solver line to start from). One kept
+        already, by any node, is answered at once and does not count. ``address``, the
+        asker's (as the network layer counts it), takes its turn for the worker in the fair
+        line; ``waiting`` is told the review's position while it waits."""
+        found = await self.kept(record.id)
+        if found is not None:
+            return found
+        if player.id in self._busy:
+            raise Refused(ErrorCode.BUSY, "a review of yours is being made: ask again when done")
+        if len(self._busy) >= self.most_in_flight:
+            raise Refused(
+                ErrorCode.BUSY,
+                f"the solver has {len(self._busy)} reviews to make: ask again later",
+                retry_after=self.seconds,  # a place is free once the one being made is done
+            )
+        # marked before anything else is awaited: a second ask meanwhile is refused
+        self._busy.add(player.id)
+        try:
+            await self._count_asked(player)
+            logged = await self._store.load_game(record.id)
+            assert logged is not None  # the caller read it
+            entries = [
+                (entry.seq, entry.action)
+                for entry in logged.entries
+                if entry.action not in END_ACTIONS
+            ]
+            await self._line.turn(address, waiting)
+            try:
+                judged = await self._worker.run(
+                    judge_path,
+                    record.code,
+                    [action for _, action in entries],
+                    self.seconds,
+                    (deal.solution or ()) if deal is not None else (),
+                )
+            finally:
+                self._line.done()
+        finally:
+            self._busy.discard(player.id)
+        found = review_of(logged.game, entries, judged, par=deal.par if deal else None)
+        self._remember(found)
+        try:
+            body = found.model_dump_json(exclude={"id"}, exclude_none=True)
+            await self._store.keep_review(game_id=record.id, body=body, at=self._clock.now())
+        except StoreError as error:
+            # answered all the same; another node makes it again when asked
+            log.warning("review of game %s not kept for the other nodes: %s", record.id, error)
+        return found
+
+    def _remember(self, review: Review) -> None:
+        self._done[review.game] = review
+        self._done.move_to_end(review.game)
+        while len(self._done) > CACHED_REVIEWS:
+            self._done.popitem(last=False)
+
+    async def _count_asked(self, player: PlayerRecord) -> None:
+        """Count a new review of ``player``'s, refused ``rate-limited`` past the day's share."""
+        today = utc_day(self._clock.now())
+        name = f"reviews:{player.id}"
+        try:
+            asked = await self._bus.count_for_day(today, name)
+        except BusError as error:
+            log.warning("counting %s's reviews on this node alone: %s", player.name, error)
+            asked = self._own_counts.add(today, name)
+        if asked > self.per_day:
+            raise Refused(
+                ErrorCode.RATE_LIMITED,
+                f"{self.per_day} new reviews a day: ask for more tomorrow (UTC); "
+                "a review made already is answered at once",
+            )
+
+    def making(self, player_id: int) -> bool:
+        """Whether a review of the account's is being made on this node."""
+        return player_id in self._busy
+
+    async def kept(self, game_id: str) -> Review | None:
+        """The game's review, if one was made: from this node's memory, or as the store
+        kept it (whichever node made it)."""
+        found = self._done.get(game_id)
+        if found is None:
+            body = await self._store.kept_review(game_id)
+            if body is None:
+                return None
+            found = Review.model_validate_json(body)
+        self._remember(found)
+        return found
+
+    def close(self) -> None:
+        self._worker.close()

@@ -1,0 +1,72 @@
+"""The daily schedule: the same deals from the same secret, proven once by one node of
+all, stored, and handed out all three at once or not at all."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from datetime import date
+
+import pytest
+
+from server.play.daily.deals import DailySchedule, Proof, candidate_codes
+from server.play.errors import DealsNotReady
+from tests.support.fakes import FakeStore
+
+DAY = date(2026, 3, 1)
+
+
+async def test_the_first_winnable_candidate_is_the_deal_and_is_stored_once() -> None:
+    store = FakeStore()
+    asked: list[str] = []
+    unwinnable = next(candidate_codes("s", DAY, 2))
+
+    async def prover(code: str) -> Proof:
+        asked.append(code)
+        return Proof(code != unwinnable, 33)
+
+    schedule = DailySchedule(store, secret="s", prover=prover)
+    deal = await schedule.deal(DAY, 2)
+    assert deal.code == list(candidate_codes("s", DAY, 2))[1] and deal.par == 33
+    assert sorted(asked) == sorted(
+        [
+            *list(candidate_codes("s", DAY, 2))[:2],
+            next(candidate_codes("s", DAY, 1)),
+            next(candidate_codes("s", DAY, 4)),
+        ]
+    )
+    again = DailySchedule(store, secret="s", prover=prover)
+    assert (await again.deal(DAY, 2)).code == deal.code  # from the store: no new proof
+    assert len(asked) == 4
+    await schedule.close()
+    await again.close()
+
+
+async def test_two_nodes_on_one_store_prove_each_candidate_once() -> None:
+    store = FakeStore()
+    release = asyncio.Event()
+    proofs: Counter[str] = Counter()
+
+    async def slow_prover(code: str) -> Proof:
+        proofs[code] += 1
+        await release.wait()
+        return Proof(True, 10)
+
+    node_a = DailySchedule(store, secret="s", prover=slow_prover)
+    node_b = DailySchedule(store, secret="s", prover=slow_prover)
+    node_a.prepare(DAY)
+    node_b.prepare(DAY)
+    with pytest.raises(DealsNotReady):  # never a part of the day's deals
+        await node_b.deals(DAY, wait=0.05)
+    release.set()
+    from_a, from_b = await asyncio.gather(node_a.deals(DAY), node_b.deals(DAY, wait=10))
+    assert [deal.code for deal in from_a] == [deal.code for deal in from_b]
+    assert [deal.suits for deal in from_a] == [1, 2, 4]
+    assert sorted(proofs.values()) == [1, 1, 1]  # one node proved, the other waited
+    await node_a.close()
+    await node_b.close()
+
+
+async def test_another_secret_deals_other_codes() -> None:
+    assert list(candidate_codes("a", DAY, 4))[:3] != list(candidate_codes("b", DAY, 4))[:3]
+    assert list(candidate_codes("a", DAY, 4))[:3] == list(candidate_codes("a", DAY, 4))[:3]
