@@ -7,10 +7,10 @@ Run from the repository root::
     python -m bench.race_rounds --sizes 1000 --rounds 3
     python -m bench.race_rounds --json rounds.json
 
-For each size R: one node's :class:`~server.play.daily.standings.RaceRooms` (the in-process bus, a
-manual clock) mirrors a daily race of R racers and has R followers, half of them racing
-(a node of the R + R run of ``bench.race_digest``: R/2 players and R/2 followers of its
-own). Every follower's push only counts the frames (no socket: what sending costs is
+For each size R: one node's :class:`~server.play.daily.standings.DailyStandings` (the in-
+process bus, a manual clock) mirrors a daily race of R racers and has R followers, half of
+them racing (a node of the R + R run of ``bench.race_digest``: R/2 players and R/2 followers
+of its own). Every follower's push only counts the frames (no socket: what sending costs is
 measured end to end by ``bench.race_digest``). Figures, each the median of ``--rounds``:
 
 - a digest round (one racer moved, then the round every follower gets a frame from): its
@@ -19,7 +19,7 @@ measured end to end by ``bench.race_digest``). Figures, each the median of ``--r
   follower has its frame; CPU, not wall time, so that other processes do not count);
 - ``standings()`` (the answer to ``race``) for a racer half-way down and for a follower
   who does not race;
-- one racer's event taken into the mirror (``RaceRooms.publish`` on the in-process bus,
+- one racer's event taken into the mirror (``DailyStandings.publish`` on the in-process bus,
   which delivers it at once).
 """
 
@@ -41,7 +41,7 @@ if str(ROOT) not in sys.path:
 
 from server.bus import InProcessBus  # noqa: E402
 from server.play.clock import ManualClock  # noqa: E402
-from server.play.daily.standings import RaceRooms  # noqa: E402
+from server.play.daily.standings import DailyStandings  # noqa: E402
 from server.protocol import RaceEntry  # noqa: E402
 
 DAY = date(2026, 3, 1)
@@ -105,7 +105,7 @@ async def until_told(clock: ManualClock, tally: Tally) -> float:
 
 
 async def one_round(
-    rooms: RaceRooms, clock: ManualClock, pushes: list[Counting], n: int
+    rooms: DailyStandings, clock: ManualClock, pushes: list[Counting], n: int
 ) -> dict[str, float]:
     """A racer moves, the digest falls due: the round's CPU time and its longest loop turn."""
     await rooms.publish(DAY, SUITS, "moved", racer(n, moves=n + 1))
@@ -124,7 +124,7 @@ async def one_round(
 async def measure(size: int, rounds: int) -> dict[str, Any]:
     clock = ManualClock(datetime(2026, 3, 1, 12, tzinfo=UTC))
     bus = InProcessBus()
-    rooms = RaceRooms(bus, clock)
+    rooms = DailyStandings(bus, clock)
     tally = Tally()
     pushes = [Counting(tally) for _ in range(size)]
     # half the followers race (players follow their own race), half only follow

@@ -12,7 +12,7 @@ account's reviews: ``<prefix>:count:<day>:<name>``).
 
 from typing import Any
 
-from .base import Bus, BusError, BusUnavailable, DayCounts, RaceHandler, RaceUpdate
+from .base import Bus, BusError, BusUnavailable, DayCounts, StandingsHandler, StandingUpdate
 from .memory import InProcessBus
 from .redis import RedisBus, redis_client
 
@@ -31,9 +31,9 @@ __all__ = [
     "BusUnavailable",
     "DayCounts",
     "InProcessBus",
-    "RaceHandler",
-    "RaceUpdate",
     "RedisBus",
+    "StandingUpdate",
+    "StandingsHandler",
     "open_bus",
     "redis_client",
 ]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 
 #: Called with (day, suits, encoded RaceEvent frame) for every race event on a joined room.
-RaceHandler = Callable[[date, int, str], None]
+StandingsHandler = Callable[[date, int, str], None]
 #: Called with (room code, encoded frame) for every event of a joined race room (rooms of
 #: friends racing one fresh deal: server/play/rooms/rooms.py).
 RoomHandler = Callable[[str, str], None]
@@ -55,7 +55,7 @@ class DayCounts:
 
 
 @dataclass(frozen=True, slots=True)
-class RaceUpdate:
+class StandingUpdate:
     """One race event for the bus: ``player``'s standing recorded (``entry``, an encoded
     RaceEntry) or, with ``entry`` None, taken out; then ``event`` (an encoded RaceEvent
     frame) published to every node that joined the race."""
@@ -72,10 +72,10 @@ class Bus(ABC):
     are rebuilt from their action log, ranks from the results."""
 
     def __init__(self) -> None:
-        self._race_handler: RaceHandler | None = None
+        self._race_handler: StandingsHandler | None = None
         self._room_handler: RoomHandler | None = None
 
-    def set_race_handler(self, handler: RaceHandler) -> None:
+    def set_standings_handler(self, handler: StandingsHandler) -> None:
         """The one receiver of race events on this node (the node's race rooms)."""
         self._race_handler = handler
 
@@ -89,24 +89,24 @@ class Bus(ABC):
     async def close(self) -> None:  # noqa: B027  # optional hook
         """Disconnect and stop background work."""
 
-    def forget_races_before(self, day: date) -> None:  # noqa: B027  # optional hook
+    def forget_standings_before(self, day: date) -> None:  # noqa: B027  # optional hook
         """Drop the standings of races before ``day`` (Redis lets them expire instead)."""
 
     @abstractmethod
-    async def join_race(self, day: date, suits: int) -> None:
+    async def join_standings(self, day: date, suits: int) -> None:
         """Start receiving the events of a room (this node has a follower there)."""
 
     @abstractmethod
-    async def leave_race(self, day: date, suits: int) -> None:
+    async def leave_standings(self, day: date, suits: int) -> None:
         """Stop receiving a room's events (its last follower here left)."""
 
     @abstractmethod
-    async def publish_races(self, updates: Sequence[RaceUpdate]) -> None:
+    async def publish_standings(self, updates: Sequence[StandingUpdate]) -> None:
         """Record and publish several race events, in order: all of them, or (an error)
         none is sure to have gone out. Redis takes them in one round trip."""
 
     @abstractmethod
-    async def race_entries(self, day: date, suits: int) -> list[str]:
+    async def standings_entries(self, day: date, suits: int) -> list[str]:
         """Every player's latest standing in a room, as encoded RaceEntry objects."""
 
     @abstractmethod

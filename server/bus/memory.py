@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
-from .base import Bus, DayCounts, RaceUpdate
+from .base import Bus, DayCounts, StandingUpdate
 
 
 class InProcessBus(Bus):
@@ -16,13 +16,13 @@ class InProcessBus(Bus):
         self._rooms: set[str] = set()
         self._counts = DayCounts()
 
-    async def join_race(self, day: date, suits: int) -> None:
+    async def join_standings(self, day: date, suits: int) -> None:
         self._joined.add((day, suits))
 
-    async def leave_race(self, day: date, suits: int) -> None:
+    async def leave_standings(self, day: date, suits: int) -> None:
         self._joined.discard((day, suits))
 
-    async def publish_races(self, updates: Sequence[RaceUpdate]) -> None:
+    async def publish_standings(self, updates: Sequence[StandingUpdate]) -> None:
         for update in updates:
             key = (update.day, update.suits)
             if update.entry is None:
@@ -32,7 +32,7 @@ class InProcessBus(Bus):
             if key in self._joined:
                 self._deliver(update.day, update.suits, update.event)
 
-    async def race_entries(self, day: date, suits: int) -> list[str]:
+    async def standings_entries(self, day: date, suits: int) -> list[str]:
         return list(self._entries.get((day, suits), {}).values())
 
     async def join_room(self, code: str) -> None:
@@ -48,6 +48,6 @@ class InProcessBus(Bus):
     async def count_for_day(self, day: date, name: str) -> int:
         return self._counts.add(day, name)
 
-    def forget_races_before(self, day: date) -> None:
+    def forget_standings_before(self, day: date) -> None:
         for key in [key for key in self._entries if key[0] < day]:
             del self._entries[key]

@@ -26,7 +26,7 @@ from redis.exceptions import RedisError
 from server.boundary import boundary
 from server.breaker import OPEN_SECONDS, Breaker
 
-from .base import COUNT_SECONDS, KEEP_SECONDS, Bus, BusUnavailable, RaceUpdate
+from .base import COUNT_SECONDS, KEEP_SECONDS, Bus, BusUnavailable, StandingUpdate
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +130,7 @@ class RedisBus(Bus):
         await self._client.aclose()
         await self._pubsub_client.aclose()
 
-    async def join_race(self, day: date, suits: int) -> None:
+    async def join_standings(self, day: date, suits: int) -> None:
         await self._subscribe(self._channel(day, suits))
 
     async def join_room(self, code: str) -> None:
@@ -156,7 +156,7 @@ class RedisBus(Bus):
         except (RedisError, OSError) as error:
             log.warning("subscribe %s failed (the reader resubscribes): %s", channel, error)
 
-    async def leave_race(self, day: date, suits: int) -> None:
+    async def leave_standings(self, day: date, suits: int) -> None:
         await self._unsubscribe(self._channel(day, suits))
 
     async def leave_room(self, code: str) -> None:
@@ -177,7 +177,7 @@ class RedisBus(Bus):
             except (RedisError, OSError) as error:
                 log.warning("unsubscribe %s failed: %s", channel, error)
 
-    async def publish_races(self, updates: Sequence[RaceUpdate]) -> None:
+    async def publish_standings(self, updates: Sequence[StandingUpdate]) -> None:
         # One pipeline for the lot (a pipeline's own cost in redis-py is most of an event's),
         # and for each race one write of its standings and one message of all its events,
         # in order, a line each (an encoded frame is one line of JSON): every node then
@@ -214,7 +214,7 @@ class RedisBus(Bus):
                 count, _ = await pipe.execute()
         return int(count)
 
-    async def race_entries(self, day: date, suits: int) -> list[str]:
+    async def standings_entries(self, day: date, suits: int) -> list[str]:
         async with self.breaker.call():
             values = await self._client.hvals(f"{self._channel(day, suits)}:players")
         # the client decodes nothing (no decode_responses): every value is bytes

@@ -204,7 +204,7 @@ async def _healthz(hub: Hub, query: Query, health: Health | None = None) -> Resp
             "protocol": PROTOCOL_VERSION,
             "connections": hub.days.listener_count,
             "games": len(hub.live),
-            "race_followers": hub.races.follower_count,
+            "race_followers": hub.standings.follower_count,
             "room_followers": hub.rooms.follower_count,
             **services,
         },

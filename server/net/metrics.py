@@ -132,7 +132,7 @@ class Metrics:
         )
         Gauge(
             "simon_race_followers", "connections following a daily race", registry=self.registry
-        ).set_function(lambda: hub.races.follower_count)
+        ).set_function(lambda: hub.standings.follower_count)
         Gauge(
             "simon_room_followers",
             "connections in or following a race room (racers and spectators)",

@@ -98,7 +98,7 @@ class DayTicker:
         for push in tuple(self._listeners):
             push(frame)
         self._daily.forget_before(today - timedelta(days=1))
-        self._bus.forget_races_before(today - timedelta(days=1))
+        self._bus.forget_standings_before(today - timedelta(days=1))
         log.info("a new day: %s", today)
         return True
 

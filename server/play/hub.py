@@ -3,17 +3,17 @@
 Each part does one job; sessions and the HTTP routes call the parts by name:
 
 - ``accounts``: registering and knowing players (:mod:`.accounts`);
-- ``starts``: starting, resuming and letting go of player games (:mod:`.starts`), held in
-  ``live`` (:mod:`.live`), whose actions go to the store's action log;
-- ``endings``: screening a finished game and its ``finished`` answer (:mod:`.endings`);
-- ``feed`` and ``races``: race events out to the room, throttled (:mod:`.race_feed`,
-  :mod:`.race`);
-- ``queries``: read-only replies from the store's records (:mod:`.queries`);
+- ``starts``: starting, resuming and letting go of player games (:mod:`.games.starts`), held in
+  ``live`` (:mod:`.games.live`), whose actions go to the store's action log;
+- ``endings``: screening a finished game and its ``finished`` answer (:mod:`.after.endings`);
+- ``feed`` and ``standings``: a game's events out to the day's live standings (or its race
+  room), throttled (:mod:`.games.feed`, :mod:`.daily.standings`);
+- ``queries``: read-only replies from the store's records (:mod:`.after.queries`);
 - ``days``: the day ticker (:mod:`.days`);
-- ``rooms``: race rooms, where friends race one fresh deal (:mod:`.rooms`, itself put
+- ``rooms``: race rooms, where friends race one fresh deal (:mod:`.rooms.rooms`, itself put
   together from parts the same way), their games' events thinned out by ``feed`` too;
-- ``after``: a day's statistics, replays and reports (:mod:`.after`); ``reviews``: games
-  reviewed against the solver (:mod:`.review`).
+- ``after``: a day's statistics, replays and reports (:mod:`.after.day`); ``reviews``: games
+  reviewed against the solver (:mod:`.after.review`).
 
 Each part is handed what it uses when it is made, so the parts are made in the order they
 depend on one another (``rooms`` before the ``feed`` and the ``endings`` that tell it).
@@ -32,11 +32,11 @@ from server.play.after.queries import Queries
 from server.play.after.review import REVIEW_NICE, Reviews
 from server.play.clock import Clock, utc_day
 from server.play.daily.deals import DailySchedule, Prover, SolverProver
-from server.play.daily.standings import RaceRooms
+from server.play.daily.standings import DailyStandings
 from server.play.days import DayTicker
 from server.play.fairplay.evidence import Thresholds
 from server.play.fairplay.screening import Screening
-from server.play.games.feed import RACE_MOVE_INTERVAL, RaceFeed
+from server.play.games.feed import RACE_MOVE_INTERVAL, GameFeed
 from server.play.games.live import LiveGames
 from server.play.games.player_game import MAX_GAME_ACTIONS
 from server.play.games.starts import GameStarts
@@ -94,7 +94,7 @@ class Hub:
         )
         self._fairplay_worker = fairplay_worker
         self.accounts = Accounts(store, clock)
-        self.races = RaceRooms(bus, clock)
+        self.standings = DailyStandings(bus, clock)
         self.live = LiveGames(store)
         self.rooms = Rooms(
             store=store,
@@ -106,8 +106,8 @@ class Hub:
             deals=DealPicker(deal_prover or prover),
             settings=room_settings,
         )
-        self.feed = RaceFeed(
-            self.races, self.live, clock, race_interval, room_sink=self.rooms.announce
+        self.feed = GameFeed(
+            self.standings, self.live, clock, race_interval, room_sink=self.rooms.announce
         )
         self.starts = GameStarts(
             store=store, clock=clock, daily=self.daily, live=self.live, feed=self.feed
@@ -137,7 +137,7 @@ class Hub:
             clock=clock,
             daily=self.daily,
             after=self.after,
-            races=self.races,
+            standings=self.standings,
             rooms=self.rooms.races,
             screening=self.screening,
         )
@@ -160,8 +160,8 @@ class Hub:
         await self.rooms.close()
         await self.days.close()
         self.feed.close()
-        self.races.close()
-        await self.races.flush()
+        self.standings.close()
+        await self.standings.flush()
         await self.daily.close()
         self.reviews.close()
         if self._fairplay_worker is not None:

@@ -9,7 +9,7 @@ round trip, after gathering for ``gather`` seconds unless something hurries it. 
 bus refuses is dropped whole and counted, and a failing bus is logged at most once per
 :data:`FAILURE_LOG_INTERVAL`, never once per item::
 
-    sender = BusSender(bus.publish_races, clock, what="race events", batch=200, gather=0.05)
+    sender = BusSender(bus.publish_standings, clock, what="race events", batch=200, gather=0.05)
     sender.put(update)          # returns at once
     await sender.flush()        # everything put so far went to the bus, or was dropped
 """

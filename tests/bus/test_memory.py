@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from server.bus import InProcessBus, RaceUpdate
+from server.bus import InProcessBus, StandingUpdate
 
 DAY = date(2031, 5, 17)
 
@@ -12,46 +12,46 @@ DAY = date(2031, 5, 17)
 async def test_in_process_bus_delivers_to_joined_rooms_only() -> None:
     bus = InProcessBus()
     got: list[tuple[date, int, str]] = []
-    bus.set_race_handler(lambda day, suits, frame: got.append((day, suits, frame)))
-    await bus.join_race(DAY, 1)
-    await bus.publish_races([RaceUpdate(DAY, 1, "ann", '{"player":"ann"}', "event-1")])
-    await bus.publish_races([RaceUpdate(DAY, 2, "ann", '{"player":"ann"}', "event-2")])
+    bus.set_standings_handler(lambda day, suits, frame: got.append((day, suits, frame)))
+    await bus.join_standings(DAY, 1)
+    await bus.publish_standings([StandingUpdate(DAY, 1, "ann", '{"player":"ann"}', "event-1")])
+    await bus.publish_standings([StandingUpdate(DAY, 2, "ann", '{"player":"ann"}', "event-2")])
     assert got == [(DAY, 1, "event-1")]
-    assert await bus.race_entries(DAY, 2) == ['{"player":"ann"}']
-    bus.forget_races_before(DAY)
-    assert await bus.race_entries(DAY, 2) == ['{"player":"ann"}']  # that day is kept
-    bus.forget_races_before(date(2031, 5, 18))
-    assert await bus.race_entries(DAY, 2) == []
+    assert await bus.standings_entries(DAY, 2) == ['{"player":"ann"}']
+    bus.forget_standings_before(DAY)
+    assert await bus.standings_entries(DAY, 2) == ['{"player":"ann"}']  # that day is kept
+    bus.forget_standings_before(date(2031, 5, 18))
+    assert await bus.standings_entries(DAY, 2) == []
 
 
 async def test_a_players_latest_standing_replaces_the_last_and_none_takes_it_out() -> None:
     bus = InProcessBus()
-    await bus.publish_races(
+    await bus.publish_standings(
         [
-            RaceUpdate(DAY, 1, "ann", "ann-1", "e1"),
-            RaceUpdate(DAY, 1, "bob", "bob-1", "e2"),
-            RaceUpdate(DAY, 1, "ann", "ann-2", "e3"),
+            StandingUpdate(DAY, 1, "ann", "ann-1", "e1"),
+            StandingUpdate(DAY, 1, "bob", "bob-1", "e2"),
+            StandingUpdate(DAY, 1, "ann", "ann-2", "e3"),
         ]
     )
-    assert sorted(await bus.race_entries(DAY, 1)) == ["ann-2", "bob-1"]
-    await bus.publish_races([RaceUpdate(DAY, 1, "bob", None, "e4")])
-    assert await bus.race_entries(DAY, 1) == ["ann-2"]
-    await bus.publish_races([RaceUpdate(DAY, 4, "cy", None, "e5")])  # nobody to take out
-    assert await bus.race_entries(DAY, 4) == []
+    assert sorted(await bus.standings_entries(DAY, 1)) == ["ann-2", "bob-1"]
+    await bus.publish_standings([StandingUpdate(DAY, 1, "bob", None, "e4")])
+    assert await bus.standings_entries(DAY, 1) == ["ann-2"]
+    await bus.publish_standings([StandingUpdate(DAY, 4, "cy", None, "e5")])  # nobody to take out
+    assert await bus.standings_entries(DAY, 4) == []
 
 
 async def test_a_race_left_delivers_nothing_more_but_keeps_its_standings() -> None:
     bus = InProcessBus()
     got: list[str] = []
-    bus.set_race_handler(lambda day, suits, frame: got.append(frame))
-    await bus.join_race(DAY, 1)
-    await bus.publish_races(
-        [RaceUpdate(DAY, 1, "ann", "a", "in"), RaceUpdate(DAY, 1, "bob", "b", "in too")]
+    bus.set_standings_handler(lambda day, suits, frame: got.append(frame))
+    await bus.join_standings(DAY, 1)
+    await bus.publish_standings(
+        [StandingUpdate(DAY, 1, "ann", "a", "in"), StandingUpdate(DAY, 1, "bob", "b", "in too")]
     )
-    await bus.leave_race(DAY, 1)
-    await bus.publish_races([RaceUpdate(DAY, 1, "cy", "c", "out")])
+    await bus.leave_standings(DAY, 1)
+    await bus.publish_standings([StandingUpdate(DAY, 1, "cy", "c", "out")])
     assert got == ["in", "in too"]
-    assert sorted(await bus.race_entries(DAY, 1)) == ["a", "b", "c"]
+    assert sorted(await bus.standings_entries(DAY, 1)) == ["a", "b", "c"]
 
 
 async def test_room_frames_reach_this_node_only_while_it_is_in_the_room() -> None:

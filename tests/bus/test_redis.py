@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import redis.asyncio as redis
 
-from server.bus import BusUnavailable, InProcessBus, RaceUpdate, RedisBus
+from server.bus import BusUnavailable, InProcessBus, RedisBus, StandingUpdate
 from server.bus.base import COUNT_SECONDS, KEEP_SECONDS
 from tests.support.servers import free_port
 
@@ -35,7 +35,7 @@ class TwoNodes:
 async def two_nodes(redis_url: str, prefix: str) -> AsyncIterator[TwoNodes]:
     node_a, node_b = RedisBus(redis_url, prefix=prefix), RedisBus(redis_url, prefix=prefix)
     got: asyncio.Queue[str] = asyncio.Queue()
-    node_a.set_race_handler(lambda day, suits, frame: got.put_nowait(frame))
+    node_a.set_standings_handler(lambda day, suits, frame: got.put_nowait(frame))
     await node_a.start()
     await node_b.start()
     admin = redis.Redis.from_url(redis_url)
@@ -53,10 +53,10 @@ async def test_redis_bus_between_nodes_survives_a_dropped_connection(
     prefix = f"simon-test-{run_id}-bus-{uuid.uuid4().hex[:6]}"
     async with two_nodes(redis_url, prefix) as nodes:
         node_a, node_b, got, admin = nodes.a, nodes.b, nodes.got, nodes.admin
-        await node_a.join_race(DAY, 4)
-        await node_b.publish_races([RaceUpdate(DAY, 4, "bo", '{"player":"bo"}', "first")])
+        await node_a.join_standings(DAY, 4)
+        await node_b.publish_standings([StandingUpdate(DAY, 4, "bo", '{"player":"bo"}', "first")])
         assert await asyncio.wait_for(got.get(), 5) == "first"
-        assert await node_a.race_entries(DAY, 4) == ['{"player":"bo"}']
+        assert await node_a.standings_entries(DAY, 4) == ['{"player":"bo"}']
 
         readers = [
             c for c in await admin.client_list(_type="pubsub") if c["name"] == f"{prefix}:races"
@@ -66,7 +66,9 @@ async def test_redis_bus_between_nodes_survives_a_dropped_connection(
         # messages published while the reader is away are lost: publish until one arrives
         async with asyncio.timeout(15):
             while True:
-                await node_b.publish_races([RaceUpdate(DAY, 4, "bo", '{"player":"bo"}', "after")])
+                await node_b.publish_standings(
+                    [StandingUpdate(DAY, 4, "bo", '{"player":"bo"}', "after")]
+                )
                 try:
                     if await asyncio.wait_for(got.get(), 0.5) == "after":
                         break
@@ -82,31 +84,34 @@ async def test_redis_bus_takes_more_callers_at_once_than_it_has_connections(
     try:
         players = [f"player-{n}" for n in range(300)]  # a connection pool of 100 would refuse
         await asyncio.gather(
-            *(bus.publish_races([RaceUpdate(DAY, 2, p, f'"{p}"', "moved")]) for p in players)
+            *(
+                bus.publish_standings([StandingUpdate(DAY, 2, p, f'"{p}"', "moved")])
+                for p in players
+            )
         )
-        assert sorted(await bus.race_entries(DAY, 2)) == sorted(f'"{p}"' for p in players)
+        assert sorted(await bus.standings_entries(DAY, 2)) == sorted(f'"{p}"' for p in players)
     finally:
         await bus.close()
 
 
-def batch_of_updates(suits: int) -> list[RaceUpdate]:
+def batch_of_updates(suits: int) -> list[StandingUpdate]:
     """ann recorded, bo recorded then taken out, ann again: in order, one call."""
     return [
-        RaceUpdate(DAY, suits, "ann", '{"player":"ann","moves":1}', "ann-1"),
-        RaceUpdate(DAY, suits, "bo", '{"player":"bo"}', "bo-joined"),
-        RaceUpdate(DAY, suits, "bo", None, "bo-left"),
-        RaceUpdate(DAY, suits, "ann", '{"player":"ann","moves":2}', "ann-2"),
+        StandingUpdate(DAY, suits, "ann", '{"player":"ann","moves":1}', "ann-1"),
+        StandingUpdate(DAY, suits, "bo", '{"player":"bo"}', "bo-joined"),
+        StandingUpdate(DAY, suits, "bo", None, "bo-left"),
+        StandingUpdate(DAY, suits, "ann", '{"player":"ann","moves":2}', "ann-2"),
     ]
 
 
 async def test_in_process_bus_takes_a_batch_in_order() -> None:
     bus = InProcessBus()
     got: list[str] = []
-    bus.set_race_handler(lambda day, suits, frame: got.append(frame))
-    await bus.join_race(DAY, 1)
-    await bus.publish_races(batch_of_updates(1))
+    bus.set_standings_handler(lambda day, suits, frame: got.append(frame))
+    await bus.join_standings(DAY, 1)
+    await bus.publish_standings(batch_of_updates(1))
     assert got == ["ann-1", "bo-joined", "bo-left", "ann-2"]
-    assert await bus.race_entries(DAY, 1) == ['{"player":"ann","moves":2}']
+    assert await bus.standings_entries(DAY, 1) == ['{"player":"ann","moves":2}']
 
 
 async def test_redis_bus_takes_a_batch_in_order_and_keeps_the_standings_expiring(
@@ -114,11 +119,11 @@ async def test_redis_bus_takes_a_batch_in_order_and_keeps_the_standings_expiring
 ) -> None:
     prefix = f"simon-test-{run_id}-batch-{uuid.uuid4().hex[:6]}"
     async with two_nodes(redis_url, prefix) as nodes:
-        await nodes.a.join_race(DAY, 2)
-        await nodes.b.publish_races(batch_of_updates(2))
+        await nodes.a.join_standings(DAY, 2)
+        await nodes.b.publish_standings(batch_of_updates(2))
         frames = [await asyncio.wait_for(nodes.got.get(), 5) for _ in range(4)]
         assert frames == ["ann-1", "bo-joined", "bo-left", "ann-2"]
-        assert await nodes.a.race_entries(DAY, 2) == ['{"player":"ann","moves":2}']
+        assert await nodes.a.standings_entries(DAY, 2) == ['{"player":"ann","moves":2}']
         ttl = await nodes.admin.ttl(f"{prefix}:race:{DAY.isoformat()}:2:players")
         assert 0 < ttl <= KEEP_SECONDS  # the standings still expire
 
@@ -135,13 +140,13 @@ async def test_redis_bus_sends_each_race_of_a_batch_as_one_message(
         watcher = nodes.admin.pubsub(ignore_subscribe_messages=True)
         await watcher.subscribe(*channels)
         for suits in (1, 2):
-            await nodes.a.join_race(DAY, suits)
+            await nodes.a.join_standings(DAY, suits)
         mixed = [
             update
             for pair in zip(batch_of_updates(1), batch_of_updates(2), strict=True)
             for update in pair
         ]
-        await nodes.b.publish_races(mixed)
+        await nodes.b.publish_standings(mixed)
         frames = [await asyncio.wait_for(nodes.got.get(), 5) for _ in mixed]
         assert frames == ["ann-1", "bo-joined", "bo-left", "ann-2"] * 2
         messages: list[dict[str, Any]] = []
@@ -157,7 +162,7 @@ async def test_redis_bus_sends_each_race_of_a_batch_as_one_message(
         assert {m["channel"].decode() for m in messages} == set(channels)
         assert await watcher.get_message(timeout=0.3) is None  # no more than one each
         for suits in (1, 2):
-            assert await nodes.a.race_entries(DAY, suits) == ['{"player":"ann","moves":2}']
+            assert await nodes.a.standings_entries(DAY, suits) == ['{"player":"ann","moves":2}']
         await watcher.aclose()  # type: ignore[no-untyped-call]  # redis leaves PubSub.aclose untyped
 
 

@@ -155,7 +155,7 @@ async def test_reads_skip_a_hung_redis_and_use_it_again_once_it_answers(
                 # a result written now is not added to Redis (and must not be lost there);
                 # the move is answered at once, Redis skipped
                 await resigned(playing)
-                await server.hub.races.flush()  # its race events have met Redis too
+                await server.hub.standings.flush()  # its race events have met Redis too
                 asked = proxy.bytes_asked(excluding=PUBSUB)
 
                 def nothing_asked(reads: str) -> None:
@@ -256,7 +256,7 @@ async def test_dailies_start_and_resume_while_redis_hangs(
                 asked = proxy.bytes_asked(excluding=PUBSUB)
                 await step(client, ledger, rng)
                 clock.advance(seconds=RACE_EVENTS_SETTLED)  # its race event is due
-                await server.hub.races.flush()
+                await server.hub.standings.flush()
                 assert proxy.bytes_asked(excluding=PUBSUB) > asked
                 deadline = asyncio.get_running_loop().time() + REPLY_SECONDS
                 while True:

@@ -60,7 +60,7 @@ class StandIn:
         )
         self.daily = SimpleNamespace(ready=lambda day: self.ready)
         self.days = SimpleNamespace(listener_count=7)
-        self.races = SimpleNamespace(follower_count=2)
+        self.standings = SimpleNamespace(follower_count=2)
         self.live = {"g1": None, "g2": None}
 
     def today(self) -> date:

@@ -15,7 +15,7 @@ from server.play.clock import Clock, utc_day
 from server.play.daily.deals import DailySchedule
 from server.play.daily.standings import WITHDRAWN
 from server.play.fairplay.screening import Screening
-from server.play.games.feed import RaceFeed
+from server.play.games.feed import GameFeed
 from server.play.games.player_game import PlayerGame
 from server.protocol import Board, Finished, Streak
 from server.store import BoardStore, StoreError
@@ -34,7 +34,7 @@ class GameEndings:
         daily: DailySchedule,
         screening: Screening,
         after: AfterDay,
-        feed: RaceFeed,
+        feed: GameFeed,
         race_game_ended: Callable[[PlayerGame], Awaitable[None]] | None = None,
         public_url: str = "",
     ) -> None:

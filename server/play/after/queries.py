@@ -10,7 +10,7 @@ from typing import Final, Literal, TypeAlias
 from server.engine import SUIT_COUNTS
 from server.play.clock import Clock, seconds_to_next_day, utc_day
 from server.play.daily.deals import DailySchedule
-from server.play.daily.standings import RaceRooms
+from server.play.daily.standings import DailyStandings
 from server.play.fairplay.screening import Screening
 from server.protocol import (
     Board,
@@ -44,7 +44,7 @@ class Queries:
         clock: Clock,
         daily: DailySchedule,
         after: AfterDay,
-        races: RaceRooms,
+        standings: DailyStandings,
         rooms: RaceStore | None = None,
         screening: Screening | None = None,
     ) -> None:
@@ -54,7 +54,7 @@ class Queries:
         self._clock = clock
         self._daily = daily
         self._after = after
-        self._races = races
+        self._standings = standings
         self._rooms = rooms
 
     def _today(self) -> date:
@@ -247,8 +247,8 @@ class Queries:
     ) -> RaceStandings:
         """The race's leaders, the rows around ``player``'s own, and its counts."""
         day = day or self._today()
-        await self._races.flush()  # this node's own events first: a player sees their start
-        rows, counts = await self._races.standings(day, suits, player)
+        await self._standings.flush()  # this node's own events first: a player sees their start
+        rows, counts = await self._standings.standings(day, suits, player)
         return RaceStandings(
             day=day,
             suits=suits,

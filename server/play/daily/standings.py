@@ -1,19 +1,22 @@
-"""Daily races: everyone on a day's deal for one suit count sees how the race stands.
+"""The day's live standings: everyone on a day's deal for one suit count sees where they stand.
 
-Every node that has followers of a race joins it on the bus and keeps a mirror of its
-standings, fed by the events of every node (one small update per racer's move, linear in
-players), kept in the race's order as it changes, so that a place or a follower's rows
-never need the whole race sorted. Followers never get those events: at most once a second,
-while the race changes, the node sends each follower a digest (:class:`~server.protocol.RaceDigest`)
-of the leaders, the rows around the follower's own and the counts, so what a node sends
-grows with its followers, not with players times followers. Every follower who sees only
-the leaders (most: those who do not race, and the leaders themselves) gets one frame made
-once, and a round over thousands of followers is told a slice at a time, the slices
-spread over half a second, so that moves are answered between them.
+(The protocol's messages keep the name ``race`` for them, from its first version; in this
+package "race" means a race room and only that, :mod:`server.play.rooms`.)
 
-An action is answered once the database has it, never later for the race: events go out
-in order from one sender task, racers' moves gathered into batches, and a bus that fails
-(Redis down) drops them, counted and logged, while play goes on.
+Every node that has followers of a day's standings joins them on the bus and keeps a mirror,
+fed by the events of every node (one small update per player's move, linear in players),
+kept in order as it changes, so that a place or a follower's rows never need everyone
+sorted. Followers never get those events: at most once a second, while the standings
+change, the node sends each follower a digest (:class:`~server.protocol.RaceDigest`) of the
+leaders, the rows around the follower's own and the counts, so what a node sends grows with
+its followers, not with players times followers. Every follower who sees only the leaders
+(most: those who do not play, and the leaders themselves) gets one frame made once, and a
+round over thousands of followers is told a slice at a time, the slices spread over half a
+second, so that moves are answered between them.
+
+An action is answered once the database has it, never later for the standings: events go
+out in order from one sender task, players' moves gathered into batches, and a bus that
+fails (Redis down) drops them, counted and logged, while play goes on.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Final, Literal
 
 from pydantic import ValidationError
 
-from server.bus import Bus, BusError, RaceUpdate
+from server.bus import Bus, BusError, StandingUpdate
 from server.play.clock import Clock, Timer
 from server.play.errors import Refused
 from server.play.sending import BusSender, Push
@@ -40,7 +43,7 @@ Room = tuple[date, int]
 #: Waiting events sent to the bus together (one Redis round trip).
 EVENTS_PER_BATCH: Final = 200
 #: How long the sender gathers events before a batch goes to the bus, unless a full batch
-#: waits or something hurries it (:meth:`RaceRooms.flush`, an event that does not gather):
+#: waits or something hurries it (:meth:`DailyStandings.flush`, an event that does not gather):
 #: followers see the events in a digest at most once a second anyway, and a batch costs a
 #: node nearly as much, to send and for every node to read, for one event as for a hundred.
 EVENTS_GATHER: Final = 0.05
@@ -154,15 +157,17 @@ class _Race:
     loaded: bool = False  # the standings the bus holds are in (not yet: it was out)
 
 
-class RaceRooms:
+class DailyStandings:
+    """The standings of each day's deal this node has followers of, mirrored from the bus."""
+
     def __init__(self, bus: Bus, clock: Clock) -> None:
         self._bus = bus
         self._clock = clock
         self._races: dict[Room, _Race] = {}
         self._follows: Counter[str] = Counter()
-        bus.set_race_handler(self._deliver)
-        self._sender: BusSender[RaceUpdate] = BusSender(
-            bus.publish_races,
+        bus.set_standings_handler(self._deliver)
+        self._sender: BusSender[StandingUpdate] = BusSender(
+            bus.publish_standings,
             clock,
             what="race events",
             batch=EVENTS_PER_BATCH,
@@ -194,7 +199,7 @@ class RaceRooms:
             return
         if race is None:
             race = self._races[(day, suits)] = _Race()
-            await self._bus.join_race(day, suits)  # events from now on, then the stored rows
+            await self._bus.join_standings(day, suits)  # events from now on, then the stored rows
             # Redis out: a daily is started and resumed all the same; the stored rows are
             # read again when the race's standings are asked for
             await self._load(day, suits, race)
@@ -211,7 +216,7 @@ class RaceRooms:
             del self._follows[player]
         if not race.followers:
             del self._races[(day, suits)]
-            await self._bus.leave_race(day, suits)
+            await self._bus.leave_standings(day, suits)
 
     def announce(self, day: date, suits: int, event: Announcement, entry: RaceEntry) -> None:
         """Send an event to the room soon, after those announced before it; never blocks."""
@@ -229,7 +234,7 @@ class RaceRooms:
 
     async def publish(self, day: date, suits: int, event: Announcement, entry: RaceEntry) -> None:
         """Send one event to the bus now (the announced ones go through :meth:`announce`)."""
-        await self._bus.publish_races([_update(day, suits, event, entry)])
+        await self._bus.publish_standings([_update(day, suits, event, entry)])
 
     async def standings(
         self, day: date, suits: int, player: str | None = None
@@ -259,7 +264,7 @@ class RaceRooms:
     async def _stored(self, day: date, suits: int) -> list[RaceEntry]:
         """The race's entries as the bus holds them."""
         entries = []
-        for raw in await self._bus.race_entries(day, suits):
+        for raw in await self._bus.standings_entries(day, suits):
             try:
                 entries.append(RaceEntry.model_validate_json(raw))
             except ValidationError:
@@ -367,14 +372,14 @@ def _slices(races: list[tuple[Room, _Race]]) -> Iterator[bool]:
             told += 1
 
 
-def _update(day: date, suits: int, event: Announcement, entry: RaceEntry) -> RaceUpdate:
+def _update(day: date, suits: int, event: Announcement, entry: RaceEntry) -> StandingUpdate:
     """What the bus records and publishes for an event: a result withdrawn for review
     leaves the standings, and the others see it as "left"."""
     if event == WITHDRAWN:
         frame = encode(RaceEvent(day=day, suits=suits, event="left", entry=entry))
-        return RaceUpdate(day, suits, entry.player, None, frame)
+        return StandingUpdate(day, suits, entry.player, None, frame)
     frame = encode(RaceEvent(day=day, suits=suits, event=event, entry=entry))
-    return RaceUpdate(day, suits, entry.player, entry.model_dump_json(), frame)
+    return StandingUpdate(day, suits, entry.player, entry.model_dump_json(), frame)
 
 
 @dataclass(frozen=True)

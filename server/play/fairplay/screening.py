@@ -8,10 +8,10 @@ floor and their line with the solver's solution of the deal (:meth:`DailySchedul
 result past the thresholds stays held for a person to review (``simon-server review``); an
 account whose machine play a review confirmed has its later dailies held too.
 
-The screening also decides the board (:mod:`.newcomers`): an account with too few earlier
-days of dailies has its result placed on the new players' board of the day, for good. Each
-day's top results on every human board then join the review queue by themselves, staying on
-their board (:meth:`FairPlayStore.queue_leaders`).
+The screening also decides the board (:mod:`server.play.daily.newcomers`): an account with
+too few earlier days of dailies has its result placed on the new players' board of the day,
+for good. Each day's top results on every human board then join the review queue by
+themselves, staying on their board (:meth:`FairPlayStore.queue_leaders`).
 
 Bots are not screened: they play on the bots' board. A screening interrupted by a crash is
 done again by :meth:`Screening.catch_up` (the day ticker calls it).

@@ -1,6 +1,6 @@
-"""What a daily game tells its race: each event as an entry of the standings, with a
-racer's moves thinned out so that a race of a thousand players does not send each of
-them a thousand events for every round of moves.
+"""What a game tells those who follow it: a daily's events go to the day's standings, a race
+room's game's to its room, with a player's moves thinned out so that a thousand players on
+a deal do not send each of them a thousand events for every round of moves.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from math import inf
 from typing import Final
 
 from server.play.clock import Clock, Timer
-from server.play.daily.standings import Announcement, RaceRooms
+from server.play.daily.standings import Announcement, DailyStandings
 
 from .live import LiveGames
 from .player_game import PlayerGame
@@ -23,20 +23,21 @@ RACE_MOVE_INTERVAL: Final = 0.5
 RoomSink = Callable[[PlayerGame, Announcement], None]
 
 
-class RaceFeed:
-    """Sends a daily game's events to its race room: "moved" at most once per interval per
-    game (a trailing one carries the latest figures), every other event at once."""
+class GameFeed:
+    """Sends a daily game's events to its standings, a race game's to its room: "moved" at
+    most once per interval per game (a trailing one carries the latest figures), every
+    other event at once."""
 
     def __init__(
         self,
-        rooms: RaceRooms,
+        standings: DailyStandings,
         live: LiveGames,
         clock: Clock,
         interval: float = RACE_MOVE_INTERVAL,
         room_sink: RoomSink | None = None,
     ) -> None:
         """``room_sink`` takes the events of race room games."""
-        self._rooms = rooms
+        self._standings = standings
         self._live = live
         self._clock = clock
         self._interval = interval
@@ -69,7 +70,9 @@ class RaceFeed:
             if self._room_sink is not None:
                 self._room_sink(game, event)
             return
-        self._rooms.announce(game.day, game.suits, event, race_entry(game, left=event == "left"))
+        self._standings.announce(
+            game.day, game.suits, event, race_entry(game, left=event == "left")
+        )
 
     def _tell_trailing(self, game: PlayerGame) -> None:
         self._trailing.pop(game.id, None)

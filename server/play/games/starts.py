@@ -14,7 +14,7 @@ from server.play.errors import Refused
 from server.protocol import ErrorCode
 from server.store import AttemptExists, DealtGameStore, GameLog, GameRecord, PlayerRecord
 
-from .feed import RaceFeed
+from .feed import GameFeed
 from .live import LiveGames
 from .player_game import PlayerGame
 
@@ -27,7 +27,7 @@ class GameStarts:
         clock: Clock,
         daily: DailySchedule,
         live: LiveGames,
-        feed: RaceFeed,
+        feed: GameFeed,
     ) -> None:
         self._store = store
         self._clock = clock

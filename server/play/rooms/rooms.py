@@ -45,14 +45,14 @@ from .views import RoomViews
 class Rooms:
     """The race rooms of this node, put together from their parts, one job each:
 
-    - ``requests``: the ``race_*`` requests (:mod:`.room_requests`);
-    - ``views``: a room as it stands (:mod:`.room_views`);
-    - ``followers``: who follows which room here (:mod:`.room_followers`);
-    - ``games``: the racers' games (:mod:`.room_games`);
-    - ``runs``: each room's countdown, reveal and end (:mod:`.room_runs`);
-    - ``timers`` and ``sweeper``: acting when a room's time comes (:mod:`.room_timers`,
-      :mod:`.room_sweep`);
-    - ``fanout``: the rooms' events across nodes on the bus (:mod:`.room_bus`).
+    - ``requests``: the ``race_*`` requests (:mod:`.requests`);
+    - ``views``: a room as it stands (:mod:`.views`);
+    - ``followers``: who follows which room here (:mod:`.followers`);
+    - ``games``: the racers' games (:mod:`.games`);
+    - ``runs``: each room's countdown, reveal and end (:mod:`.runs`);
+    - ``timers`` and ``sweeper``: acting when a room's time comes (:mod:`.timers`,
+      :mod:`.sweep`);
+    - ``fanout``: the rooms' events across nodes on the bus (:mod:`.bus`).
 
     Sessions and the HTTP routes call the methods named here, which are the parts'.
     """

@@ -1,5 +1,5 @@
 """The session's answers to ``hello``, ``register``, ``auth`` and ``ping`` (the connection
-and its account: :mod:`.accounts`)."""
+and its account: :mod:`server.play.accounts`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The session's answers to ``day_stats``, ``replay``, ``review`` and ``report`` (what
-comes after a game: :mod:`.after`, :mod:`.review`)."""
+comes after a game: :mod:`server.play.after.day`, :mod:`server.play.after.review`)."""
 
 from __future__ import annotations
 

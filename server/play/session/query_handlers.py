@@ -1,5 +1,5 @@
 """The session's answers to ``daily``, ``race``, ``leaderboard``, ``rank`` and ``history``
-(the daily, its race and its boards: :mod:`.queries`)."""
+(the daily, its race and its boards: :mod:`server.play.after.queries`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The session's answers to the ``race_*`` requests (race rooms: :mod:`.rooms`).
+"""The session's answers to the ``race_*`` requests (race rooms: :mod:`server.play.rooms.rooms`).
 
 Each answers with the room's view (``race_room``). Following a room (every request but
 ``race_leave`` and ``race_start``) is refused ``too-many-rooms`` before any work when the

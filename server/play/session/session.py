@@ -110,7 +110,8 @@ class Session:
         self._unseen: Unseen | None = None
         #: The game's seq when this connection took it up or last played an action on it,
         #: and its resumes on this node then: one since means another connection took it
-        #: up, which may have played this one's requests already (see :mod:`.unseen`).
+        #: up, which may have played this one's requests already (see
+        #: :mod:`server.play.games.unseen`).
         self._played_to = 0
         self._resumes_seen = 0
         hub.days.listen(push)
@@ -149,7 +150,7 @@ class Session:
         self.hub.days.stop_listening(self.push)
         await self.hub.rooms.forget(self.push)
         for day, suits in self._rooms:
-            await self.hub.races.unfollow(day, suits, self.push)
+            await self.hub.standings.unfollow(day, suits, self.push)
         self._rooms.clear()
         self._unseen = None
         if self.game is not None:
@@ -199,7 +200,7 @@ class Session:
     async def _follow_daily_race(self, day: date, suits: int) -> None:
         """Follow a daily race (an account's, so that followers can be capped)."""
         if (day, suits) not in self._rooms:
-            await self.hub.races.follow(day, suits, self.push, self._signed_in_player().name)
+            await self.hub.standings.follow(day, suits, self.push, self._signed_in_player().name)
             self._rooms.add((day, suits))
 
     async def _state_reply(self, message_id: MessageId | None, game: PlayerGame) -> State:
@@ -392,7 +393,7 @@ class Session:
             if message.code is not None:
                 raise Refused(ErrorCode.INVALID_MESSAGE, "a daily game takes no code")
             # refused before the attempt exists: a refused start changes nothing (its clock)
-            self.hub.races.may_follow(self.hub.today(), message.suits, self.push, player.name)
+            self.hub.standings.may_follow(self.hub.today(), message.suits, self.push, player.name)
             game = await self.hub.starts.daily(player, message.suits)
         else:
             game = await self.hub.starts.practice(player, message.code, message.suits)

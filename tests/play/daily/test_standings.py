@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from server.bus import BusUnavailable, InProcessBus, RaceUpdate
+from server.bus import BusUnavailable, InProcessBus, StandingUpdate
 from server.play.clock import ManualClock
 from server.play.daily import standings as race
 from server.play.daily.standings import (
@@ -24,7 +24,7 @@ from server.play.daily.standings import (
     EVENTS_PER_BATCH,
     TOP_ROWS,
     WITHDRAWN,
-    RaceRooms,
+    DailyStandings,
 )
 from server.protocol import RaceDigest, RaceEntry
 
@@ -37,8 +37,8 @@ def bus() -> InProcessBus:
 
 
 @pytest.fixture
-async def rooms(bus: InProcessBus, clock: ManualClock) -> AsyncIterator[RaceRooms]:
-    rooms = RaceRooms(bus, clock)
+async def rooms(bus: InProcessBus, clock: ManualClock) -> AsyncIterator[DailyStandings]:
+    rooms = DailyStandings(bus, clock)
     yield rooms
     rooms.close()
 
@@ -66,7 +66,7 @@ def entry(player: str, score: int, moves: int = 1, **more: Any) -> RaceEntry:
     )
 
 
-async def race_of(rooms: RaceRooms, racers: int) -> None:
+async def race_of(rooms: DailyStandings, racers: int) -> None:
     """``racers`` in the race, r00 leading (the higher score), each a row below the last."""
     for n in range(racers):
         await rooms.publish(DAY, 1, "joined", entry(f"r{n:02}", score=500 - n))
@@ -92,7 +92,7 @@ def old_standings(
 
 
 async def test_standings_follow_every_change_as_sorting_the_whole_race_would(
-    bus: InProcessBus, rooms: RaceRooms, clock: ManualClock
+    bus: InProcessBus, rooms: DailyStandings, clock: ManualClock
 ) -> None:
     rng = random.Random(12)
     await rooms.follow(DAY, 1, Follower(), "watcher")
@@ -117,12 +117,12 @@ async def test_standings_follow_every_change_as_sorting_the_whole_race_would(
                 assert rows == expected_rows
                 assert (counts.total, counts.playing, counts.finished) == expected_counts
     # a node that does not follow the race answers from the bus's rows, the same way
-    elsewhere = RaceRooms(bus, clock)
+    elsewhere = DailyStandings(bus, clock)
     for player in names[:5]:
         assert await elsewhere.standings(DAY, 1, player) == await rooms.standings(DAY, 1, player)
 
 
-async def test_a_change_shows_in_the_next_standings_at_once(rooms: RaceRooms) -> None:
+async def test_a_change_shows_in_the_next_standings_at_once(rooms: DailyStandings) -> None:
     await rooms.follow(DAY, 1, Follower(), "watcher")
     await race_of(rooms, 20)
     rows, _ = await rooms.standings(DAY, 1, "r19")
@@ -141,7 +141,7 @@ async def test_a_change_shows_in_the_next_standings_at_once(rooms: RaceRooms) ->
 
 
 async def test_followers_who_see_only_the_leaders_get_one_shared_frame(
-    rooms: RaceRooms, clock: ManualClock
+    rooms: DailyStandings, clock: ManualClock
 ) -> None:
     watchers = [Follower() for _ in range(3)]
     for n, watcher in enumerate(watchers):
@@ -175,7 +175,7 @@ def told(followers: list[Follower]) -> list[int]:
 
 
 async def test_a_round_over_many_followers_is_told_in_slices_spread_over_the_round(
-    rooms: RaceRooms, clock: ManualClock
+    rooms: DailyStandings, clock: ManualClock
 ) -> None:
     followers = [Follower() for _ in range(2 * DIGEST_SLICE + 7)]
     for n, follower in enumerate(followers):
@@ -196,7 +196,7 @@ async def test_a_round_over_many_followers_is_told_in_slices_spread_over_the_rou
 
 
 async def test_a_change_during_a_round_goes_into_later_slices_and_the_next_round(
-    rooms: RaceRooms, clock: ManualClock
+    rooms: DailyStandings, clock: ManualClock
 ) -> None:
     followers = [Follower() for _ in range(DIGEST_SLICE + 1)]
     for n, follower in enumerate(followers):
@@ -225,7 +225,7 @@ async def test_a_change_during_a_round_goes_into_later_slices_and_the_next_round
 
 
 async def test_a_busy_race_tells_every_follower_at_one_steady_rate_whatever_its_slice(
-    rooms: RaceRooms, clock: ManualClock
+    rooms: DailyStandings, clock: ManualClock
 ) -> None:
     followers = [Follower() for _ in range(3 * DIGEST_SLICE)]
     for n, follower in enumerate(followers):
@@ -250,7 +250,9 @@ async def test_a_busy_race_tells_every_follower_at_one_steady_rate_whatever_its_
     assert told(followers) == [len(told_at[0])] * len(followers)
 
 
-async def test_closing_mid_round_tells_no_one_more(rooms: RaceRooms, clock: ManualClock) -> None:
+async def test_closing_mid_round_tells_no_one_more(
+    rooms: DailyStandings, clock: ManualClock
+) -> None:
     followers = [Follower() for _ in range(DIGEST_SLICE + 1)]
     for n, follower in enumerate(followers):
         await rooms.follow(DAY, 1, follower, f"f{n:03}")
@@ -262,7 +264,7 @@ async def test_closing_mid_round_tells_no_one_more(rooms: RaceRooms, clock: Manu
 
 
 async def test_a_push_that_fails_leaves_the_others_told_and_the_rounds_going(
-    rooms: RaceRooms, clock: ManualClock, caplog: pytest.LogCaptureFixture
+    rooms: DailyStandings, clock: ManualClock, caplog: pytest.LogCaptureFixture
 ) -> None:
     def broken(frame: str) -> None:
         raise RuntimeError("a bug in a push")
@@ -285,21 +287,21 @@ class BatchingBus(InProcessBus):
 
     def __init__(self, *, failing: bool = False) -> None:
         super().__init__()
-        self.batches: list[list[RaceUpdate]] = []
+        self.batches: list[list[StandingUpdate]] = []
         self.failing = failing
 
-    async def publish_races(self, updates: Sequence[RaceUpdate]) -> None:
+    async def publish_standings(self, updates: Sequence[StandingUpdate]) -> None:
         self.batches.append(list(updates))
         if self.failing:
             raise BusUnavailable("Redis is down")
-        await super().publish_races(updates)
+        await super().publish_standings(updates)
 
 
 async def test_events_that_wait_together_go_to_the_bus_in_one_batch_in_order(
     clock: ManualClock,
 ) -> None:
     bus = BatchingBus()
-    rooms = RaceRooms(bus, clock)
+    rooms = DailyStandings(bus, clock)
     racers = [entry(f"r{n:03}", score=n) for n in range(EVENTS_PER_BATCH + 5)]
     for racer in racers:  # announced in one go: the sender runs once they all wait
         rooms.announce(DAY, 1, "joined", racer)
@@ -309,18 +311,20 @@ async def test_events_that_wait_together_go_to_the_bus_in_one_batch_in_order(
     sent = [update for batch in bus.batches for update in batch]
     assert [update.player for update in sent] == [r.player for r in racers] + ["r000"]
     assert sent[-1].entry is None and '"event":"left"' in sent[-1].event
-    stored = {RaceEntry.model_validate_json(raw).player for raw in await bus.race_entries(DAY, 1)}
+    stored = {
+        RaceEntry.model_validate_json(raw).player for raw in await bus.standings_entries(DAY, 1)
+    }
     assert stored == {r.player for r in racers[1:]}
     rooms.close()
 
 
 def gathering(
     clock: ManualClock, monkeypatch: pytest.MonkeyPatch, seconds: float
-) -> tuple[BatchingBus, RaceRooms]:
+) -> tuple[BatchingBus, DailyStandings]:
     """Rooms whose sender gathers moves for ``seconds``, and the bus that keeps its batches."""
     monkeypatch.setattr(race, "EVENTS_GATHER", seconds)
     bus = BatchingBus()
-    return bus, RaceRooms(bus, clock)
+    return bus, DailyStandings(bus, clock)
 
 
 async def turns(count: int = 5) -> None:
@@ -379,7 +383,7 @@ async def test_a_join_or_an_end_goes_at_once_with_the_moves_that_wait(
 
 async def test_a_batch_the_bus_refuses_is_counted_dropped_whole(clock: ManualClock) -> None:
     bus = BatchingBus(failing=True)
-    rooms = RaceRooms(bus, clock)
+    rooms = DailyStandings(bus, clock)
     for n in range(7):
         rooms.announce(DAY, 1, "moved", entry(f"r{n}", score=n))
     await rooms.flush()

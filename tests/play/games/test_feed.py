@@ -23,7 +23,7 @@ async def racing(hub: Hub, name: str) -> tuple[PlayerGame, list[dict[str, Any]]]
         assert (day, suits) == (utc_day(hub.now()), 1)
         seen.append({"event": event, "entry": entry.model_dump()})
 
-    hub.races.announce = announce  # type: ignore[method-assign]
+    hub.standings.announce = announce  # type: ignore[method-assign]
     return game, seen
 
 

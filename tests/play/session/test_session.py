@@ -262,7 +262,7 @@ async def test_followers_get_a_digest_a_second_not_every_move(hub: Hub) -> None:
         await alice.one(type="move", move=move)
         await alice.one(type="undo")
     await alice.one(type="move", move=move)
-    await hub.races.flush()
+    await hub.standings.flush()
     assert digests(bob) == []  # nothing before the second is over
     clock.advance(seconds=1)
     (digest,) = digests(bob)  # eleven actions, one frame
@@ -270,7 +270,7 @@ async def test_followers_get_a_digest_a_second_not_every_move(hub: Hub) -> None:
     clock.advance(seconds=5)
     assert len(digests(bob)) == 1  # nothing changed: nothing sent
     await alice(type="resign")
-    await hub.races.flush()
+    await hub.standings.flush()
     clock.advance(seconds=0)  # after a quiet second, a change goes out at once
     assert len(digests(bob)) == 2
     last = digests(bob)[-1]
@@ -289,7 +289,7 @@ async def test_a_digest_shows_the_leaders_and_the_rows_around_ones_own(hub: Hub)
     assert ranks == [*range(1, TOP_ROWS + 1), *range(20 - AROUND_ROWS, 21)]
     assert standings["players"][-1]["player"] == "r19" and standings["total"] == 20
     await racers[0](type="resign")  # a change: the next digest goes out
-    await hub.races.flush()
+    await hub.standings.flush()
     clock.advance(seconds=1)
     (digest,) = digests(last)
     assert digest["players"][-1]["player"] == "r19" and len(digest["players"]) == len(ranks)
@@ -529,7 +529,7 @@ async def test_an_unfinished_daily_is_closed_when_its_day_ends(hub: Hub) -> None
         assert store.logs[game_id][-1].action == "closed"
     refused, closed = await here(type="move", move="1-2")  # closed by the day's end
     assert refused["code"] == ErrorCode.DAY_OVER and closed["state"]["finished"]
-    await hub.races.flush()
+    await hub.standings.flush()
     clock.advance(seconds=1)
     last = digests(watcher)[-1]  # the race's last word
     assert sorted(p["player"] for p in last["players"] if p["finished"]) == ["max", "ned"]
@@ -548,7 +548,7 @@ async def test_bots_register_as_bots_play_on_their_own_board_and_are_marked(hub:
     assert again["player"]["bot"] is True  # for good
     await human.one(type="race", suits=1)
     await bot.one(type="start", suits=1)
-    await hub.races.flush()
+    await hub.standings.flush()
     clock = hub.clock
     assert isinstance(clock, ManualClock)
     clock.advance(seconds=1)
