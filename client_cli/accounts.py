@@ -188,7 +188,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="create an account on the server (kept with the others; now current)",
     )
     parser.add_argument(
-        "name", type=player_name, help="the name the others will see: 2 to 24 of A-Z 0-9 _ -"
+        "name",
+        type=player_name,
+        help="the name the others will see: 2 to 24 letters of one alphabet, digits, _ or -",
     )
     parser.add_argument(
         "--bot",

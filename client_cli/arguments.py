@@ -16,7 +16,7 @@ import argparse
 from collections.abc import Callable
 from typing import NoReturn, TypeVar
 
-from server.kinds import name_fault
+from server.names import name_fault, normal_name
 
 Number = TypeVar("Number", int, float)
 
@@ -48,7 +48,7 @@ def refuse(args: argparse.Namespace, message: str) -> NoReturn:
 
 def player_name(text: str) -> str:
     """A player's name for argparse's ``type=``, refused here as the server would refuse it
-    (surrounding spaces dropped, as the server drops them).
+    (surrounding spaces dropped and in NFC, as the server keeps it).
 
     >>> player_name(" ann ")
     'ann'
@@ -56,10 +56,10 @@ def player_name(text: str) -> str:
     Traceback (most recent call last):
     argparse.ArgumentTypeError: '' is no name: a name is 2 to 24 characters long
     """
-    name = text.strip()
+    name = normal_name(text)
     fault = name_fault(name)
     if fault is not None:
-        raise argparse.ArgumentTypeError(f"{text!r} is no name: {fault}")
+        raise argparse.ArgumentTypeError(f"{text!r} is no name: {fault.text}")
     return name
 
 

@@ -54,7 +54,9 @@ def _dump(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(mode="json", exclude={"type", "id"})
 
 
-def _rows_table(title: str, rows: Sequence[LeaderboardRow], me: str | None) -> Table:
+def leaderboard_table(title: str, rows: Sequence[LeaderboardRow], me: str | None) -> Table:
+    """A board's rows: rich pads each column by the names' width on a terminal (a wide
+    letter takes two cells, a combining mark none), so every alphabet lines up."""
     table = Table(title=title, title_justify="left")
     table.add_column("Rank", justify="right")
     table.add_column("Player")
@@ -163,7 +165,7 @@ async def _leaderboard(args: argparse.Namespace) -> int:
         print_json(result)
         return 0
     if rows:
-        Console().print(_rows_table(title, rows, me))
+        Console().print(leaderboard_table(title, rows, me))
     else:  # plain lines: a command in them is never wrapped
         print(title)
         if elsewhere is None:

@@ -1,8 +1,8 @@
 """The kinds of things every layer above the engine names: a game's mode, a day's
-boards, what a race event says, a race room's bounds and defaults, the rule a player's
-name follows, and how a game ended (:class:`Result`, whose :class:`Figures` a race's
-results keep). Defined once here; the store, the protocol, the play layer and the client
-import them (the suit count is the engine's :data:`SuitCount`).
+boards, what a race event says, a race room's bounds and defaults, and how a game ended
+(:class:`Result`, whose :class:`Figures` a race's results keep). Defined once here; the
+store, the protocol, the play layer and the client import them (the suit count is the
+engine's :data:`SuitCount`; the rule a player's name follows is :mod:`server.names`).
 """
 
 from __future__ import annotations
@@ -55,26 +55,6 @@ TIME_LIMIT: Final = 900.0
 COUNTDOWN: Final = 10.0
 
 
-#: A player's name: 2 to 24 ASCII letters, digits, ``_`` and ``-`` (unique regardless of
-#: case: the store sees to that).
-NAME_MIN: Final = 2
-NAME_MAX: Final = 24
-_NAME = re.compile(r"[A-Za-z0-9_-]+")
-
-
-def name_fault(name: str) -> str | None:
-    """What the naming rule finds wrong with ``name``, or None for a good name.
-
-    >>> name_fault("ann_2"), name_fault("a"), name_fault("ann b")
-    (None, 'a name is 2 to 24 characters long', 'a name uses only letters A-Z, digits, _ and -')
-    """
-    if not NAME_MIN <= len(name) <= NAME_MAX:
-        return f"a name is {NAME_MIN} to {NAME_MAX} characters long"
-    if not _NAME.fullmatch(name):
-        return "a name uses only letters A-Z, digits, _ and -"
-    return None
-
-
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -120,8 +100,6 @@ __all__ = [
     "LONGEST_TIME_LIMIT",
     "MODES",
     "MOST_RACERS",
-    "NAME_MAX",
-    "NAME_MIN",
     "SHORTEST_TIME_LIMIT",
     "SUIT_COUNTS",
     "TIME_LIMIT",
@@ -134,6 +112,5 @@ __all__ = [
     "RoomState",
     "SuitCount",
     "board_named",
-    "name_fault",
     "parse_day",
 ]

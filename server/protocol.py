@@ -852,7 +852,7 @@ class Error(_Message):
     id: MessageId | None = None
     code: ErrorCode
     message: str
-    rule: str | None = None  # for illegal-move: the rule's stable code
+    rule: str | None = None  # for illegal-move and bad-name: the rule's stable code
     detail: dict[str, str | int | None] | None = None
 
 

@@ -1,7 +1,8 @@
 """Accounts: names, secret tokens and their hashes.
 
-A name is 2 to 24 characters: ASCII letters, digits, ``_`` and ``-``; names are unique
-regardless of case (the store enforces it). A token is 256 random bits, shown once at
+A name is 2 to 24 characters in NFC: the letters of one alphabet, digits, ``_`` and ``-``
+(:mod:`server.names`); names are unique regardless of case, and a name that looks like
+another's is taken too (the store enforces both). A token is 256 random bits, shown once at
 registration; the store keeps only its SHA-256, so a leaked database reveals no token
 and changing the server secret logs nobody out.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 
-from server.kinds import name_fault
+from server.names import name_fault, name_key, normal_name
 from server.play.clock import Clock
 from server.play.errors import BadName, Refused
 from server.protocol import ErrorCode
@@ -19,11 +20,12 @@ from server.store import NameTaken, PlayerRecord, PlayerStore
 
 
 def check_name(name: str) -> str:
-    """Return ``name`` stripped of surrounding spaces, or raise :class:`BadName`."""
-    name = name.strip()
+    """Return ``name`` as it is kept (stripped of surrounding spaces, in NFC), or raise
+    :class:`BadName` with the rule it breaks."""
+    name = normal_name(name)
     fault = name_fault(name)
     if fault is not None:
-        raise BadName(fault)
+        raise BadName(fault.text, rule=fault.rule)
     return name
 
 
@@ -51,8 +53,11 @@ class Accounts:
             player = await self._store.create_player(
                 name=name, token_hash=hash_token(token), now=self._clock.now(), bot=bot
             )
-        except NameTaken:
-            raise Refused(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken") from None
+        except NameTaken as taken:
+            message = f"the name {name!r} is taken"
+            if taken.holder is not None and name_key(taken.holder) != name_key(name):
+                message += f": it looks like {taken.holder!r}"
+            raise Refused(ErrorCode.NAME_TAKEN, message) from None
         return player, token
 
     async def authenticate(self, token: str) -> PlayerRecord:

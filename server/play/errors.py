@@ -73,7 +73,12 @@ class Refused(PlayError):
 
 
 class BadName(PlayError, ValueError):
-    """A name that breaks the naming rule; the message says which part."""
+    """A name that breaks the naming rule: ``rule`` says which part (a stable code of
+    :data:`server.names.NameRule`), the message how."""
+
+    def __init__(self, message: str, *, rule: str) -> None:
+        super().__init__(message)
+        self.rule = rule
 
 
 class NoDailyDeal(PlayError):
@@ -101,7 +106,7 @@ class SolverStopped(PlayError):
 ERROR_CODES: Final[tuple[tuple[type[Exception], ErrorCode, str | None], ...]] = (
     (InvalidMoveError, ErrorCode.BAD_MOVE, None),
     (InvalidCodeError, ErrorCode.BAD_CODE, None),
-    (BadName, ErrorCode.BAD_NAME, None),
+    (BadName, ErrorCode.BAD_NAME, None),  # with its rule: refusal_of
     (NameTaken, ErrorCode.NAME_TAKEN, "that name is taken"),
     (BadCursor, ErrorCode.BAD_CURSOR, "that cursor is not one this server gave"),
     (NoDailyDeal, ErrorCode.NO_DAILY, "today's deal is not available"),
@@ -146,6 +151,8 @@ def refusal_of(error: Exception) -> Refused | None:
         return error
     if isinstance(error, IllegalMoveError):
         return Refused.illegal(error)
+    if isinstance(error, BadName):
+        return Refused(ErrorCode.BAD_NAME, str(error), rule=error.rule)
     if isinstance(error, RaceRefused):
         return Refused(RACE_REFUSALS[error.reason], str(error))
     for kind, code, message in ERROR_CODES:

@@ -17,6 +17,7 @@ protocols it is made of), ``migrate``.
 
 from server.engine.actions import CLOSED, END_ACTIONS, RESIGN, WON
 from server.kinds import Result
+from server.names import name_key
 from server.store.action_log import ActionLog, GameEnd
 from server.store.after import DayFigures, ReportRecord
 from server.store.api import (
@@ -43,7 +44,6 @@ from server.store.errors import (
     StoreError,
     StoreUnavailable,
 )
-from server.store.parts import name_key
 from server.store.races import (
     CodeTaken,
     Due,

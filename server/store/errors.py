@@ -38,7 +38,12 @@ class StoreError(Exception):
 
 
 class NameTaken(StoreError):
-    """Another player has this name, ignoring case."""
+    """Another player has this name, ignoring case, or one that looks like it: ``holder``,
+    when known."""
+
+    def __init__(self, message: str, *, holder: str | None = None) -> None:
+        super().__init__(message)
+        self.holder = holder
 
 
 class AttemptExists(StoreError):

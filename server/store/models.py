@@ -23,6 +23,9 @@ NAMING_CONVENTION: dict[str, str] = {
 }
 
 NAME_LENGTH = 64
+#: The longest look key (``server.names.look_key``) stored: a character's skeleton is at
+#: most 18 code points, so a name of the rule's 24 characters fits.
+LOOK_KEY_LENGTH = 512
 GAME_ID_LENGTH = 64
 #: The longest room code stored (codes are 11 characters, ``KXR4M-7M2PQ``; older ones 5).
 ROOM_CODE_LENGTH = 16
@@ -72,6 +75,10 @@ class Player(Base):
     name: Mapped[str] = mapped_column(sa.String(NAME_LENGTH))
     #: ``name_key(name)``: unique, so names are unique regardless of case on every backend.
     name_key: Mapped[str] = mapped_column(sa.String(4 * NAME_LENGTH))
+    #: ``look_key(name)``, the name's confusable skeleton: unique, so no name can pose as
+    #: another (``аnna`` in Cyrillic letters as ``anna``). None only for an account made
+    #: before the rule whose look an older account already had.
+    look_key: Mapped[str | None] = mapped_column(sa.String(LOOK_KEY_LENGTH))
     token_hash: Mapped[str] = mapped_column(sa.String(128))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     #: A declared bot account (chosen at registration, permanent): its dailies go on the
@@ -82,6 +89,7 @@ class Player(Base):
 
     __table_args__ = (
         sa.Index("ix_players_name_key", "name_key", unique=True),
+        sa.Index("ix_players_look_key", "look_key", unique=True),
         sa.Index("ix_players_token_hash", "token_hash", unique=True),
     )
 

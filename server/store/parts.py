@@ -12,7 +12,6 @@ guarded by the store's boundary (a driver's failure is :class:`StoreUnavailable`
 from __future__ import annotations
 
 import dataclasses
-import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from datetime import date, datetime
 from typing import Any
@@ -21,6 +20,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from server.kinds import MODES, Mode, Result
+from server.names import look_key, name_key
 from server.store.action_log import ActionLog
 from server.store.after import AfterDayRecords, DayFigures, ReportRecord
 from server.store.boundary import store_boundary
@@ -29,7 +29,14 @@ from server.store.errors import InvalidRequest, NameTaken, StoreError
 from server.store.fairplay import IN_QUEUE, FairPlayRecords
 from server.store.games import GameRecords
 from server.store.leaderboard import Leaderboard, result_key
-from server.store.models import NAME_LENGTH, DailyDeal, GameRow, InstallSecret, Player
+from server.store.models import (
+    LOOK_KEY_LENGTH,
+    NAME_LENGTH,
+    DailyDeal,
+    GameRow,
+    InstallSecret,
+    Player,
+)
 from server.store.ranks import BoardKey
 from server.store.records import (
     CLEARED,
@@ -50,11 +57,6 @@ from server.store.records import (
     TrustRecord,
     record_of,
 )
-
-
-def name_key(name: str) -> str:
-    """The form of a name that must be unique: ``Alice``, ``ALICE`` and ``alice`` collide."""
-    return unicodedata.normalize("NFKC", name).casefold()
 
 
 def _deal(row: DailyDeal) -> DailyDealRecord:
@@ -90,6 +92,7 @@ _PLAYERS = sa.select(*_PLAYER_COLUMNS)
 _INSERT_PLAYER = sa.insert(Player).returning(*_PLAYER_COLUMNS)
 _PLAYER_BY_TOKEN_HASH = _PLAYERS.where(Player.token_hash == sa.bindparam("key"))
 _PLAYER_BY_NAME_KEY = _PLAYERS.where(Player.name_key == sa.bindparam("key"))
+_PLAYER_BY_LOOK_KEY = _PLAYERS.where(Player.look_key == sa.bindparam("key"))
 _PLAYER_BY_ID = _PLAYERS.where(Player.id == sa.bindparam("key"))
 
 
@@ -100,15 +103,21 @@ class PlayerPart(StoreRecords):
     async def create_player(
         self, *, name: str, token_hash: str, now: datetime, bot: bool = False
     ) -> PlayerRecord:
-        """A new account; ``bot`` declares a bot account (for good: it is never changed)."""
+        """A new account; ``bot`` declares a bot account (for good: it is never changed).
+        Raises :class:`NameTaken` when another account has this name in any case, or one
+        that looks like it (its ``holder``)."""
         if not name or len(name) > NAME_LENGTH:
             raise InvalidRequest(f"a name has 1 to {NAME_LENGTH} characters, got {len(name)}")
         if not token_hash:
             raise InvalidRequest("empty token hash")
         _require_aware("now", now)
+        looks = look_key(name)
+        if len(looks) > LOOK_KEY_LENGTH:
+            raise InvalidRequest(f"the name {name!r} has too long a look key")
         values = {
             "name": name,
             "name_key": name_key(name),
+            "look_key": looks,
             "token_hash": token_hash,
             "created_at": now,
             "bot": bot,
@@ -117,8 +126,11 @@ class PlayerPart(StoreRecords):
             async with self._database.engine.begin() as connection:
                 made = (await connection.execute(_INSERT_PLAYER, values)).one()
         except IntegrityError as error:
-            if await self.player_by_name(name) is not None:
-                raise NameTaken(f"the name {name!r} is taken") from None
+            holder = await self.player_by_name(name) or await self._one_player(
+                _PLAYER_BY_LOOK_KEY, looks
+            )
+            if holder is not None:
+                raise NameTaken(f"the name {name!r} is taken", holder=holder.name) from None
             raise StoreError("this token hash belongs to another player") from error
         return record_of(PlayerRecord, made)
 

@@ -12,12 +12,14 @@ The store itself opens and closes what they share. Every error it raises is a
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import redis.asyncio as redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.breaker import OPEN_SECONDS
+from server.names import look_key
 from server.store.action_log import DEFAULT_COMMIT_TIMEOUT, DEFAULT_WINDOW, ActionLog, open_writer
 from server.store.after import AfterDayRecords
 from server.store.boundary import store_boundary
@@ -100,6 +102,9 @@ class Store(PlayerPart, DealPart, GamePart, BoardPart, FairPlayPart, AfterDayPar
         )
         writer = open_writer(url, timeout=commit_timeout, synchronous=sqlite_synchronous)
         log = ActionLog(writer, window=commit_window)
+        # the confusables' data (a fifth of a second to read), off the loop, before the first
+        # registration needs it
+        await asyncio.to_thread(look_key, "")
         store = cls(engine, ranks, log)
         store._redis = redis if owns_redis else None
         return store

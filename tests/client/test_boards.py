@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import unicodedata
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from client_cli.boards import game_ids, history_table
+from client_cli.boards import game_ids, history_table, leaderboard_table
 from client_cli.config import Account, Config
 from client_cli.connection import Connection
 from client_cli.errors import ServerError
@@ -22,7 +23,7 @@ from client_cli.table import OnlineTable
 from server.engine import GameCode
 from server.play.daily.deals import Proof, SolverProver
 from server.play.fairplay.evidence import Thresholds
-from server.protocol import HistoryGame
+from server.protocol import HistoryGame, LeaderboardRow
 from tests.conftest import Backend
 from tests.support.players import registered
 from tests.support.servers import (
@@ -77,6 +78,46 @@ def test_history_at_80_columns_cuts_no_code_and_lists_the_game_ids() -> None:
         "  2026-03-01 SS1-S4-AAAAABD 5f0c1e2d3c4b5a69788796a5b4c3d2e1",
         "  2026-03-02 SS1-S2-QWERTYU 0123456789abcdef0123456789abcdef",
     ]
+
+
+def cells(text: str) -> int:
+    """The terminal cells ``text`` takes: a wide letter two, a combining mark none."""
+    return sum(
+        0
+        if unicodedata.category(char) in ("Mn", "Me", "Cf")
+        else 2
+        if unicodedata.east_asian_width(char) in ("W", "F")
+        else 1
+        for char in text
+    )
+
+
+def test_a_leaderboard_lines_up_names_of_every_alphabet() -> None:
+    # J̌ keeps its combining caron in NFC (no letter has it composed); kanji and kana are wide
+    names = ["ann", "Łukasz", "Дмитрий", "Zoë", "J\u030cana", "山田たろう", "Nguyễn", "Ελένη"]
+    rows = [
+        LeaderboardRow(
+            rank=place,
+            player=name,
+            score=900 - place,
+            moves=60,
+            elapsed=200.0,
+            finished_at="2026-12-01T10:00:00Z",
+            won=True,
+            removed=4,
+        )
+        for place, name in enumerate(names, 1)
+    ]
+    console = Console(width=100, file=io.StringIO(), record=True)
+    console.print(leaderboard_table("2026-12-01, 1 suit", rows, me="Łukasz"))
+    lines = [line for line in console.export_text().splitlines() if "│" in line]
+    assert [name for line, name in zip(lines, names, strict=True) if name in line] == names
+    # every line takes as many cells, and its column rules stand at the same cells
+    rules = {
+        tuple(cells(line[:index]) for index, char in enumerate(line) if char == "│")
+        for line in lines
+    }
+    assert len(rules) == 1 and len({cells(line) for line in lines}) == 1
 
 
 async def test_an_empty_leaderboard_says_why_and_a_held_result_is_told_to_its_player(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from server.play.accounts import hash_token
@@ -41,3 +43,36 @@ async def test_a_taken_name_an_unknown_token_and_an_unknown_name(hub: Hub) -> No
     with pytest.raises(Refused) as nobody:
         await hub.accounts.named("carol")
     assert nobody.value.code is ErrorCode.NOT_FOUND
+
+
+@pytest.mark.parametrize("name", ["Łukasz", "Zoë", "Дмитрий", "Ελένη", "山田たろう"])
+async def test_names_in_their_own_alphabet_register_in_nfc(hub: Hub, name: str) -> None:
+    decomposed = unicodedata.normalize("NFD", name)
+    player, _ = await hub.accounts.register(decomposed)
+    assert player.name == name == unicodedata.normalize("NFC", decomposed)
+    assert (await hub.accounts.named(name.upper())).id == player.id
+
+
+@pytest.mark.parametrize(
+    ("name", "rule"),
+    [("Dmitrий", "mixed-scripts"), ("аnna", "mixed-scripts"), ("an\u200dna", "invisible")],
+)
+async def test_mixed_and_invisible_names_are_refused_with_their_rule(
+    hub: Hub, name: str, rule: str
+) -> None:
+    with pytest.raises(BadName) as refused:
+        await hub.accounts.register(name)
+    answer = refusal_of(refused.value)
+    assert answer is not None and answer.code is ErrorCode.BAD_NAME and answer.rule == rule
+
+
+async def test_a_name_that_looks_like_a_taken_one_is_taken(hub: Hub) -> None:
+    await hub.accounts.register("pace")
+    for look_alike in ("расе", "РАСЕ", "PACE"):  # Cyrillic, Cyrillic capitals, the same
+        with pytest.raises(Refused) as taken:
+            await hub.accounts.register(look_alike)
+        assert taken.value.code is ErrorCode.NAME_TAKEN
+    assert taken.value.message == "the name 'PACE' is taken"  # the same name: no look-alike
+    with pytest.raises(Refused) as cyrillic:
+        await hub.accounts.register("расе")
+    assert cyrillic.value.message == "the name 'расе' is taken: it looks like 'pace'"

@@ -23,7 +23,7 @@ from server.store import BadCursor, NameTaken, StaleGame, StoreUnavailable
     [
         (InvalidMoveError("3-"), ErrorCode.BAD_MOVE),
         (InvalidCodeError("SS9"), ErrorCode.BAD_CODE),
-        (BadName("too long"), ErrorCode.BAD_NAME),
+        (BadName("too long", rule="length"), ErrorCode.BAD_NAME),
         (NameTaken("ann"), ErrorCode.NAME_TAKEN),
         (BadCursor("x"), ErrorCode.BAD_CURSOR),
         (NoDailyDeal("none"), ErrorCode.NO_DAILY),
@@ -39,10 +39,13 @@ def test_each_layers_error_has_its_code(error: Exception, code: ErrorCode) -> No
     assert refused is not None and refused.code is code and refused.message
 
 
-def test_an_illegal_move_names_its_rule_and_a_refusal_stays_itself() -> None:
+def test_an_illegal_move_and_a_bad_name_name_their_rule_and_a_refusal_stays_itself() -> None:
     illegal = refusal_of(IllegalMoveError(Rule.NO_SUCH_COLUMN))
     assert illegal is not None and illegal.code is ErrorCode.ILLEGAL_MOVE
     assert illegal.rule == Rule.NO_SUCH_COLUMN.value
+    bad_name = refusal_of(BadName("one alphabet", rule="mixed-scripts"))
+    assert bad_name is not None and bad_name.code is ErrorCode.BAD_NAME
+    assert (bad_name.rule, bad_name.message) == ("mixed-scripts", "one alphabet")
     refused = Refused(ErrorCode.GAME_OVER, "over")
     assert refusal_of(refused) is refused
 

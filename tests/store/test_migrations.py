@@ -10,7 +10,8 @@ import pytest
 import sqlalchemy as sa
 from alembic.script import ScriptDirectory
 
-from server.store import Store, migrate
+from server.names import look_key
+from server.store import NameTaken, Store, migrate
 from server.store.database import create_engine
 from server.store.order import ResultKey
 from tests.conftest import Backend
@@ -288,3 +289,47 @@ async def test_fair_play_migration_up_and_down_with_data(
             ("Bea", False),
             ("Robo", False),  # what a downgrade drops, an upgrade cannot know again
         ]
+
+
+async def test_the_look_key_migration_fills_every_account_and_keeps_look_alikes_apart(
+    backend: Backend, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """0010 gives each account its look key, oldest first: of the accounts that already
+    looked alike the oldest keeps it and the others have none, and every name still signs
+    in; a new look-alike of any of them is taken; down again, the column goes."""
+    before = _before("0010")
+    async with fresh_database(backend, tmp_path_factory.mktemp("migrations")) as url:
+        await migrate.upgrade(url, before)
+        await _sql(
+            url,
+            *(
+                "INSERT INTO players (name, name_key, token_hash, created_at)"
+                f" VALUES ('{name}', '{name.lower()}', 'h-{name}', '2030-05-01 09:00:00')"
+                for name in ("ann_1", "Bill", "ann_l", "ANN_I")  # the oldest first
+            ),
+        )
+        await migrate.upgrade(url, "0010")
+        rows = await _sql(url, "SELECT name, name_key, look_key FROM players ORDER BY id")
+        assert rows == [
+            ("ann_1", "ann_1", look_key("ann_1")),
+            ("Bill", "bill", look_key("Bill")),
+            ("ann_l", "ann_l", None),  # looks like ann_1, which is older
+            ("ANN_I", "ann_i", None),  # and so does ANN_I
+        ]
+        store = await Store.open(url)
+        try:
+            for name in ("ann_1", "ann_l", "ANN_I", "bill"):
+                assert await store.player_by_name(name) is not None
+            with pytest.raises(NameTaken) as taken:
+                await store.create_player(name="ann_I", token_hash="h5", now=datetime.now(UTC))
+            assert taken.value.holder in ("ann_1", "ANN_I")
+            with pytest.raises(NameTaken):
+                await store.create_player(name="BiII", token_hash="h6", now=datetime.now(UTC))
+            made = await store.create_player(name="Zoë", token_hash="h7", now=datetime.now(UTC))
+            assert await store.player_by_name("ZOË") == made
+        finally:
+            await store.close()
+        await migrate.downgrade(url, before)
+        assert await _sql(url, "SELECT count(*) FROM players") == [(5,)]
+        await migrate.upgrade(url, "head")
+        assert await migrate.check(url) == []

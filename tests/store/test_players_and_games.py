@@ -65,6 +65,39 @@ async def test_concurrent_registrations_of_one_name_let_one_through(store: Store
     )
 
 
+def _digits() -> str:
+    """A suffix of digits, which go with any alphabet (hex letters would be Latin)."""
+    return str(uuid.uuid4().int)[:10]
+
+
+async def test_a_name_that_looks_like_another_is_taken_whatever_its_letters(store: Store) -> None:
+    digits = _digits()
+    anna = await new_player(store, f"anna{digits}")
+    # The store holds the look key alone: a mixed name the rule refuses is refused here too.
+    for look_alike in (f"аnna{digits}", f"ΑΝΝΑ{digits}", f"ANNA{digits}"):
+        with pytest.raises(NameTaken) as taken:
+            await new_player(store, look_alike)
+        assert taken.value.holder == anna.name
+    other = await new_player(store, f"анна{digits}")  # Cyrillic, and it looks its own
+    assert await store.player_by_name(f"АННА{digits}") == other
+    assert await store.player_by_name(f"аnna{digits}") is None  # a look-alike is no name
+
+
+async def test_concurrent_registrations_of_look_alikes_let_one_through(store: Store) -> None:
+    digits = _digits()
+    variants = (f"pace{digits}", f"расе{digits}", f"РАСЕ{digits}", f"pacе{digits}")
+    results = await asyncio.gather(
+        *(new_player(store, variant) for variant in variants), return_exceptions=True
+    )
+    made = [result for result in results if not isinstance(result, BaseException)]
+    assert len(made) == 1
+    assert all(
+        isinstance(result, NameTaken) and result.holder == made[0].name
+        for result in results
+        if isinstance(result, BaseException)
+    )
+
+
 async def test_token_lookup_and_created_at_in_utc(store: Store) -> None:
     token = uuid.uuid4().hex
     created = T0.astimezone(timezone(timedelta(hours=5)))

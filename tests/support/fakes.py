@@ -11,6 +11,7 @@ from datetime import date, datetime
 from typing import Any
 
 from server.kinds import Mode
+from server.names import look_key, name_key
 from server.play.daily.deals import Proof, Prover
 from server.store import (
     HELD,
@@ -187,8 +188,16 @@ class FakeStore(FakeBoards):
     async def create_player(
         self, *, name: str, token_hash: str, now: datetime, bot: bool = False
     ) -> PlayerRecord:
-        if any(p.name.lower() == name.lower() for p, _ in self.players.values()):
-            raise NameTaken(name)
+        holder = next(
+            (
+                p
+                for p, _ in self.players.values()
+                if name_key(p.name) == name_key(name) or look_key(p.name) == look_key(name)
+            ),
+            None,
+        )
+        if holder is not None:
+            raise NameTaken(name, holder=holder.name)
         player = PlayerRecord(id=len(self.players) + 1, name=name, created_at=now, bot=bot)
         self.players[player.id] = (player, token_hash)
         return player
@@ -197,7 +206,8 @@ class FakeStore(FakeBoards):
         return next((p for p, h in self.players.values() if h == token_hash), None)
 
     async def player_by_name(self, name: str) -> PlayerRecord | None:
-        return next((p for p, _ in self.players.values() if p.name.lower() == name.lower()), None)
+        key = name_key(name)
+        return next((p for p, _ in self.players.values() if name_key(p.name) == key), None)
 
     async def player_by_id(self, player_id: int) -> PlayerRecord | None:
         found = self.players.get(player_id)
