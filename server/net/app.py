@@ -35,10 +35,11 @@ from server.store.ranks import RedisRankCache
 from server.web.responses import header, request_target
 
 from . import http
+from .addresses import parse_address
 from .connection import finish_in_flight, serve_connection
 from .gated import GatedConnection, connection_class
 from .health import Health
-from .limits import Gate, Limits, Monotonic, parse_address
+from .limits import Gate, Limits, Monotonic
 from .listen import (
     AcceptErrors,
     ConnectionLines,

@@ -8,29 +8,26 @@
 
 Connections are counted twice: at accept, by the TCP peer (before a byte is read, so
 silent sockets from one address cannot fill the server), and once the request is read, by
-the client address.
-
-The client address is the TCP peer, or, when the peer is a trusted proxy
-(``SIMON_TRUSTED_PROXIES``), the nearest address in ``X-Forwarded-For`` that is not one.
-IPv6 clients are counted by their /64 (one host usually holds the whole prefix).
+the client address (:mod:`.addresses`: a trusted proxy's ``X-Forwarded-For``, IPv6 by its
+/64, the exempt networks).
 
 Every limiter takes the time from an injected monotonic clock, so tests move time by hand.
 Memory stays bounded: each table keeps at most :data:`MAX_ADDRESSES` addresses, dropping
 those back at rest first, then the oldest. The limiters are in :mod:`.limiters`; the grace
-period before signing in in :mod:`.grace`.
+period before signing in in :mod:`.grace`; who a client is in :mod:`.addresses`.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from server.protocol import Error, ErrorCode
 
+from .addresses import Addresses, Network, networks, parse_address
 from .grace import CLOSE_POLICY, SignInGrace
 from .limiters import MAX_ADDRESSES, AuthBackoff, Bucket, Monotonic, Offenders, RateTable
 
@@ -39,7 +36,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 #: Connections accepted past the cap in all that still get an answer (503) rather than
 #: being dropped at accept.
 HANDSHAKE_SLACK = 64
@@ -53,13 +49,6 @@ OFFENDER_LOG_SECONDS = 600.0
 #: websocket's ``replay``): each is a whole game's actions read, sent and (a page) drawn,
 #: many times a light page's work.
 REPLAY_COST = 5
-
-
-def networks(text: str) -> tuple[Network, ...]:
-    """``"127.0.0.1, 10.0.0.0/8"``: comma-separated addresses or CIDR networks."""
-    return tuple(
-        ipaddress.ip_network(part.strip(), strict=False) for part in text.split(",") if part.strip()
-    )
 
 
 @dataclass(frozen=True)
@@ -165,16 +154,19 @@ class FrameBudget:
 class Gate:
     """Every limit of one server: connection counts, per-address budgets, the sign-in
     back-off (limiters from :mod:`.limiters`), and the grace period of connections that
-    have not signed in (:mod:`.grace`)."""
+    have not signed in (:mod:`.grace`), each client counted by its address
+    (:mod:`.addresses`)."""
 
     def __init__(
         self, limits: Limits, *, monotonic: Monotonic, connection_clock: Monotonic | None = None
     ) -> None:
         self.limits = limits
         self._clock = monotonic
-        #: Whether an address is exempt, as worked out once: asked on every frame, and
-        #: parsing an address costs more than the rest of a frame's budget.
-        self._exempt: dict[str, bool] = {}
+        #: Who a client is: the address it is counted by, and whether that is exempt.
+        self.addresses = Addresses(limits.trusted_proxies, limits.exempt)
+        self.client_address = self.addresses.client_address
+        self.trusted_peer = self.addresses.trusted_peer
+        self.exempt = self.addresses.exempt
         #: What each connection's own budget refills by (the hub's clock, which tests move).
         self.connection_clock = connection_clock or monotonic
         #: TCP connections open now (counted from accept to close), by TCP peer (not
@@ -213,55 +205,7 @@ class Gate:
         """Connections closed for want of signing in."""
         return self.grace.expired
 
-    # -- addresses -----------------------------------------------------------------------
-
-    def client_address(self, peer: str | None, forwarded: Iterable[str] = ()) -> str:
-        """The address a client is counted by (see the module's docstring)."""
-        address = parse_address(peer)
-        if address is None:
-            return peer or "unknown"
-        if self._trusted(address):
-            hops = [hop.strip() for value in forwarded for hop in value.split(",")]
-            for hop in reversed(hops):
-                parsed = parse_address(hop)
-                if parsed is None:
-                    break  # not written by a proxy of ours: stop at the last one we trust
-                address = parsed
-                if not self._trusted(parsed):
-                    break
-        if isinstance(address, ipaddress.IPv6Address):
-            if address.ipv4_mapped is not None:
-                return str(address.ipv4_mapped)
-            return str(ipaddress.IPv6Network((address, 64), strict=False))
-        return str(address)
-
-    def trusted_peer(self, peer: str | None) -> bool:
-        """Whether the TCP peer ``peer`` is a trusted proxy (its forwarded headers believed)."""
-        address = parse_address(peer)
-        return address is not None and self._trusted(address)
-
-    def _trusted(self, address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-        return any(address in network for network in self.limits.trusted_proxies)
-
-    def exempt(self, address: str) -> bool:
-        if not self.limits.exempt:
-            return False
-        known = self._exempt.get(address)
-        if known is None:
-            if len(self._exempt) >= MAX_ADDRESSES:
-                self._exempt.clear()
-            known = self._exempt[address] = self._exempt_network(address)
-        return known
-
-    def _exempt_network(self, address: str) -> bool:
-        try:
-            network = ipaddress.ip_network(address, strict=False)
-        except ValueError:
-            return False
-        return any(
-            network.version == ex.version and network.subnet_of(ex)  # type: ignore[arg-type]
-            for ex in self.limits.exempt
-        )
+    # -- refusals -----------------------------------------------------------------------
 
     def _refuse(self, refusal: LimitRefusal) -> LimitRefusal:
         self._refuse_code(refusal.code)
@@ -280,7 +224,7 @@ class Gate:
         is read) or exempt. Returns the address it was counted by, for :meth:`closed`."""
         self.total += 1
         parsed = parse_address(peer)
-        if parsed is None or self._trusted(parsed):
+        if parsed is None or self.addresses.trusted(parsed):
             return None
         key = self.client_address(peer)
         if self.exempt(key):
@@ -491,16 +435,6 @@ class Gate:
             self.auth.failed(address)
 
 
-def parse_address(text: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """An IP address (a scope such as ``%eth0`` dropped), or None for anything else."""
-    if not text:
-        return None
-    try:
-        return ipaddress.ip_address(text.split("%", 1)[0])
-    except ValueError:
-        return None
-
-
 __all__ = [
     "ADDRESS_SLACK",
     "CLOSE_POLICY",
@@ -517,6 +451,4 @@ __all__ = [
     "Monotonic",
     "Offenders",
     "RateTable",
-    "networks",
-    "parse_address",
 ]

@@ -5,9 +5,10 @@ The schema is made by the alembic migrations in ``migrations/`` (see
 :class:`StoreError` (the tree is in :mod:`server.store.errors`).
 
 Modules: ``store`` (the :class:`Store` facade), ``parts`` (its methods, one mixin per job:
-players, deals, games, boards, fair play, after the day), ``games`` (games and
-their logs, read back), ``leaderboard`` (pages, ranks, cursors), ``fairplay`` (screenings,
-reviews), ``action_log`` (the group committer), ``database`` (engine and sessions),
+players, deals, games, boards, fair play, after the day), ``games`` (the queries about
+games: ``queries``, games and their logs, read back; ``fairplay``, screenings and reviews;
+``after``, a day's figures, streaks, reports and kept reviews), ``leaderboard`` (pages,
+ranks, cursors), ``action_log`` (the group committer), ``database`` (engine and sessions),
 ``order`` (the leaderboard order), ``ranks`` (the rank cache), ``models`` (tables),
 ``races`` (race rooms: their records, queries and refusals), ``records`` (what the store
 hands out), ``errors`` (the tree), ``boundary`` (driver failures become
@@ -19,7 +20,6 @@ from server.engine.actions import CLOSED, END_ACTIONS, RESIGN, WON
 from server.kinds import Result
 from server.names import name_key
 from server.store.action_log import ActionLog, GameEnd
-from server.store.after import DayFigures, ReportRecord
 from server.store.api import (
     AfterDayStore,
     AfterResultStore,
@@ -44,6 +44,7 @@ from server.store.errors import (
     StoreError,
     StoreUnavailable,
 )
+from server.store.games import DayFigures, ReportRecord
 from server.store.races import (
     CodeTaken,
     Due,

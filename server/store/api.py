@@ -17,7 +17,7 @@ from datetime import date, datetime
 from typing import Any, Protocol
 
 from server.kinds import Mode, Result
-from server.store.after import DayFigures
+from server.store.games import DayFigures
 from server.store.lease import Leases
 from server.store.ranks import BoardKey
 from server.store.records import (

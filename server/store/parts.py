@@ -22,12 +22,17 @@ from sqlalchemy.exc import IntegrityError
 from server.kinds import MODES, Mode, Result
 from server.names import look_key, name_key
 from server.store.action_log import ActionLog
-from server.store.after import AfterDayRecords, DayFigures, ReportRecord
 from server.store.boundary import store_boundary
 from server.store.database import Database
 from server.store.errors import InvalidRequest, NameTaken, StoreError
-from server.store.fairplay import IN_QUEUE, FairPlayRecords
-from server.store.games import GameRecords
+from server.store.games import (
+    IN_QUEUE,
+    AfterDayRecords,
+    DayFigures,
+    FairPlayRecords,
+    GameRecords,
+    ReportRecord,
+)
 from server.store.leaderboard import Leaderboard, result_key
 from server.store.models import (
     LOOK_KEY_LENGTH,

@@ -21,11 +21,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from server.breaker import OPEN_SECONDS
 from server.names import look_key
 from server.store.action_log import DEFAULT_COMMIT_TIMEOUT, DEFAULT_WINDOW, ActionLog, open_writer
-from server.store.after import AfterDayRecords
 from server.store.boundary import store_boundary
 from server.store.database import DEFAULT_SYNCHRONOUS, Database, Synchronous, create_engine
-from server.store.fairplay import FairPlayRecords
-from server.store.games import GameRecords
+from server.store.games import AfterDayRecords, FairPlayRecords, GameRecords
 from server.store.leaderboard import Leaderboard
 from server.store.lease import leases_for
 from server.store.migrate import upgrade

@@ -20,11 +20,8 @@ import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from server.net import RunningServer, run_server
-from server.net.limits import (
-    Gate,
-    Limits,
-    networks,
-)
+from server.net.addresses import networks
+from server.net.limits import Gate, Limits
 from tests.conftest import Backend
 from tests.support.servers import Client, quick_prover, server_settings, unique_name
 

@@ -20,7 +20,6 @@ import sqlalchemy as sa
 
 from server.store.database import Database
 from server.store.errors import StoreError
-from server.store.games import GAMES_WITH_PLAYERS, game_record
 from server.store.models import (
     IS_DAILY,
     LEADERBOARD_KEY,
@@ -45,6 +44,8 @@ from server.store.records import (
     TrustRecord,
     record_of,
 )
+
+from .queries import GAMES_WITH_PLAYERS, game_record
 
 #: The statuses of the review queue: held off the board, or a leader checked on it.
 IN_QUEUE = (HELD, QUEUED)

@@ -17,7 +17,6 @@ from sqlalchemy.exc import IntegrityError
 
 from server.store.database import Database
 from server.store.errors import AlreadyReported, StoreError
-from server.store.games import GAMES_WITH_PLAYERS, game_record
 from server.store.models import (
     IS_DAILY,
     LEADERBOARD_KEY,
@@ -28,6 +27,8 @@ from server.store.models import (
     SolverReview,
 )
 from server.store.records import GameRecord
+
+from .queries import GAMES_WITH_PLAYERS, game_record
 
 
 @dataclass(frozen=True)
