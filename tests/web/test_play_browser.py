@@ -393,15 +393,25 @@ def _auto_or_none(game: Game, column: int) -> Move | None:
         return None
 
 
-def _move_then_a_card_to_send(game: Game) -> tuple[Move, int]:
-    """A legal move, and a column whose last card may then be sent somewhere by itself."""
-    for move in game.legal_moves():
+def _moves_then_a_card_to_send(game: Game) -> tuple[list[Move], int]:
+    """One legal move (two where no single one will do: a random deal rarely has none), then
+    a column whose last card may be sent somewhere by itself."""
+    for first in game.legal_moves():
         after = game.copy()
-        resolved = after.push(move)
+        resolved = after.push(first)
         for column in range(10):
             if _auto_or_none(after, column) is not None:
-                return resolved, column
-    raise AssertionError(f"no move of {game.code} is followed by a card to send")
+                return [resolved], column
+    for first in game.legal_moves():
+        after = game.copy()
+        resolved = after.push(first)
+        for second in after.legal_moves():
+            later = after.copy()
+            then = later.push(second)
+            for column in range(10):
+                if _auto_or_none(later, column) is not None:
+                    return [resolved, then], column
+    raise AssertionError(f"no move or two of {game.code} is followed by a card to send")
 
 
 async def test_a_reload_mid_game_takes_the_game_up_again(
@@ -637,12 +647,13 @@ async def test_a_phone_plays_by_touch_with_no_sideways_scrolling(
     await play.shows(game, "the deal")
     assert await run(play.sideways_overflow) == 0
     # a move to drag, then a card that can go somewhere by itself (the deal is random)
-    move, column = _move_then_a_card_to_send(game)
-    assert move.count is not None
-    await play.touch_drag(move.source + 1, move.count, move.target + 1)
-    game.push(move)
-    await play.shows(game, "the touched move")
-    await play.settled()
+    moves, column = _moves_then_a_card_to_send(game)
+    for move in moves:
+        assert move.count is not None
+        await play.touch_drag(move.source + 1, move.count, move.target + 1)
+        game.push(move)
+        await play.shows(game, f"the touched move {move.text()}")
+        await play.settled()
     game.auto_move(column, 1)
     await play.double_tap(column + 1, 1)
     await play.shows(game, "the double-tapped move")
