@@ -41,7 +41,8 @@ class Bucket:
         """Take ``tokens`` (one by default, at most ``capacity``): 0.0, or (too few left,
         nothing taken) the seconds until there are enough."""
         self._refill(now)
-        tokens = min(tokens, self.capacity)
+        if tokens > self.capacity:  # not min(): this runs for every message
+            tokens = self.capacity
         if self.tokens >= tokens:
             self.tokens -= tokens
             return 0.0

@@ -237,7 +237,8 @@ class Session:
                 if game.over_by_day(now) and (not game.finished or game.closed):
                     return await self._refuse_day_over(message_id, game)
                 _refuse_if_over(game)
-                if action != "resign" and game.seq >= self.hub.max_game_actions:
+                # the cap first: a move is a dataclass, and its != "resign" a Python call
+                if game.seq >= self.hub.max_game_actions and action != "resign":
                     raise Refused(
                         ErrorCode.GAME_TOO_LONG,
                         f"this game has taken {self.hub.max_game_actions} actions, the most a "
