@@ -1,4 +1,5 @@
-"""Opening the database: the engine (with SQLite's pragmas) and the sessions the store uses.
+"""Opening the database: the engine (with SQLite's pragmas) and the sessions the store uses;
+and the thread an embedded server's durable commit waits on the disk in (:class:`CommitThread`).
 
 PostgreSQL (asyncpg) is the record in production; an SQLite file (aiosqlite) serves a single
 embedded server. A session (or, for the hot reads, a Core connection) per operation, so
@@ -11,9 +12,14 @@ concurrent tasks never share one::
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
+import queue
+import threading
+import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -167,3 +173,76 @@ class Database:
     async def dispose(self) -> None:
         """Close the pooled connections (an engine cannot move to another event loop)."""
         await self.engine.dispose()
+
+
+#: A call for the commit thread: what to run, and the loop and future of its caller.
+_Call = tuple[Callable[[], None], asyncio.AbstractEventLoop, "asyncio.Future[None]"]
+
+
+class CommitThread:
+    """One thread that runs calls (the durable ``COMMIT``) one at a time, each awaited as a
+    future of the caller's loop: what ``run_in_executor`` on an executor of one thread did,
+    with less on the way (it chained a second future to the first, took the executor's lock
+    and semaphore, and looked the running loop up, on Python 3.11 a ``getpid()`` system
+    call, at every commit). As with the executor, a call whose future is cancelled before
+    its turn does not run, one under way runs to its end, and the thread, started at the
+    first call, ends once its owner is closed or collected; it is a daemon, so a writer
+    never closed does not hold the interpreter's exit.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        #: Ends the thread (after the calls queued): at ``close``, or once this is collected.
+        self._end: Callable[[], object] | None = None
+
+    def run(self, call: Callable[[], None]) -> asyncio.Future[None]:
+        """Queue ``call``: the future is done (or failed with its error) once it ran."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            loop = self._loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        if self._thread is None:
+            calls = self._calls
+            self._thread = threading.Thread(
+                target=_run_calls, args=(calls,), name=self._name, daemon=True
+            )
+            self._thread.start()
+            self._end = weakref.finalize(self, calls.put, None)
+        self._calls.put((call, loop, done))
+        return done
+
+    def close(self) -> None:
+        """Let the calls queued finish, then end the thread."""
+        if self._thread is not None and self._end is not None:
+            self._end()
+            self._thread.join()
+            self._thread = self._end = None
+
+
+def _run_calls(calls: queue.SimpleQueue[_Call | None]) -> None:
+    """The commit thread: each call in turn, until None."""
+    while (item := calls.get()) is not None:
+        call, loop, done = item
+        if done.cancelled():  # its caller is gone: not begun, as an executor's
+            continue
+        error: BaseException | None = None
+        try:
+            call()
+        except BaseException as raised:
+            error = raised
+        with contextlib.suppress(RuntimeError):  # its loop closed meanwhile
+            loop.call_soon_threadsafe(_settle, done, error)
+        del item, call, done, error  # nothing held while it waits for the next
+
+
+def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
+    """Tell a :class:`CommitThread` call's caller how it went (on the caller's loop)."""
+    if done.cancelled():
+        return
+    if error is None:
+        done.set_result(None)
+    else:
+        done.set_exception(error)
