@@ -35,13 +35,13 @@ import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from server.kinds import DayBoard
 from server.store import Store
 from server.store.errors import CacheNotReady
 from server.store.leaderboard import encode_cursor
 from server.store.models import LEADERBOARD_KEY, ON_LEADERBOARD, GameRow
 from server.store.order import ResultKey
 from server.store.ranks import (
-    BoardKey,
     Loader,
     LocalRankCache,
     Position,
@@ -65,17 +65,17 @@ class NoRankCache(RankCache):
     """Always unavailable: the store counts rows in the database instead."""
 
     async def position(
-        self, board: BoardKey, member: str, load: Loader, *, inclusive: bool = False
+        self, board: DayBoard, member: str, load: Loader, *, inclusive: bool = False
     ) -> Position:
         raise CacheNotReady("benchmark: counting")
 
-    async def total(self, board: BoardKey, load: Loader) -> int:
+    async def total(self, board: DayBoard, load: Loader) -> int:
         raise CacheNotReady("benchmark: counting")
 
-    async def add(self, board: BoardKey, member: str) -> None:
+    async def add(self, board: DayBoard, member: str) -> None:
         return None
 
-    async def remove(self, board: BoardKey, member: str) -> None:
+    async def remove(self, board: DayBoard, member: str) -> None:
         return None
 
 
@@ -275,10 +275,10 @@ async def main() -> None:
         players = [r.player_id for r in deep]
 
         start = time.perf_counter()
-        await store.rank_of(day=day, suits=1, player_id=players[0], around=0)
+        await store.rank_of(DayBoard(day, 1), player_id=players[0], around=0)
         print(f"rank cache warmed for {size} results in {time.perf_counter() - start:.2f} s")
         start = time.perf_counter()
-        await local.rank_of(day=day, suits=1, player_id=players[0], around=0)
+        await local.rank_of(DayBoard(day, 1), player_id=players[0], around=0)
         print(f"in-process cache warmed in {time.perf_counter() - start:.2f} s")
 
         n = args.queries
@@ -295,41 +295,41 @@ async def main() -> None:
             await timed(
                 f"top page ({limit} rows, ranks and total from Redis)",
                 n,
-                lambda i: store.leaderboard_page(day=day, suits=1, limit=limit),
+                lambda i: store.leaderboard_page(DayBoard(day, 1), limit=limit),
             ),
             await timed(
                 "deep page via cursor (ranks 50%-90% down)",
                 n,
                 lambda i: store.leaderboard_page(
-                    day=day, suits=1, limit=limit, after=cursors[i % len(cursors)]
+                    DayBoard(day, 1), limit=limit, after=cursors[i % len(cursors)]
                 ),
             ),
             await timed(
                 "rank of a deep player (Redis rank cache)",
                 n,
                 lambda i: store.rank_of(
-                    day=day, suits=1, player_id=players[i % len(players)], around=0
+                    DayBoard(day, 1), player_id=players[i % len(players)], around=0
                 ),
             ),
             await timed(
                 "rank of a deep player (in-process rank cache)",
                 n,
                 lambda i: local.rank_of(
-                    day=day, suits=1, player_id=players[i % len(players)], around=0
+                    DayBoard(day, 1), player_id=players[i % len(players)], around=0
                 ),
             ),
             await timed(
                 "rank of a deep player (counting rows in PostgreSQL)",
                 max(20, n // 5),
                 lambda i: counting.rank_of(
-                    day=day, suits=1, player_id=players[i % len(players)], around=0
+                    DayBoard(day, 1), player_id=players[i % len(players)], around=0
                 ),
             ),
             await timed(
                 "rank and 5 rows either side (Redis rank cache)",
                 n,
                 lambda i: store.rank_of(
-                    day=day, suits=1, player_id=players[i % len(players)], around=5
+                    DayBoard(day, 1), player_id=players[i % len(players)], around=5
                 ),
             ),
         ]

@@ -1,6 +1,7 @@
 """The kinds of things every layer above the engine names: a game's mode, a day's
-boards, what a race event says, a race room's bounds and defaults, and how a game ended
-(:class:`Result`, whose :class:`Figures` a race's results keep). Defined once here; the
+boards (and :class:`DayBoard`, one leaderboard as one value), what a race event says, a
+race room's bounds and defaults, and how a game ended (:class:`Result`, whose
+:class:`Figures` a race's results keep). Defined once here; the
 store, the protocol, the play layer and the client import them (the suit count is the
 engine's :data:`SuitCount`; the rule a player's name follows is :mod:`server.names`).
 """
@@ -8,6 +9,7 @@ engine's :data:`SuitCount`; the rule a player's name follows is :mod:`server.nam
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Final, Literal, get_args
 
@@ -23,11 +25,33 @@ MODES: Final[tuple[Mode, ...]] = get_args(Mode)
 #: human accounts with too few earlier days on the new players' board ("new").
 Board = Literal["humans", "bots", "new"]
 BOARDS: Final[tuple[Board, ...]] = get_args(Board)
+#: The boards of human accounts: those whose leaders the fair-play review checks.
+HUMAN_BOARDS: Final[tuple[Board, ...]] = ("humans", "new")
 
 
 def board_named(text: str) -> Board | None:
     """The board called ``text`` (as a query names it), or None for no board."""
     return next((board for board in BOARDS if board == text), None)
+
+
+def suit_count(number: int) -> SuitCount:
+    """``number`` as a suit count (a record's or a game's, an ``int`` there); raises
+    ``ValueError`` for any other number."""
+    for suits in SUIT_COUNTS:
+        if suits == number:
+            return suits
+    raise ValueError(f"not a suit count: {number}")
+
+
+@dataclass(frozen=True, slots=True)
+class DayBoard:
+    """One leaderboard: a day, a suit count and a board. Carried whole from the edge to
+    the store, which turns it into its one filter (a new :data:`Board` is read there), and
+    the rank cache's key (hashable)."""
+
+    day: date
+    suits: SuitCount
+    kind: Board = "humans"
 
 
 #: What a race event tells the others of one racer.
@@ -97,6 +121,7 @@ __all__ = [
     "BOARDS",
     "COUNTDOWN",
     "FEWEST_RACERS",
+    "HUMAN_BOARDS",
     "LONGEST_TIME_LIMIT",
     "MODES",
     "MOST_RACERS",
@@ -104,6 +129,7 @@ __all__ = [
     "SUIT_COUNTS",
     "TIME_LIMIT",
     "Board",
+    "DayBoard",
     "Figures",
     "Mode",
     "RaceEventKind",
@@ -113,4 +139,5 @@ __all__ = [
     "SuitCount",
     "board_named",
     "parse_day",
+    "suit_count",
 ]

@@ -214,13 +214,9 @@ async def review(settings: Settings, args: argparse.Namespace) -> int:
             await store.rank_again(record)
         else:  # off its board (a leader was on it): the next one moves up, and is checked
             await store.unrank(record)
-            if record.day is not None and not record.bot:
-                await store.queue_leaders(
-                    day=record.day,
-                    suits=record.suits,
-                    newcomers=record.newcomer,
-                    at=datetime.now(UTC),
-                )
+            board = record.board
+            if board is not None and not record.bot:
+                await store.queue_leaders(board, at=datetime.now(UTC))
         print(
             f"AUDIT {datetime.now(UTC).isoformat()} {decision} game {record.id} of "
             f"{record.player_name}" + (f": {args.note}" if args.note else "")

@@ -12,11 +12,12 @@ Messages the server sends on its own (race events, a new daily deal) have no ``i
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from datetime import date
 from enum import StrEnum
-from typing import Annotated, Literal, NewType
+from typing import Annotated, Any, Literal, NewType, TypeVar, get_args
 
 from pydantic import (
     BaseModel,
@@ -249,6 +250,40 @@ class RankRequest(_Request):
     board: Board = "humans"
     player: PlayerName | None = None  # the authenticated player when omitted
     around: Annotated[int, Field(ge=0, le=25)] = 5
+
+
+_Asked = TypeVar("_Asked", bound=BaseModel)
+
+
+@functools.cache
+def bounds(model: type[BaseModel], name: str) -> dict[str, Any]:
+    """The bounds ``model`` sets its field ``name`` (written only in the model), as its JSON
+    schema says them: ``minimum`` and ``maximum``, ``maxLength``, or ``enum``."""
+    schema = model.model_json_schema()["properties"][name]
+    return next(each for each in schema.get("anyOf", [schema]) if each.get("type") != "null")
+
+
+def bound_rule(model: type[BaseModel], name: str) -> str:
+    """What a field of ``model`` must be, as an HTTP edge's error says it: ``limit is 1 to
+    100``, ``suits must be one of [1, 2, 4]``, ``after is 1 to 256 characters``."""
+    found = bounds(model, name)
+    if "enum" in found:
+        return f"{name} must be one of {found['enum']}"
+    if "maxLength" in found:  # an edge takes no empty text: 1 at the least
+        return f"{name} is {found.get('minLength', 1)} to {found['maxLength']} characters"
+    return f"{name} is {found['minimum']} to {found['maximum']}"
+
+
+def query_request(model: type[_Asked], values: dict[str, Any]) -> _Asked:
+    """A request ``model`` from an HTTP query's ``values`` (read into ints and dates by the
+    edge; those it lacks take the model's defaults); ``ValueError`` with the
+    :func:`bound_rule` of the first field out of its bounds."""
+    (kind,) = get_args(model.model_fields["type"].annotation)
+    try:
+        return model.model_validate({**values, "type": kind})
+    except ValidationError as error:
+        name = str(error.errors()[0]["loc"][0])
+        raise ValueError(bound_rule(model, name)) from None
 
 
 class HistoryRequest(_Request):
@@ -1033,10 +1068,13 @@ __all__ = [
     "RoomState",
     "ServerMessage",
     "ValidationError",
+    "bound_rule",
+    "bounds",
     "encode",
     "encode_reply",
     "has_control",
     "moved_frame",
     "parse_client_message",
     "parse_server_message",
+    "query_request",
 ]

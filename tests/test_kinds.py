@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
+from datetime import date
+
 import pytest
 
-from server.kinds import BOARDS, MODES, SUIT_COUNTS, board_named, parse_day
+from server.kinds import (
+    BOARDS,
+    HUMAN_BOARDS,
+    MODES,
+    SUIT_COUNTS,
+    DayBoard,
+    board_named,
+    parse_day,
+    suit_count,
+)
 
 
 @pytest.mark.parametrize("name", BOARDS)
@@ -34,3 +46,19 @@ def test_a_day_is_read_as_written(text: str) -> None:
 def test_other_ways_of_writing_a_day_are_refused(text: str) -> None:
     with pytest.raises(ValueError):
         parse_day(text)
+
+
+def test_a_day_board_is_one_hashable_value_the_public_board_by_default() -> None:
+    board = DayBoard(date(2026, 3, 1), 2)
+    assert board.kind == "humans" and board == DayBoard(date(2026, 3, 1), 2, "humans")
+    assert len({board, DayBoard(date(2026, 3, 1), 2), DayBoard(date(2026, 3, 1), 2, "new")}) == 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        board.kind = "bots"  # type: ignore[misc]
+    assert set(HUMAN_BOARDS) < set(BOARDS) and "bots" not in HUMAN_BOARDS
+
+
+def test_a_suit_count_is_one_of_the_three() -> None:
+    assert [suit_count(n) for n in SUIT_COUNTS] == list(SUIT_COUNTS)
+    for number in (0, 3, 5):
+        with pytest.raises(ValueError):
+            suit_count(number)

@@ -3,6 +3,7 @@ the tree keeps telling the architecture as it grows."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -34,3 +35,27 @@ def test_no_module_is_over_600_lines() -> None:
         and (lines := len(path.read_text().splitlines())) > MOST_LINES_A_MODULE
     }
     assert long == {}
+
+
+def test_no_function_takes_a_board_as_booleans() -> None:
+    """A leaderboard is one value, :class:`server.kinds.DayBoard`: no signature in the
+    server carries it as ``bots: bool`` and ``newcomers: bool`` again (issue #42)."""
+    found = []
+    for path in _modules():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            arguments = node.args
+            for argument in (
+                *arguments.posonlyargs,
+                *arguments.args,
+                *arguments.kwonlyargs,
+            ):
+                annotation = argument.annotation
+                if (
+                    argument.arg in ("bots", "newcomers")
+                    and annotation is not None
+                    and "bool" in ast.unparse(annotation)
+                ):
+                    found.append(f"{path.relative_to(SERVER)}:{node.lineno} {node.name}")
+    assert found == []

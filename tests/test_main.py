@@ -19,6 +19,7 @@ import pytest
 
 from server.bus import InProcessBus
 from server.engine import Game
+from server.kinds import DayBoard
 from server.main import _parser, descriptor_limit_line
 from server.play.clock import ManualClock
 from server.play.fairplay.screening import FLAGGED_REASON
@@ -262,7 +263,7 @@ async def test_review_lists_clears_and_confirms_held_results(backend: Backend) -
             )  # fmt: skip
             held[name] = game
         (ok, good), (bad, cheat) = held.items()
-        assert (await store.leaderboard_page(day=day, suits=1, limit=5)).rows == []
+        assert (await store.leaderboard_page(DayBoard(day, 1), limit=5)).rows == []
 
         listed = await asyncio.to_thread(
             run_admin, "review", "--json", SIMON_DATABASE_URL=backend.database_url
@@ -291,7 +292,7 @@ async def test_review_lists_clears_and_confirms_held_results(backend: Backend) -
         )
         assert again.returncode == 1 and "not held for review" in again.stderr
 
-        board = await store.leaderboard_page(day=day, suits=1, limit=5)
+        board = await store.leaderboard_page(DayBoard(day, 1), limit=5)
         assert [row.player for row in board.rows] == [ok]  # cleared: ranked; confirmed: not
         # held, then cleared or confirmed: each an audit line
         assert [(d, n) for d, n, _ in await store.audit(good.id)] == [

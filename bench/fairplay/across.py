@@ -55,6 +55,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from server.engine import SUIT_COUNTS
+from server.kinds import DayBoard, suit_count
 from server.net import RunningServer, run_server
 from server.play.clock import ManualClock
 from server.settings import Settings
@@ -277,7 +278,9 @@ async def run(options: Options) -> dict[str, Any]:
                 await play_day(running, clock, prover, plays, traces)
                 deal = await store.get_daily_deal(day=day, suits=options.suits)
                 par = deal.par if deal else None
-                top = await store.leaderboard_page(day=day, suits=options.suits, limit=10)
+                top = await store.leaderboard_page(
+                    DayBoard(day, suit_count(options.suits)), limit=10
+                )
                 boards[day.isoformat()] = [row.player for row in top.rows]
                 for play in plays:
                     figures: dict[str, Any] = {"error": play.error} if play.error else {}

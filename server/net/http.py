@@ -21,7 +21,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, unquote
 
 from pydantic import BaseModel
@@ -29,11 +29,21 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from server import web
-from server.engine import SUIT_COUNTS
-from server.kinds import BOARDS, board_named, parse_day
+from server.kinds import parse_day
 from server.play.errors import Refused, refusal_of
 from server.play.hub import Hub
-from server.protocol import HTTP_STATUS, PROTOCOL_VERSION, Board, ErrorCode, has_control
+from server.protocol import (
+    HTTP_STATUS,
+    PROTOCOL_VERSION,
+    DayStatsRequest,
+    ErrorCode,
+    HistoryRequest,
+    LeaderboardRequest,
+    RankRequest,
+    bound_rule,
+    has_control,
+    query_request,
+)
 from server.web.responses import header, request_target, wants_json
 
 from .errors import BadQuery
@@ -44,6 +54,7 @@ from .metrics import CONTENT_TYPE, Metrics
 log = logging.getLogger(__name__)
 
 Query = dict[str, str]
+Asked = TypeVar("Asked", bound=BaseModel)
 
 
 def json_response(status: int, payload: Any) -> Response:
@@ -157,25 +168,36 @@ def _day(query: Query) -> date | None:
         raise BadQuery("day is a date like 2026-01-31") from None
 
 
-def _int(query: Query, name: str, default: int, choices: range | tuple[int, ...]) -> int:
-    text = query.get(name)
-    if text is None:
-        return default
-    # ASCII digits only: int() would also take " 1", "+1", "1_0" and other scripts' digits
-    if not (text.isascii() and text.isdigit()) or len(text) > 6:
-        raise BadQuery(f"{name} is a whole number")
-    value = int(text)
-    if value not in choices:
-        raise BadQuery(f"{name} must be one of {list(choices)}" if isinstance(choices, tuple)
-                       else f"{name} is {choices.start} to {choices.stop - 1}")  # fmt: skip
-    return value
-
-
-def _board(query: Query) -> Board:
-    board = board_named(query.get("board", "humans"))
-    if board is None:
-        raise BadQuery(f"board must be one of {list(BOARDS)}")
-    return board
+def _request(
+    model: type[Asked], query: Query, *, wholes: tuple[str, ...], texts: tuple[str, ...] = ()
+) -> Asked:
+    """A request ``model`` from a query: its day a date, ``wholes`` whole numbers, its board
+    and ``texts`` as given; the bounds (and defaults) are the model's alone, and a value
+    out of them is refused with the model's rule (:class:`BadQuery`)."""
+    values: dict[str, Any] = {}
+    day = _day(query)
+    if day is not None:
+        values["day"] = day
+    if "board" in query:
+        values["board"] = query["board"]
+    for name in wholes:
+        text = query.get(name)
+        if text is None:
+            continue
+        # ASCII digits only: int() would also take " 1", "+1", "1_0" and other scripts' digits
+        if not (text.isascii() and text.isdigit()) or len(text) > 6:
+            raise BadQuery(f"{name} is a whole number")
+        values[name] = int(text)
+    for name in texts:
+        text = query.get(name)
+        if text is not None:
+            if not text:
+                raise BadQuery(bound_rule(model, name))
+            values[name] = text
+    try:
+        return query_request(model, values)
+    except ValueError as error:
+        raise BadQuery(str(error)) from None
 
 
 def _text(query: Query, name: str, *, required: bool, longest: int) -> str | None:
@@ -216,32 +238,28 @@ async def _daily(hub: Hub, query: Query) -> Response:
 
 
 async def _leaderboard(hub: Hub, query: Query) -> Response:
+    asked = _request(LeaderboardRequest, query, wholes=("suits", "limit"), texts=("after",))
     page = await hub.queries.leaderboard(
-        day=_day(query),
-        suits=_int(query, "suits", 1, SUIT_COUNTS),
-        limit=_int(query, "limit", 20, range(1, 101)),
-        after=_text(query, "after", required=False, longest=256),
-        board=_board(query),
+        day=asked.day, suits=asked.suits, limit=asked.limit, after=asked.after, board=asked.board
     )
     return _model(page)
 
 
 async def _rank(hub: Hub, query: Query) -> Response:
     name = _text(query, "player", required=True, longest=64)
-    day = _day(query)
-    suits = _int(query, "suits", 1, SUIT_COUNTS)
-    around = _int(query, "around", 5, range(0, 26))
-    board = _board(query)
+    asked = _request(RankRequest, query, wholes=("suits", "around"))
     assert name is not None
     player = await hub.accounts.named(name)
     return _model(
-        await hub.queries.rank(day=day, suits=suits, player=player, around=around, board=board)
+        await hub.queries.rank(
+            day=asked.day, suits=asked.suits, player=player, around=asked.around, board=asked.board
+        )
     )
 
 
 async def _history(hub: Hub, query: Query) -> Response:
     name = _text(query, "player", required=True, longest=64)
-    limit = _int(query, "limit", 20, range(1, 101))
+    limit = _request(HistoryRequest, query, wholes=("limit",)).limit
     assert name is not None
     return _model(await hub.queries.history(await hub.accounts.named(name), limit))
 
@@ -259,12 +277,11 @@ async def _day_stats(hub: Hub, day_text: str, query: Query) -> Response:
     """``/day/YYYY-MM-DD/stats``: everyone's results of a day's board (``player``: where
     that player stands)."""
     day = _day({"day": day_text})
+    asked = _request(DayStatsRequest, query, wholes=("suits",))
     name = _text(query, "player", required=False, longest=64)
     player = None if name is None else await hub.accounts.named(name)
     return _model(
-        await hub.after.day_stats(
-            day=day, suits=_int(query, "suits", 1, SUIT_COUNTS), board=_board(query), player=player
-        )
+        await hub.after.day_stats(day=day, suits=asked.suits, board=asked.board, player=player)
     )
 
 

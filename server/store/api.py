@@ -16,10 +16,9 @@ from collections.abc import AsyncIterator, Awaitable, Sequence
 from datetime import date, datetime
 from typing import Any, Protocol
 
-from server.kinds import Mode, Result
+from server.kinds import DayBoard, Mode, Result
 from server.store.games import DayFigures
 from server.store.lease import Leases
-from server.store.ranks import BoardKey
 from server.store.records import (
     DailyDealRecord,
     FairPlayRecord,
@@ -105,7 +104,7 @@ class GameStore(Protocol):
         entries: Sequence[LogEntry],
         result: Result | None = None,
         *,
-        ranked_on: BoardKey | None = None,
+        ranked_on: DayBoard | None = None,
     ) -> Awaitable[None]: ...
 
     async def unfinished_dailies(self, *, before: date) -> list[str]: ...
@@ -119,26 +118,10 @@ class BoardStore(Protocol):
     """The daily leaderboards: pages, ranks, and a result put back on its board."""
 
     async def leaderboard_page(
-        self,
-        *,
-        day: date,
-        suits: int,
-        limit: int,
-        after: str | None = None,
-        bots: bool = False,
-        newcomers: bool = False,
+        self, board: DayBoard, *, limit: int, after: str | None = None
     ) -> LeaderboardSlice: ...
 
-    async def rank_of(
-        self,
-        *,
-        day: date,
-        suits: int,
-        player_id: int,
-        around: int = 5,
-        bots: bool = False,
-        newcomers: bool = False,
-    ) -> RankResult: ...
+    async def rank_of(self, board: DayBoard, *, player_id: int, around: int = 5) -> RankResult: ...
 
     async def ranks_of(self, game_ids: list[str]) -> dict[str, int]: ...
 
@@ -165,9 +148,7 @@ class FairPlayStore(Protocol):
 
     async def screening(self, game_id: str) -> FairPlayRecord | None: ...
 
-    async def queue_leaders(
-        self, *, day: date, suits: int, newcomers: bool, at: datetime, top: int = 3
-    ) -> list[str]: ...
+    async def queue_leaders(self, board: DayBoard, *, at: datetime, top: int = 3) -> list[str]: ...
 
     async def account_dailies(
         self, *, player_id: int
@@ -182,9 +163,7 @@ class AfterDayStore(Protocol):
     """What comes after the daily: a day's figures, the days played, reports, the solver's
     reviews kept."""
 
-    async def day_figures(
-        self, *, day: date, suits: int, bots: bool = False, newcomers: bool = False
-    ) -> DayFigures: ...
+    async def day_figures(self, board: DayBoard) -> DayFigures: ...
 
     async def report(self, *, game_id: str, player_id: int, reason: str, at: datetime) -> None: ...
 

@@ -1,13 +1,13 @@
 """The daily leaderboards: keyset pages with opaque cursors, a player's rank and the rows
 around it, and the rank cache kept in step with the database.
 
-Each day and suit count has three boards: the humans' (``bots=False``), the new players'
-(``newcomers=True``: human accounts with too few earlier days) and the bots'. The order
+Each day and suit count has three boards (a :class:`~server.kinds.DayBoard` names one): the
+humans', the new players' (human accounts with too few earlier days) and the bots'. The order
 is :data:`server.store.order.ORDER`; here it is only used, through ``LEADERBOARD_KEY`` (SQL)
 and :class:`~server.store.order.ResultKey` (Python, cursors, rank-cache members)::
 
-    page = await leaderboard.page(day=day, suits=4, limit=20)
-    more = await leaderboard.page(day=day, suits=4, limit=20, after=page.next)
+    page = await leaderboard.page(DayBoard(day, 4), limit=20)
+    more = await leaderboard.page(DayBoard(day, 4), limit=20, after=page.next)
 """
 
 from __future__ import annotations
@@ -19,27 +19,29 @@ import dataclasses
 import logging
 import time
 from collections.abc import AsyncIterator
-from datetime import date
 from typing import Any, Final
 
 import redis
 import sqlalchemy as sa
 
-from server.kinds import Result
+from server.kinds import DayBoard, Result
 from server.store.database import Database
 from server.store.errors import BadCursor, CacheNotReady, CacheSkipped, InvalidRequest
 from server.store.models import (
     IS_DAILY,
     LEADERBOARD_KEY,
+    OF_BOARD,
+    ON_BOARD,
     ON_LEADERBOARD,
     GameRow,
     Player,
     ReviewAudit,
+    board_params,
     leaderboard_key,
     on_leaderboard,
 )
 from server.store.order import ResultKey
-from server.store.ranks import BoardKey, Loader, LocalRankCache, RankCache
+from server.store.ranks import Loader, LocalRankCache, RankCache
 from server.store.records import (
     CLEARED,
     CONFIRMED,
@@ -104,20 +106,8 @@ def _key_params(key: ResultKey) -> dict[str, Any]:
     return {f"k{index}": value for index, value in enumerate(key.sort_key())}
 
 
-def _board(day: date, suits: int, bots: bool, newcomers: bool = False) -> dict[str, Any]:
-    """The parameters that pick one leaderboard."""
-    return {"day": day, "suits": suits, "bots": bots, "new": newcomers}
-
-
 # The statements, built once: bound parameters only, so every call reuses the compiled SQL
 # and the connection's prepared statement.
-_ON_BOARD = (
-    ON_LEADERBOARD,
-    GameRow.day == sa.bindparam("day", type_=sa.Date()),
-    GameRow.suits == sa.bindparam("suits", type_=sa.SmallInteger()),
-    GameRow.bot == sa.bindparam("bots", type_=sa.Boolean()),
-    GameRow.newcomer == sa.bindparam("new", type_=sa.Boolean()),
-)
 # One leaderboard row: a result's key (for ResultKey.of) and what an entry shows (for
 # leaderboard_entry), so a field added to either is read with no other change.
 _ROW_FIELDS = dict.fromkeys(
@@ -126,7 +116,7 @@ _ROW_FIELDS = dict.fromkeys(
     if field.name not in ("rank", "player", "game_id")
 )
 _ROW_COLUMNS = (*(getattr(GameRow, name) for name in _ROW_FIELDS), Player.name.label("player_name"))
-_BOARD = sa.select(*_ROW_COLUMNS).join(Player, Player.id == GameRow.player_id).where(*_ON_BOARD)
+_BOARD = sa.select(*_ROW_COLUMNS).join(Player, Player.id == GameRow.player_id).where(*ON_BOARD)
 _ROW = sa.tuple_(*LEADERBOARD_KEY)
 # A key's terms as parameters k0, k1, ...: the values of ResultKey.sort_key().
 _KEY = sa.tuple_(
@@ -143,10 +133,7 @@ _HELD = sa.select(GameRow.id).where(
     IS_DAILY,
     GameRow.finished_at.is_not(None),
     GameRow.held,
-    GameRow.day == sa.bindparam("day", type_=sa.Date()),
-    GameRow.suits == sa.bindparam("suits", type_=sa.SmallInteger()),
-    GameRow.bot == sa.bindparam("bots", type_=sa.Boolean()),
-    GameRow.newcomer == sa.bindparam("new", type_=sa.Boolean()),
+    *OF_BOARD,
     GameRow.player_id == sa.bindparam("player_id", type_=sa.Integer()),
 )
 # The rows just before and just after a key, in one round trip (in no particular order).
@@ -164,7 +151,7 @@ _AROUND = sa.union_all(
 _LAST_REVIEW = sa.select(sa.func.max(ReviewAudit.id)).where(
     ReviewAudit.decision.in_((CLEARED, CONFIRMED))
 )
-_COUNT = sa.select(sa.func.count()).select_from(GameRow).where(*_ON_BOARD)
+_COUNT = sa.select(sa.func.count()).select_from(GameRow).where(*ON_BOARD)
 _COUNT_BEFORE = _COUNT.where(_ROW < _KEY)
 _COUNT_UP_TO = _COUNT.where(_ROW <= _KEY)
 # The ranks of given games on their own boards, in one statement: each one's count of the
@@ -187,6 +174,7 @@ _RANKS = sa.select(
 ).where(ON_LEADERBOARD, GameRow.id.in_(sa.bindparam("ids", expanding=True)))
 #: A result's key as ``games`` columns (the rank cache's loader reads them).
 _KEY_COLUMNS = tuple(getattr(GameRow, field.name) for field in dataclasses.fields(ResultKey))
+_MEMBERS = sa.select(*_KEY_COLUMNS).where(*ON_BOARD)
 
 
 class Leaderboard:
@@ -215,20 +203,12 @@ class Leaderboard:
             self.ranks.clear()
 
     async def page(
-        self,
-        *,
-        day: date,
-        suits: int,
-        limit: int,
-        after: str | None = None,
-        bots: bool = False,
-        newcomers: bool = False,
+        self, board: DayBoard, *, limit: int, after: str | None = None
     ) -> LeaderboardSlice:
         """One page of a daily leaderboard, best first; ``after`` is a page's ``next``."""
         if limit < 1:
             raise InvalidRequest(f"limit must be at least 1, got {limit}")
-        board = (day, suits, bots, newcomers)
-        params = _board(*board) | {"limit": limit + 1}
+        params = board_params(board) | {"limit": limit + 1}
         rows = self._database.rows
         if after is None:
             # The rows and the total do not depend on each other: ask both at once.
@@ -249,21 +229,11 @@ class Leaderboard:
             total=total,
         )
 
-    async def rank_of(
-        self,
-        *,
-        day: date,
-        suits: int,
-        player_id: int,
-        around: int = 5,
-        bots: bool = False,
-        newcomers: bool = False,
-    ) -> RankResult:
+    async def rank_of(self, board: DayBoard, *, player_id: int, around: int = 5) -> RankResult:
         """The player's rank that day, and up to ``around`` rows either side of their own."""
         if around < 0:
             raise InvalidRequest(f"around must be non-negative, got {around}")
-        board = (day, suits, bots, newcomers)
-        players = _board(*board) | {"player_id": player_id}
+        players = board_params(board) | {"player_id": player_id}
         own_rows = await self._database.rows(_OWN, players)
         if not own_rows:
             total, held = await asyncio.gather(
@@ -273,7 +243,7 @@ class Leaderboard:
         own = own_rows[0]
         key = ResultKey.of(own)
         if around:
-            params = _board(*board) | {"limit": around} | _key_params(key)
+            params = board_params(board) | {"limit": around} | _key_params(key)
             (position, total), others = await asyncio.gather(
                 self._position(board, key), self._database.rows(_AROUND, params)
             )
@@ -296,7 +266,7 @@ class Leaderboard:
         rows = await self._database.rows(_RANKS, {"ids": list(game_ids)})
         return {str(row[0]): int(row[-1]) for row in rows}
 
-    async def remove(self, board: BoardKey, key: ResultKey) -> None:
+    async def remove(self, board: DayBoard, key: ResultKey) -> None:
         """Take a result off the rank cache (the database took it off its board first); a
         failure is only logged, as for :meth:`add`."""
         try:
@@ -306,17 +276,17 @@ class Leaderboard:
         except CACHE_FAILURES as error:
             log.warning("rank cache: could not remove game %s: %s", key.id, error)
 
-    async def place(self, board: BoardKey, key: ResultKey) -> tuple[int, int]:
+    async def place(self, board: DayBoard, key: ResultKey) -> tuple[int, int]:
         """Where ``key`` stands or would stand on a board (counted in the database): its
         1-based rank, and the results there other than itself."""
-        params = _board(*board) | _key_params(key)
+        params = board_params(board) | _key_params(key)
         (before,) = await self._database.rows(_COUNT_BEFORE, params)
-        (counted,) = await self._database.rows(_COUNT, _board(*board))
+        (counted,) = await self._database.rows(_COUNT, board_params(board))
         total = int(counted[0])
         (present,) = await self._database.rows(_COUNT_UP_TO, params)
         return int(before[0]) + 1, total - (int(present[0]) - int(before[0]))
 
-    async def add(self, board: BoardKey, key: ResultKey) -> None:
+    async def add(self, board: DayBoard, key: ResultKey) -> None:
         """Put a result the database holds in the rank cache. The cache is rebuilt from the
         database when missing, so a failure here is only logged."""
         try:
@@ -327,7 +297,7 @@ class Leaderboard:
             log.warning("rank cache: could not add game %s: %s", key.id, error)
 
     async def _position(
-        self, board: BoardKey, key: ResultKey, *, inclusive: bool = False
+        self, board: DayBoard, key: ResultKey, *, inclusive: bool = False
     ) -> tuple[int, int]:
         """How many results sort before ``key`` (or at it, if ``inclusive``), and how many
         there are: from the rank cache, else counted in the database."""
@@ -344,12 +314,12 @@ class Leaderboard:
             pass
         except CACHE_FAILURES as error:
             log.warning("rank cache unavailable (%s); counting", error)
-        params = _board(*board) | _key_params(key)
+        params = board_params(board) | _key_params(key)
         counting = _COUNT_UP_TO if inclusive else _COUNT_BEFORE
         (counted,) = await self._database.rows(counting, params)
         return int(counted[0]), await self._count(board)
 
-    async def _total(self, board: BoardKey) -> int:
+    async def _total(self, board: DayBoard) -> int:
         try:
             await self._notice_reviews()
             return await self.ranks.total(board, self._loader(board))
@@ -359,29 +329,19 @@ class Leaderboard:
             log.warning("rank cache unavailable (%s); counting", error)
         return await self._count(board)
 
-    async def _count(self, board: BoardKey) -> int:
-        (counted,) = await self._database.rows(_COUNT, _board(*board))
+    async def _count(self, board: DayBoard) -> int:
+        (counted,) = await self._database.rows(_COUNT, board_params(board))
         return int(counted[0])
 
-    def _loader(self, board: BoardKey, batch: int = 10_000) -> Loader:
+    def _loader(self, board: DayBoard, batch: int = 10_000) -> Loader:
         """Reads one leaderboard's rank-cache members from the database, in batches (in a
         transaction: one snapshot, and asyncpg streams only inside one)."""
-        day, suits, bots, newcomers = board
-        query = (
-            sa.select(*_KEY_COLUMNS)
-            .where(
-                ON_LEADERBOARD,
-                GameRow.day == day,
-                GameRow.suits == suits,
-                GameRow.bot == bots,
-                GameRow.newcomer == newcomers,
-            )
-            .execution_options(yield_per=batch)
-        )
+        query = _MEMBERS.execution_options(yield_per=batch)
+        params = board_params(board)
 
         async def load() -> AsyncIterator[list[str]]:
             async with self._database.sessions() as session:
-                result = await session.stream(query)
+                result = await session.stream(query, params)
                 async for rows in result.partitions(batch):
                     yield [ResultKey.of(row).member() for row in rows]
 

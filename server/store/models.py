@@ -4,13 +4,13 @@ alembic migrations in ``migrations/``; ``migrate.check()`` proves the two agree.
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, assert_never
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from server.kinds import Mode
+from server.kinds import DayBoard, Mode
 from server.store.errors import InvalidRequest
 from server.store.order import ORDER
 
@@ -243,6 +243,32 @@ def on_leaderboard(games: Any = GameRow) -> sa.ColumnElement[bool]:
 
 
 ON_LEADERBOARD = on_leaderboard()
+
+#: Which leaderboard a daily is on, as bound parameters (every statement over one board
+#: reuses its compiled SQL and prepared statement): filled by :func:`board_params`.
+OF_BOARD = (
+    GameRow.day == sa.bindparam("day", type_=sa.Date()),
+    GameRow.suits == sa.bindparam("suits", type_=sa.SmallInteger()),
+    GameRow.bot == sa.bindparam("bots", type_=sa.Boolean()),
+    GameRow.newcomer == sa.bindparam("new", type_=sa.Boolean()),
+)
+#: The rows of one leaderboard.
+ON_BOARD = (ON_LEADERBOARD, *OF_BOARD)
+
+
+def board_params(board: DayBoard) -> dict[str, Any]:
+    """The parameters of :data:`OF_BOARD` that pick ``board``: the one place a board's kind
+    becomes columns (a new kind fails mypy here until it has its case)."""
+    match board.kind:
+        case "humans":
+            bots, new = False, False
+        case "bots":
+            bots, new = True, False
+        case "new":
+            bots, new = False, True
+        case _:
+            assert_never(board.kind)
+    return {"day": board.day, "suits": board.suits, "bots": bots, "new": new}
 
 
 def _ascending(name: str, descending: bool, games: Any = GameRow) -> sa.ColumnElement[Any]:

@@ -19,7 +19,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
-from server.kinds import MODES, Mode, Result
+from server.kinds import MODES, DayBoard, Mode, Result
 from server.names import look_key, name_key
 from server.store.action_log import ActionLog
 from server.store.boundary import store_boundary
@@ -42,7 +42,6 @@ from server.store.models import (
     InstallSecret,
     Player,
 )
-from server.store.ranks import BoardKey
 from server.store.records import (
     CLEARED,
     CONFIRMED,
@@ -273,12 +272,12 @@ class GamePart(StoreRecords):
         entries: Sequence[LogEntry],
         result: Result | None = None,
         *,
-        ranked_on: BoardKey | None = None,
+        ranked_on: DayBoard | None = None,
     ) -> Awaitable[None]:
         """Commit a game's actions (and its result, with its end entry) through the action
         log; fails with :class:`StaleGame` or :class:`StoreUnavailable`, writing nothing.
 
-        A daily's result (``ranked_on`` its board: day, suit count, bots) then goes to the
+        A daily's result (``ranked_on`` its board) then goes to the
         rank cache; the cache is rebuilt from the database when missing, so a failure there
         is logged.
 
@@ -291,7 +290,7 @@ class GamePart(StoreRecords):
         return self._append_ended(entries, result, ranked_on)
 
     async def _append_ended(
-        self, entries: Sequence[LogEntry], result: Result, ranked_on: BoardKey | None
+        self, entries: Sequence[LogEntry], result: Result, ranked_on: DayBoard | None
     ) -> None:
         _require_aware("finished_at", result.finished_at)
         # made first: it refuses what cannot be ranked before anything is written
@@ -328,62 +327,35 @@ class GamePart(StoreRecords):
 class BoardPart(StoreRecords):
     """Daily leaderboards: :class:`~server.store.api.BoardStore`.
 
-    Each day and suit count has three boards: the humans' (``bots=False``), the new
-    players' (``newcomers=True``) and the bots'.
+    Each day and suit count has three boards (a :class:`~server.kinds.DayBoard` names
+    one): the humans', the new players' and the bots'.
     """
 
     async def leaderboard_page(
-        self,
-        *,
-        day: date,
-        suits: int,
-        limit: int,
-        after: str | None = None,
-        bots: bool = False,
-        newcomers: bool = False,
+        self, board: DayBoard, *, limit: int, after: str | None = None
     ) -> LeaderboardSlice:
         """One page of a daily leaderboard, best first; ``after`` is a page's ``next`` (a
         cursor it did not make raises :class:`BadCursor`)."""
-        return await self._leaderboard.page(
-            day=day, suits=suits, limit=limit, after=after, bots=bots, newcomers=newcomers
-        )
+        return await self._leaderboard.page(board, limit=limit, after=after)
 
-    async def rank_of(
-        self,
-        *,
-        day: date,
-        suits: int,
-        player_id: int,
-        around: int = 5,
-        bots: bool = False,
-        newcomers: bool = False,
-    ) -> RankResult:
+    async def rank_of(self, board: DayBoard, *, player_id: int, around: int = 5) -> RankResult:
         """The player's rank that day, and up to ``around`` rows either side of their own."""
-        return await self._leaderboard.rank_of(
-            day=day,
-            suits=suits,
-            player_id=player_id,
-            around=around,
-            bots=bots,
-            newcomers=newcomers,
-        )
+        return await self._leaderboard.rank_of(board, player_id=player_id, around=around)
 
     async def unrank(self, record: GameRecord) -> None:
         """Take a daily off the rank cache (after a review confirmed one that was on its
         board: a leader's)."""
-        result = record.result
-        if result is None or record.day is None:
+        result, board = record.result, record.board
+        if result is None or board is None:
             return
-        board = (record.day, record.suits, record.bot, record.newcomer)
         await self._leaderboard.remove(board, result_key(record.id, result))
 
     async def place_of(self, record: GameRecord) -> tuple[int, int] | None:
         """Where a finished daily stands, or would stand if it were not held, on its own
         board: (rank, results on that board without it)."""
-        result = record.result
-        if result is None or record.day is None:
+        result, board = record.result, record.board
+        if result is None or board is None:
             return None
-        board = (record.day, record.suits, record.bot, record.newcomer)
         return await self._leaderboard.place(board, result_key(record.id, result))
 
     async def ranks_of(self, game_ids: list[str]) -> dict[str, int]:
@@ -393,10 +365,9 @@ class BoardPart(StoreRecords):
 
     async def rank_again(self, record: GameRecord) -> None:
         """Put a finished daily back in the rank cache (after a review cleared it)."""
-        result = record.result
-        if result is None or record.day is None:
+        result, board = record.result, record.board
+        if result is None or board is None:
             return
-        board = (record.day, record.suits, record.bot, record.newcomer)
         await self._leaderboard.add(board, result_key(record.id, result))
 
 
@@ -440,15 +411,11 @@ class FairPlayPart(StoreRecords):
         """The review queue, oldest first: results held, and leaders queued on their board."""
         return await self._fair_play.held(IN_QUEUE)
 
-    async def queue_leaders(
-        self, *, day: date, suits: int, newcomers: bool, at: datetime, top: int = 3
-    ) -> list[str]:
+    async def queue_leaders(self, board: DayBoard, *, at: datetime, top: int = 3) -> list[str]:
         """Queue the ``top`` results of a human board for review (they stay on the board,
         and show as verified once cleared); the ids newly queued, each with an audit row."""
         _require_aware("at", at)
-        return await self._fair_play.queue_leaders(
-            day=day, suits=suits, newcomers=newcomers, top=top, at=at
-        )
+        return await self._fair_play.queue_leaders(board, top=top, at=at)
 
     async def account_dailies(self, *, player_id: int) -> list[tuple[GameRecord, FairPlayRecord]]:
         """The account's screened dailies, oldest day first, with their screening."""
@@ -487,12 +454,10 @@ class FairPlayPart(StoreRecords):
 class AfterDayPart(StoreRecords):
     """A day's figures, the days played and reports: :class:`~server.store.api.AfterDayStore`."""
 
-    async def day_figures(
-        self, *, day: date, suits: int, bots: bool = False, newcomers: bool = False
-    ) -> DayFigures:
+    async def day_figures(self, board: DayBoard) -> DayFigures:
         """A day's board in counts: finished, won, the winners' moves, the others' runs
         removed, the winners' time quartiles (held results are on no board)."""
-        return await self._after.day_figures(day, suits, bots, newcomers)
+        return await self._after.day_figures(board)
 
     async def daily_days(self, *, player_id: int, before: date | None = None) -> list[date]:
         """The days on which the player finished a daily, in order (streaks; and, ``before``

@@ -30,21 +30,18 @@ from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from datetime import date
 from typing import NamedTuple
 
 import redis.asyncio as redis
 from redis.exceptions import RedisError
 
 from server.breaker import OPEN_SECONDS, Breaker
+from server.kinds import DayBoard
 from server.store.errors import CacheNotReady, CacheSkipped
 
 #: Marks a Redis set as complete; "~" sorts after the hex digit that starts every result.
 COMPLETE = "~complete"
 
-#: (day, suit count, bots, newcomers): one leaderboard; ``bots`` picks the bots' board,
-#: ``newcomers`` the new players' board (never both).
-BoardKey = tuple[date, int, bool, bool]
 #: Reads every member of one leaderboard from the database, in batches.
 Loader = Callable[[], AsyncIterator[list[str]]]
 
@@ -64,20 +61,20 @@ class RankCache(ABC):
 
     @abstractmethod
     async def position(
-        self, board: BoardKey, member: str, load: Loader, *, inclusive: bool = False
+        self, board: DayBoard, member: str, load: Loader, *, inclusive: bool = False
     ) -> Position:
         """Where ``member`` stands (it need not be a result): see :class:`Position`."""
 
-    async def total(self, board: BoardKey, load: Loader) -> int:
+    async def total(self, board: DayBoard, load: Loader) -> int:
         """The number of results on the leaderboard."""
         return (await self.position(board, COMPLETE, load)).total
 
     @abstractmethod
-    async def add(self, board: BoardKey, member: str) -> None:
+    async def add(self, board: DayBoard, member: str) -> None:
         """Record a newly written result (call after the database committed it)."""
 
     @abstractmethod
-    async def remove(self, board: BoardKey, member: str) -> None:
+    async def remove(self, board: DayBoard, member: str) -> None:
         """Forget a result taken off its board (a review confirmed machine play)."""
 
 
@@ -93,10 +90,10 @@ class LocalRankCache(RankCache):
     kept (an evicted one is warmed again when asked for)."""
 
     def __init__(self, max_boards: int = 32) -> None:
-        self._boards: OrderedDict[BoardKey, _LocalBoard] = OrderedDict()
+        self._boards: OrderedDict[DayBoard, _LocalBoard] = OrderedDict()
         self._max_boards = max_boards
 
-    def _board(self, key: BoardKey) -> _LocalBoard:
+    def _board(self, key: DayBoard) -> _LocalBoard:
         board = self._boards.get(key)
         if board is None:
             board = self._boards[key] = _LocalBoard()
@@ -106,7 +103,7 @@ class LocalRankCache(RankCache):
             self._boards.move_to_end(key)
         return board
 
-    async def _warm(self, key: BoardKey, load: Loader) -> _LocalBoard:
+    async def _warm(self, key: DayBoard, load: Loader) -> _LocalBoard:
         board = self._board(key)
         if board.complete:
             return board
@@ -123,20 +120,20 @@ class LocalRankCache(RankCache):
         self._boards.clear()
 
     async def position(
-        self, board: BoardKey, member: str, load: Loader, *, inclusive: bool = False
+        self, board: DayBoard, member: str, load: Loader, *, inclusive: bool = False
     ) -> Position:
         members = (await self._warm(board, load)).members
         index = bisect.bisect_left(members, member)
         present = index < len(members) and members[index] == member
         return Position(index + (inclusive and present), len(members), present)
 
-    async def add(self, board: BoardKey, member: str) -> None:
+    async def add(self, board: DayBoard, member: str) -> None:
         members = self._board(board).members
         index = bisect.bisect_left(members, member)
         if index == len(members) or members[index] != member:
             members.insert(index, member)
 
-    async def remove(self, board: BoardKey, member: str) -> None:
+    async def remove(self, board: DayBoard, member: str) -> None:
         members = self._board(board).members
         index = bisect.bisect_left(members, member)
         if index < len(members) and members[index] == member:
@@ -172,18 +169,16 @@ class RedisRankCache(RankCache):
         )
         #: Boards whose set may lack a result or keep a removed one: dropped when Redis
         #: answers again.
-        self._behind: set[BoardKey] = set()
+        self._behind: set[DayBoard] = set()
 
-    async def _catch_up(self, board: BoardKey) -> None:
+    async def _catch_up(self, board: DayBoard) -> None:
         """Drop the set of a board that missed a change (it is warmed again when read)."""
         if board in self._behind:
             await self._redis.delete(self.key(board))
             self._behind.discard(board)
 
-    def key(self, board: BoardKey) -> str:
-        day, suits, bots, newcomers = board
-        name = "bots" if bots else "new" if newcomers else "humans"
-        return f"{self._prefix}:ranks:{day.isoformat()}:{suits}:{name}"
+    def key(self, board: DayBoard) -> str:
+        return f"{self._prefix}:ranks:{board.day.isoformat()}:{board.suits}:{board.kind}"
 
     async def _warm(self, key: str, load: Loader) -> None:
         lock = f"{key}:warming"
@@ -212,14 +207,14 @@ class RedisRankCache(RankCache):
         raise CacheNotReady(key)
 
     async def position(
-        self, board: BoardKey, member: str, load: Loader, *, inclusive: bool = False
+        self, board: DayBoard, member: str, load: Loader, *, inclusive: bool = False
     ) -> Position:
         async with self.breaker.call():
             await self._catch_up(board)
             return await self._position(board, member, load, inclusive=inclusive)
 
     async def _position(
-        self, board: BoardKey, member: str, load: Loader, *, inclusive: bool
+        self, board: DayBoard, member: str, load: Loader, *, inclusive: bool
     ) -> Position:
         key = self.key(board)
         for _ in range(2):
@@ -234,7 +229,7 @@ class RedisRankCache(RankCache):
             await self._warm(key, load)
         raise CacheNotReady(key)
 
-    async def add(self, board: BoardKey, member: str) -> None:
+    async def add(self, board: DayBoard, member: str) -> None:
         key = self.key(board)
         try:
             async with self.breaker.call():
@@ -247,7 +242,7 @@ class RedisRankCache(RankCache):
             self._behind.add(board)
             raise
 
-    async def remove(self, board: BoardKey, member: str) -> None:
+    async def remove(self, board: DayBoard, member: str) -> None:
         try:
             async with self.breaker.call():
                 await self._catch_up(board)

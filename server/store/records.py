@@ -9,7 +9,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple, TypeVar
 
 from server.engine.actions import END_ACTIONS
-from server.kinds import Mode, Result
+from server.kinds import Board, DayBoard, Mode, Result, suit_count
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -103,6 +103,15 @@ class GameRecord:
             elapsed=self.elapsed or 0.0,
             finished_at=self.finished_at,
         )
+
+    @property
+    def board(self) -> DayBoard | None:
+        """The leaderboard a daily is on (or goes on, once screened and not held); None for
+        a practice game."""
+        if self.day is None:
+            return None
+        kind: Board = "bots" if self.bot else "new" if self.newcomer else "humans"
+        return DayBoard(self.day, suit_count(self.suits), kind)
 
 
 #: A screening's outcomes: ranked (``passed``), or held for review; then a reviewer's.

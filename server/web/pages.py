@@ -23,14 +23,24 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 from urllib.parse import parse_qs, unquote, urlencode
 
+from pydantic import BaseModel
 from websockets.http11 import Request, Response
 
 from server.engine import SUIT_COUNTS
 from server.kinds import BOARDS, board_named, parse_day
-from server.protocol import Board, ErrorCode, HistoryGame, LeaderboardPage, RoomEntry
+from server.protocol import (
+    Board,
+    ErrorCode,
+    HistoryGame,
+    LeaderboardPage,
+    LeaderboardRequest,
+    RoomEntry,
+    bound_rule,
+    query_request,
+)
 
 from . import render
 from .chart import moves_chart, score_chart
@@ -67,6 +77,7 @@ FIRST_DAY: Final = date(1970, 1, 1)
 PAST_DAY: Final = "public, max-age=60"
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+Asked = TypeVar("Asked", bound=BaseModel)
 
 
 def _bad(message: str) -> PageError:
@@ -107,13 +118,33 @@ class Query:
             raise _bad(f"board must be one of {list(BOARDS)}")
         return board
 
-    def number(self, name: str, default: int, choices: range) -> int:
-        text = self.values.get(name)
-        if text is None:
-            return default
-        if not text.isdigit() or int(text) not in choices:
-            raise _bad(f"{name} is {choices.start} to {choices.stop - 1}")
-        return int(text)
+    def request(
+        self, model: type[Asked], *, wholes: tuple[str, ...], texts: tuple[str, ...], **given: Any
+    ) -> Asked:
+        """A request ``model`` from the query (over ``given`` values: a page's own defaults):
+        ``wholes`` whole numbers, ``texts`` stripped, the board as written. The bounds are
+        the model's alone; a value out of them is refused with its rule."""
+        values = dict(given)
+        if "board" in self.values:
+            values["board"] = self.values["board"]
+        for name in wholes:
+            text = self.values.get(name)
+            if text is None:
+                continue
+            try:
+                values[name] = int(text) if text.isdigit() and str(int(text)) == text else text
+            except ValueError:  # a digit int() does not read ("²")
+                values[name] = text
+        for name in texts:
+            text = self.values.get(name)
+            if text is not None:
+                if not text.strip():
+                    raise _bad(bound_rule(model, name))
+                values[name] = text.strip()
+        try:
+            return query_request(model, values)
+        except ValueError as error:
+            raise _bad(str(error)) from None
 
     def text(self, name: str, longest: int) -> str | None:
         text = self.values.get(name)
@@ -231,10 +262,10 @@ async def day_board(source: Source, query: Query, text: str) -> Page:
         raise PageError(404, ErrorCode.NOT_FOUND, f"the board of {day} opens on that day")
     if day < FIRST_DAY:
         raise PageError(404, ErrorCode.NOT_FOUND, f"there is no board before {FIRST_DAY}")
-    suits = query.suits()
-    board = query.board()
-    after = query.text("after", 256)
-    limit = query.number("limit", DAY_ROWS, range(1, 101))
+    asked = query.request(
+        LeaderboardRequest, wholes=("suits", "limit"), texts=("after",), limit=DAY_ROWS
+    )
+    suits, board, after, limit = asked.suits, asked.board, asked.after, asked.limit
     name = query.text("player", 64)
     path = f"/day/{day.isoformat()}"
     if day < today and not await source.dealt(day, suits):

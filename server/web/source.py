@@ -24,7 +24,7 @@ from datetime import date, datetime
 from typing import ClassVar, Final, TypeVar
 
 from server.edge import EdgeError
-from server.engine import Game, Move
+from server.engine import Game, Move, SuitCount
 from server.engine.actions import apply
 from server.play.after.queries import Replays
 from server.play.errors import refusal_of
@@ -147,7 +147,7 @@ class Source:
         return await _asking(self._hub.queries.daily_info())
 
     async def board(
-        self, *, day: date, suits: int, board: Board, limit: int, after: str | None = None
+        self, *, day: date, suits: SuitCount, board: Board, limit: int, after: str | None = None
     ) -> tuple[LeaderboardPage, Replays]:
         """A page of a board, and the ids of its rows' public replays by player."""
         return await _asking(
@@ -166,7 +166,7 @@ class Source:
         return Player(name=record.name, bot=record.bot, created=record.created_at)
 
     async def rank(
-        self, *, day: date, suits: int, board: Board, name: str, around: int
+        self, *, day: date, suits: SuitCount, board: Board, name: str, around: int
     ) -> tuple[RankInfo, Replays]:
         """A player's rank and the rows around it, and the ids of their public replays."""
         player = await _asking(self._hub.accounts.named(name))
@@ -182,7 +182,9 @@ class Source:
         player = await _asking(self._hub.accounts.named(name))
         return await _asking(self._hub.queries.history_replays(player, limit))
 
-    async def day_stats(self, *, day: date, suits: int, board: Board, name: str | None) -> DayStats:
+    async def day_stats(
+        self, *, day: date, suits: SuitCount, board: Board, name: str | None
+    ) -> DayStats:
         player = None if name is None else await _asking(self._hub.accounts.named(name))
         return await _asking(
             self._hub.after.day_stats(day=day, suits=suits, board=board, player=player)

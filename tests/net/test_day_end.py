@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, time, timedelta
 
+from server.kinds import DayBoard
 from server.play.clock import day_end
 from server.play.hub import Hub
 from tests.conftest import Backend
@@ -76,11 +77,11 @@ async def test_no_action_after_midnight_with_hundreds_of_open_dailies(backend: B
         # closed by the refusals themselves, at midnight, whether or not the day ticker (which
         # wakes every 30 s) has begun on the open dailies
         store = server.hub.store
-        bots_board = await store.leaderboard_page(day=today, suits=1, limit=100, bots=True)
+        bots_board = await store.leaderboard_page(DayBoard(today, 1, "bots"), limit=100)
         (row,) = [row for row in bots_board.rows if row.player == bot_name]
         assert not row.won and row.finished_at == day_end(today)
         tomorrow = await store.leaderboard_page(
-            day=today + timedelta(days=1), suits=1, limit=100, bots=True
+            DayBoard(today + timedelta(days=1), 1, "bots"), limit=100
         )
         assert tomorrow.rows == []
         human_game = await store.get_game(state["game"])

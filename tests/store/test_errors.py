@@ -11,6 +11,7 @@ import pytest
 import redis
 from sqlalchemy.exc import OperationalError
 
+from server.kinds import DayBoard
 from server.store import (
     ActionLog,
     BadCursor,
@@ -114,7 +115,7 @@ async def test_a_store_whose_database_is_down_raises_unavailable() -> None:
         with pytest.raises(StoreUnavailable):
             await store.player_by_id(1)
         with pytest.raises(StoreUnavailable):
-            await store.leaderboard_page(day=unique_day(), suits=1, limit=5)
+            await store.leaderboard_page(DayBoard(unique_day(), 1), limit=5)
         with pytest.raises(StoreUnavailable):
             async for _ in store.finished_games():
                 pass

@@ -7,7 +7,7 @@ import dataclasses
 import logging
 import random
 import uuid
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 import pytest
@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from server.bus import InProcessBus
 from server.engine import Game as EngineGame
 from server.engine.actions import replay
+from server.kinds import Board, DayBoard
 from server.play.clock import ManualClock
 from server.play.hub import Hub
 from server.store import (
@@ -34,7 +35,7 @@ from server.store.leaderboard import (
     leaderboard_entry,
     result_key,
 )
-from server.store.models import ON_LEADERBOARD, GameRow
+from server.store.models import ON_LEADERBOARD, GameRow, board_params
 from server.store.order import ResultKey
 from server.store.ranks import RedisRankCache
 from tests.support.fakes import FakeStore, fixed_prover
@@ -72,7 +73,7 @@ async def test_order_is_score_then_elapsed_then_finish_then_id(store: Store) -> 
     await finished_daily(
         store, players["f"], day + timedelta(days=1000), score=900, elapsed=1.0, finished_at=T0
     )
-    board = await store.leaderboard_page(day=day, suits=1, limit=10)
+    board = await store.leaderboard_page(DayBoard(day, 1), limit=10)
     assert [row.player[0] for row in board.rows] == ["b", "c", "d", "e", "a", "f"]
     assert [row.rank for row in board.rows] == [1, 2, 3, 4, 5, 6]
     assert board.total == 6 and board.next is None
@@ -101,8 +102,8 @@ async def test_wins_come_first_then_runs_removed_then_score(store: Store) -> Non
             elapsed=elapsed,
             finished_at=T0,
         )
-    board = await store.leaderboard_page(day=day, suits=1, limit=3)
-    rest = await store.leaderboard_page(day=day, suits=1, limit=3, after=board.next)
+    board = await store.leaderboard_page(DayBoard(day, 1), limit=3)
+    rest = await store.leaderboard_page(DayBoard(day, 1), limit=3, after=board.next)
     names = [row.player.rsplit("-", 1)[0] for row in board.rows + rest.rows]
     assert names == [
         "won-best",
@@ -115,7 +116,7 @@ async def test_wins_come_first_then_runs_removed_then_score(store: Store) -> Non
     assert [(row.won, row.removed) for row in board.rows] == [(True, 4), (True, 4), (False, 3)]
     slowest = await store.player_by_name(rest.rows[-1].player)
     assert slowest is not None
-    last = await store.rank_of(day=day, suits=1, player_id=slowest.id)
+    last = await store.rank_of(DayBoard(day, 1), player_id=slowest.id)
     assert (last.rank, last.total) == (6, 6)
 
 
@@ -126,14 +127,14 @@ async def test_bots_have_a_board_of_their_own(store: Store) -> None:
     assert bot.bot and not human.bot
     await finished_daily(store, human, day, score=801, elapsed=100.0, finished_at=T0)
     await finished_daily(store, bot, day, score=850, elapsed=1.0, finished_at=T0)
-    humans = await store.leaderboard_page(day=day, suits=1, limit=10)
-    bots = await store.leaderboard_page(day=day, suits=1, limit=10, bots=True)
+    humans = await store.leaderboard_page(DayBoard(day, 1), limit=10)
+    bots = await store.leaderboard_page(DayBoard(day, 1, "bots"), limit=10)
     assert [(row.player, row.bot) for row in humans.rows] == [(human.name, False)]
     assert [(row.player, row.bot) for row in bots.rows] == [(bot.name, True)]
     assert (humans.total, bots.total) == (1, 1)
-    assert (await store.rank_of(day=day, suits=1, player_id=bot.id)).rank is None
-    assert (await store.rank_of(day=day, suits=1, player_id=bot.id, bots=True)).rank == 1
-    assert (await store.rank_of(day=day, suits=1, player_id=human.id)).rank == 1
+    assert (await store.rank_of(DayBoard(day, 1), player_id=bot.id)).rank is None
+    assert (await store.rank_of(DayBoard(day, 1, "bots"), player_id=bot.id)).rank == 1
+    assert (await store.rank_of(DayBoard(day, 1), player_id=human.id)).rank == 1
     practice = await start(store, bot)
     assert practice.bot
 
@@ -181,7 +182,7 @@ async def test_unfinished_dailies_are_closed_as_they_stand(store: Store) -> None
     stands, still_open = await store.get_game(done.id), await store.get_game(today.id)
     assert stands is not None and stands.score == 801  # a finished result stands
     assert still_open is not None and still_open.finished_at is None  # its day is not over
-    board = await store.leaderboard_page(day=day, suits=1, limit=10)
+    board = await store.leaderboard_page(DayBoard(day, 1), limit=10)
     assert [row.player for row in board.rows] == [players[1].name, players[0].name]
     assert await store.unfinished_dailies(before=next_day) == []
     await hub.close()
@@ -199,10 +200,10 @@ async def test_keyset_pages_cover_every_row_once(store: Store) -> None:
             elapsed=rng.choice([10.0, 20.5]),
             finished_at=T0 + timedelta(seconds=rng.randrange(3)),
         )
-    whole = await store.leaderboard_page(day=day, suits=1, limit=100)
+    whole = await store.leaderboard_page(DayBoard(day, 1), limit=100)
     pages, cursor = [], None
     while True:
-        page = await store.leaderboard_page(day=day, suits=1, limit=5, after=cursor)
+        page = await store.leaderboard_page(DayBoard(day, 1), limit=5, after=cursor)
         assert page.total == 23
         pages.append(page.rows)
         cursor = page.next
@@ -219,24 +220,24 @@ async def test_a_page_ending_exactly_at_the_last_row_has_no_next(store: Store) -
         await finished_daily(
             store, await new_player(store), day, score=800 + n, elapsed=1.0, finished_at=T0
         )
-    first = await store.leaderboard_page(day=day, suits=1, limit=2)
-    second = await store.leaderboard_page(day=day, suits=1, limit=2, after=first.next)
+    first = await store.leaderboard_page(DayBoard(day, 1), limit=2)
+    second = await store.leaderboard_page(DayBoard(day, 1), limit=2, after=first.next)
     assert [row.score for row in second.rows] == [801, 800] and second.next is None
-    empty = await store.leaderboard_page(day=unique_day(), suits=1, limit=2)
+    empty = await store.leaderboard_page(DayBoard(unique_day(), 1), limit=2)
     assert (empty.rows, empty.next, empty.total) == ([], None, 0)
 
 
 @pytest.mark.parametrize("cursor", ["", "garbage!", "bm90IGEgY3Vyc29y", "MXwyfDN8", "é"])
 async def test_a_malformed_cursor_is_an_invalid_request(store: Store, cursor: str) -> None:
     with pytest.raises(InvalidRequest):
-        await store.leaderboard_page(day=unique_day(), suits=1, limit=5, after=cursor)
+        await store.leaderboard_page(DayBoard(unique_day(), 1), limit=5, after=cursor)
 
 
 async def test_bad_limits_are_refused(store: Store) -> None:
     with pytest.raises(InvalidRequest):
-        await store.leaderboard_page(day=unique_day(), suits=1, limit=0)
+        await store.leaderboard_page(DayBoard(unique_day(), 1), limit=0)
     with pytest.raises(InvalidRequest):
-        await store.rank_of(day=unique_day(), suits=1, player_id=1, around=-1)
+        await store.rank_of(DayBoard(unique_day(), 1), player_id=1, around=-1)
 
 
 async def test_rank_and_rows_around_a_player(store: Store) -> None:
@@ -246,17 +247,17 @@ async def test_rank_and_rows_around_a_player(store: Store) -> None:
         await finished_daily(
             store, player, day, score=890 - n, elapsed=10.0, finished_at=T0 + timedelta(seconds=n)
         )
-    middle = await store.rank_of(day=day, suits=1, player_id=players[6].id, around=2)
+    middle = await store.rank_of(DayBoard(day, 1), player_id=players[6].id, around=2)
     assert (middle.rank, middle.total) == (7, 12)
     assert [row.rank for row in middle.around] == [5, 6, 7, 8, 9]
     assert middle.around[2].player == players[6].name
-    top = await store.rank_of(day=day, suits=1, player_id=players[0].id, around=3)
+    top = await store.rank_of(DayBoard(day, 1), player_id=players[0].id, around=3)
     assert top.rank == 1 and [row.rank for row in top.around] == [1, 2, 3, 4]
-    bottom = await store.rank_of(day=day, suits=1, player_id=players[11].id, around=3)
+    bottom = await store.rank_of(DayBoard(day, 1), player_id=players[11].id, around=3)
     assert bottom.rank == 12 and [row.rank for row in bottom.around] == [9, 10, 11, 12]
-    alone = await store.rank_of(day=day, suits=1, player_id=players[3].id, around=0)
+    alone = await store.rank_of(DayBoard(day, 1), player_id=players[3].id, around=0)
     assert alone.rank == 4 and [row.player for row in alone.around] == [players[3].name]
-    page = await store.leaderboard_page(day=day, suits=1, limit=12)
+    page = await store.leaderboard_page(DayBoard(day, 1), limit=12)
     assert _table(middle.around) == _table(page.rows[4:9])
 
 
@@ -268,7 +269,7 @@ async def test_a_player_without_a_result_has_no_rank(store: Store) -> None:
     unfinished = await new_player(store)
     await start(store, unfinished, day=day)
     for player in (unfinished, await new_player(store)):
-        result = await store.rank_of(day=day, suits=1, player_id=player.id)
+        result = await store.rank_of(DayBoard(day, 1), player_id=player.id)
         assert (result.rank, result.total, result.around) == (None, 1, [])
 
 
@@ -292,7 +293,7 @@ async def test_rank_cache_agrees_with_counting_rows(
             finished_at=T0 + timedelta(microseconds=rng.choice([0, 1, 10**6])),
         )
         if index == 15:  # warm the cache halfway: later results are added to it
-            await store.rank_of(day=day, suits=1, player_id=players[0].id)
+            await store.rank_of(DayBoard(day, 1), player_id=players[0].id)
     async with store.engine.connect() as connection:
         rows = (
             await connection.execute(
@@ -308,9 +309,9 @@ async def test_rank_cache_agrees_with_counting_rows(
         for row in rows
     }
     for player in players:
-        result = await store.rank_of(day=day, suits=1, player_id=player.id, around=0)
+        result = await store.rank_of(DayBoard(day, 1), player_id=player.id, around=0)
         assert (result.rank, result.total) == (expected[player.id], 40)
-    page = await store.leaderboard_page(day=day, suits=1, limit=40)
+    page = await store.leaderboard_page(DayBoard(day, 1), limit=40)
     assert [row.rank for row in page.rows] == sorted(expected.values())
     # The ranks came from the cache, not from the counting fallback.
     assert not [record for record in caplog.records if "rank cache" in record.getMessage()]
@@ -330,13 +331,13 @@ async def test_ranks_are_counted_in_the_database_when_redis_is_down(store: Store
     )
     counting = Store(store.engine, RedisRankCache(down, "unreachable"), store.log)
     try:
-        for after in (None, (await store.leaderboard_page(day=day, suits=1, limit=3)).next):
-            cached = await store.leaderboard_page(day=day, suits=1, limit=3, after=after)
-            counted = await counting.leaderboard_page(day=day, suits=1, limit=3, after=after)
+        for after in (None, (await store.leaderboard_page(DayBoard(day, 1), limit=3)).next):
+            cached = await store.leaderboard_page(DayBoard(day, 1), limit=3, after=after)
+            counted = await counting.leaderboard_page(DayBoard(day, 1), limit=3, after=after)
             assert counted == cached
         for player in players:
-            cached_rank = await store.rank_of(day=day, suits=1, player_id=player.id, around=2)
-            counted_rank = await counting.rank_of(day=day, suits=1, player_id=player.id, around=2)
+            cached_rank = await store.rank_of(DayBoard(day, 1), player_id=player.id, around=2)
+            counted_rank = await counting.rank_of(DayBoard(day, 1), player_id=player.id, around=2)
             assert counted_rank == cached_rank
     finally:
         await down.aclose()
@@ -352,7 +353,7 @@ async def test_ranks_of_many_games_in_one_query_match_rank_of(store: Store) -> N
     practice = await start(store, players[0], day=None)
     ranks = await store.ranks_of([game.id for game in games] + [practice.id, "no-such-game"])
     for game, player in zip(games, players, strict=True):
-        single = await store.rank_of(day=day, suits=1, player_id=player.id, around=0)
+        single = await store.rank_of(DayBoard(day, 1), player_id=player.id, around=0)
         assert ranks[game.id] == single.rank
     assert [ranks[game.id] for game in games] == [4, 3, 2, 1]  # the best score first
     assert practice.id not in ranks and "no-such-game" not in ranks
@@ -427,8 +428,8 @@ async def test_the_fake_store_pages_and_ranks_as_the_store_does(store: Store) ->
             await finished_daily(target, await new_player(target, name), day, **result)
     cursors: list[str | None] = [None]
     while True:
-        real = await store.leaderboard_page(day=day, suits=1, limit=4, after=cursors[-1])
-        assert await fake.leaderboard_page(day=day, suits=1, limit=4, after=cursors[-1]) == real
+        real = await store.leaderboard_page(DayBoard(day, 1), limit=4, after=cursors[-1])
+        assert await fake.leaderboard_page(DayBoard(day, 1), limit=4, after=cursors[-1]) == real
         if real.next is None:
             break
         cursors.append(real.next)
@@ -439,8 +440,17 @@ async def test_the_fake_store_pages_and_ranks_as_the_store_does(store: Store) ->
         assert real_player is not None and fake_player is not None
         for around in (0, 2):
             assert await fake.rank_of(
-                day=day, suits=1, player_id=fake_player.id, around=around
-            ) == await store.rank_of(day=day, suits=1, player_id=real_player.id, around=around)
+                DayBoard(day, 1), player_id=fake_player.id, around=around
+            ) == await store.rank_of(DayBoard(day, 1), player_id=real_player.id, around=around)
     with pytest.raises(BadCursor):
-        await fake.leaderboard_page(day=day, suits=1, limit=4, after="3")
+        await fake.leaderboard_page(DayBoard(day, 1), limit=4, after="3")
     await fake.close()
+
+
+@pytest.mark.parametrize(
+    ("kind", "bots", "new"), [("humans", False, False), ("bots", True, False), ("new", False, True)]
+)
+def test_a_board_is_one_filter_over_the_games_columns(kind: Board, bots: bool, new: bool) -> None:
+    # the columns the leaderboard index ranges over, as they were stored before DayBoard
+    board = DayBoard(date(2026, 3, 1), 2, kind)
+    assert board_params(board) == {"day": board.day, "suits": 2, "bots": bots, "new": new}

@@ -10,6 +10,7 @@ import pytest
 import sqlalchemy as sa
 from alembic.script import ScriptDirectory
 
+from server.kinds import DayBoard
 from server.names import look_key
 from server.store import NameTaken, Store, migrate
 from server.store.database import create_engine
@@ -266,12 +267,12 @@ async def test_fair_play_migration_up_and_down_with_data(
                 f"UPDATE games SET bot = true WHERE player_id = {bot.id}",
             )
             day = datetime(2030, 5, 1).date()
-            page = await store.leaderboard_page(day=day, suits=1, limit=10)
+            page = await store.leaderboard_page(DayBoard(day, 1), limit=10)
             assert [(row.player, row.won, row.removed) for row in page.rows] == [
                 ("Bea", True, 4),
                 ("Ann", False, 3),  # the higher score, but no win
             ]
-            bots = await store.leaderboard_page(day=day, suits=1, limit=10, bots=True)
+            bots = await store.leaderboard_page(DayBoard(day, 1, "bots"), limit=10)
             assert [row.player for row in bots.rows] == ["Robo"]
             next_key = ResultKey.of(await store.get_game("g-won"))
             assert next_key.won and next_key.removed == 4

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from server.kinds import DayBoard
 from server.store import (
     AttemptExists,
     InvalidRequest,
@@ -326,7 +327,7 @@ async def test_concurrent_finishes_write_one_result(store: Store) -> None:
     assert len(written) == 1
     assert all(isinstance(r, StaleGame) for r in results if isinstance(r, BaseException))
     assert await store.get_game(game.id) == written[0]
-    board = await store.leaderboard_page(day=day, suits=1, limit=10)
+    board = await store.leaderboard_page(DayBoard(day, 1), limit=10)
     assert board.total == 1 and [row.score for row in board.rows] == [written[0].score]
 
 

@@ -12,6 +12,7 @@ import pytest
 import redis.asyncio as redis
 from hypothesis import given
 
+from server.kinds import DayBoard
 from server.store.leaderboard import decode_cursor, encode_cursor
 from server.store.order import ResultKey
 from server.store.ranks import COMPLETE, LocalRankCache, RankCache, RedisRankCache
@@ -66,7 +67,7 @@ async def test_one_warmer_loads_and_concurrent_readers_wait_for_it(cache: RankCa
         yield members[:6]
         yield members[6:]
 
-    board = (date(2031, 1, 1), 1, False, False)
+    board = DayBoard(date(2031, 1, 1), 1)
     readers = asyncio.gather(*(cache.position(board, member, load) for member in members))
     for _ in range(20):
         await asyncio.sleep(0)  # every in-process reader reaches the cache in a few turns
@@ -86,7 +87,7 @@ async def test_one_warmer_loads_and_concurrent_readers_wait_for_it(cache: RankCa
 
 async def test_results_added_while_warming_are_kept(cache: RankCache) -> None:
     members = _members(8)
-    board = (date(2031, 1, 2), 1, False, False)
+    board = DayBoard(date(2031, 1, 2), 1)
 
     async def load() -> AsyncIterator[list[str]]:
         yield members[:5]  # the database's snapshot misses the last three
@@ -108,7 +109,7 @@ async def test_the_boards_of_a_day_are_apart(cache: RankCache) -> None:
     async def load() -> AsyncIterator[list[str]]:
         yield []
 
-    humans, bots = (date(2031, 1, 3), 1, False, False), (date(2031, 1, 3), 1, True, False)
+    humans, bots = DayBoard(date(2031, 1, 3), 1), DayBoard(date(2031, 1, 3), 1, "bots")
     await cache.position(humans, COMPLETE, load)
     await cache.position(bots, COMPLETE, load)
     await cache.add(bots, members[0])
@@ -117,9 +118,11 @@ async def test_the_boards_of_a_day_are_apart(cache: RankCache) -> None:
     assert await cache.total(humans, load) == 2
     assert await cache.total(bots, load) == 1
     assert await cache.position(humans, members[0], load) == (0, 2, False)
-    newcomers = (date(2031, 1, 3), 1, False, True)
+    newcomers = DayBoard(date(2031, 1, 3), 1, "new")
     await cache.position(newcomers, COMPLETE, load)
     await cache.add(newcomers, members[0])
     assert await cache.total(newcomers, load) == 1 and await cache.total(humans, load) == 2
     if isinstance(cache, RedisRankCache):
-        assert len({cache.key(humans), cache.key(bots), cache.key(newcomers)}) == 3
+        # the keys as they were named before a board was one value (sets already in Redis)
+        keys = [cache.key(board).rsplit(":ranks:", 1)[1] for board in (humans, bots, newcomers)]
+        assert keys == ["2031-01-03:1:humans", "2031-01-03:1:bots", "2031-01-03:1:new"]

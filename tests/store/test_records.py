@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from server.kinds import Result
+from server.kinds import DayBoard, Result
 from server.store import CLOSED, END_ACTIONS, RESIGN, WON, GameRecord, LogEntry, PlayerRecord
 from server.store.records import GameLog, record_of
 
@@ -66,3 +66,11 @@ def test_a_logs_actions_leave_out_the_entries_that_end_the_game() -> None:
     assert GameLog(UNFINISHED, entries).actions == ["3-7x1", "undo", "restart", "1-2x2"]
     for end in (RESIGN, CLOSED):
         assert GameLog(UNFINISHED, [LogEntry("g", 1, end, at_ms=0)]).actions == []
+
+
+def test_a_daily_is_on_the_board_its_flags_name() -> None:
+    day = T0.date()
+    assert UNFINISHED.board == DayBoard(day, 1, "humans")
+    assert dataclasses.replace(UNFINISHED, newcomer=True).board == DayBoard(day, 1, "new")
+    assert dataclasses.replace(UNFINISHED, bot=True, suits=4).board == DayBoard(day, 4, "bots")
+    assert dataclasses.replace(UNFINISHED, mode="practice", day=None).board is None

@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime, time, timedelta
 import pytest
 
 from server.bus import InProcessBus
+from server.kinds import DayBoard
 from server.play.clock import ManualClock
 from server.play.fairplay.screening import ACCOUNT_REASON
 from server.play.hub import Hub
@@ -99,7 +100,7 @@ async def test_the_days_leaders_enter_the_queue_and_show_verified_once_cleared(
     queue = {game.id: screening for game, screening in await store.review_queue()}
     assert set(ids.values()) - set(queue) == {ids[520]}
     # queued leaders stay on the board, unverified until a reviewer clears them
-    board = await store.leaderboard_page(day=day, suits=1, limit=10)
+    board = await store.leaderboard_page(DayBoard(day, 1), limit=10)
     assert [row.score for row in board.rows] == [700, 650, 600, 550, 520]
     assert not any(row.verified for row in board.rows)
     assert [d for d, _, _ in await store.audit(ids[700])] == [QUEUED]
@@ -109,7 +110,7 @@ async def test_the_days_leaders_enter_the_queue_and_show_verified_once_cleared(
         await store.review(game_id=ids[score], decision=CONFIRMED, note=None, at=noon(day))
     # the board's end of day: whoever moved up into the top 3 is queued too
     assert await hub.screening.queue_leaders_of(day) == [ids[520]]
-    board = await store.leaderboard_page(day=day, suits=1, limit=10)
+    board = await store.leaderboard_page(DayBoard(day, 1), limit=10)
     assert [(row.score, row.verified) for row in board.rows] == [
         (700, True),
         (550, False),

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Sequence
 from datetime import date, datetime
 from typing import Any
 
-from server.kinds import Mode
+from server.kinds import DayBoard, Mode
 from server.names import look_key, name_key
 from server.play.daily.deals import Proof, Prover
 from server.store import (
@@ -40,7 +40,6 @@ from server.store import (
 from server.store.leaderboard import decode_cursor, encode_cursor, leaderboard_entry
 from server.store.lease import Leases, ProcessLeases
 from server.store.order import ResultKey
-from server.store.ranks import BoardKey
 
 
 class FakeLogWriter:
@@ -87,60 +86,38 @@ class FakeBoards:
     #: Results put on a board's rank cache, in order (a bot's at once, one cleared later).
     ranked: list[tuple[str, Result]]
 
-    def _board(self, day: date, suits: int, bots: bool, new: bool = False) -> list[GameRecord]:
+    def _board(self, board: DayBoard | None) -> list[GameRecord]:
         """One leaderboard's results, in the real order (imported, never restated)."""
         done = [
             g
             for g in self.games.values()
-            if g.mode == "daily"
-            and g.day == day
-            and g.suits == suits
-            and g.bot == bots
-            and g.newcomer == new
-            and g.finished_at
-            and not g.held
+            if g.mode == "daily" and g.board == board and g.finished_at and not g.held
         ]
         return sorted(done, key=lambda g: ResultKey.of(g).sort_key())
 
     async def leaderboard_page(
-        self,
-        *,
-        day: date,
-        suits: int,
-        limit: int,
-        after: str | None = None,
-        bots: bool = False,
-        newcomers: bool = False,
+        self, board: DayBoard, *, limit: int, after: str | None = None
     ) -> LeaderboardSlice:
-        board = self._board(day, suits, bots, newcomers)
+        found = self._board(board)
         start = 0
         if after is not None:  # the real cursors: a row's key (BadCursor for anything else)
             key = decode_cursor(after).sort_key()
-            start = sum(ResultKey.of(g).sort_key() <= key for g in board)
-        page = board[start : start + limit]
-        more = start + limit < len(board)
+            start = sum(ResultKey.of(g).sort_key() <= key for g in found)
+        page = found[start : start + limit]
+        more = start + limit < len(found)
         cursor = encode_cursor(ResultKey.of(page[-1])) if more else None
         rows = [leaderboard_entry(start + i + 1, g) for i, g in enumerate(page)]
-        return LeaderboardSlice(rows, cursor, len(board))
+        return LeaderboardSlice(rows, cursor, len(found))
 
-    async def rank_of(
-        self,
-        *,
-        day: date,
-        suits: int,
-        player_id: int,
-        around: int = 5,
-        bots: bool = False,
-        newcomers: bool = False,
-    ) -> RankResult:
-        board = self._board(day, suits, bots, newcomers)
-        for i, g in enumerate(board):
+    async def rank_of(self, board: DayBoard, *, player_id: int, around: int = 5) -> RankResult:
+        found = self._board(board)
+        for i, g in enumerate(found):
             if g.player_id == player_id:
-                near = board[max(0, i - around) : i + around + 1]
+                near = found[max(0, i - around) : i + around + 1]
                 first = max(0, i - around)
                 rows = [leaderboard_entry(first + k + 1, h) for k, h in enumerate(near)]
-                return RankResult(i + 1, len(board), rows)
-        return RankResult(None, len(board), [])
+                return RankResult(i + 1, len(found), rows)
+        return RankResult(None, len(found), [])
 
     async def ranks_of(self, game_ids: list[str]) -> dict[str, int]:
         ranks = {}
@@ -148,7 +125,7 @@ class FakeBoards:
             g = self.games.get(game_id)
             if g is None or g.day is None:
                 continue
-            board = [h.id for h in self._board(g.day, g.suits, g.bot, g.newcomer)]
+            board = [h.id for h in self._board(g.board)]
             if game_id in board:
                 ranks[game_id] = board.index(game_id) + 1
         return ranks
@@ -156,7 +133,7 @@ class FakeBoards:
     async def place_of(self, record: GameRecord) -> tuple[int, int] | None:
         if record.result is None or record.day is None:
             return None
-        board = self._board(record.day, record.suits, record.bot, record.newcomer)
+        board = self._board(record.board)
         others = [g for g in board if g.id != record.id]
         key = ResultKey.of(record).sort_key()
         return sum(ResultKey.of(g).sort_key() < key for g in others) + 1, len(others)
@@ -313,11 +290,9 @@ class FakeStore(FakeBoards):
         )
         return record
 
-    async def queue_leaders(
-        self, *, day: date, suits: int, newcomers: bool, at: datetime, top: int = 3
-    ) -> list[str]:
+    async def queue_leaders(self, board: DayBoard, *, at: datetime, top: int = 3) -> list[str]:
         queued = []
-        for g in self._board(day, suits, False, newcomers)[:top]:
+        for g in self._board(board)[:top]:
             screened = self.screenings.get(g.id)
             if screened is not None and screened.status == PASSED:
                 self.screenings[g.id] = dataclasses.replace(screened, status=QUEUED)
@@ -387,12 +362,12 @@ class FakeStore(FakeBoards):
         entries: Sequence[LogEntry],
         result: Result | None = None,
         *,
-        ranked_on: BoardKey | None = None,
+        ranked_on: DayBoard | None = None,
     ) -> Awaitable[None]:
         return self._append(entries, result, ranked_on)
 
     async def _append(
-        self, entries: Sequence[LogEntry], result: Result | None, ranked_on: BoardKey | None
+        self, entries: Sequence[LogEntry], result: Result | None, ranked_on: DayBoard | None
     ) -> None:
         await self.log.append(entries, result)
         if result is not None and ranked_on is not None:
@@ -411,14 +386,12 @@ class FakeStore(FakeBoards):
             if g.finished_at is not None:
                 yield GameLog(g, list(self.logs.get(g.id, [])))
 
-    async def day_figures(
-        self, *, day: date, suits: int, bots: bool = False, newcomers: bool = False
-    ) -> DayFigures:
-        board = self._board(day, suits, bots, newcomers)
-        winners = [g for g in board if g.won]
+    async def day_figures(self, board: DayBoard) -> DayFigures:
+        found = self._board(board)
+        winners = [g for g in found if g.won]
         moves: dict[int, int] = {}
         not_won: dict[int, int] = {}
-        for g in board:
+        for g in found:
             if g.won:
                 moves[g.moves or 0] = moves.get(g.moves or 0, 0) + 1
             else:
@@ -428,7 +401,7 @@ class FakeStore(FakeBoards):
         if times:
             at = [max(0, -(-len(times) * share // 4) - 1) for share in (1, 2, 3)]
             quartiles = (times[at[0]], times[at[1]], times[at[2]])
-        return DayFigures(len(board), len(winners), moves, not_won, quartiles)
+        return DayFigures(len(found), len(winners), moves, not_won, quartiles)
 
     async def report(self, *, game_id: str, player_id: int, reason: str, at: datetime) -> None:
         if (game_id, player_id) in self.reports:

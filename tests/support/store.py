@@ -118,7 +118,7 @@ async def finish(
     """Log ``actions`` and the game's end with ``result``, as the server does (a human's
     daily passing its fair-play screening); the finished record."""
     end = WON if result.won else RESIGN if result.resigned else CLOSED
-    board = (game.day, game.suits, True, False) if game.day is not None and game.bot else None
+    board = game.board if game.bot else None
     await store.append(
         entries(game, [*actions, end], at=result.finished_at), result, ranked_on=board
     )

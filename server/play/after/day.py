@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Final, Literal
 
+from server.kinds import DayBoard, SuitCount
 from server.play.clock import Clock, utc_day
 from server.play.daily.deals import DailySchedule
 from server.play.errors import Refused
@@ -185,7 +186,7 @@ class AfterDay:
         self._rooms = rooms
         #: Account names (``name_key`` form) that may see held results.
         self.reviewers = reviewers
-        self._figures: dict[tuple[date, int, Board, bool], tuple[float, DayStats]] = {}
+        self._figures: dict[tuple[DayBoard, bool], tuple[float, DayStats]] = {}
         #: Finished games' replays by game id, the least recently read first.
         self._replays: OrderedDict[str, Replay] = OrderedDict()
         self._replay_actions = 0
@@ -198,20 +199,23 @@ class AfterDay:
     # -- a day's results -----------------------------------------------------------------
 
     async def day_stats(
-        self, *, day: date | None, suits: int, board: Board, player: PlayerRecord | None = None
+        self,
+        *,
+        day: date | None,
+        suits: SuitCount,
+        board: Board,
+        player: PlayerRecord | None = None,
     ) -> DayStats:
         """Everyone's ranked results of a day's board; with ``player``, where they stand."""
         today = self._today()
         day = day or today
         if day > today:
             raise Refused(ErrorCode.NOT_FOUND, f"the board of {day} opens on that day")
-        bots = board == "bots"
-        stats = await self._board_stats(day, suits, bots, board, over=day < today)
+        on = DayBoard(day, suits, board)
+        stats = await self._board_stats(on, over=day < today)
         if player is None:
             return stats
-        ranked = await self._store.rank_of(
-            day=day, suits=suits, player_id=player.id, around=0, bots=bots, newcomers=board == "new"
-        )
+        ranked = await self._store.rank_of(on, player_id=player.id, around=0)
         if ranked.rank is None or not ranked.around:
             return stats
         own = ranked.around[0]
@@ -226,17 +230,14 @@ class AfterDay:
         )
         return stats.model_copy(update={"you": you})
 
-    async def _board_stats(
-        self, day: date, suits: int, bots: bool, board: Board, *, over: bool
-    ) -> DayStats:
-        key = (day, suits, board, over)
+    async def _board_stats(self, board: DayBoard, *, over: bool) -> DayStats:
+        key = (board, over)
         now = self._clock.monotonic()
         cached = self._figures.get(key)
         if cached is not None and cached[0] > now:
             return cached[1]
-        figures = await self._store.day_figures(
-            day=day, suits=suits, bots=bots, newcomers=board == "new"
-        )
+        figures = await self._store.day_figures(board)
+        day, suits = board.day, board.suits
         histogram, width = moves_histogram(figures.winners_moves)
         par: int | None = None
         dealt: Literal[False] | None = None
@@ -247,7 +248,7 @@ class AfterDay:
         stats = DayStats(
             day=day,
             suits=suits,
-            board=board,
+            board=board.kind,
             finished=figures.finished,
             won=figures.won,
             moves_histogram=histogram,

@@ -11,6 +11,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import date
 
+from server.kinds import DayBoard, suit_count
 from server.play.clock import Clock, utc_day
 from server.play.daily.deals import DailySchedule
 from server.play.daily.standings import WITHDRAWN
@@ -98,14 +99,8 @@ class GameEndings:
             par = await self.par(game)
         elif game.day is not None:
             try:
-                ranked = await self._store.rank_of(
-                    day=game.day,
-                    suits=game.suits,
-                    player_id=game.player_id,
-                    around=0,
-                    bots=game.bot,
-                    newcomers=board == "new",
-                )
+                on = DayBoard(game.day, suit_count(game.suits), board or "humans")
+                ranked = await self._store.rank_of(on, player_id=game.player_id, around=0)
                 rank, total = ranked.rank, ranked.total
             except StoreError as error:
                 # The result is stored; only its rank could not be read just now.

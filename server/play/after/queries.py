@@ -8,6 +8,7 @@ from datetime import date, timedelta
 from typing import Final, Literal, TypeAlias
 
 from server.engine import SUIT_COUNTS
+from server.kinds import DayBoard, SuitCount
 from server.play.clock import Clock, seconds_to_next_day, utc_day
 from server.play.daily.deals import DailySchedule
 from server.play.daily.standings import DailyStandings
@@ -111,7 +112,7 @@ class Queries:
         return False
 
     async def leaderboard(
-        self, *, day: date | None, suits: int, limit: int, after: str | None, board: Board
+        self, *, day: date | None, suits: SuitCount, limit: int, after: str | None, board: Board
     ) -> LeaderboardPage:
         page, _ = await self.leaderboard_replays(
             day=day, suits=suits, limit=limit, after=after, board=board
@@ -119,17 +120,12 @@ class Queries:
         return page
 
     async def leaderboard_replays(
-        self, *, day: date | None, suits: int, limit: int, after: str | None, board: Board
+        self, *, day: date | None, suits: SuitCount, limit: int, after: str | None, board: Board
     ) -> tuple[LeaderboardPage, Replays]:
         """A page of a board, and its rows' games anyone may replay (by player)."""
         day = day or self._today()
         page = await self._store.leaderboard_page(
-            day=day,
-            suits=suits,
-            limit=limit,
-            after=after,
-            bots=board == "bots",
-            newcomers=board == "new",
+            DayBoard(day, suits, board), limit=limit, after=after
         )
         reply = LeaderboardPage(
             day=day,
@@ -147,7 +143,7 @@ class Queries:
         return {row.player: row.game_id for row in rows} if self._after.public_day(day) else {}
 
     async def rank(
-        self, *, day: date | None, suits: int, player: PlayerRecord, around: int, board: Board
+        self, *, day: date | None, suits: SuitCount, player: PlayerRecord, around: int, board: Board
     ) -> RankInfo:
         ranked, _ = await self.rank_replays(
             day=day, suits=suits, player=player, around=around, board=board
@@ -155,17 +151,12 @@ class Queries:
         return ranked
 
     async def rank_replays(
-        self, *, day: date | None, suits: int, player: PlayerRecord, around: int, board: Board
+        self, *, day: date | None, suits: SuitCount, player: PlayerRecord, around: int, board: Board
     ) -> tuple[RankInfo, Replays]:
         """A player's rank with the rows around it, and their games anyone may replay."""
         day = day or self._today()
         ranked = await self._store.rank_of(
-            day=day,
-            suits=suits,
-            player_id=player.id,
-            around=around,
-            bots=board == "bots",
-            newcomers=board == "new",
+            DayBoard(day, suits, board), player_id=player.id, around=around
         )
         reply = RankInfo(
             day=day,
@@ -261,9 +252,8 @@ class Queries:
 
 def board_of(record: GameRecord) -> Board | None:
     """The board a daily is on (or goes on, once cleared); None for a practice game."""
-    if record.day is None:
-        return None
-    return "bots" if record.bot else "new" if record.newcomer else "humans"
+    board = record.board
+    return None if board is None else board.kind
 
 
 def leaderboard_row(entry: LeaderboardEntry) -> LeaderboardRow:

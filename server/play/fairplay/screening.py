@@ -31,6 +31,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from server.engine import SUIT_COUNTS
+from server.kinds import HUMAN_BOARDS, DayBoard
 from server.play.clock import Clock, utc_day
 from server.play.daily.deals import DailySchedule, SolverProver
 from server.play.daily.newcomers import counts_from, is_newcomer
@@ -141,10 +142,9 @@ class Screening:
             TrustRecord(player.id, account.suspicion, account.reasons, account.evidence, now)
         )
         if screened.status not in OFF_THE_BOARD:
-            await self._store.rank_again(dataclasses.replace(record, newcomer=newcomer))
-            await self._store.queue_leaders(
-                day=record.day, suits=record.suits, newcomers=newcomer, at=now, top=LEADERS
-            )
+            await self._store.rank_again(placed)
+            if placed.board is not None:  # a daily's: always
+                await self._store.queue_leaders(placed.board, at=now, top=LEADERS)
         else:
             log.info("daily %s of %s held for review: %s", record.id, record.player_name, reasons)
         return screened
@@ -171,9 +171,9 @@ class Screening:
         final; the ids newly queued."""
         queued = []
         for suits in SUIT_COUNTS:
-            for newcomers in (False, True):
+            for kind in HUMAN_BOARDS:
                 queued += await self._store.queue_leaders(
-                    day=day, suits=suits, newcomers=newcomers, at=self._clock.now(), top=LEADERS
+                    DayBoard(day, suits, kind), at=self._clock.now(), top=LEADERS
                 )
         return queued
 

@@ -26,7 +26,7 @@ from typing import Final, Literal, NamedTuple, Protocol
 
 from server.engine import Game, Move
 from server.engine.actions import RESTART, UNDO, apply, replay
-from server.kinds import Mode
+from server.kinds import DayBoard, Mode, suit_count
 from server.play.clock import day_end
 from server.protocol import GameView, MessageId, Placements
 from server.store import (
@@ -40,7 +40,6 @@ from server.store import (
     StaleGame,
     StoreUnavailable,
 )
-from server.store.ranks import BoardKey
 
 from .resends import REPLAY_MEMORY, Resends
 
@@ -107,7 +106,7 @@ class GameWriter(Protocol):
         entries: Sequence[LogEntry],
         result: Result | None = None,
         *,
-        ranked_on: BoardKey | None = None,
+        ranked_on: DayBoard | None = None,
     ) -> Awaitable[None]: ...
 
 
@@ -321,7 +320,9 @@ class PlayerGame:
             before, at_ms=int(at.timestamp() * 1000), message_id=message_id, request=request
         )
         # a bot's daily is ranked at once; a human's once its fair-play screening passes it
-        board = (self.day, engine.suits, True, False) if self.day is not None and self.bot else None
+        board = None  # made only with a result: it is read only then, not on every move
+        if result is not None and self.day is not None and self.bot:
+            board = DayBoard(self.day, suit_count(engine.suits), "bots")
         try:
             await self.writer.append(entries, result, ranked_on=board)
         except (StoreUnavailable, StaleGame):

@@ -15,16 +15,18 @@ from datetime import date, datetime
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
+from server.kinds import DayBoard
 from server.store.database import Database
 from server.store.errors import AlreadyReported, StoreError
 from server.store.models import (
     IS_DAILY,
     LEADERBOARD_KEY,
-    ON_LEADERBOARD,
+    ON_BOARD,
     GameRow,
     Player,
     Report,
     SolverReview,
+    board_params,
 )
 from server.store.records import GameRecord
 
@@ -49,51 +51,37 @@ class ReportRecord:
     at: datetime
 
 
-def _board(
-    day: date, suits: int, bots: bool, newcomers: bool = False
-) -> tuple[sa.ColumnElement[bool], ...]:
-    return (
-        ON_LEADERBOARD,
-        GameRow.day == day,
-        GameRow.suits == suits,
-        GameRow.bot == bots,
-        GameRow.newcomer == newcomers,
-    )
-
-
 class AfterDayRecords:
     def __init__(self, database: Database) -> None:
         self._database = database
 
-    async def day_figures(
-        self, day: date, suits: int, bots: bool, newcomers: bool = False
-    ) -> DayFigures:
+    async def day_figures(self, board: DayBoard) -> DayFigures:
         """A board's ranked results in counts (held results are on no board)."""
-        board = _board(day, suits, bots, newcomers)
+        params = board_params(board)
         by_moves = (
             sa.select(GameRow.moves, sa.func.count())
-            .where(*board, GameRow.won.is_(True))
+            .where(*ON_BOARD, GameRow.won.is_(True))
             .group_by(GameRow.moves)
         )
         by_removed = (
             sa.select(GameRow.removed, sa.func.count())
-            .where(*board, GameRow.won.is_not(True))
+            .where(*ON_BOARD, GameRow.won.is_not(True))
             .group_by(GameRow.removed)
         )
         async with self._database.reads() as session:
-            winners = {int(m or 0): int(n) for m, n in await session.execute(by_moves)}
-            losers = {int(r or 0): int(n) for r, n in await session.execute(by_removed)}
+            winners = {int(m or 0): int(n) for m, n in await session.execute(by_moves, params)}
+            losers = {int(r or 0): int(n) for r, n in await session.execute(by_removed, params)}
             won = sum(winners.values())
             quartiles = None
             if won:
-                times = sa.select(GameRow.elapsed).where(*board, GameRow.won.is_(True))
+                times = sa.select(GameRow.elapsed).where(*ON_BOARD, GameRow.won.is_(True))
                 found = []
                 for share in (1, 2, 3):  # the nearest rank of each quartile
                     offset = max(0, -(-won * share // 4) - 1)
                     found.append(
                         float(
                             await session.scalar(
-                                times.order_by(GameRow.elapsed).limit(1).offset(offset)
+                                times.order_by(GameRow.elapsed).limit(1).offset(offset), params
                             )
                             or 0.0
                         )

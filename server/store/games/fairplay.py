@@ -13,22 +13,24 @@ verified. The store checks its callers' arguments; these are the queries behind
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 
+from server.kinds import DayBoard
 from server.store.database import Database
 from server.store.errors import StoreError
 from server.store.models import (
     IS_DAILY,
     LEADERBOARD_KEY,
-    ON_LEADERBOARD,
+    ON_BOARD,
     AccountTrust,
     FairPlay,
     GameRow,
     Player,
     ReviewAudit,
+    board_params,
 )
 from server.store.records import (
     CLEARED,
@@ -164,27 +166,15 @@ class FairPlayRecords:
         async with self._database.reads() as session:
             return [(row[0], row[1], row[2]) for row in await session.execute(query)]
 
-    async def queue_leaders(
-        self, *, day: date, suits: int, newcomers: bool, top: int, at: datetime
-    ) -> list[str]:
+    async def queue_leaders(self, board: DayBoard, *, top: int, at: datetime) -> list[str]:
         """Put the ``top`` results of a human board that passed their screening into the
-        review queue (they stay on the board), each with an audit line; the ids queued."""
-        leaders = (
-            sa.select(GameRow.id)
-            .where(
-                ON_LEADERBOARD,
-                GameRow.day == day,
-                GameRow.suits == suits,
-                GameRow.bot == sa.false(),
-                GameRow.newcomer == newcomers,
-            )
-            .order_by(*LEADERBOARD_KEY)
-            .limit(top)
-        )
-        board = "new players'" if newcomers else "public"
+        review queue (they stay on the board), each with an audit line; the ids queued (a
+        bot's result has no screening, so none of the bots' board)."""
+        leaders = sa.select(GameRow.id).where(*ON_BOARD).order_by(*LEADERBOARD_KEY).limit(top)
+        named = "new players'" if board.kind == "new" else "public"
         queued = []
         async with self._database.sessions.begin() as session:
-            ids = list((await session.scalars(leaders)).all())
+            ids = list((await session.scalars(leaders, board_params(board))).all())
             for rank, game_id in enumerate(ids, start=1):
                 changed = await session.execute(
                     sa.update(FairPlay)
@@ -193,7 +183,7 @@ class FairPlayRecords:
                     execution_options={"synchronize_session": False},
                 )
                 if changed.rowcount:  # type: ignore[attr-defined]
-                    note = f"rank {rank} on the {board} board of {day} ({suits} suits)"
+                    note = f"rank {rank} on the {named} board of {board.day} ({board.suits} suits)"
                     session.add(ReviewAudit(game_id=game_id, decision=QUEUED, note=note, at=at))
                     queued.append(game_id)
         return queued

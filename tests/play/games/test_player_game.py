@@ -9,10 +9,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from server.engine import Game, IllegalMoveError, Move
-from server.kinds import Result
+from server.kinds import DayBoard, Result
 from server.play.games.player_game import Outcome, PlayerGame
 from server.store import LogEntry, StoreUnavailable
-from server.store.ranks import BoardKey
 from tests.support.servers import first_legal
 
 CODE = "SS1-S1-AAAAAAA"
@@ -29,7 +28,7 @@ class RecordingWriter:
         entries: Sequence[LogEntry],
         result: Result | None = None,
         *,
-        ranked_on: BoardKey | None = None,
+        ranked_on: DayBoard | None = None,
     ) -> None:
         if self.fail is not None:
             raise self.fail
