@@ -4,6 +4,7 @@ refused at the edge, and the frames the server writes."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, get_args
@@ -31,6 +32,7 @@ from server.protocol import (
     History,
     HistoryGame,
     LeaderboardPage,
+    LeaderboardRequest,
     LeaderboardRow,
     Moved,
     MovesBin,
@@ -45,6 +47,7 @@ from server.protocol import (
     RaceStandings,
     RaceUpdate,
     RankInfo,
+    RankRequest,
     Registered,
     RemovedCount,
     Replay,
@@ -63,6 +66,7 @@ from server.protocol import (
     ValidationError,
     Welcome,
     YouAreHere,
+    bound_rule,
     encode,
     encode_reply,
     grouped_room_code,
@@ -70,6 +74,7 @@ from server.protocol import (
     moved_frame,
     parse_client_message,
     parse_server_message,
+    query_request,
     room_code_form,
 )
 
@@ -659,3 +664,21 @@ def test_no_field_the_server_sends_is_required_yet_may_be_none() -> None:
         if field.is_required() and type(None) in get_args(field.annotation)
     ]
     assert offenders == []
+
+
+def test_a_query_reads_into_a_request_within_the_models_bounds_alone() -> None:
+    asked = query_request(LeaderboardRequest, {"limit": 7})
+    assert (asked.suits, asked.board, asked.limit, asked.after) == (1, "humans", 7, None)
+    assert bound_rule(LeaderboardRequest, "limit") == "limit is 1 to 100"
+    assert bound_rule(LeaderboardRequest, "after") == "after is 1 to 256 characters"
+    assert bound_rule(LeaderboardRequest, "suits") == "suits must be one of [1, 2, 4]"
+    assert bound_rule(RankRequest, "around") == "around is 0 to 25"
+    refused: list[tuple[dict[str, Any], str]] = [
+        ({"limit": 0}, "limit is 1 to 100"),
+        ({"suits": 3}, "suits must be one of [1, 2, 4]"),
+        ({"board": "robots"}, "board must be one of ['humans', 'bots', 'new']"),
+        ({"after": "a" * 257}, "after is 1 to 256 characters"),
+    ]
+    for values, rule in refused:
+        with pytest.raises(ValueError, match=re.escape(rule)):
+            query_request(LeaderboardRequest, values)
