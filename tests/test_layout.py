@@ -3,6 +3,7 @@ the tree keeps telling the architecture as it grows."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,9 @@ SERVER = Path(__file__).resolve().parent.parent / "server"
 LONG_MODULES_ALLOWED = {SERVER / "protocol.py"}
 MOST_MODULES_A_FOLDER = 15
 MOST_LINES_A_MODULE = 600
+#: The engine's classes are the rules themselves, held apart from this limit.
+LONG_CLASSES_ALLOWED_UNDER = SERVER / "engine"
+MOST_LINES_A_CLASS = 300
 
 
 def _modules() -> list[Path]:
@@ -34,3 +38,31 @@ def test_no_module_is_over_600_lines() -> None:
         and (lines := len(path.read_text().splitlines())) > MOST_LINES_A_MODULE
     }
     assert long == {}
+
+
+def test_no_class_outside_the_engine_is_over_300_lines() -> None:
+    long = {
+        f"{path.relative_to(SERVER)}:{node.name}": lines
+        for path in _modules()
+        if not path.is_relative_to(LONG_CLASSES_ALLOWED_UNDER)
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef)
+        and (lines := (node.end_lineno or node.lineno) - node.lineno + 1) > MOST_LINES_A_CLASS
+    }
+    assert long == {}
+
+
+def test_the_session_handlers_do_not_import_the_session() -> None:
+    """The session imports its handlers: they see it as a ``Conversation`` (imported from
+    its own module), never import ``session.py`` (not even to name its type)."""
+    folder = SERVER / "play" / "session"
+    importers = sorted(
+        path.name
+        for path in folder.glob("*.py")
+        if path.name != "session.py"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom)
+        and (node.module or "").endswith("session")
+        and (node.level == 1 or node.module == "server.play.session.session")
+    )
+    assert importers == []
