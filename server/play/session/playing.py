@@ -97,6 +97,8 @@ class Playing:
             self._hub.starts.release(game)
 
     async def move(self, message: MoveRequest) -> Replies:
+        """A move: refused for no game or a bad move, else down the action road
+        (``Session.handle`` does the same inline, on the hot path: keep the two alike)."""
         self.current_game()  # refused for no game before the move's text is read
         move = parse_move(message.move)  # InvalidMoveError: refused "bad-move"
         # its own spelling ("3 - 7", "3-7X2"): a resend is known however it is written

@@ -20,6 +20,7 @@ import logging
 from datetime import date
 from typing import NamedTuple, assert_never
 
+from server.engine.actions import parse_move
 from server.play.errors import Refused, refusal_of
 from server.play.games.player_game import PlayerGame
 from server.play.hub import Hub
@@ -111,7 +112,10 @@ class Session:
         """Answer one message; refusals become ``error`` replies."""
         try:
             if type(message) is MoveRequest:  # most messages: straight to the move
-                return await self._playing.move(message)
+                playing = self._playing  # Playing.move, inlined: the hot path
+                playing.current_game()  # refused for no game before the move's text is read
+                move = parse_move(message.move)  # InvalidMoveError: refused "bad-move"
+                return await playing.run_action(message.id, move.text(), move)
             return await self._answer(message)
         except Exception as error:
             return [_refusal(message, error, self.hub)]
