@@ -66,3 +66,23 @@ def test_the_session_handlers_do_not_import_the_session() -> None:
         and (node.level == 1 or node.module == "server.play.session.session")
     )
     assert importers == []
+
+
+def test_nothing_reads_a_frames_kind_from_its_text() -> None:
+    """A frame is read with its union's adapter (the bus's with ``NodeMessage``), never told
+    apart by how its encoded text begins (``frame.startswith('{"type":...')``)."""
+    sniffs = sorted(
+        f"{path.relative_to(SERVER)}:{node.lineno}"
+        for path in _modules()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in {"startswith", "endswith", "find", "index", "__contains__"}
+        and any(
+            isinstance(arg, ast.Constant)
+            and isinstance(arg.value, str | bytes)
+            and arg.value[:1] in ("{", b"{")
+            for arg in node.args
+        )
+    )
+    assert sniffs == []
