@@ -90,6 +90,7 @@ from server.net.connection import Outbox
 from server.net.inbox import TextReading
 from server.play.daily.deals import Proof
 from server.play.games.player_game import Outcome, PlayerGame
+from server.play.session.playing import moved_reply
 from server.play.session.session import Session
 from server.protocol import (
     ClientMessage,
@@ -295,7 +296,7 @@ def outcomes_of(deals_played: list[tuple[str, list[str]]]) -> list[Outcome]:
 def reply_stage(outcomes: list[Outcome], repeats: int) -> Stage:
     def build() -> int:
         for n, outcome in enumerate(outcomes):
-            Session._moved_reply(n, outcome, None)
+            moved_reply(n, outcome, None)
         return len(outcomes)
 
     def floor() -> int:
@@ -515,7 +516,7 @@ async def stage_table(
     players = len(played)
     outcomes = outcomes_of(played)
     reply = reply_stage(outcomes, repeats)
-    frames = [Session._moved_reply(n, o, None) for n, o in enumerate(outcomes)]
+    frames = [moved_reply(n, o, None) for n, o in enumerate(outcomes)]
     with tempfile.TemporaryDirectory() as data:
         settings = Settings(port=0, data_dir=Path(data), log_level="WARNING")
         async with run_server(settings, prover=no_solver) as running:
@@ -681,7 +682,7 @@ def json_alternatives(played: list[tuple[str, list[str]]], repeats: int) -> list
         return least_cpu(repeats, run)
 
     parse = timed(parse_client_message, frames)
-    moved = timed(lambda item: Session._moved_reply(item[0], item[1], None), outcomes)
+    moved = timed(lambda item: moved_reply(item[0], item[1], None), outcomes)
     return [
         Stage(
             "parse: orjson, then pydantic", timed(lambda f: check(orjson.loads(f)), frames), parse

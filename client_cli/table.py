@@ -50,7 +50,6 @@ from server.protocol import (
     MoveRequest,
     RaceDigest,
     RaceEntry,
-    RaceEvent,
     RaceEventKind,
     RaceRequest,
     RaceStandings,
@@ -380,8 +379,6 @@ class OnlineTable(Table):
         elif isinstance(message, DayStats):
             self.day_stats = message
             self._tell()
-        elif isinstance(message, RaceEvent):
-            self._race_event(message)
         elif isinstance(message, RaceDigest):
             self._digest(message)
         elif isinstance(message, RaceStandings):
@@ -509,18 +506,6 @@ class OnlineTable(Table):
             if event is not None:
                 self._log_race(event, entry)
         self._standings(digest)
-
-    def _race_event(self, message: RaceEvent) -> None:
-        if self.view is None or message.suits != self.view.suits:
-            return
-        entry = message.entry
-        self.race[entry.player] = entry
-        if message.event == "left":
-            self.race_left.add(entry.player)
-        else:
-            self.race_left.discard(entry.player)
-        self._log_race(message.event, entry)
-        self._tell()  # the race panel shows the event: the notice line stays the player's
 
     def _log_race(self, event: RaceEventKind, entry: RaceEntry) -> None:
         who = "you" if entry.player == self.player else player_label(entry.player, entry.bot)

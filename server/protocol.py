@@ -791,17 +791,6 @@ class RaceDigest(_RaceBoard):
     type: Literal["race_digest"] = "race_digest"
 
 
-class RaceEvent(_Message):
-    """One racer's event (joined, moved, removed a run, ended, left) as nodes exchange it on the
-    bus; followers are sent :class:`RaceDigest` instead (clients still understand it)."""
-
-    type: Literal["race_event"] = "race_event"
-    day: date
-    suits: SuitCount
-    event: RaceEventKind
-    entry: RaceEntry
-
-
 class RoomEntry(_Message):
     """A racer in a room: how their game stands, and their place once the race is over."""
 
@@ -1016,7 +1005,6 @@ ServerMessage = Annotated[
     | History
     | RaceStandings
     | RaceDigest
-    | RaceEvent
     | RaceRoom
     | RaceUpdate
     | DailyChanged
@@ -1036,6 +1024,37 @@ _server_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 def parse_server_message(data: str | bytes) -> ServerMessage:
     """Validate one server frame (the client's side of the protocol)."""
     return _server_adapter.validate_json(data)
+
+
+# -- between nodes --------------------------------------------------------------------
+
+
+class RaceEvent(_Message):
+    """One racer's event (joined, moved, removed a run, ended, left) as nodes exchange it on the
+    bus (a :data:`NodeMessage`, never a client's); followers are sent :class:`RaceDigest`."""
+
+    type: Literal["race_event"] = "race_event"
+    day: date
+    suits: SuitCount
+    event: RaceEventKind
+    entry: RaceEntry
+
+
+#: What a node publishes on the bus for the other nodes, and reads back from it: a daily
+#: race's events (on the race's channel: a client is sent digests, never these), and a race
+#: room's views and updates (on the room's channel: pushed on to the room's followers as
+#: they came, so these two are server messages too). A client's frame is never read with it.
+NodeMessage = Annotated[RaceEvent | RaceRoom | RaceUpdate, Field(discriminator="type")]
+
+_node_adapter: TypeAdapter[NodeMessage] = TypeAdapter(NodeMessage)
+# the adapter's core validator, called directly: every room update a node hears goes through it
+_validate_node_json = _node_adapter.validator.validate_json
+
+
+def parse_node_message(data: str | bytes) -> NodeMessage:
+    """Validate one frame from the bus; raises :class:`pydantic.ValidationError` on bad
+    input (a frame of no node message's kind among them)."""
+    return _validate_node_json(data)  # type: ignore[no-any-return]
 
 
 def encode(message: BaseModel) -> str:
@@ -1062,6 +1081,7 @@ __all__ = [
     "ErrorCode",
     "Mode",
     "MovedFrame",
+    "NodeMessage",
     "RaceEventKind",
     "Reply",
     "RoomEventKind",
@@ -1075,6 +1095,7 @@ __all__ = [
     "has_control",
     "moved_frame",
     "parse_client_message",
+    "parse_node_message",
     "parse_server_message",
     "query_request",
 ]

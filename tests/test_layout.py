@@ -13,6 +13,9 @@ SERVER = Path(__file__).resolve().parent.parent / "server"
 LONG_MODULES_ALLOWED = {SERVER / "protocol.py"}
 MOST_MODULES_A_FOLDER = 15
 MOST_LINES_A_MODULE = 600
+#: The engine's classes are the rules themselves, held apart from this limit.
+LONG_CLASSES_ALLOWED_UNDER = SERVER / "engine"
+MOST_LINES_A_CLASS = 300
 
 
 def _modules() -> list[Path]:
@@ -59,3 +62,51 @@ def test_no_function_takes_a_board_as_booleans() -> None:
                 ):
                     found.append(f"{path.relative_to(SERVER)}:{node.lineno} {node.name}")
     assert found == []
+
+
+def test_no_class_outside_the_engine_is_over_300_lines() -> None:
+    long = {
+        f"{path.relative_to(SERVER)}:{node.name}": lines
+        for path in _modules()
+        if not path.is_relative_to(LONG_CLASSES_ALLOWED_UNDER)
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef)
+        and (lines := (node.end_lineno or node.lineno) - node.lineno + 1) > MOST_LINES_A_CLASS
+    }
+    assert long == {}
+
+
+def test_the_session_handlers_do_not_import_the_session() -> None:
+    """The session imports its handlers: they see it as a ``Conversation`` (imported from
+    its own module), never import ``session.py`` (not even to name its type)."""
+    folder = SERVER / "play" / "session"
+    importers = sorted(
+        path.name
+        for path in folder.glob("*.py")
+        if path.name != "session.py"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom)
+        and (node.module or "").endswith("session")
+        and (node.level == 1 or node.module == "server.play.session.session")
+    )
+    assert importers == []
+
+
+def test_nothing_reads_a_frames_kind_from_its_text() -> None:
+    """A frame is read with its union's adapter (the bus's with ``NodeMessage``), never told
+    apart by how its encoded text begins (``frame.startswith('{"type":...')``)."""
+    sniffs = sorted(
+        f"{path.relative_to(SERVER)}:{node.lineno}"
+        for path in _modules()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in {"startswith", "endswith", "find", "index", "__contains__"}
+        and any(
+            isinstance(arg, ast.Constant)
+            and isinstance(arg.value, str | bytes)
+            and arg.value[:1] in ("{", b"{")
+            for arg in node.args
+        )
+    )
+    assert sniffs == []

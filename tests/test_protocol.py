@@ -36,6 +36,7 @@ from server.protocol import (
     LeaderboardRow,
     Moved,
     MovesBin,
+    NodeMessage,
     PlayerInfo,
     PlayerStats,
     Pong,
@@ -73,6 +74,7 @@ from server.protocol import (
     has_control,
     moved_frame,
     parse_client_message,
+    parse_node_message,
     parse_server_message,
     query_request,
     room_code_form,
@@ -90,6 +92,7 @@ def by_type(union: Any) -> dict[str, type[BaseModel]]:
 
 CLIENT_MESSAGES = by_type(ClientMessage)
 SERVER_MESSAGES = by_type(ServerMessage)
+NODE_MESSAGES = by_type(NodeMessage)
 
 #: One example of each client message, as docs/protocol.md gives it (word for word).
 DOCUMENTED: dict[str, str] = {
@@ -174,12 +177,7 @@ def test_every_error_code_has_its_row_in_the_documented_table(code: ErrorCode) -
     assert f"| `{code.value}` |" in PROTOCOL_DOC
 
 
-#: Server messages the protocol's page need not name: a race event travels between nodes,
-#: and followers are sent digests instead.
-BETWEEN_NODES = {"race_event"}
-
-
-@pytest.mark.parametrize("message_type", sorted(set(SERVER_MESSAGES) - BETWEEN_NODES))
+@pytest.mark.parametrize("message_type", sorted(SERVER_MESSAGES))
 def test_every_message_the_server_sends_clients_is_documented(message_type: str) -> None:
     assert f"`{message_type}`" in PROTOCOL_DOC or f'"type": "{message_type}"' in PROTOCOL_DOC
 
@@ -560,7 +558,6 @@ SERVER_SAMPLES: list[BaseModel] = [
     ),
     RaceStandings(id=11, day=DAY, suits=1, players=[RACER], total=1, playing=1),
     RaceDigest(day=DAY, suits=1, players=[RACER, RACER.model_copy(update={"player": "cy"})]),
-    RaceEvent(day=DAY, suits=4, event="moved", entry=RACER),
     RaceRoom(id=12, event="over", room=ROOM),
     RaceUpdate(code="KXR4M-7M2PQ", event="finished", entry=ROOM_RACER),
     DailyChanged(
@@ -630,6 +627,39 @@ def test_server_messages_read_back_as_they_were_sent(message: BaseModel) -> None
     assert "null" not in frame or type(message) is Error  # Error's detail keeps its None
     assert parse_server_message(frame) == message
     assert parse_server_message(frame.encode()) == message
+
+
+#: One example of each message nodes tell each other on the bus.
+NODE_SAMPLES: list[BaseModel] = [
+    RaceEvent(day=DAY, suits=4, event="moved", entry=RACER),
+    RaceRoom(event="started", room=ROOM),
+    RaceUpdate(code="KXR4M-7M2PQ", event="finished", entry=ROOM_RACER),
+]
+
+
+def test_the_node_samples_hold_one_message_of_every_kind_nodes_exchange() -> None:
+    assert sorted(type(sample).__name__ for sample in NODE_SAMPLES) == sorted(
+        model.__name__ for model in NODE_MESSAGES.values()
+    )
+
+
+@pytest.mark.parametrize("message", NODE_SAMPLES, ids=lambda message: type(message).__name__)
+def test_node_messages_read_back_as_they_were_sent(message: BaseModel) -> None:
+    frame = encode(message)
+    assert parse_node_message(frame) == message
+    assert parse_node_message(frame.encode()) == message
+
+
+def test_a_race_event_is_a_node_message_and_never_a_clients() -> None:
+    """A daily race's events stay between nodes (followers are sent digests): no client's
+    union reads one, and a client's frame is no node message."""
+    frame = encode(RaceEvent(day=DAY, suits=4, event="moved", entry=RACER))
+    with pytest.raises(ValidationError):
+        parse_server_message(frame)
+    with pytest.raises(ValidationError):
+        parse_node_message('{"type": "ping"}')
+    with pytest.raises(ValidationError):
+        parse_node_message(encode(Pong(id=1, server_time=AT)))
 
 
 @pytest.mark.parametrize(

@@ -4,10 +4,11 @@ anything (games live in the database's action log).
 :class:`Bus` is the interface; :class:`InProcessBus` serves one node with no Redis and
 :class:`RedisBus` shares race rooms between nodes through Redis (pub/sub channels
 ``<prefix>:race:<day>:<suits>``, standings in a hash; race rooms of friends on
-``<prefix>:room:<code>``, their state in the database). Race events travel as encoded
-:class:`~server.protocol.RaceEvent` frames, so a node forwards them to its followers
-without decoding them again. It also keeps counts of a day that every node shares (an
-account's reviews: ``<prefix>:count:<day>:<name>``).
+``<prefix>:room:<code>``, their state in the database). What travels is encoded
+:data:`~server.protocol.NodeMessage` frames (a daily race's ``race_event``, a room's
+``race_room`` and ``race_update``), read with that union; a room's frames go on to its
+followers as they came, never encoded again. It also keeps counts of a day that every
+node shares (an account's reviews: ``<prefix>:count:<day>:<name>``).
 """
 
 from typing import Any

@@ -18,8 +18,6 @@ from server.protocol import (
     MoveRequest,
     RaceDigest,
     RaceEntry,
-    RaceEvent,
-    RaceRequest,
     RaceStandings,
     Resume,
     Start,
@@ -187,15 +185,6 @@ async def test_a_finished_daily_shows_the_rank() -> None:
     assert last is not None and last.kind == "won" and "rank 3" in last.text
 
 
-async def test_race_events_update_the_standings_and_the_log() -> None:
-    table, connection, _ = await started("daily")
-    assert isinstance(connection.requests[-1], RaceRequest)
-    entry = RaceEntry(player="bob", moves=12, score=588, removed=1, finished=False, won=False)
-    table.receive(RaceEvent(day="2026-01-02", suits=4, event="removed", entry=entry))
-    assert table.race["bob"] == entry
-    assert table.race_log[-1] == "bob removed a run (1/4)"
-
-
 async def test_race_digests_replace_the_standings_and_log_what_changed() -> None:
     table, _, _ = await started("daily")
 
@@ -257,8 +246,10 @@ async def test_bots_are_marked_in_the_race_log_and_a_new_day_tells_no_codes() ->
     robo = RaceEntry(
         player="robo", moves=0, score=500, removed=0, finished=False, won=False, bot=True
     )
-    table.receive(RaceEvent(day="2026-01-02", suits=4, event="joined", entry=robo))
-    assert list(table.race_log) == ["BOT robo joined"]
+    table.receive(RaceDigest(day="2026-01-02", suits=4, players=[robo]))
+    done = robo.model_copy(update={"finished": True})
+    table.receive(RaceDigest(day="2026-01-02", suits=4, players=[done]))
+    assert list(table.race_log) == ["BOT robo finished: 500"]
     table.receive(
         DailyChanged(
             day="2026-01-03",

@@ -14,7 +14,7 @@ from client_cli.table import LocalTable, OnlineTable, Table
 from client_cli.ui.app import SimonApp
 from client_cli.ui.widgets import BoardView
 from server.engine import Game, Rule
-from server.protocol import Error, ErrorCode, RaceEntry, RaceEvent, RaceStandings, State
+from server.protocol import Error, ErrorCode, RaceDigest, RaceEntry, RaceStandings, State
 from tests.client.screen import CODE, SIZE, game, notice, online_opener, opener
 from tests.support.client import ScriptedConnection, view_of
 
@@ -45,7 +45,7 @@ async def test_online_the_race_shows_and_a_server_refusal_rolls_back() -> None:
         assert game(app).moves == 0
         assert Rule.ONTO_ACE.sentence in notice(app)
         done = bob.model_copy(update={"finished": True, "won": True, "score": 850})
-        app.table.receive(RaceEvent(day="2026-01-02", suits=4, event="finished", entry=done))
+        app.table.receive(RaceDigest(day="2026-01-02", suits=4, players=[done]))
         await pilot.pause()
         assert "bob won: 850" in panel_text(app)
         assert Rule.ONTO_ACE.sentence in notice(app)  # the player's own line stays
@@ -97,9 +97,11 @@ async def test_the_race_keeps_the_servers_order_shows_who_left_and_the_latest_ev
         table = app.table
         assert isinstance(table, OnlineTable)
         assert app.query_one("#race").region.right <= size[0]  # all of it on the screen
-        table.receive(RaceEvent(day="2026-01-02", suits=4, event="left", entry=entry("gus", 499)))
+        gone = entry("gus", 499).model_copy(update={"left": True})
+        table.receive(RaceDigest(day="2026-01-02", suits=4, players=[*players[:5], gone]))
+        bob = entry("bob", 596).model_copy(update={"removed": 1})
         table.receive(
-            RaceEvent(day="2026-01-02", suits=4, event="removed", entry=entry("bob", 596))
+            RaceDigest(day="2026-01-02", suits=4, players=[*players[:2], bob, *players[3:5], gone])
         )
         await pilot.pause()
         rows = [
@@ -121,9 +123,12 @@ async def test_the_race_keeps_the_servers_order_shows_who_left_and_the_latest_ev
         }
         text = "\n".join(panel_text(app))
         assert "Latest" in text
-        assert text.index("gus left") < text.index("bob removed a run (0/4)")
+        assert text.index("gus left") < text.index("bob removed a run (1/4)")
         # back on the deal: playing again
-        table.receive(RaceEvent(day="2026-01-02", suits=4, event="moved", entry=entry("gus", 498)))
+        back = entry("gus", 498)
+        table.receive(
+            RaceDigest(day="2026-01-02", suits=4, players=[*players[:2], bob, *players[3:5], back])
+        )
         await pilot.pause()
         assert "gus" not in table.race_left
 

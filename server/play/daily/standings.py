@@ -35,7 +35,14 @@ from server.bus import Bus, BusError, StandingUpdate
 from server.play.clock import Clock, Timer
 from server.play.errors import Refused
 from server.play.sending import BusSender, Push
-from server.protocol import ErrorCode, RaceEntry, RaceEvent, RaceEventKind, encode
+from server.protocol import (
+    ErrorCode,
+    RaceEntry,
+    RaceEvent,
+    RaceEventKind,
+    encode,
+    parse_node_message,
+)
 
 log = logging.getLogger(__name__)
 
@@ -278,9 +285,12 @@ class DailyStandings:
         if race is None:
             return
         try:
-            event = RaceEvent.model_validate_json(frame)
+            event = parse_node_message(frame)
         except ValidationError:
             log.warning("dropped a malformed race event")
+            return
+        if type(event) is not RaceEvent:  # a room's: never on a daily race's channel
+            log.warning("dropped a race room's event sent to a daily race")
             return
         entry = event.entry
         if event.event == "left" and entry.finished:  # a finished result withdrawn

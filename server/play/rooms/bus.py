@@ -7,6 +7,7 @@ a node catches up from the database at its next sweep."""
 from __future__ import annotations
 
 import logging
+from typing import assert_never
 
 from pydantic import ValidationError
 
@@ -16,7 +17,14 @@ from server.play.daily.standings import WITHDRAWN, Announcement
 from server.play.games.player_game import PlayerGame
 from server.play.games.standing import room_entry
 from server.play.sending import BusSender
-from server.protocol import RaceRoom, RaceUpdate, RoomEventKind, encode
+from server.protocol import (
+    RaceEvent,
+    RaceRoom,
+    RaceUpdate,
+    RoomEventKind,
+    encode,
+    parse_node_message,
+)
 from server.store import RaceRecord
 
 from .followers import RoomFollowers
@@ -84,16 +92,25 @@ class RoomFanout:
         return self._sender.dropped
 
     def _deliver(self, code: str, frame: str) -> None:
-        """An event of a room from the bus: to this node's followers; a new view of the
-        room also sets this node's timers."""
+        """An event of a room from the bus (a :data:`~server.protocol.NodeMessage`, read
+        whole): to this node's followers as it came; a new view of the room also sets this
+        node's timers. A frame that is no room's event is dropped."""
         room = self._followers.get(code)
         if room is None:
             return
-        if frame.startswith('{"type":"race_room"'):
-            try:
-                view = RaceRoom.model_validate_json(frame).room
-            except ValidationError:
-                log.warning("dropped a malformed race room frame")
+        try:
+            message = parse_node_message(frame)
+        except ValidationError:
+            log.warning("dropped a malformed race room frame")
+            return
+        match message:
+            case RaceRoom():
+                self._timers.learn(room, Times.of_view(message.room))  # before the racers hear
+            case RaceUpdate():
+                pass
+            case RaceEvent():  # a daily race's: never on a room's channel
+                log.warning("dropped a daily race event sent to a race room")
                 return
-            self._timers.learn(room, Times.of_view(view))  # before the racers hear of it
+            case _:
+                assert_never(message)
         room.push(frame)

@@ -1,10 +1,9 @@
-"""The session's answers to ``hello``, ``register``, ``auth`` and ``ping`` (the connection
+"""The conversation's answers to ``hello``, ``register``, ``auth`` and ``ping`` (the connection
 and its account: :mod:`server.play.accounts`)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from server.play.errors import Refused
 from server.protocol import (
@@ -17,57 +16,46 @@ from server.protocol import (
     Pong,
     Register,
     Registered,
-    Reply,
     Welcome,
 )
 
 if TYPE_CHECKING:
-    from .session import Session
-
-Replies = list[Reply]
+    from .conversation import Conversation, Replies
 
 
-async def hello(session: Session, message: Hello) -> Replies:
+async def hello(conversation: Conversation, message: Hello) -> Replies:
     if message.version != PROTOCOL_VERSION:
         raise Refused(
             ErrorCode.UNSUPPORTED_VERSION,
             f"this server speaks protocol version {PROTOCOL_VERSION}, not {message.version}",
         )
-    session.legal = message.legal
+    conversation.legal = message.legal
     return [
         Welcome(
             id=message.id,
-            server_time=session.hub.now().isoformat(),
-            player=session._player_info() if session.player else None,
+            server_time=conversation.hub.now().isoformat(),
+            player=conversation.player_info() if conversation.player else None,
         )
     ]
 
 
-async def register(session: Session, message: Register) -> Replies:
-    if session.player is not None:
+async def register(conversation: Conversation, message: Register) -> Replies:
+    if conversation.player is not None:
         raise Refused(ErrorCode.ALREADY_AUTHENTICATED, "this connection has an account")
-    player, token = await session.hub.accounts.register(message.name, bot=message.bot)
-    session.player = player
-    return [Registered(id=message.id, player=session._player_info(), token=token)]
+    player, token = await conversation.hub.accounts.register(message.name, bot=message.bot)
+    conversation.sign_in_as(player)
+    return [Registered(id=message.id, player=conversation.player_info(), token=token)]
 
 
-async def auth(session: Session, message: Auth) -> Replies:
-    player = await session.hub.accounts.authenticate(message.token)
-    if session.player is not None and session.player.id != player.id:
+async def auth(conversation: Conversation, message: Auth) -> Replies:
+    player = await conversation.hub.accounts.authenticate(message.token)
+    if conversation.player is not None and conversation.player.id != player.id:
         raise Refused(
-            ErrorCode.ALREADY_AUTHENTICATED, f"already signed in as {session.player.name}"
+            ErrorCode.ALREADY_AUTHENTICATED, f"already signed in as {conversation.player.name}"
         )
-    session.player = player
-    return [Authenticated(id=message.id, player=session._player_info())]
+    conversation.sign_in_as(player)
+    return [Authenticated(id=message.id, player=conversation.player_info())]
 
 
-async def ping(session: Session, message: Ping) -> Replies:
-    return [Pong(id=message.id, server_time=session.hub.now().isoformat())]
-
-
-ACCOUNT_HANDLERS: dict[str, Callable[[Session, Any], Awaitable[Replies]]] = {
-    "hello": hello,
-    "register": register,
-    "auth": auth,
-    "ping": ping,
-}
+async def ping(conversation: Conversation, message: Ping) -> Replies:
+    return [Pong(id=message.id, server_time=conversation.hub.now().isoformat())]

@@ -7,65 +7,71 @@
 Events the player did not ask for (race events, a new day) go through ``push``, which
 takes encoded frames and must not block: the network layer queues them or drops them.
 
-An action (a move, the auto move, undo, restart, resign) runs down one road. The session
-checks that it may be taken (signed in, a game, not a resend, the day not over) and hands
-it to the game: :meth:`PlayerGame.play` applies it with the engine, commits it through the
-action log (with others, in one transaction) and returns an :class:`Outcome`. Only then
-does :meth:`Session._answer_outcome` turn the outcome into the reply (``moved``, or the
-state), tell the race or the endings, and remember it for a resend (a move by its outcome).
-Should the log fail, the game is put back and the action refused ``unavailable``; should
-another node have moved the game on, it is reloaded and the action tried once more.
+The session is the connection's part (who is signed in, the races it follows); its game
+is :class:`~.playing.Playing`'s. :meth:`Session.handle` hands each message to its handler
+with one ``match`` over the client's messages, ending in ``assert_never``: a message
+without a ``case`` fails ``mypy``. Handlers see the session as a
+:class:`~.conversation.Conversation`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from datetime import date
-from typing import Any, NamedTuple
+from typing import NamedTuple, assert_never
 
-from server.engine import IllegalMoveError
 from server.engine.actions import parse_move
-from server.play.errors import DayOver, Refused, refusal_of
-from server.play.games.player_game import Action, Auto, Outcome, PlayerGame
-from server.play.games.resends import Remembered
-from server.play.games.unseen import Unseen
+from server.play.errors import Refused, refusal_of
+from server.play.games.player_game import PlayerGame
 from server.play.hub import Hub
 from server.play.sending import Push
 from server.protocol import (
     Auth,
     AutoMove,
     ClientMessage,
+    DailyRequest,
+    DayStatsRequest,
     Error,
     ErrorCode,
+    Hello,
+    HistoryRequest,
+    LeaderboardRequest,
     MessageId,
     MoveRequest,
-    Placements,
+    Ping,
     PlayerInfo,
+    RaceJoin,
+    RaceLeave,
+    RaceNew,
+    RaceQuick,
+    RaceRematch,
+    RaceRequest,
+    RaceStart,
+    RaceWatch,
+    RankRequest,
     Register,
-    Reply,
+    ReplayRequest,
+    ReportRequest,
     Resign,
     Restart,
     Resume,
+    ReviewRequest,
+    ServerMessage,
     Start,
     State,
-    TargetList,
     Targets,
     Undo,
-    moved_frame,
+    encode,
 )
-from server.store import PlayerRecord, StaleGame, StoreUnavailable
+from server.store import PlayerRecord
 
-from . import account_handlers
-from .account_handlers import ACCOUNT_HANDLERS
-from .after_handlers import AFTER_HANDLERS
-from .query_handlers import QUERY_HANDLERS
-from .room_handlers import ROOM_HANDLERS
+from . import account_handlers, after_handlers, query_handlers, room_handlers
+from .conversation import Replies
+from .playing import Playing
 
 log = logging.getLogger(__name__)
 
-#: What a handler returns: messages (``moved`` encoded already), encoded at the socket.
-Replies = list[Reply]
+__all__ = ["Replies", "Session", "SignIn"]
 
 
 class SignIn(NamedTuple):
@@ -79,20 +85,10 @@ class SignIn(NamedTuple):
 
 
 class Session:
-    """The state of one connection: who is playing, which game, which races it follows."""
+    """The state of one connection: who is playing, which game, which races it follows (a
+    :class:`~.conversation.Conversation` to its handlers)."""
 
-    __slots__ = (
-        "_played_to",
-        "_resumes_seen",
-        "_rooms",
-        "_unseen",
-        "address",
-        "game",
-        "hub",
-        "legal",
-        "player",
-        "push",
-    )
+    __slots__ = ("_playing", "_rooms", "address", "hub", "legal", "player", "push")
 
     def __init__(self, hub: Hub, push: Push, address: str = "") -> None:
         """``address``: the client's, as the network layer counts it (whose turn a review
@@ -101,32 +97,92 @@ class Session:
         self.push = push
         self.address = address
         self.player: PlayerRecord | None = None
-        self.game: PlayerGame | None = None
         #: ``hello`` asked for placement help with each state and move (a browser's board).
         self.legal = False
         self._rooms: set[tuple[date, int]] = set()
-        #: The requests the log holds that this connection did not see applied (past a
-        #: resume's seq, say), so that each of its resends is answered, however many.
-        self._unseen: Unseen | None = None
-        #: The game's seq when this connection took it up or last played an action on it,
-        #: and its resumes on this node then: one since means another connection took it
-        #: up, which may have played this one's requests already (see
-        #: :mod:`server.play.games.unseen`).
-        self._played_to = 0
-        self._resumes_seen = 0
+        self._playing = Playing(self)
         hub.days.listen(push)
+
+    @property
+    def game(self) -> PlayerGame | None:
+        """The connection's game, if it has one."""
+        return self._playing.game
 
     async def handle(self, message: ClientMessage) -> Replies:
         """Answer one message; refusals become ``error`` replies."""
         try:
             if type(message) is MoveRequest:  # most messages: straight to the move
-                self._current_game()  # refused for no game before the move's text is read
+                playing = self._playing  # Playing.move, inlined: the hot path
+                playing.current_game()  # refused for no game before the move's text is read
                 move = parse_move(message.move)  # InvalidMoveError: refused "bad-move"
-                # its own spelling ("3 - 7", "3-7X2"): a resend is known however it is written
-                return await self._run_action(message.id, move.text(), move)
-            return await _HANDLERS[message.type](self, message)
+                return await playing.run_action(message.id, move.text(), move)
+            return await self._answer(message)
         except Exception as error:
             return [_refusal(message, error, self.hub)]
+
+    async def _answer(self, message: ClientMessage) -> Replies:
+        """The one dispatch: each client message to its handler (``mypy`` checks that
+        every message has its ``case``)."""
+        playing = self._playing
+        match message:
+            case MoveRequest():
+                return await playing.move(message)
+            case AutoMove():
+                return await playing.auto(message)
+            case Undo():
+                return await playing.undo(message)
+            case Restart():
+                return await playing.restart(message)
+            case Resign():
+                return await playing.resign(message)
+            case Targets():
+                return await playing.targets(message)
+            case Start():
+                return await playing.start(message)
+            case Resume():
+                return await playing.resume(message)
+            case Hello():
+                return await account_handlers.hello(self, message)
+            case Register():
+                return await account_handlers.register(self, message)
+            case Auth():
+                return await account_handlers.auth(self, message)
+            case Ping():
+                return await account_handlers.ping(self, message)
+            case DailyRequest():
+                return await query_handlers.daily(self, message)
+            case LeaderboardRequest():
+                return await query_handlers.leaderboard(self, message)
+            case RankRequest():
+                return await query_handlers.rank(self, message)
+            case HistoryRequest():
+                return await query_handlers.history(self, message)
+            case RaceRequest():
+                return await query_handlers.race(self, message)
+            case RaceNew():
+                return await room_handlers.race_new(self, message)
+            case RaceJoin():
+                return await room_handlers.race_join(self, message)
+            case RaceQuick():
+                return await room_handlers.race_quick(self, message)
+            case RaceWatch():
+                return await room_handlers.race_watch(self, message)
+            case RaceLeave():
+                return await room_handlers.race_leave(self, message)
+            case RaceStart():
+                return await room_handlers.race_start(self, message)
+            case RaceRematch():
+                return await room_handlers.race_rematch(self, message)
+            case DayStatsRequest():
+                return await after_handlers.day_stats(self, message)
+            case ReplayRequest():
+                return await after_handlers.replay(self, message)
+            case ReviewRequest():
+                return await after_handlers.review(self, message)
+            case ReportRequest():
+                return await after_handlers.report(self, message)
+            case _:
+                assert_never(message)
 
     async def sign_in(self, message: Register | Auth) -> SignIn:
         """Answer ``register`` or ``auth``, saying how it went."""
@@ -152,306 +208,44 @@ class Session:
         for day, suits in self._rooms:
             await self.hub.standings.unfollow(day, suits, self.push)
         self._rooms.clear()
-        self._unseen = None
-        if self.game is not None:
-            game, self.game = self.game, None
-            self.hub.starts.release(game)
+        self._playing.release()
 
-    # -- helpers -------------------------------------------------------------------
+    # -- the conversation, as its handlers see it ---------------------------------------
 
-    def _signed_in_player(self) -> PlayerRecord:
+    def send(self, message: ServerMessage) -> None:
+        self.push(encode(message))
+
+    def signed_in_player(self) -> PlayerRecord:
         if self.player is None:
             raise Refused(ErrorCode.NOT_AUTHENTICATED, "authenticate first (auth or register)")
         return self.player
 
-    def _current_game(self) -> PlayerGame:
-        self._signed_in_player()
-        game = self.game
-        if game is None:
-            raise Refused(ErrorCode.NO_GAME, "start a game first")
-        return game
+    def sign_in_as(self, player: PlayerRecord) -> None:
+        self.player = player
 
-    def _game_in_play(self) -> PlayerGame:
-        game = self._current_game()
-        if game.finished:
-            raise Refused(ErrorCode.GAME_OVER, "this game is over: start another")
-        return game
-
-    def _player_info(self) -> PlayerInfo:
-        player = self._signed_in_player()
+    def player_info(self) -> PlayerInfo:
+        player = self.signed_in_player()
         return PlayerInfo(name=player.name, created=player.created_at.isoformat(), bot=player.bot)
 
-    async def _make_current(self, game: PlayerGame) -> None:
-        """Make ``game`` this session's game, letting go of the previous one. Refused
-        (too many follows of its race), the session keeps its game and lets go of ``game``."""
+    async def make_current(self, game: PlayerGame) -> None:
         if game.day is not None:
             try:
-                await self._follow_daily_race(game.day, game.suits)
+                await self.follow_daily_race(game.day, game.suits)
             except Refused:
                 self.hub.starts.release(game)
                 raise
-        previous, self.game = self.game, game
-        self._played_to, self._resumes_seen = game.seq, game.resumes
-        if previous is not None:  # the same game again: this drops the extra hold
-            self.hub.starts.release(previous)
-        if game.race is not None:
-            await self.hub.rooms.follow_game(game, self.push)
+        await self._playing.take(game)
 
-    async def _follow_daily_race(self, day: date, suits: int) -> None:
-        """Follow a daily race (an account's, so that followers can be capped)."""
+    async def follow_daily_race(self, day: date, suits: int) -> None:
         if (day, suits) not in self._rooms:
-            await self.hub.standings.follow(day, suits, self.push, self._signed_in_player().name)
+            await self.hub.standings.follow(day, suits, self.push, self.signed_in_player().name)
             self._rooms.add((day, suits))
 
-    async def _state_reply(self, message_id: MessageId | None, game: PlayerGame) -> State:
+    async def state_reply(self, message_id: MessageId | None, game: PlayerGame) -> State:
         view = game.view(self.hub.now(), await self.hub.endings.par(game))
         if self.legal and not game.finished:
             view = view.model_copy(update={"legal": game.placements()})
         return State(id=message_id, state=view)
-
-    async def _run_action(self, message_id: MessageId | None, what: str, action: Action) -> Replies:
-        """Run one action on the session's game, one action of a game at a time.
-
-        A resend of an action already taken is answered again. An action on a daily whose
-        day is over (by the server's clock, on any node, whether or not the day ticker has
-        closed the game yet) is refused ``day-over``; an action past the hub's
-        ``max_game_actions`` (a resignation aside) is refused ``game-too-long``. This node's
-        copy of the game may be out of date (the player went on through another node): when
-        the log refuses the append, or the engine refuses the action, the copy is brought up
-        to date from the log and the action is tried once more, against the game as it
-        truly stands.
-        """
-        game = self._current_game()
-        async with game.lock:
-            for last_try in (False, True):
-                resend = game.replies.answered(message_id, what)
-                if resend is None and message_id is not None:
-                    if game.resumes != self._resumes_seen:  # resumed on another connection
-                        self._resumes_seen = game.resumes
-                        self._watch_log(game, self._played_to)
-                    if self._unseen is not None:
-                        resend = await self._resent_unseen(message_id, what, game)
-                if resend is not None:
-                    return await self._answer_resend(message_id, game, resend)
-                now = self.hub.now()
-                if game.over_by_day(now) and (not game.finished or game.closed):
-                    return await self._refuse_day_over(message_id, game)
-                _refuse_if_over(game)
-                # the cap first: a move is a dataclass, and its != "resign" a Python call
-                if game.seq >= self.hub.max_game_actions and action != "resign":
-                    raise Refused(
-                        ErrorCode.GAME_TOO_LONG,
-                        f"this game has taken {self.hub.max_game_actions} actions, the most a "
-                        "game takes: it is as it was, and it can still be resigned",
-                    )
-                try:
-                    outcome = await game.play(action, now, message_id=message_id, request=what)
-                except IllegalMoveError as error:
-                    before = game.seq
-                    if last_try or not await self.hub.live.caught_up(game):
-                        raise Refused.illegal(error) from None
-                    self._watch_log(game, before)  # this request may be among the new ones
-                    continue
-                except StaleGame:
-                    before = game.seq
-                    await self.hub.live.refresh(game)
-                    self._watch_log(game, before)
-                    continue
-                except StoreUnavailable:
-                    raise Refused(
-                        ErrorCode.UNAVAILABLE,
-                        "the game could not be saved just now: send it again with the same id "
-                        "(an action that was saved after all is answered again, never played "
-                        "twice)",
-                    ) from None
-                self._played_to = game.seq
-                unseen = self._unseen
-                if unseen is not None and unseen.game is game:
-                    unseen.played(outcome.seq - 1, game.seq)
-                return await self._answer_outcome(message_id, what, game, outcome)
-            refused = Refused(
-                ErrorCode.STALE_GAME,
-                "this game is being played on elsewhere at the same time; here is where it "
-                "stands now",
-            )
-            return [refused.reply(message_id), await self._state_reply(None, game)]
-
-    def _watch_log(self, game: PlayerGame, after: int) -> None:
-        """Look up this connection's next requests among those the log holds past ``after``
-        too (read when one is not in the game's memory), until it plays one of its own."""
-        unseen = self._unseen
-        if unseen is None or unseen.game is not game:
-            self._unseen = Unseen(game, after)
-        else:
-            unseen.watch()
-
-    async def _resent_unseen(
-        self, message_id: MessageId | None, what: str, game: PlayerGame
-    ) -> Remembered | None:
-        """A request the game's memory does not hold, looked up among those the log holds
-        that this connection did not see applied (read again if the game moved on since):
-        how to answer it again if it was applied. Call with the game's lock held."""
-        unseen = self._unseen
-        if unseen is None or unseen.game is not game or message_id is None:
-            return None
-        if unseen.stale(game):
-            upto = game.seq
-            unseen.add(await self.hub.store.requests_after(game.id, unseen.upto), upto=upto)
-        seq = unseen.find(message_id, what)
-        if seq is None:
-            return None
-        if seq > game.seq:  # applied through another node: this copy is behind
-            await self.hub.live.refresh(game)
-            if seq > game.seq:
-                return None
-        return unseen.recall(game, seq, what)
-
-    async def _answer_outcome(
-        self, message_id: MessageId | None, what: str, game: PlayerGame, outcome: Outcome
-    ) -> Replies:
-        """The one place an action's outcome becomes its reply (``moved`` for a move, else
-        the whole state; ``finished`` after it when it ended the game), is told to the
-        endings or the race, and is remembered for a resend."""
-        if outcome.ended:
-            await self.hub.endings.screen(game)
-        else:
-            self.hub.feed.tell(game, "removed" if outcome.removed_run else "moved")
-        replies: Replies = [
-            self._moved_reply(message_id, outcome, game.placements() if self.legal else None)
-            if outcome.kind == "move"
-            else await self._state_reply(message_id, game)
-        ]
-        if outcome.ended:
-            replies.append(await self.hub.endings.finished_message(game))
-        if outcome.kind == "move":
-            # made again from its outcome if resent, as after a reload: a game keeps the
-            # last few, and the outcome is smaller than the reply's text
-            game.replies.remember(message_id, what, (), outcome)
-        else:
-            game.replies.remember(message_id, what, replies)
-        return replies
-
-    @staticmethod
-    def _moved_reply(
-        message_id: MessageId | None, outcome: Outcome, legal: Placements | None
-    ) -> Reply:
-        """A move's reply, from its outcome (and the placement help, when asked for)."""
-        return moved_frame(
-            id=message_id,
-            game=outcome.game,
-            seq=outcome.seq,
-            move=outcome.applied,
-            removed_run=outcome.removed_run,
-            moves=outcome.moves,
-            score=outcome.score,
-            removed=outcome.removed,
-            won=outcome.won,
-            legal=legal,
-        )
-
-    async def _refuse_day_over(self, message_id: MessageId | None, game: PlayerGame) -> Replies:
-        """Refuse an action on a daily whose day is over, closing the game first if nothing
-        has yet (as it stood at the day's end); the game's state follows the refusal."""
-        if await self.hub.days.close_daily(game):  # StoreUnavailable: refused, nothing changed
-            await self.hub.endings.screen(game)
-        refused = refusal_of(
-            DayOver(
-                f"the day of this daily ({game.day}) is over: it was closed as it stood at "
-                "midnight UTC; here it is"
-            )
-        )
-        assert refused is not None
-        return [refused.reply(message_id), await self._state_reply(None, game)]
-
-    async def _answer_resend(
-        self, message_id: MessageId | None, game: PlayerGame, resend: Remembered
-    ) -> Replies:
-        """The answer to a resent action: the replies given then, or as near as the log
-        can rebuild them (a move's from what it did; another's is the game's state now)."""
-        replies: Replies = list(resend.replies)
-        if replies:
-            return replies
-        outcome = resend.outcome
-        if outcome is not None:
-            # the placement help is the game's now: right if the move is still its last
-            latest = self.legal and outcome.seq == game.seq
-            replies.append(
-                self._moved_reply(message_id, outcome, game.placements() if latest else None)
-            )
-            finished = outcome.won
-        else:
-            replies.append(await self._state_reply(message_id, game))
-            finished = game.finished
-        if finished:
-            replies.append(await self.hub.endings.finished_message(game))
-        return replies
-
-    # -- games -------------------------------------------------------------------------
-
-    async def _start(self, message: Start) -> Replies:
-        player = self._signed_in_player()
-        if message.mode == "daily":
-            if message.code is not None:
-                raise Refused(ErrorCode.INVALID_MESSAGE, "a daily game takes no code")
-            # refused before the attempt exists: a refused start changes nothing (its clock)
-            self.hub.standings.may_follow(self.hub.today(), message.suits, self.push, player.name)
-            game = await self.hub.starts.daily(player, message.suits)
-        else:
-            game = await self.hub.starts.practice(player, message.code, message.suits)
-        await self._make_current(game)
-        # a start is a client beginning afresh (its ids may count from 1 again): only
-        # actions sent after a resume are resends
-        game.replies.clear()
-        self._unseen = None
-        self.hub.feed.tell(game, "joined")
-        return [await self._state_reply(message.id, game)]
-
-    async def _resume(self, message: Resume) -> Replies:
-        player = self._signed_in_player()
-        game = await self.hub.starts.resume(player, message.game)
-        try:
-            # what the client may have sent but not seen answered: each resend of it is
-            # answered again, never played twice, however far back (the log has them all)
-            unseen = Unseen(game, message.seq)
-            upto = game.seq
-            if upto > message.seq:
-                unseen.add(await self.hub.store.requests_after(game.id, message.seq), upto=upto)
-            await self.hub.rooms.attach(game)  # a race game: back in its room
-        except Exception:
-            self.hub.starts.release(game)
-            raise
-        game.resumes += 1  # other connections holding it here look at the log (see .unseen)
-        await self._make_current(game)
-        self._unseen = unseen
-        replies: Replies = [await self._state_reply(message.id, game)]
-        if game.finished:
-            replies.append(await self.hub.endings.finished_message(game))
-        else:
-            self.hub.feed.tell(game, "joined")
-        return replies
-
-    async def _auto(self, message: AutoMove) -> Replies:
-        what = f"auto {message.column} {message.count}"
-        return await self._run_action(message.id, what, Auto(message.column - 1, message.count))
-
-    async def _undo(self, message: Undo) -> Replies:
-        return await self._run_action(message.id, "undo", "undo")
-
-    async def _restart(self, message: Restart) -> Replies:
-        return await self._run_action(message.id, "restart", "restart")
-
-    async def _resign(self, message: Resign) -> Replies:
-        return await self._run_action(message.id, "resign", "resign")
-
-    async def _targets(self, message: Targets) -> Replies:
-        game = self._game_in_play()
-        try:
-            columns = game.targets(message.column, message.count)
-        except IllegalMoveError as error:
-            raise Refused.illegal(error) from None
-        return [
-            TargetList(id=message.id, column=message.column, count=message.count, columns=columns)
-        ]
 
 
 def _refusal(message: ClientMessage, error: Exception, hub: Hub) -> Error:
@@ -467,24 +261,3 @@ def _refusal(message: ClientMessage, error: Exception, hub: Hub) -> Error:
             more = f" ({skipped} more refused unavailable since the last line)" if skipped else ""
             log.warning("%s refused: %s%s", message.type, error, more)
     return refused.reply(message.id)
-
-
-def _refuse_if_over(game: PlayerGame) -> None:
-    """Refuse an action on a game that is over (it may have ended while the action waited)."""
-    if game.finished:
-        raise Refused(ErrorCode.GAME_OVER, "this game is over: start another")
-
-
-_HANDLERS: dict[str, Callable[[Session, Any], Awaitable[Replies]]] = {
-    "start": Session._start,
-    "auto": Session._auto,
-    "undo": Session._undo,
-    "restart": Session._restart,
-    "resign": Session._resign,
-    "targets": Session._targets,
-    "resume": Session._resume,
-    **ACCOUNT_HANDLERS,
-    **QUERY_HANDLERS,
-    **ROOM_HANDLERS,
-    **AFTER_HANDLERS,
-}
