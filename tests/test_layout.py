@@ -110,3 +110,18 @@ def test_nothing_reads_a_frames_kind_from_its_text() -> None:
         )
     )
     assert sniffs == []
+
+
+#: The browser client (docs/architecture.md, "The browser client"): small modules, but few
+#: of them, each one more request on a first visit.
+CLIENT = SERVER / "web" / "static"
+MOST_LINES_A_CLIENT_MODULE = 400
+
+
+def test_no_browser_module_is_over_400_lines() -> None:
+    long = {
+        str(path.relative_to(CLIENT)): lines
+        for path in sorted(CLIENT.rglob("*.js"))
+        if (lines := len(path.read_text().splitlines())) > MOST_LINES_A_CLIENT_MODULE
+    }
+    assert long == {}

@@ -467,9 +467,15 @@ async def replay(source: Source, query: Query, game_id: str) -> Page:
     )
 
 
+#: The play page's JSDoc types (checked by ``tsc``): never imported at run time, not loaded.
+PLAY_TYPES: Final = "play/messages.js"
 #: The play page's modules, preloaded beside its entry point (``play/main.js``).
 PLAY_MODULES: Final = tuple(
-    sorted(name for name in render.STATIC if name.startswith("play/") and name.endswith(".js"))
+    sorted(
+        name
+        for name in render.STATIC
+        if name.startswith("play/") and name.endswith(".js") and name != PLAY_TYPES
+    )
 )
 
 

@@ -157,6 +157,12 @@ class TcpProxy:
         self.state = "open"
         self._flowing.set()
 
+    def to_clients(self, data: bytes) -> None:
+        """Bytes the service never sent, written to every open connection's client (between
+        the service's own chunks: call it while nothing is on its way)."""
+        for pair in self._pairs:
+            pair.client.write(data)
+
     def _drop_all(self) -> None:
         for pair in list(self._pairs):
             pair.close()

@@ -203,6 +203,15 @@ async def wait_for(check: Callable[[], Any], timeout: float, what: str) -> Any:
         await asyncio.sleep(0.2)
 
 
+#: What the play page warns of a server message it has no handler for (main.js).
+UNKNOWN_MESSAGE = "simon: a message of an unknown type"
+
+
 def severe_logs(driver: Any) -> list[str]:
-    """Console errors (a content security policy violation is one)."""
-    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    """Console errors (a content security policy violation is one), and the play page's
+    warnings of a message type it has no handler for."""
+    return [
+        entry["message"]
+        for entry in driver.get_log("browser")
+        if entry["level"] == "SEVERE" or UNKNOWN_MESSAGE in entry["message"]
+    ]

@@ -38,6 +38,7 @@ from tests.support.servers import (
     unique_name,
 )
 from tests.support.web import (
+    UNKNOWN_MESSAGE,
     chromium,
     embedded_backend,
     page,
@@ -550,6 +551,31 @@ async def test_offline_the_table_stays_put_and_the_lobby_refuses_at_once(
         # what the browser said while the server could not be reached, and nothing else
         said = await run(lambda: severe_logs(play.driver))
         assert all("WebSocket" in line for line in said), said
+
+
+async def test_a_message_of_a_type_the_page_does_not_know_is_logged_not_dropped(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver]
+) -> None:
+    server, _ = served
+    async with TcpProxy(server.host, server.port) as proxy:
+        await play.open(f"http://{proxy.host}:{proxy.port}/play")
+        await play.register(unique_name("new"))
+        await play.practice_code(DEAL)
+        assert await play.dealt() == DEAL
+        await asyncio.sleep(0.5)  # nothing on its way from the server
+        # a text frame (unmasked, as a server sends) of a type from a newer server
+        payload = json.dumps({"type": "from_the_future", "news": 1}).encode()
+        proxy.to_clients(bytes([0x81, len(payload)]) + payload)
+        seen: list[str] = []
+
+        def warned() -> bool:
+            seen.extend(entry["message"] for entry in play.driver.get_log("browser"))
+            return any(UNKNOWN_MESSAGE in line and "from_the_future" in line for line in seen)
+
+        await wait_for(warned, 10, "the page's warning")
+        # nothing else came of it: the connection stays, the table is still the game's
+        assert await run(lambda: play.text("[data-connection]")) == ""
+        assert await play.dealt() == DEAL
 
 
 async def test_a_race_against_a_simon_bot(

@@ -4,18 +4,12 @@
 // fragment the server renders; 304 when unchanged) and replaced when it changed. Elements
 // with data-countdown="SECONDS" count down to zero (those a live part brings too); at zero
 // the day is over, or a race room's deal is revealed, and the page reloads.
-"use strict";
+// A module (deferred, strict): its one import is the play page's clock, so both count down
+// alike.
+
+import { clock } from "./play/dom.js";
 
 (function () {
-  function clock(seconds) {
-    var whole = Math.max(0, Math.floor(seconds));
-    var hours = Math.floor(whole / 3600);
-    var minutes = Math.floor((whole % 3600) / 60);
-    var secs = whole % 60;
-    var mm = hours ? String(minutes).padStart(2, "0") : String(minutes);
-    return (hours ? hours + ":" : "") + mm + ":" + String(secs).padStart(2, "0");
-  }
-
   function announce(text) {
     var status = document.querySelector("[data-live-status]");
     if (status) status.textContent = text;

@@ -18,7 +18,7 @@ export function setupAccountMenu(account) {
     accountButton.setAttribute("aria-expanded", String(!menu.hidden));
   });
   document.addEventListener("click", (event) => {
-    if (!menu.hidden && !event.target.closest("[data-account]")) closeMenu();
+    if (!menu.hidden && !/** @type {Element} */ (event.target).closest("[data-account]")) closeMenu();
   });
   click("[data-action=device]", () => {
     closeMenu();

@@ -9,6 +9,7 @@ const MOST_CARD_WIDTH = 118;
 export class Board {
   constructor(element) {
     this.element = element;
+    /** @type {(HTMLDivElement & {placedHeight?: number})[]} the ten columns, the height last written kept on each */
     this.columns = [];
     this.counts = [];
     this.focused = 1;
@@ -50,7 +51,7 @@ export class Board {
       const existing = column.children;
       // keep the elements that show the same cards: a move touches two columns
       let same = 0;
-      while (same < existing.length && same < cards.length && existing[same].dataset.card === cards[same]) {
+      while (same < existing.length && same < cards.length && /** @type {HTMLElement} */ (existing[same]).dataset.card === cards[same]) {
         same += 1;
       }
       while (existing.length > same) existing[existing.length - 1].remove();
@@ -105,7 +106,8 @@ export class Board {
     this.columns.forEach((column, index) => {
       const count = this.counts[index] ?? 0;
       const step = count > 1 ? Math.max(least, Math.min(most, Math.floor((room - cardHeight) / (count - 1)))) : most;
-      Array.from(column.children).forEach((element, position) => {
+      // the place last written is kept on the element: written again only when it changes
+      /** @type {(HTMLElement & {placedAt?: number})[]} */ (Array.from(column.children)).forEach((element, position) => {
         const top = position * step;
         if (element.placedAt !== top) {
           element.placedAt = top;

@@ -19,6 +19,16 @@ export function counted(count, noun) {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
+/** A duration as a clock reads: "4:05", "1:04:05" (the server's render.clock alike); the
+ * play page's clocks and app.js's countdowns. @param {number} seconds */
+export function clock(seconds) {
+  const whole = Math.max(0, Math.floor(seconds));
+  const hours = Math.floor(whole / 3600);
+  const minutes = Math.floor((whole % 3600) / 60);
+  const secs = String(whole % 60).padStart(2, "0");
+  return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${secs}` : `${minutes}:${secs}`;
+}
+
 /** "1st", "2nd", "3rd", "4th", "11th", "22nd". */
 export function ordinal(place) {
   const tens = place % 100;

@@ -13,7 +13,7 @@ const SNAP_BACK = 160; // ms
 
 export class Pointer {
   /**
-   * @param {Board} board
+   * @param {import("./board.js").Board} board
    * @param {object} play canLift(column, count) -> true | false | null (not known yet),
    *   targets(column, count) -> columns | null, drop(from, to, count, legal), auto(column,
    *   count), refuseLift(column, count), tap(column, count)
@@ -91,7 +91,7 @@ export class Pointer {
     layer.style.top = `${first.top}px`;
     for (const original of cards) {
       const box = original.getBoundingClientRect();
-      const copy = original.cloneNode(true);
+      const copy = /** @type {HTMLElement} */ (original.cloneNode(true));
       copy.removeAttribute("data-card");
       copy.removeAttribute("role");
       copy.removeAttribute("aria-label");

@@ -6,6 +6,8 @@
 // buttons ask), Esc to clear. Arrows move between columns; Space or Enter lifts a column's
 // group, and on another column drops it there.
 
+import { parseMove } from "./game.js";
+
 const SWALLOW_ENTER = 1500; // ms: an Enter out of habit after a move typed in full
 
 /** The column a digit key names: 1 to 9, and 0 for 10. */
@@ -96,9 +98,9 @@ export class Keys {
       this.play.auto(Number(one[1]));
       return;
     }
-    const move = /^(\d+)-(\d+)(?:x(\d+))?$/.exec(text);
+    const move = parseMove(text);
     if (move) this.movedAt = performance.now();
-    if (move) this.play.move(Number(move[1]), Number(move[2]), move[3] ? Number(move[3]) : null);
+    if (move) this.play.move(move.from, move.to, move.count);
     else this.play.typedBad(text);
   }
 }

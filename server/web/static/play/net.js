@@ -3,14 +3,25 @@
 // same id, once the connection is back and signed in (the server answers a resent action
 // again and never plays it twice).
 
+/** @typedef {import("./messages.js").ServerMessage} ServerMessage */
+/** A message to the server: its type, its id (added when sent), its fields.
+ * @typedef {{type: string, id?: string, [field: string]: any}} Request */
+/**
+ * @typedef {object} Hooks
+ * @property {(message: ServerMessage, request?: Request) => void} onMessage every message,
+ *   with the request it answers
+ * @property {(text: string) => void} onStatus
+ * @property {(connection: Connection) => Promise<void>} onOpen signs in and resumes before
+ *   queued messages go again
+ */
+
 const BACKOFF_FIRST = 500;
 const BACKOFF_MOST = 10000;
 
 export class Connection {
   /**
    * @param {string} url ws:// or wss:// URL of the server
-   * @param {object} hooks onMessage(message), onStatus(text), onOpen(connection): a promise
-   *   that signs in and resumes before queued messages go again
+   * @param {Hooks} hooks
    */
   constructor(url, hooks) {
     this.url = url;
@@ -18,7 +29,8 @@ export class Connection {
     // ids stay unique across page loads: the server remembers a game's last ids
     this.prefix = Math.random().toString(36).slice(2, 8) + "-";
     this.count = 0;
-    this.waiting = new Map(); // id -> {message, resolve}
+    /** @type {Map<string, {message: Request, resolve: (reply: ServerMessage) => void, early: boolean}>} */
+    this.waiting = new Map();
     this.socket = null;
     this.ready = false; // open, and signed in as far as onOpen goes
     this.delay = BACKOFF_FIRST;
@@ -45,7 +57,7 @@ export class Connection {
     try {
       await this.hooks.onOpen(this);
     } catch (error) {
-      this.hooks.onStatus(`Could not sign in: ${error.message}`);
+      this.hooks.onStatus(`Could not sign in: ${/** @type {Error} */ (error).message}`);
       return;
     }
     if (this.socket !== socket) return;
@@ -73,23 +85,27 @@ export class Connection {
     this.delay = Math.min(this.delay * 2, BACKOFF_MOST);
   }
 
+  /** @param {string} data */
   received(data) {
+    /** @type {ServerMessage} */
     let message;
     try {
       message = JSON.parse(data);
     } catch {
       return;
     }
-    const entry = message.id !== undefined ? this.waiting.get(message.id) : undefined;
+    const id = "id" in message && message.id != null ? String(message.id) : undefined; // a push has none
+    const entry = id !== undefined ? this.waiting.get(id) : undefined;
     if (entry) {
       // an action's answer may come in several frames (moved, then finished): the first settles it
-      this.waiting.delete(message.id);
+      this.waiting.delete(id);
       entry.resolve(message);
     }
     this.hooks.onMessage(message, entry?.message);
   }
 
-  /** Send `message` (an id is added) and get its reply (an `error` reply resolves too). */
+  /** Send `message` (an id is added) and get its reply (an `error` reply resolves too).
+   * @param {Request} message @returns {Promise<ServerMessage>} */
   request(message) {
     const sent = { ...message, id: message.id ?? this.nextId() };
     return new Promise((resolve) => {
@@ -101,7 +117,8 @@ export class Connection {
 
   /** Like request(), but refused at once when the connection is down: for what the player
    * asks of the lobby (a new game, a room), which should not happen by itself seconds
-   * later, when the connection is back, after they have moved on. */
+   * later, when the connection is back, after they have moved on.
+   * @param {Request} message @returns {Promise<ServerMessage>} */
   requestNow(message) {
     if (!this.ready) {
       this.open();
@@ -114,7 +131,8 @@ export class Connection {
     return this.request(message);
   }
 
-  /** During onOpen: sent at once, before the queue (sign-in and resume). */
+  /** During onOpen: sent at once, before the queue (sign-in and resume).
+   * @param {Request} message @returns {Promise<ServerMessage>} */
   early(message) {
     const sent = { ...message, id: this.nextId() };
     return new Promise((resolve) => {

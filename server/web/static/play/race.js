@@ -2,7 +2,7 @@
 // the board as they race, the results. The server's views and updates are the truth: this
 // only keeps the newest view (by revision) and the racers' lines in the room's order.
 
-import { counted } from "./dom.js";
+import { clock, counted } from "./dom.js";
 
 /** The room's standings order (docs/protocol.md, "Race rooms"). */
 export function standing(a, b) {
@@ -11,14 +11,6 @@ export function standing(a, b) {
   if (a.removed !== b.removed) return b.removed - a.removed;
   if (a.moves !== b.moves) return a.moves - b.moves;
   return a.player.toLowerCase().localeCompare(b.player.toLowerCase());
-}
-
-export function clock(seconds) {
-  const whole = Math.max(0, Math.floor(seconds));
-  const hours = Math.floor(whole / 3600);
-  const minutes = Math.floor((whole % 3600) / 60);
-  const secs = String(whole % 60).padStart(2, "0");
-  return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${secs}` : `${minutes}:${secs}`;
 }
 
 export class Room {

@@ -1,0 +1,226 @@
+// The welcome and the lobby: signing in (a new account, or a token from another device),
+// the day's deals and its countdown, practice by code, starting a game.
+
+import { controller as c } from "./controller.js";
+import { $, $$, clock, current, setError, setText } from "./dom.js";
+import { joinRoom } from "./room.js";
+
+/** @typedef {import("./net.js").Connection} Connection */
+/** @typedef {import("./messages.js").Player} Player */
+/** @typedef {import("./messages.js").ServerMessage} ServerMessage */
+
+// -- signing in -------------------------------------------------------------------------
+
+/** The connection's onOpen: hello, then the account and the game (or room) it was at.
+ * @param {Connection} conn */
+export async function signIn(conn) {
+  const welcome = await conn.early({ type: "hello", version: 1, client: "simon-web", legal: true });
+  if (welcome.type !== "welcome") throw new Error(welcome.type === "error" ? welcome.message : "no welcome");
+  if (!c.token) return;
+  const reply = await conn.early({ type: "auth", token: c.token });
+  if (reply.type === "error") {
+    if (reply.code === "bad-token") {
+      c.forgetAccount();
+      showWelcome();
+      return;
+    }
+    throw new Error(reply.message);
+  }
+  if (reply.type === "authenticated") signedIn(reply.player);
+  const gameId = c.gameToResume();
+  if (gameId) {
+    const resumed = await conn.early({ type: "resume", game: gameId, seq: c.game?.seq ?? 0 });
+    if (resumed.type === "error") c.keepGame(null);
+  } else {
+    const code = c.roomToWatch();
+    if (code) {
+      const watched = await conn.early({ type: "race_watch", code });
+      if (watched.type === "error") c.keepRoom(null);
+    }
+  }
+}
+
+/** @param {Player} player */
+function signedIn(player) {
+  c.player = player;
+  $("[data-account]").hidden = false;
+  for (const element of $$("[data-player-name]")) element.textContent = player.name;
+  $("[data-player-link]").href = `/player/${encodeURIComponent(player.name)}`;
+}
+
+export function showWelcome() {
+  c.show("welcome");
+  $("[data-form=register] input[name=name]").focus();
+}
+
+/** @typedef {import("./messages.js").Registered} Registered */
+/** @typedef {import("./messages.js").Authenticated} Authenticated */
+/** @typedef {import("./net.js").Request} Request */
+
+/** The welcome forms: a new account (`register`) or a token from another device (`auth`).
+ * @param {SubmitEvent} event
+ * @param {(fields: any) => Request} message
+ * @param {(reply: Registered, fields: any) => string} tokenOf */
+async function welcomed(event, message, tokenOf) {
+  event.preventDefault();
+  const form = /** @type {HTMLFormElement} */ (event.currentTarget);
+  setError(form, "");
+  const reply = await c.connection.request(message(form.elements));
+  if (reply.type === "error") {
+    setError(form, reply.message);
+    return;
+  }
+  const welcome = /** @type {Registered | Authenticated} */ (reply);
+  c.keepToken(tokenOf(/** @type {Registered} */ (welcome), form.elements));
+  signedIn(welcome.player);
+  c.connection.wanted = true;
+  await enterLobby();
+}
+
+// -- the lobby --------------------------------------------------------------------------
+
+export async function enterLobby() {
+  if (!c.player) return; // the token was refused: the welcome form is up
+  if (c.joinCode) {
+    const code = c.joinCode;
+    c.joinCode = null;
+    if (await joinRoom(code)) return;
+  }
+  if (current() !== "game" && current() !== "room") showLobby();
+  await refreshDaily();
+}
+
+export async function refreshDaily() {
+  const [daily, history] = await Promise.all([
+    c.connection.request({ type: "daily" }),
+    c.connection.request({ type: "history", limit: 20 }),
+  ]);
+  if (daily.type === "daily") {
+    c.daily = daily;
+    c.dayEnds = Date.now() + daily.seconds_left * 1000;
+  }
+  if (history.type === "history") c.history = history;
+  if (daily.type === "error" && daily.code === "proving") {
+    c.dayEnds = null;
+    $("[data-day-left]").textContent = "Today's deals are being proven: a moment…";
+    setTimeout(refreshDaily, 5000);
+  }
+  renderDaily();
+}
+
+export function showLobby() {
+  // what was refused before the player left the lobby no longer applies
+  for (const error of $$("[data-view=lobby] [data-error]")) error.textContent = "";
+  c.show("lobby");
+  $("[data-action=back-to-game]").hidden = !c.game || c.game.finished;
+}
+
+/** "The day (UTC) ends in 3:42:17.", counted down from the server's `seconds_left`; at the
+ * end the new day's deals are asked for. */
+function dayLeft() {
+  if (!c.dayEnds) return;
+  const left = Math.max(0, Math.ceil((c.dayEnds - Date.now()) / 1000));
+  setText($("[data-day-left]"), `The day (UTC) ends in ${clock(left)}.`);
+  if (left === 0) {
+    c.dayEnds = null;
+    setTimeout(refreshDaily, 1000);
+  }
+}
+
+/** The day's board a player's daily of `suits` is on: the new players' while their
+ * dailies go there (a result under review is on neither yet: the public board is shown).
+ * @param {string} day @param {number} suits */
+function dayBoard(day, suits) {
+  const played = playedDaily(day, suits);
+  const board = played?.board === "new" && played.review !== "held" ? "&board=new" : "";
+  return `/day/${day}?suits=${suits}${board}`;
+}
+
+/** @param {string} day @param {number} suits */
+function playedDaily(day, suits) {
+  return (c.history?.games ?? []).find(
+    (game) => game.mode === "daily" && game.day === day && game.suits === suits,
+  );
+}
+
+function renderDaily() {
+  const daily = c.daily;
+  if (!daily) return;
+  dayLeft();
+  for (const deal of daily.deals) {
+    const button = $(`[data-start="daily"][data-suits="${deal.suits}"]`);
+    if (!button) continue;
+    const played = playedDaily(daily.day, deal.suits);
+    let state = "Play";
+    button.dataset.played = "false";
+    if (deal.finished) {
+      button.dataset.played = "true";
+      if (played?.review === "held") state = "Played · under review";
+      else if (played?.rank) {
+        const among = played.board === "new" ? " of new players" : "";
+        state = `Played · rank ${played.rank}${among} · see the board`;
+      }
+      else state = "Played · see the board";
+    } else if (deal.started) {
+      state = "Continue";
+    }
+    $("[data-state]", button).textContent = state;
+  }
+}
+
+/** @param {string} mode @param {number} suits @param {string} [code] */
+async function start(mode, suits, code) {
+  // a code names its own suit count: a malformed one is refused for what is wrong with it
+  const message = code ? { type: "start", mode, code } : { type: "start", mode, suits };
+  const panel = $(`[data-start="${mode}"]`).closest(".panel, .daily-panel");
+  setError(panel, "");
+  const reply = await c.connection.requestNow(message);
+  if (reply.type === "error") {
+    if (reply.code === "already-played") {
+      location.href = dayBoard(c.daily?.day ?? "", suits);
+      return;
+    }
+    setError(panel, reply.message);
+  }
+}
+
+/** The welcome's forms, the lobby's buttons, the day's countdown. */
+export function setupLobby() {
+  // the day's countdown ticks only while the lobby shows it
+  let dayTimer = 0;
+  c.onShow((name) => {
+    clearInterval(dayTimer);
+    dayTimer = name === "lobby" ? setInterval(dayLeft, 1000) : 0;
+    if (name === "lobby") dayLeft();
+  });
+  $("[data-form=register]").addEventListener("submit", (/** @type {SubmitEvent} */ event) =>
+    welcomed(
+      event,
+      (fields) => ({ type: "register", name: fields.name.value.trim() }),
+      (reply) => reply.token,
+    ),
+  );
+  $("[data-form=sign-in]").addEventListener("submit", (/** @type {SubmitEvent} */ event) =>
+    welcomed(
+      event,
+      (fields) => ({ type: "auth", token: fields.token.value.trim() }),
+      (_, fields) => fields.token.value.trim(),
+    ),
+  );
+  for (const button of $$("[data-start]")) {
+    button.addEventListener("click", () => {
+      const suits = Number(button.dataset.suits);
+      if (button.dataset.start === "daily" && button.dataset.played === "true" && c.daily) {
+        location.href = dayBoard(c.daily.day, suits);
+        return;
+      }
+      start(button.dataset.start, suits);
+    });
+  }
+  $("[data-form=practice-code]").addEventListener("submit", (/** @type {SubmitEvent} */ event) => {
+    event.preventDefault();
+    const form = /** @type {HTMLFormElement} */ (event.currentTarget);
+    const code = /** @type {any} */ (form.elements).code.value.trim().toUpperCase();
+    start("practice", Number(code.match(/-S(\d)-/)?.[1] ?? 1), code);
+  });
+}

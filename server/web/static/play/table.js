@@ -1,0 +1,247 @@
+// The table: the game the server sent (its state, each move it accepted or refused, its
+// end), drawn with the moves still on their way, and the actions the player sends.
+
+import { groupText, short } from "./cards.js";
+import { cancelSelection, showTargets } from "./controls.js";
+import { controller as c } from "./controller.js";
+import { $, announce, clearRefusal, clock, current, refuse, setText } from "./dom.js";
+import { Game, RUN_LENGTH, parseMove } from "./game.js";
+import { hasResult, hideResult, showResult } from "./result.js";
+import { renderStandings, tickRoom } from "./room.js";
+
+/** @typedef {import("./messages.js").GameView} GameView */
+/** @typedef {import("./messages.js").Moved} Moved */
+/** @typedef {import("./messages.js").Finished} Finished */
+/** @typedef {import("./messages.js").ErrorMessage} ErrorMessage */
+/** @typedef {import("./net.js").Request} Request */
+
+/** A whole game from the server (`state`): the reply to start, resume, restart and undo.
+ * @param {GameView} view @param {Request} [request] */
+export function takeState(view, request) {
+  const resumed = request?.type === "resume";
+  const pending = resumed && c.game?.id === view.game ? c.game.pending : [];
+  if (c.game?.id !== view.game) {
+    c.result = null;
+    $("[data-race-news]").textContent = "";
+  }
+  const game = new Game(view);
+  game.pending = pending;
+  c.game = game;
+  c.selected = null;
+  c.keepGame(view.finished ? null : view.game);
+  if (view.race) {
+    c.keepRoom(view.race);
+    c.room.reveal(view.race);
+    if (c.room.view?.code !== view.race) c.connection.request({ type: "race_watch", code: view.race });
+  } else if (!request || request.type === "start") {
+    c.room.view = null;
+    c.keepRoom(null);
+  }
+  $("[data-game-title]").textContent = title(view);
+  $("[data-game-code]").textContent = view.code;
+  $("[data-view=game]").dataset.code = view.code;
+  $("[data-par-box]").hidden = view.par == null;
+  $("[data-par]").textContent = view.par ?? "";
+  // a game taken up again after a reconnection stays behind the lobby the player went to
+  const away = resumed && (current() === "lobby" || current() === "room");
+  if (current() !== "game" && !away) {
+    hideResult();
+    c.show("game");
+    // the button that started it is gone with the lobby: the keys go on at the table
+    if (!$("[data-view=game]").contains(document.activeElement)) c.board.focus(c.board.focused);
+  }
+  renderStandings();
+  renderGame();
+  if (!view.finished && request && request.type === "start") announce(`${title(view)}: the deal is dealt.`);
+}
+
+/** @param {GameView} view */
+function title(view) {
+  const suits = view.suits === 1 ? "1 suit" : `${view.suits} suits`;
+  if (view.race) return `Race ${view.race} · ${suits}`;
+  if (view.mode === "daily") return `Daily · ${suits}`;
+  return `Practice · ${suits}`;
+}
+
+export function renderGame() {
+  const game = c.game;
+  if (!game) return;
+  const pending = game.pending.length;
+  const movable = pending || !game.legal ? null : game.legal.map((groups) => groups.length);
+  c.board.render(game.columns(), movable);
+  c.board.element.dataset.pending = String(pending);
+  $("[data-moves]").textContent = String(game.moves + pending);
+  $("[data-score]").textContent = String(game.score - pending);
+  $("[data-removed]").textContent = String(game.removed);
+  $("[data-action=undo]").disabled = game.finished || (!game.canUndo && !pending);
+  $("[data-action=restart]").disabled = game.finished;
+  $("[data-action=resign]").disabled = game.finished;
+  // a finished game says so beside its title, and its result opens again from the bar
+  const over = $("[data-game-over]");
+  over.hidden = !game.finished;
+  over.dataset.over = game.won ? "won" : c.result?.resigned ? "resigned" : "over";
+  over.textContent = { won: "Won", resigned: "Resigned", over: "Over" }[over.dataset.over];
+  $("[data-action=show-result]").hidden = !(game.finished && hasResult());
+  if (c.selected) {
+    c.board.select(c.selected.column, c.selected.count);
+    c.board.highlight(game.targets(c.selected.column, c.selected.count));
+  }
+  showTargets();
+  tick();
+}
+
+/** The clocks: the game's, and the room's countdown and time left. */
+export function tick() {
+  if (c.game) setText($("[data-clock]"), clock(c.game.clock()));
+  tickRoom();
+}
+
+/** Send a game action; its answer comes back through main.js's handlers.
+ * @param {Request} message */
+export function act(message) {
+  if (!c.game) return null;
+  const id = c.connection.nextId();
+  c.connection.request({ ...message, id });
+  return id;
+}
+
+/** @param {number} from @param {number} to @param {number | null} count @param {boolean} optimistic */
+export function move(from, to, count, optimistic) {
+  const game = c.game;
+  if (!game || game.finished) return;
+  if (optimistic && count) {
+    const id = c.connection.nextId();
+    game.optimistic(id, { from, to, count });
+    // sent first, before anything on screen changes: the table is drawn while it is on its way
+    c.connection.request({ type: "move", id, move: `${from}-${to}x${count}` });
+    performance.mark(`simon:sent:${id}`);
+    clearRefusal();
+    cancelSelection();
+    renderGame();
+    return;
+  }
+  clearRefusal();
+  cancelSelection();
+  act({ type: "move", move: count ? `${from}-${to}x${count}` : `${from}-${to}` });
+}
+
+/** A move typed or chosen by column numbers: the group that fits, as the notation says.
+ * @param {number} from @param {number} to @param {number | null} count */
+export function moveTo(from, to, count) {
+  const game = c.game;
+  if (!game) return;
+  const last = game.columns().length;
+  const missing = [from, to].find((column) => !(column >= 1 && column <= last));
+  if (missing != null) {
+    refuse(`✗ There is no column ${missing}: the columns are 1 to ${last} (the key 0 is ${last}).`);
+    return;
+  }
+  if (count == null) {
+    const movable = game.movable(from);
+    for (let n = movable ?? 0; n >= 1; n -= 1) {
+      if ((game.targets(from, n) ?? []).includes(to)) {
+        count = n;
+        break;
+      }
+    }
+  }
+  const legal = count != null && (game.targets(from, count) ?? []).includes(to);
+  move(from, to, count, legal);
+}
+
+/** A column's best move (a double-click, or a column and Enter).
+ * @param {number} column @param {number | null} count */
+export function auto(column, count) {
+  if (!c.game || c.game.finished) return;
+  clearRefusal();
+  cancelSelection();
+  /** @type {Request} */
+  const message = { type: "auto", column };
+  if (count) message.count = count;
+  act(message);
+}
+
+/** A move the server accepted (`moved`). @param {Moved} moved */
+export function settled(moved) {
+  const game = c.game;
+  if (!game || moved.game !== game.id) return;
+  const before = game.confirmed.map((column) => column.slice());
+  const changed = game.settle(moved);
+  if (changed === null) {
+    c.connection.request({ type: "resume", game: game.id, seq: game.seq });
+    return;
+  }
+  if (changed && moved.removed_run) leave(before, moved);
+  renderGame();
+  if (changed) {
+    const { from, to, count } = parseMove(moved.move);
+    const cards = before[from - 1].slice(-count);
+    const onto = before[to - 1];
+    let text = `${moved.move}: ${groupText(cards)} onto ${onto.length ? short(onto.at(-1)) : "an empty column"}`;
+    if (moved.removed_run) text += `; a run of ${short(cards.at(-1)).slice(-1)} leaves the table`;
+    announce(text + ".");
+  }
+}
+
+/** A removed run visibly leaves: copies of its cards fly off the table.
+ * @param {string[][]} before @param {Moved} moved */
+function leave(before, moved) {
+  if (matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  const { from, to, count } = parseMove(moved.move);
+  if (c.game.pending.length) return; // the table shows moves still on their way
+  const shown = before.map((column) => column.slice());
+  // the table as it was, with the move: the run at the end of the target column
+  shown[to - 1].push(...shown[from - 1].splice(shown[from - 1].length - count, count));
+  c.board.render(shown, null);
+  c.board.holdHeight(1100);
+  const run = c.board.group(to, RUN_LENGTH);
+  const layer = document.createElement("div");
+  layer.className = "leaving-layer";
+  layer.setAttribute("aria-hidden", "true");
+  run.forEach((card, index) => {
+    const box = card.getBoundingClientRect();
+    const copy = /** @type {HTMLElement} */ (card.cloneNode(true));
+    copy.removeAttribute("data-card");
+    copy.removeAttribute("role");
+    copy.removeAttribute("aria-label");
+    copy.style.left = `${box.left}px`;
+    copy.style.top = `${box.top}px`;
+    copy.style.animationDelay = `${(RUN_LENGTH - 1 - index) * 25}ms`;
+    layer.append(copy);
+  });
+  document.body.append(layer);
+  setTimeout(() => layer.remove(), 1100);
+  const removed = $("[data-removed]").parentElement;
+  removed.classList.remove("pulse");
+  void removed.offsetWidth;
+  removed.classList.add("pulse");
+}
+
+/** A game action the server refused (`error`). @param {ErrorMessage} error @param {Request} request */
+export function refused(error, request) {
+  const game = c.game;
+  if (!game) return;
+  if (request.type === "move" || request.type === "auto") {
+    game.refuse(request.id);
+    renderGame();
+  }
+  if (error.code === "game-over" || error.code === "no-game") {
+    refuse(error.message);
+    return;
+  }
+  const what = request.type === "move" ? `${request.move}: ` : "";
+  refuse(`✗ ${what}${error.message}`);
+}
+
+/** A game ended (`finished`). @param {Finished} message */
+export function finished(message) {
+  const game = c.game;
+  c.result = message;
+  if (game && message.game === game.id) {
+    game.finished = true;
+    game.elapsed = message.elapsed;
+    renderGame();
+  }
+  c.keepGame(null);
+  showResult();
+}
