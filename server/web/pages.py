@@ -29,10 +29,11 @@ from urllib.parse import parse_qs, unquote, urlencode
 from websockets.http11 import Request, Response
 
 from server.engine import SUIT_COUNTS
+from server.i18n import Language, gettext, language_named, speaking
 from server.kinds import BOARDS, board_named, parse_day
 from server.protocol import Board, ErrorCode, HistoryGame, LeaderboardPage, RoomEntry
 
-from . import render
+from . import languages, render
 from .chart import moves_chart, score_chart
 from .responses import (
     HTML,
@@ -40,6 +41,7 @@ from .responses import (
     REVALIDATE,
     content,
     json_error,
+    redirect,
     request_target,
     wants_json,
 )
@@ -162,7 +164,11 @@ def _lowest(rank: int | None, other: int) -> int:
 
 
 def _ranks(first: int, last: int, total: int) -> str:
-    return f"Rank {first} of {total}" if first == last else f"Ranks {first} to {last} of {total}"
+    if first == last:
+        return gettext("Rank %(first)s of %(total)s") % {"first": first, "total": total}
+    return gettext("Ranks %(first)s to %(last)s of %(total)s") % {
+        "first": first, "last": last, "total": total,
+    }  # fmt: skip
 
 
 def _board_param(board: Board) -> str | None:
@@ -225,12 +231,20 @@ async def day_board(source: Source, query: Query, text: str) -> Page:
     try:
         day = parse_day(text)
     except ValueError:
-        raise _bad("the day is a date like 2026-01-31") from None
+        raise _bad(gettext("the day is a date like 2026-01-31")) from None
     today = source.today()
     if day > today:
-        raise PageError(404, ErrorCode.NOT_FOUND, f"the board of {day} opens on that day")
+        raise PageError(
+            404,
+            ErrorCode.NOT_FOUND,
+            gettext("the board of %(day)s opens on that day") % {"day": day},
+        )
     if day < FIRST_DAY:
-        raise PageError(404, ErrorCode.NOT_FOUND, f"there is no board before {FIRST_DAY}")
+        raise PageError(
+            404,
+            ErrorCode.NOT_FOUND,
+            gettext("there is no board before %(day)s") % {"day": FIRST_DAY},
+        )
     suits = query.suits()
     board = query.board()
     after = query.text("after", 256)
@@ -260,18 +274,20 @@ async def day_board(source: Source, query: Query, text: str) -> Page:
             rows, total = ranked.around, ranked.total
             caption = _ranks(rows[0].rank, rows[-1].rank, total)
         elif ranked.review == "held":
-            notice = (
-                f"{ranked.player}'s result on this board that day is held for fair-play "
+            notice = gettext(
+                "%(player)s's result on this board that day is held for fair-play "
                 "review: it is ranked once a reviewer clears it."
-            )
+            ) % {"player": ranked.player}
         else:
-            notice = f"{ranked.player} has no result on this board that day."
+            notice = gettext("%(player)s has no result on this board that day.") % {
+                "player": ranked.player
+            }
     if found is None:
         page, replays = await source.board(
             day=day, suits=suits, board=board, limit=limit, after=after
         )
         rows, total, next_cursor = page.rows, page.total, page.next
-        caption = _ranks(rows[0].rank, rows[-1].rank, total) if rows else "No results"
+        caption = _ranks(rows[0].rank, rows[-1].rank, total) if rows else gettext("No results")
     stats = await source.day_stats(
         day=day, suits=suits, board=board, name=name if found is not None else None
     )
@@ -326,7 +342,7 @@ def _day_links(
 async def player(source: Source, query: Query, text: str) -> Page:
     name = unquote(text)
     if not name or len(name) > 64 or _CONTROL.search(name):
-        raise _bad("a player's name is 1 to 64 characters")
+        raise _bad(gettext("a player's name is 1 to 64 characters"))
     found = await source.player(name)
     history, replays = await source.history(found.name, HISTORY_GAMES)
     # A daily with no rank is held for fair-play review (or not screened yet): not shown,
@@ -397,7 +413,7 @@ def _replay_from(query: Query) -> None:
     if text is None:
         return
     if not (text.isascii() and text.isdigit()) or len(text) > 8:
-        raise _bad(f"from is a position: 0 to {REPLAY_FROM_MOST}")
+        raise _bad(gettext("from is a position: 0 to %(most)s") % {"most": REPLAY_FROM_MOST})
     first = int(text) - int(text) % REPLAY_PAGE
     if first:
         query.values["from"] = str(first)
@@ -409,7 +425,7 @@ async def replay(source: Source, query: Query, game_id: str) -> Page:
     A page holds the :data:`REPLAY_PAGE` positions from ``from`` (the deal is 0) and links
     the pages around it: what a page costs does not grow with the game."""
     if not game_id or len(game_id) > 64 or _CONTROL.search(game_id):
-        raise _bad("a game id is 1 to 64 characters")
+        raise _bad(gettext("a game id is 1 to 64 characters"))
     first = int(query.values.get("from", "0"))
     found, steps, review = await source.replay(unquote(game_id), first)
     judged = {position.seq: position for position in review.positions} if review else {}
@@ -487,7 +503,7 @@ def _route(path: str) -> tuple[Handler, frozenset[str], str] | None:
 def _static(request: Request, name: str, query: str) -> Response:
     found = render.STATIC.get(name)
     if found is None:
-        raise PageError(404, ErrorCode.NOT_FOUND, f"no such file {name!r}")
+        raise PageError(404, ErrorCode.NOT_FOUND, gettext("no such file %(name)r") % {"name": name})
     versioned = parse_qs(query).get("v") == [found.version]
     return content(
         request,
@@ -499,13 +515,20 @@ def _static(request: Request, name: str, query: str) -> Response:
 
 
 def _error_page(
-    source: Source, request: Request, error: PageError, *, json_by_default: bool
+    source: Source,
+    request: Request,
+    error: PageError,
+    *,
+    json_by_default: bool,
+    language: Language,
+    path: str,
+    query: str,
 ) -> Response:
     if wants_json(request, default=json_by_default):
         return json_error(request, error.status, error.code.value, error.message)
-    title = {400: "Bad request", 403: "Not public", 404: "Not found"}.get(
-        error.status, "Unavailable"
-    )
+    title = {
+        400: gettext("Bad request"), 403: gettext("Not public"), 404: gettext("Not found")
+    }.get(error.status, gettext("Unavailable"))  # fmt: skip
     # a passing refusal (deals being proven, the database down): the page asks again itself
     retry = POLL_SECONDS if error.status == 503 else None
     body = render.page(
@@ -516,48 +539,101 @@ def _error_page(
             "today": source.today(),
             "poll": POLL_SECONDS,
             "retry": retry,
+            **_language_context(path, query, language),
         },
     )
     return content(
-        request, body.encode(), content_type=HTML, cache_control="no-store", status=error.status
+        request,
+        body.encode(),
+        content_type=HTML,
+        cache_control="no-store",
+        status=error.status,
+        language=language,
     )
+
+
+def _language_context(path: str, query: str, language: Language) -> dict[str, Any]:
+    return {"lang": language, "languages": languages.choices(path, query, language)}
+
+
+#: ``/language/CODE?next=PATH``: the picker's link.
+_PICKER = re.compile(r"^/language/([A-Za-z-]{2,8})$")
+
+
+def _pick(request: Request, code: str, query: str) -> Response:
+    """Remember the language chosen and go back to the page it was chosen on."""
+    language = language_named(code)
+    if language is None:
+        raise PageError(404, ErrorCode.NOT_FOUND, gettext("There is no such language."))
+    values = parse_qs(query).get("next")
+    back = languages.safe_next(values[0] if values else None)
+    return redirect(back, set_cookie=languages.set_cookie(language))
 
 
 async def respond(source: Source, request: Request) -> Response:
     """Answer a plain GET for a page, a live part, a static file, or with a 404."""
     url = request_target(request)
-    path = url.path
+    language = languages.choose(request, url.query)
+    with speaking(language):
+        return await _respond(source, request, url.path, url.query, language)
+
+
+async def _respond(
+    source: Source, request: Request, path: str, query_text: str, language: Language
+) -> Response:
     is_page = False
     try:
         if path.startswith("/static/"):
-            return _static(request, path.removeprefix("/static/"), url.query)
+            return _static(request, path.removeprefix("/static/"), query_text)
+        picker = _PICKER.match(path)
+        if picker is not None:
+            return _pick(request, picker.group(1), query_text)
         live = path == _LIVE_PREFIX or path.startswith(_LIVE_PREFIX + "/")
         route = _route((path.removeprefix(_LIVE_PREFIX) or "/") if live else path)
         if route is None:
-            raise PageError(404, ErrorCode.NOT_FOUND, f"no such path {unquote(path)!r}")
+            raise PageError(
+                404, ErrorCode.NOT_FOUND, gettext("no such path %(path)r") % {"path": unquote(path)}
+            )
         is_page = True
         handler, allowed, argument = route
-        query = Query(url.query, allowed)
+        query = Query(query_text, allowed)
         normalize = _NORMALIZE.get(handler)
         if normalize is not None:
             normalize(query)
 
         async def make() -> tuple[bytes, str]:
             page = await handler(source, query, argument)
-            context = {**page.context, "today": source.today(), "poll": POLL_SECONDS}
+            context = {
+                **page.context,
+                "today": source.today(),
+                "poll": POLL_SECONDS,
+                **_language_context(path, query_text, language),
+            }
             if live:
                 if page.live is None:
-                    raise PageError(404, ErrorCode.NOT_FOUND, "this page has no live part")
+                    raise PageError(404, ErrorCode.NOT_FOUND, gettext("this page has no live part"))
                 text = render.block(page.template, "live", context)
             else:
                 text = render.page(page.template, context)
             return text.encode(), page.cache_control
 
-        body, cache_control = await source.remember(path + query.canonical(), make)
-        return content(request, body, content_type=HTML, cache_control=cache_control)
+        # one copy of a page a language: the language is part of what the page is
+        key = f"{language} {path}{query.canonical()}"
+        body, cache_control = await source.remember(key, make)
+        return content(
+            request, body, content_type=HTML, cache_control=cache_control, language=language
+        )
     except PageError as error:
-        return _error_page(source, request, error, json_by_default=not is_page)
+        return _error_page(
+            source, request, error, json_by_default=not is_page, language=language,
+            path=path, query=query_text,
+        )  # fmt: skip
     except Exception:
         log.exception("page %s failed", path)
-        unavailable = PageError(503, ErrorCode.UNAVAILABLE, "the server cannot answer right now")
-        return _error_page(source, request, unavailable, json_by_default=not is_page)
+        unavailable = PageError(
+            503, ErrorCode.UNAVAILABLE, gettext("The server cannot answer right now.")
+        )
+        return _error_page(
+            source, request, unavailable, json_by_default=not is_page, language=language,
+            path=path, query=query_text,
+        )  # fmt: skip

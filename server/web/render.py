@@ -18,6 +18,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from server.engine import SUIT_COUNTS
 from server.engine.cards import PACK_RUNS, RANK_LETTERS, parse_card, rank, suit
+from server.i18n import N_, current_language, formats, gettext, ngettext, pgettext
 
 #: Each suit's symbol, by the engine's suit number (spades, hearts, diamonds, clubs).
 _SYMBOL_OF_SUIT: Final = "♠♥♦♣"
@@ -48,6 +49,7 @@ class StaticFile:
 
 _TYPES: Final = {
     ".css": "text/css; charset=utf-8",
+    ".json": "application/json; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
     ".svg": "image/svg+xml; charset=utf-8",
 }
@@ -89,12 +91,12 @@ def clock(seconds: float) -> str:
 def hour_minute(moment: str | datetime) -> str:
     """``14:03`` of an ISO 8601 time (the server's times are UTC)."""
     parsed = datetime.fromisoformat(moment) if isinstance(moment, str) else moment
-    return parsed.strftime("%H:%M")
+    return formats.hour_minute(parsed)
 
 
 def long_day(day: date) -> str:
-    """``Sunday 1 March 2026``."""
-    return f"{day:%A} {day.day} {day:%B %Y}"
+    """``Sunday 1 March 2026``, in the language being spoken."""
+    return formats.long_day(day)
 
 
 def url(path: str, **params: Any) -> str:
@@ -109,7 +111,16 @@ def segment(text: str) -> str:
 
 
 def suits_name(suits: int) -> str:
-    return "1 suit" if suits == 1 else f"{suits} suits"
+    """``1 suit``, ``2 kolory``, ``4 масти``."""
+    return ngettext("%(count)s suit", "%(count)s suits", suits) % {"count": suits}
+
+
+#: What each suit count is called in the app the rules come from ("Łatwy" is 1 suit).
+_DIFFICULTY: Final = {1: N_("Easy"), 2: N_("Medium"), 4: N_("Hard")}
+
+
+def difficulty(suits: int) -> str:
+    return gettext(_DIFFICULTY[suits])
 
 
 _environment = Environment(
@@ -119,13 +130,25 @@ _environment = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
     enable_async=False,
+    extensions=["jinja2.ext.i18n"],
+)
+# The sentences of a block of {% trans %} are read as one line, whatever its layout.
+_environment.policies["ext.i18n.trimmed"] = True
+# newstyle: the template's `_()` escapes its result and formats its keyword arguments
+_environment.install_gettext_callables(  # type: ignore[attr-defined]
+    gettext, ngettext, newstyle=True, pgettext=pgettext
 )
 _environment.filters.update(
     card_face=card_face, clock=clock, hour_minute=hour_minute, long_day=long_day,
-    segment=segment, suits_name=suits_name,
+    segment=segment, suits_name=suits_name, difficulty=difficulty,
+    short_day=formats.short_day, number=formats.number, tenths=formats.tenths,
 )  # fmt: skip
 _environment.globals.update(
-    static=static_url, url=url, SUIT_COUNTS=SUIT_COUNTS, SUIT_SYMBOLS=SUIT_SYMBOLS
+    static=static_url,
+    url=url,
+    SUIT_COUNTS=SUIT_COUNTS,
+    SUIT_SYMBOLS=SUIT_SYMBOLS,
+    current_language=current_language,
 )
 
 
