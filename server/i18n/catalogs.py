@@ -53,7 +53,7 @@ TRANSLATED: Final = tuple(language for language in LANGUAGES if language != DEFA
 
 
 def _pybabel(*arguments: str) -> None:
-    CommandLineInterface().run(["pybabel", "-q", *arguments])
+    CommandLineInterface().run(["pybabel", "-q", *arguments])  # type: ignore[no-untyped-call]
 
 
 def extract(domain: Domain, into: Path) -> Catalog:
@@ -85,22 +85,23 @@ def compiled(catalog: Catalog) -> bytes:
 def browser_catalog(catalog: Catalog, language: str) -> bytes:
     """``{"lang", "messages"}``: each id's sentence, a plural's forms by CLDR category
     (``one``, ``few``, ``many``, ``other``) for ``Intl.PluralRules`` to pick from."""
-    form_of = _categories(catalog, language)
+    form_of = categories(catalog, language)
     messages: dict[str, str | dict[str, str]] = {}
     for message in catalog:
         if not message.id or not message.string:
             continue
         if isinstance(message.id, tuple):
-            forms = list(message.string)
-            messages[message.id[0]] = {tag: forms[index] for tag, index in form_of.items()}
+            forms = [str(form) for form in message.string]
+            singular = str(message.id[0])
+            messages[singular] = {tag: forms[index] for tag, index in form_of.items()}
         else:
             assert isinstance(message.string, str)
-            messages[message.id] = message.string
+            messages[str(message.id)] = message.string
     text = json.dumps({"lang": language, "messages": messages}, ensure_ascii=False, indent=0)
     return (text + "\n").encode()
 
 
-def _categories(catalog: Catalog, language: str) -> dict[str, int]:
+def categories(catalog: Catalog, language: str) -> dict[str, int]:
     """Which gettext form (its index in ``msgstr[N]``) each CLDR category of ``language``
     is, found by asking both rules of the same counts: the browser picks by category
     (``Intl.PluralRules``), gettext by index. A category no whole count has (Polish

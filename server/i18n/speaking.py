@@ -60,4 +60,4 @@ def ngettext(singular: str, plural: str, count: int) -> str:
 
 def pgettext(context: str, message: str) -> str:
     """``message`` in ``context``, for a word that is two words in another language."""
-    return translations(_SPEAKING.get()).pgettext(context, message)
+    return str(translations(_SPEAKING.get()).pgettext(context, message))

@@ -58,9 +58,13 @@ def english_phrases(language: str, domain: str = "server") -> frozenset[str]:
     for message in catalog:
         if not message.id:
             continue
-        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        ids = (
+            [str(part) for part in message.id]
+            if isinstance(message.id, tuple)
+            else [str(message.id)]
+        )
         strings = message.string if isinstance(message.string, tuple) else (message.string,)
-        translated = " ".join(strings)
+        translated = " ".join(str(string) for string in strings)
         for text in ids:
             for cut in _NOT_WORDS.split(text):
                 cut = " ".join(cut.split()).strip(" .,;:()")
