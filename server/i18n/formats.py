@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import date, datetime
+from functools import lru_cache
 
-from babel.dates import format_date, format_time
+from babel.dates import format_date
 from babel.numbers import format_decimal
 
 from .speaking import current_language
@@ -12,7 +13,13 @@ from .speaking import current_language
 
 def long_day(day: date) -> str:
     """``Sunday 1 March 2026``, ``niedziela 1 marca 2026``, ``воскресенье 1 марта 2026``."""
-    return format_date(day, "EEEE d MMMM y", locale=current_language())
+    return _long_day(day, current_language())
+
+
+@lru_cache(maxsize=4096)
+def _long_day(day: date, language: str) -> str:
+    # kept: a page shows few days, and CLDR's formatting is slow beside a page's render
+    return format_date(day, "EEEE d MMMM y", locale=language)
 
 
 def short_day(day: date) -> str:
@@ -21,8 +28,9 @@ def short_day(day: date) -> str:
 
 
 def hour_minute(moment: datetime) -> str:
-    """``14:03`` (the server's times are UTC; every language here writes 24 hours)."""
-    return format_time(moment, "HH:mm", locale=current_language())
+    """``14:03``: every language here writes the 24-hour clock so (CLDR's ``HH:mm`` in
+    each), and a board writes one for each of its rows: no lookup for it."""
+    return f"{moment.hour:02}:{moment.minute:02}"
 
 
 def number(value: int | float) -> str:

@@ -10,6 +10,7 @@ languages (``hreflang``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from http.cookies import CookieError, SimpleCookie
 from typing import Final
 from urllib.parse import parse_qs, urlencode
@@ -80,8 +81,10 @@ class Choice:
     current: bool
 
 
-def choices(path: str, query: str, current: Language) -> list[Choice]:
-    """Every language, for the page at ``path?query``."""
+@lru_cache(maxsize=1024)
+def choices(path: str, query: str, current: Language) -> tuple[Choice, ...]:
+    """Every language, for the page at ``path?query`` (the same for every request of the
+    same page: kept)."""
     kept = [(name, value) for name, values in parse_qs(query).items() if name != "lang"
             for value in values]  # fmt: skip
     here = path + ("?" + urlencode(kept) if kept else "")
@@ -90,4 +93,4 @@ def choices(path: str, query: str, current: Language) -> list[Choice]:
         alternate = path + "?" + urlencode([*kept, ("lang", code)])
         pick = f"/language/{code}?" + urlencode({"next": here})
         found.append(Choice(code, native_name(code), pick, alternate, code == current))
-    return found
+    return tuple(found)

@@ -553,7 +553,7 @@ def _error_page(
 
 
 def _language_context(path: str, query: str, language: Language) -> dict[str, Any]:
-    return {"lang": language, "languages": languages.choices(path, query, language)}
+    return {"lang": language, "languages": render.language_links(path, query, language)}
 
 
 #: ``/language/CODE?next=PATH``: the picker's link.

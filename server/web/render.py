@@ -10,15 +10,30 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import lru_cache
 from importlib.resources import files
 from typing import Any, Final
 from urllib.parse import quote, urlencode
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from server.engine import SUIT_COUNTS
 from server.engine.cards import PACK_RUNS, RANK_LETTERS, parse_card, rank, suit
-from server.i18n import N_, current_language, formats, gettext, ngettext, pgettext
+from server.i18n import (
+    LANGUAGES,
+    N_,
+    Language,
+    current_language,
+    formats,
+    gettext,
+    ngettext,
+    speaking,
+    translations,
+)
+
+from . import languages
+from .folding import TranslatedEnvironment
 
 #: Each suit's symbol, by the engine's suit number (spades, hearts, diamonds, clubs).
 _SYMBOL_OF_SUIT: Final = "♠♥♦♣"
@@ -112,7 +127,14 @@ def segment(text: str) -> str:
 
 def suits_name(suits: int) -> str:
     """``1 suit``, ``2 kolory``, ``4 масти``."""
-    return ngettext("%(count)s suit", "%(count)s suits", suits) % {"count": suits}
+    return _suits_name(suits, current_language())
+
+
+@lru_cache(maxsize=64)
+def _suits_name(suits: int, language: Language) -> str:
+    # kept: a page names suit counts a dozen times, and there are three of them
+    with speaking(language):
+        return ngettext("%(count)s suit", "%(count)s suits", suits) % {"count": suits}
 
 
 #: What each suit count is called in the app the rules come from ("Łatwy" is 1 suit).
@@ -123,41 +145,66 @@ def difficulty(suits: int) -> str:
     return gettext(_DIFFICULTY[suits])
 
 
-_environment = Environment(
-    loader=PackageLoader("server.web", "templates"),
-    autoescape=select_autoescape(default=True, default_for_string=True),
-    undefined=StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    enable_async=False,
-    extensions=["jinja2.ext.i18n"],
-)
-# The sentences of a block of {% trans %} are read as one line, whatever its layout.
-_environment.policies["ext.i18n.trimmed"] = True
-# newstyle: the template's `_()` escapes its result and formats its keyword arguments
-_environment.install_gettext_callables(  # type: ignore[attr-defined]
-    gettext, ngettext, newstyle=True, pgettext=pgettext
-)
-_environment.filters.update(
-    card_face=card_face, clock=clock, hour_minute=hour_minute, long_day=long_day,
-    segment=segment, suits_name=suits_name, difficulty=difficulty,
-    short_day=formats.short_day, number=formats.number, tenths=formats.tenths,
-)  # fmt: skip
-_environment.globals.update(
-    static=static_url,
-    url=url,
-    SUIT_COUNTS=SUIT_COUNTS,
-    SUIT_SYMBOLS=SUIT_SYMBOLS,
-    current_language=current_language,
-)
+def _environment_speaking(language: Language) -> TranslatedEnvironment:
+    """The templates as ``language`` says them: an environment a language, whose ``_()``
+    and ``{% trans %}`` ask that language's catalog straight away (a page's sentences are
+    the most frequent lookup of all: no context variable read for each)."""
+    environment = TranslatedEnvironment(
+        translations(language),
+        loader=PackageLoader("server.web", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        enable_async=False,
+        extensions=["jinja2.ext.i18n"],
+    )
+    # The sentences of a block of {% trans %} are read as one line, whatever its layout.
+    environment.policies["ext.i18n.trimmed"] = True
+    # newstyle: the template's `_()` escapes its result and formats its keyword arguments
+    environment.install_gettext_translations(  # type: ignore[attr-defined]
+        translations(language), newstyle=True
+    )
+    environment.filters.update(
+        card_face=card_face, clock=clock, hour_minute=hour_minute, long_day=long_day,
+        segment=segment, suits_name=suits_name, difficulty=difficulty,
+        short_day=formats.short_day, number=formats.number, tenths=formats.tenths,
+    )  # fmt: skip
+    environment.globals.update(
+        static=static_url, url=url, SUIT_COUNTS=SUIT_COUNTS, SUIT_SYMBOLS=SUIT_SYMBOLS
+    )
+    return environment
+
+
+_ENVIRONMENTS: Final = {language: _environment_speaking(language) for language in LANGUAGES}
 
 
 def page(template: str, context: dict[str, Any]) -> str:
     """A whole page."""
-    return _environment.get_template(template).render(context)
+    return _ENVIRONMENTS[current_language()].get_template(template).render(context)
+
+
+@dataclass(frozen=True)
+class LanguageLinks:
+    """A page's links to itself in the other languages, as markup."""
+
+    head: Markup
+    picker: Markup
+
+
+@lru_cache(maxsize=1024)
+def language_links(path: str, query: str, language: Language) -> LanguageLinks:
+    """The hreflang links and the picker of the page at ``path?query``: the same for every
+    request of a page, so made once (they are most of what a page's languages cost)."""
+    context = {"languages": languages.choices(path, query, language)}
+    with speaking(language):
+        return LanguageLinks(
+            Markup(block("languages.html", "head", context)),
+            Markup(block("languages.html", "picker", context)),
+        )
 
 
 def block(template: str, name: str, context: dict[str, Any]) -> str:
     """One block of a page alone (the part a browser fetches again to stay live)."""
-    compiled = _environment.get_template(template)
+    compiled = _ENVIRONMENTS[current_language()].get_template(template)
     return "".join(compiled.blocks[name](compiled.new_context(context)))
