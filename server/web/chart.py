@@ -15,7 +15,10 @@ from datetime import date
 from typing import Final
 
 from server.engine import SUIT_COUNTS
+from server.i18n import gettext, ngettext
 from server.protocol import DayStats, HistoryGame
+
+from .render import suits_name
 
 WIDTH: Final = 640
 HEIGHT: Final = 220
@@ -131,9 +134,7 @@ def score_chart(games: Sequence[HistoryGame]) -> Chart | None:
             Dot(
                 x_of(game.day),  # type: ignore[arg-type]  # ranked games all have a day
                 y_of(game.score),
-                f"{game.day}, {suits} suit{'s' if suits > 1 else ''}: "
-                f"{game.score}, rank {game.rank}"
-                + (" on the new players' board" if game.board == "new" else ""),
+                _dot_label(game.day, suits, game.score, game.rank, game.board == "new"),
             )
             for game in ranked
             if game.suits == suits
@@ -145,12 +146,30 @@ def score_chart(games: Sequence[HistoryGame]) -> Chart | None:
     x_ticks: tuple[Tick, ...] = (Tick(x_of(first), first.isoformat()),)
     if last != first:
         x_ticks += (Tick(x_of(last), last.isoformat()),)
-    summary = (
-        f"Daily scores from {first.isoformat()} to {last.isoformat()}: "
-        f"{len(ranked)} ranked results, scores {min(g.score for g in ranked)} "
-        f"to {max(g.score for g in ranked)}."
-    )
+    summary = ngettext(
+        "Daily scores from %(first)s to %(last)s: %(count)s ranked result, "
+        "scores %(low)s to %(high)s.",
+        "Daily scores from %(first)s to %(last)s: %(count)s ranked results, "
+        "scores %(low)s to %(high)s.",
+        len(ranked),
+    ) % {
+        "first": first.isoformat(),
+        "last": last.isoformat(),
+        "count": len(ranked),
+        "low": min(g.score for g in ranked),
+        "high": max(g.score for g in ranked),
+    }
     return Chart(WIDTH, HEIGHT, tuple(series), y_ticks, x_ticks, summary)
+
+
+def _dot_label(day: date | None, suits: int, score: int, rank: int | None, new: bool) -> str:
+    values = {"day": day, "suits": suits_name(suits), "score": score, "rank": rank}
+    if new:
+        return (
+            gettext("%(day)s, %(suits)s: %(score)s, rank %(rank)s on the new players' board")
+            % values
+        )
+    return gettext("%(day)s, %(suits)s: %(score)s, rank %(rank)s") % values
 
 
 def moves_chart(stats: DayStats) -> Histogram | None:
@@ -169,14 +188,19 @@ def moves_chart(stats: DayStats) -> Histogram | None:
     for index, found in enumerate(bins):
         height = inner_height * found.count / most
         last = found.moves + width - 1
-        span = f"{found.moves} moves" if width == 1 else f"{found.moves} to {last} moves"
+        span = (
+            ngettext("%(count)s move", "%(count)s moves", found.moves) % {"count": found.moves}
+            if width == 1
+            else gettext("%(first)s to %(last)s moves") % {"first": found.moves, "last": last}
+        )
+        winners = ngettext("%(count)s winner", "%(count)s winners", found.count)
         bars.append(
             Bar(
                 x=LEFT + index * step + 1,
                 y=TOP + inner_height - height,
                 width=max(1.0, step - 2),
                 height=height,
-                label=f"{span}: {found.count} winner{'' if found.count == 1 else 's'}",
+                label=f"{span}: {winners % {'count': found.count}}",
                 mine=mine is not None and found.moves <= mine <= last,
             )
         )
@@ -185,8 +209,17 @@ def moves_chart(stats: DayStats) -> Histogram | None:
         Tick(LEFT, str(bins[0].moves)),
         Tick(LEFT + inner_width, str(bins[-1].moves + width - 1)),
     )
-    summary = (
-        f"Moves of the {stats.won} winners of {stats.finished} results: "
-        f"from {bins[0].moves} to {bins[-1].moves + width - 1}, in bins of {width}."
-    )
+    summary = ngettext(
+        "Moves of the %(count)s winner of %(finished)s results: from %(first)s to "
+        "%(last)s, in bins of %(width)s.",
+        "Moves of the %(count)s winners of %(finished)s results: from %(first)s to "
+        "%(last)s, in bins of %(width)s.",
+        stats.won,
+    ) % {
+        "count": stats.won,
+        "finished": stats.finished,
+        "first": bins[0].moves,
+        "last": bins[-1].moves + width - 1,
+        "width": width,
+    }
     return Histogram(WIDTH, HEIGHT, tuple(bars), y_ticks, x_ticks, summary)

@@ -23,14 +23,14 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any, Final, TypeVar
-from urllib.parse import parse_qs, unquote, urlencode
+from typing import Any, Final
+from urllib.parse import parse_qs, unquote
 
-from pydantic import BaseModel
 from websockets.http11 import Request, Response
 
 from server.engine import SUIT_COUNTS
-from server.kinds import BOARDS, board_named, parse_day
+from server.i18n import Language, gettext, speaking
+from server.kinds import parse_day
 from server.protocol import (
     Board,
     ErrorCode,
@@ -38,12 +38,11 @@ from server.protocol import (
     LeaderboardPage,
     LeaderboardRequest,
     RoomEntry,
-    bound_rule,
-    query_request,
 )
 
-from . import render
+from . import languages, render
 from .chart import moves_chart, score_chart
+from .query import CONTROL, Query, bad
 from .responses import (
     HTML,
     IMMUTABLE,
@@ -75,85 +74,6 @@ POLL_SECONDS: Final = 3
 FIRST_DAY: Final = date(1970, 1, 1)
 #: Cache-Control of a past day's board (it changes only when a review clears a result).
 PAST_DAY: Final = "public, max-age=60"
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-Asked = TypeVar("Asked", bound=BaseModel)
-
-
-def _bad(message: str) -> PageError:
-    return PageError(400, ErrorCode.INVALID_MESSAGE, message)
-
-
-class Query:
-    """A page's query string, checked: the ``allowed`` names, each at most once, no control
-    characters. Other names are let be: a link shared on another site comes back with that
-    site's own parameters (``utm_source``, ``fbclid``), and it is still the same page."""
-
-    def __init__(self, text: str, allowed: frozenset[str]) -> None:
-        raw = parse_qs(text, keep_blank_values=True)
-        self.values: dict[str, str] = {}
-        for name, values in raw.items():
-            if name not in allowed:
-                continue
-            if len(values) > 1:
-                raise _bad(f"{name} is given twice")
-            if _CONTROL.search(values[0]):
-                raise _bad(f"{name} holds a control character")
-            self.values[name] = values[0]
-
-    def canonical(self) -> str:
-        """The values read, as one query string in a fixed order (``""`` when none): what
-        tells one page from another (a cache's key)."""
-        return "?" + urlencode(sorted(self.values.items())) if self.values else ""
-
-    def suits(self) -> int:
-        text = self.values.get("suits", "1")
-        if text not in [str(suits) for suits in SUIT_COUNTS]:
-            raise _bad(f"suits must be one of {list(SUIT_COUNTS)}")
-        return int(text)
-
-    def board(self) -> Board:
-        board = board_named(self.values.get("board", "humans"))
-        if board is None:
-            raise _bad(f"board must be one of {list(BOARDS)}")
-        return board
-
-    def request(
-        self, model: type[Asked], *, wholes: tuple[str, ...], texts: tuple[str, ...], **given: Any
-    ) -> Asked:
-        """A request ``model`` from the query (over ``given`` values: a page's own defaults):
-        ``wholes`` whole numbers, ``texts`` stripped, the board as written. The bounds are
-        the model's alone; a value out of them is refused with its rule."""
-        values = dict(given)
-        if "board" in self.values:
-            values["board"] = self.values["board"]
-        for name in wholes:
-            text = self.values.get(name)
-            if text is None:
-                continue
-            try:
-                values[name] = int(text) if text.isdigit() and str(int(text)) == text else text
-            except ValueError:  # a digit int() does not read ("²")
-                values[name] = text
-        for name in texts:
-            text = self.values.get(name)
-            if text is not None:
-                if not text.strip():
-                    raise _bad(bound_rule(model, name))
-                values[name] = text.strip()
-        try:
-            return query_request(model, values)
-        except ValueError as error:
-            raise _bad(str(error)) from None
-
-    def text(self, name: str, longest: int) -> str | None:
-        text = self.values.get(name)
-        if text is None:
-            return None
-        text = text.strip()
-        if not text or len(text) > longest:
-            raise _bad(f"{name} is 1 to {longest} characters")
-        return text
 
 
 @dataclass
@@ -193,7 +113,11 @@ def _lowest(rank: int | None, other: int) -> int:
 
 
 def _ranks(first: int, last: int, total: int) -> str:
-    return f"Rank {first} of {total}" if first == last else f"Ranks {first} to {last} of {total}"
+    if first == last:
+        return gettext("Rank %(first)s of %(total)s") % {"first": first, "total": total}
+    return gettext("Ranks %(first)s to %(last)s of %(total)s") % {
+        "first": first, "last": last, "total": total,
+    }  # fmt: skip
 
 
 def _board_param(board: Board) -> str | None:
@@ -256,12 +180,20 @@ async def day_board(source: Source, query: Query, text: str) -> Page:
     try:
         day = parse_day(text)
     except ValueError:
-        raise _bad("the day is a date like 2026-01-31") from None
+        raise bad(gettext("the day is a date like 2026-01-31")) from None
     today = source.today()
     if day > today:
-        raise PageError(404, ErrorCode.NOT_FOUND, f"the board of {day} opens on that day")
+        raise PageError(
+            404,
+            ErrorCode.NOT_FOUND,
+            gettext("the board of %(day)s opens on that day") % {"day": day},
+        )
     if day < FIRST_DAY:
-        raise PageError(404, ErrorCode.NOT_FOUND, f"there is no board before {FIRST_DAY}")
+        raise PageError(
+            404,
+            ErrorCode.NOT_FOUND,
+            gettext("there is no board before %(day)s") % {"day": FIRST_DAY},
+        )
     asked = query.request(
         LeaderboardRequest, wholes=("suits", "limit"), texts=("after",), limit=DAY_ROWS
     )
@@ -291,18 +223,20 @@ async def day_board(source: Source, query: Query, text: str) -> Page:
             rows, total = ranked.around, ranked.total
             caption = _ranks(rows[0].rank, rows[-1].rank, total)
         elif ranked.review == "held":
-            notice = (
-                f"{ranked.player}'s result on this board that day is held for fair-play "
+            notice = gettext(
+                "%(player)s's result on this board that day is held for fair-play "
                 "review: it is ranked once a reviewer clears it."
-            )
+            ) % {"player": ranked.player}
         else:
-            notice = f"{ranked.player} has no result on this board that day."
+            notice = gettext("%(player)s has no result on this board that day.") % {
+                "player": ranked.player
+            }
     if found is None:
         page, replays = await source.board(
             day=day, suits=suits, board=board, limit=limit, after=after
         )
         rows, total, next_cursor = page.rows, page.total, page.next
-        caption = _ranks(rows[0].rank, rows[-1].rank, total) if rows else "No results"
+        caption = _ranks(rows[0].rank, rows[-1].rank, total) if rows else gettext("No results")
     stats = await source.day_stats(
         day=day, suits=suits, board=board, name=name if found is not None else None
     )
@@ -356,8 +290,8 @@ def _day_links(
 
 async def player(source: Source, query: Query, text: str) -> Page:
     name = unquote(text)
-    if not name or len(name) > 64 or _CONTROL.search(name):
-        raise _bad("a player's name is 1 to 64 characters")
+    if not name or len(name) > 64 or CONTROL.search(name):
+        raise bad(gettext("a player's name is 1 to 64 characters"))
     found = await source.player(name)
     history, replays = await source.history(found.name, HISTORY_GAMES)
     # A daily with no rank is held for fair-play review (or not screened yet): not shown,
@@ -428,7 +362,7 @@ def _replay_from(query: Query) -> None:
     if text is None:
         return
     if not (text.isascii() and text.isdigit()) or len(text) > 8:
-        raise _bad(f"from is a position: 0 to {REPLAY_FROM_MOST}")
+        raise bad(gettext("from is a position: 0 to %(most)s") % {"most": REPLAY_FROM_MOST})
     first = int(text) - int(text) % REPLAY_PAGE
     if first:
         query.values["from"] = str(first)
@@ -439,8 +373,8 @@ async def replay(source: Source, query: Query, game_id: str) -> Page:
     through it), with each move's think time, and the solver's review once one was made.
     A page holds the :data:`REPLAY_PAGE` positions from ``from`` (the deal is 0) and links
     the pages around it: what a page costs does not grow with the game."""
-    if not game_id or len(game_id) > 64 or _CONTROL.search(game_id):
-        raise _bad("a game id is 1 to 64 characters")
+    if not game_id or len(game_id) > 64 or CONTROL.search(game_id):
+        raise bad(gettext("a game id is 1 to 64 characters"))
     first = int(query.values.get("from", "0"))
     found, steps, review = await source.replay(unquote(game_id), first)
     judged = {position.seq: position for position in review.positions} if review else {}
@@ -524,7 +458,7 @@ def _route(path: str) -> tuple[Handler, frozenset[str], str] | None:
 def _static(request: Request, name: str, query: str) -> Response:
     found = render.STATIC.get(name)
     if found is None:
-        raise PageError(404, ErrorCode.NOT_FOUND, f"no such file {name!r}")
+        raise PageError(404, ErrorCode.NOT_FOUND, gettext("no such file %(name)r") % {"name": name})
     versioned = parse_qs(query).get("v") == [found.version]
     return content(
         request,
@@ -536,13 +470,20 @@ def _static(request: Request, name: str, query: str) -> Response:
 
 
 def _error_page(
-    source: Source, request: Request, error: PageError, *, json_by_default: bool
+    source: Source,
+    request: Request,
+    error: PageError,
+    *,
+    json_by_default: bool,
+    language: Language,
+    path: str,
+    query: str,
 ) -> Response:
     if wants_json(request, default=json_by_default):
         return json_error(request, error.status, error.code.value, error.message)
-    title = {400: "Bad request", 403: "Not public", 404: "Not found"}.get(
-        error.status, "Unavailable"
-    )
+    title = {
+        400: gettext("Bad request"), 403: gettext("Not public"), 404: gettext("Not found")
+    }.get(error.status, gettext("Unavailable"))  # fmt: skip
     # a passing refusal (deals being proven, the database down): the page asks again itself
     retry = POLL_SECONDS if error.status == 503 else None
     body = render.page(
@@ -553,48 +494,87 @@ def _error_page(
             "today": source.today(),
             "poll": POLL_SECONDS,
             "retry": retry,
+            **_language_context(path, query, language),
         },
     )
     return content(
-        request, body.encode(), content_type=HTML, cache_control="no-store", status=error.status
+        request,
+        body.encode(),
+        content_type=HTML,
+        cache_control="no-store",
+        status=error.status,
+        language=language,
     )
+
+
+def _language_context(path: str, query: str, language: Language) -> dict[str, Any]:
+    return {"lang": language, "languages": render.language_links(path, query, language)}
 
 
 async def respond(source: Source, request: Request) -> Response:
     """Answer a plain GET for a page, a live part, a static file, or with a 404."""
     url = request_target(request)
-    path = url.path
+    language = languages.choose(request, url.query)
+    with speaking(language):
+        return await _respond(source, request, url.path, url.query, language)
+
+
+async def _respond(
+    source: Source, request: Request, path: str, query_text: str, language: Language
+) -> Response:
     is_page = False
     try:
         if path.startswith("/static/"):
-            return _static(request, path.removeprefix("/static/"), url.query)
+            return _static(request, path.removeprefix("/static/"), query_text)
+        picker = languages.PICKER.match(path)
+        if picker is not None:
+            return languages.pick(picker.group(1), query_text)
         live = path == _LIVE_PREFIX or path.startswith(_LIVE_PREFIX + "/")
         route = _route((path.removeprefix(_LIVE_PREFIX) or "/") if live else path)
         if route is None:
-            raise PageError(404, ErrorCode.NOT_FOUND, f"no such path {unquote(path)!r}")
+            raise PageError(
+                404, ErrorCode.NOT_FOUND, gettext("no such path %(path)r") % {"path": unquote(path)}
+            )
         is_page = True
         handler, allowed, argument = route
-        query = Query(url.query, allowed)
+        query = Query(query_text, allowed)
         normalize = _NORMALIZE.get(handler)
         if normalize is not None:
             normalize(query)
 
         async def make() -> tuple[bytes, str]:
             page = await handler(source, query, argument)
-            context = {**page.context, "today": source.today(), "poll": POLL_SECONDS}
+            context = {
+                **page.context,
+                "today": source.today(),
+                "poll": POLL_SECONDS,
+                **_language_context(path, query_text, language),
+            }
             if live:
                 if page.live is None:
-                    raise PageError(404, ErrorCode.NOT_FOUND, "this page has no live part")
+                    raise PageError(404, ErrorCode.NOT_FOUND, gettext("this page has no live part"))
                 text = render.block(page.template, "live", context)
             else:
                 text = render.page(page.template, context)
             return text.encode(), page.cache_control
 
-        body, cache_control = await source.remember(path + query.canonical(), make)
-        return content(request, body, content_type=HTML, cache_control=cache_control)
+        # one copy of a page a language: the language is part of what the page is
+        key = f"{language} {path}{query.canonical()}"
+        body, cache_control = await source.remember(key, make)
+        return content(
+            request, body, content_type=HTML, cache_control=cache_control, language=language
+        )
     except PageError as error:
-        return _error_page(source, request, error, json_by_default=not is_page)
+        return _error_page(
+            source, request, error, json_by_default=not is_page, language=language,
+            path=path, query=query_text,
+        )  # fmt: skip
     except Exception:
         log.exception("page %s failed", path)
-        unavailable = PageError(503, ErrorCode.UNAVAILABLE, "the server cannot answer right now")
-        return _error_page(source, request, unavailable, json_by_default=not is_page)
+        unavailable = PageError(
+            503, ErrorCode.UNAVAILABLE, gettext("The server cannot answer right now.")
+        )
+        return _error_page(
+            source, request, unavailable, json_by_default=not is_page, language=language,
+            path=path, query=query_text,
+        )  # fmt: skip

@@ -10,14 +10,30 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import lru_cache
 from importlib.resources import files
 from typing import Any, Final
 from urllib.parse import quote, urlencode
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from server.engine import SUIT_COUNTS
 from server.engine.cards import PACK_RUNS, RANK_LETTERS, parse_card, rank, suit
+from server.i18n import (
+    LANGUAGES,
+    N_,
+    Language,
+    current_language,
+    formats,
+    gettext,
+    ngettext,
+    speaking,
+    translations,
+)
+
+from . import languages
+from .folding import TranslatedEnvironment
 
 #: Each suit's symbol, by the engine's suit number (spades, hearts, diamonds, clubs).
 _SYMBOL_OF_SUIT: Final = "♠♥♦♣"
@@ -48,6 +64,7 @@ class StaticFile:
 
 _TYPES: Final = {
     ".css": "text/css; charset=utf-8",
+    ".json": "application/json; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
     ".svg": "image/svg+xml; charset=utf-8",
 }
@@ -89,12 +106,12 @@ def clock(seconds: float) -> str:
 def hour_minute(moment: str | datetime) -> str:
     """``14:03`` of an ISO 8601 time (the server's times are UTC)."""
     parsed = datetime.fromisoformat(moment) if isinstance(moment, str) else moment
-    return parsed.strftime("%H:%M")
+    return formats.hour_minute(parsed)
 
 
 def long_day(day: date) -> str:
-    """``Sunday 1 March 2026``."""
-    return f"{day:%A} {day.day} {day:%B %Y}"
+    """``Sunday 1 March 2026``, in the language being spoken."""
+    return formats.long_day(day)
 
 
 def url(path: str, **params: Any) -> str:
@@ -109,32 +126,85 @@ def segment(text: str) -> str:
 
 
 def suits_name(suits: int) -> str:
-    return "1 suit" if suits == 1 else f"{suits} suits"
+    """``1 suit``, ``2 kolory``, ``4 масти``."""
+    return _suits_name(suits, current_language())
 
 
-_environment = Environment(
-    loader=PackageLoader("server.web", "templates"),
-    autoescape=select_autoescape(default=True, default_for_string=True),
-    undefined=StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    enable_async=False,
-)
-_environment.filters.update(
-    card_face=card_face, clock=clock, hour_minute=hour_minute, long_day=long_day,
-    segment=segment, suits_name=suits_name,
-)  # fmt: skip
-_environment.globals.update(
-    static=static_url, url=url, SUIT_COUNTS=SUIT_COUNTS, SUIT_SYMBOLS=SUIT_SYMBOLS
-)
+@lru_cache(maxsize=64)
+def _suits_name(suits: int, language: Language) -> str:
+    # kept: a page names suit counts a dozen times, and there are three of them
+    with speaking(language):
+        return ngettext("%(count)s suit", "%(count)s suits", suits) % {"count": suits}
+
+
+#: What each suit count is called in the app the rules come from ("Łatwy" is 1 suit).
+_DIFFICULTY: Final = {1: N_("Easy"), 2: N_("Medium"), 4: N_("Hard")}
+
+
+def difficulty(suits: int) -> str:
+    return gettext(_DIFFICULTY[suits])
+
+
+def _environment_speaking(language: Language) -> TranslatedEnvironment:
+    """The templates as ``language`` says them: an environment a language, whose ``_()``
+    and ``{% trans %}`` ask that language's catalog straight away (a page's sentences are
+    the most frequent lookup of all: no context variable read for each)."""
+    environment = TranslatedEnvironment(
+        translations(language),
+        loader=PackageLoader("server.web", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        enable_async=False,
+        extensions=["jinja2.ext.i18n"],
+    )
+    # The sentences of a block of {% trans %} are read as one line, whatever its layout.
+    environment.policies["ext.i18n.trimmed"] = True
+    # newstyle: the template's `_()` escapes its result and formats its keyword arguments
+    environment.install_gettext_translations(  # type: ignore[attr-defined]
+        translations(language), newstyle=True
+    )
+    environment.filters.update(
+        card_face=card_face, clock=clock, hour_minute=hour_minute, long_day=long_day,
+        segment=segment, suits_name=suits_name, difficulty=difficulty,
+        short_day=formats.short_day, number=formats.number, tenths=formats.tenths,
+    )  # fmt: skip
+    environment.globals.update(
+        static=static_url, url=url, SUIT_COUNTS=SUIT_COUNTS, SUIT_SYMBOLS=SUIT_SYMBOLS
+    )
+    return environment
+
+
+_ENVIRONMENTS: Final = {language: _environment_speaking(language) for language in LANGUAGES}
 
 
 def page(template: str, context: dict[str, Any]) -> str:
     """A whole page."""
-    return _environment.get_template(template).render(context)
+    return _ENVIRONMENTS[current_language()].get_template(template).render(context)
+
+
+@dataclass(frozen=True)
+class LanguageLinks:
+    """A page's links to itself in the other languages, as markup."""
+
+    head: Markup
+    picker: Markup
+
+
+@lru_cache(maxsize=1024)
+def language_links(path: str, query: str, language: Language) -> LanguageLinks:
+    """The hreflang links and the picker of the page at ``path?query``: the same for every
+    request of a page, so made once (they are most of what a page's languages cost)."""
+    context = {"languages": languages.choices(path, query, language)}
+    with speaking(language):
+        return LanguageLinks(
+            Markup(block("languages.html", "head", context)),
+            Markup(block("languages.html", "picker", context)),
+        )
 
 
 def block(template: str, name: str, context: dict[str, Any]) -> str:
     """One block of a page alone (the part a browser fetches again to stay live)."""
-    compiled = _environment.get_template(template)
+    compiled = _ENVIRONMENTS[current_language()].get_template(template)
     return "".join(compiled.blocks[name](compiled.new_context(context)))

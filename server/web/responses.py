@@ -107,14 +107,19 @@ def content(
     cache_control: str,
     status: int = 200,
     etag: str | None = None,
+    language: str | None = None,
 ) -> Response:
     """``body`` as ``content_type``: 304 when the browser holds this version, gzipped when
-    it accepts gzip."""
+    it accepts gzip. A page in a ``language`` says so, and that the language was chosen
+    by the request's ``Accept-Language`` and cookie (a cache keeps one copy of each)."""
+    vary = "Accept, Accept-Encoding" + (", Accept-Language, Cookie" if language else "")
     headers = [
         ("Content-Type", content_type),
         ("Cache-Control", cache_control),
-        ("Vary", "Accept, Accept-Encoding"),
+        ("Vary", vary),
     ]
+    if language:
+        headers.append(("Content-Language", language))
     if content_type.startswith("text/html"):
         headers.append(("Content-Security-Policy", CONTENT_SECURITY_POLICY))
     if status == 200:
@@ -127,6 +132,14 @@ def content(
         headers.append(("Content-Encoding", "gzip"))
     headers.append(("Content-Length", str(len(body))))
     return _response(status, headers, body)
+
+
+def redirect(location: str, *, set_cookie: str | None = None) -> Response:
+    """``303 See Other`` to ``location`` (a path of this site), leaving a cookie."""
+    headers = [("Location", location), ("Cache-Control", "no-store"), ("Content-Length", "0")]
+    if set_cookie is not None:
+        headers.append(("Set-Cookie", set_cookie))
+    return _response(303, headers, b"")
 
 
 def json_error(request: Request, status: int, code: str, message: str) -> Response:

@@ -26,6 +26,7 @@ from typing import ClassVar, Final, TypeVar
 from server.edge import EdgeError
 from server.engine import Game, Move, SuitCount
 from server.engine.actions import apply
+from server.i18n import gettext
 from server.play.after.queries import Replays
 from server.play.errors import refusal_of
 from server.play.hub import Hub
@@ -199,7 +200,8 @@ class Source:
             raise PageError(
                 404,
                 ErrorCode.NOT_FOUND,
-                f"this replay has positions 0 to {len(found.moves)}, not {first}",
+                gettext("this replay has positions 0 to %(last)s, not %(first)s")
+                % {"last": len(found.moves), "first": first},
             )
         steps = positions(found, first, REPLAY_PAGE)
         return found, steps, await _asking(self._hub.reviews.kept(game_id))

@@ -142,10 +142,23 @@ def chromium(chromium_session: Any) -> Any:
 def chromium_session() -> Iterator[Any]:
     """A headless Chromium through chromedriver, for the whole session (fails, never
     skips, when either is missing)."""
+    driver = start_chromium()
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def start_chromium(language: str | None = None) -> Any:
+    """A headless Chromium, set to ``language`` as a person sets theirs (``--lang`` and the
+    languages it asks pages in), else to the machine's."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
+    if language is not None:
+        options.add_argument(f"--lang={language}")
+        options.add_experimental_option("prefs", {"intl.accept_languages": language})
     options.binary_location = _program("SIMON_CHROMIUM", "chromium")
     for argument in (
         "--headless=new",
@@ -162,10 +175,7 @@ def chromium_session() -> Iterator[Any]:
     driver = webdriver.Chrome(service=service, options=options)
     driver.set_page_load_timeout(20)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    return driver
 
 
 def screenshot(driver: Any, name: str, *, width: int | None = None) -> Path:

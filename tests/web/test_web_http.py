@@ -236,7 +236,7 @@ async def test_todays_race_live_and_the_bots_board(backend: Backend) -> None:
         humans = await page(f"{base}/")
         assert names_in(humans.text) == [person]
         bots = await page(f"{base}/?board=bots")
-        assert names_in(bots.text) == [robot] and "Today&#39;s bot boards" in bots.text
+        assert names_in(bots.text) == [robot] and "Today's bot boards" in html.unescape(bots.text)
         assert 'data-live="/live/?board=bots"' in bots.text
         assert names_in((await page(f"{base}/live/?board=bots")).text) == [robot]
         day = clock.now().date().isoformat()

@@ -1,0 +1,43 @@
+"""Days, times and numbers as the language being spoken writes them (Babel's CLDR data)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from functools import lru_cache
+
+from babel.dates import format_date
+from babel.numbers import format_decimal
+
+from .speaking import current_language
+
+
+def long_day(day: date) -> str:
+    """``Sunday 1 March 2026``, ``niedziela 1 marca 2026``, ``воскресенье 1 марта 2026``."""
+    return _long_day(day, current_language())
+
+
+@lru_cache(maxsize=4096)
+def _long_day(day: date, language: str) -> str:
+    # kept: a page shows few days, and CLDR's formatting is slow beside a page's render
+    return format_date(day, "EEEE d MMMM y", locale=language)
+
+
+def short_day(day: date) -> str:
+    """``1 Mar 2026``, ``1 mar 2026``, ``1 мар. 2026 г.``."""
+    return format_date(day, "medium", locale=current_language())
+
+
+def hour_minute(moment: datetime) -> str:
+    """``14:03``: every language here writes the 24-hour clock so (CLDR's ``HH:mm`` in
+    each), and a board writes one for each of its rows: no lookup for it."""
+    return f"{moment.hour:02}:{moment.minute:02}"
+
+
+def number(value: int | float) -> str:
+    """``12,345``, ``12 345``: grouped as the language groups digits."""
+    return format_decimal(value, locale=current_language())
+
+
+def tenths(value: float) -> str:
+    """``2.5``, ``2,5``: one decimal, with the language's decimal sign."""
+    return format_decimal(value, format="0.0", locale=current_language())
