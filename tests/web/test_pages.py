@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from server.protocol import LeaderboardRequest
-from server.web.pages import Query
+from server.web.query import Query
 from server.web.source import PageError
 
 
