@@ -11,6 +11,15 @@ from babel.numbers import format_decimal
 from .speaking import current_language
 
 
+def clock(seconds: float) -> str:
+    """A duration as a clock reads it, the same in every language: ``4:05``, ``1:04:05``
+    (the one clock of the server's pages, sentences and the terminal client)."""
+    whole = max(0, int(seconds))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02}:{secs:02}" if hours else f"{minutes}:{secs:02}"
+
+
 def long_day(day: date) -> str:
     """``Sunday 1 March 2026``, ``niedziela 1 marca 2026``, ``воскресенье 1 марта 2026``."""
     return _long_day(day, current_language())

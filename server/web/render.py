@@ -95,14 +95,6 @@ def static_url(name: str) -> str:
     return f"/static/{name}?v={STATIC[name].version}"
 
 
-def clock(seconds: float) -> str:
-    """A duration as a clock reads: ``4:05``, ``1:04:05``."""
-    whole = max(0, int(seconds))
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02}:{secs:02}" if hours else f"{minutes}:{secs:02}"
-
-
 def hour_minute(moment: str | datetime) -> str:
     """``14:03`` of an ISO 8601 time (the server's times are UTC)."""
     parsed = datetime.fromisoformat(moment) if isinstance(moment, str) else moment
@@ -166,7 +158,7 @@ def _environment_speaking(language: Language) -> TranslatedEnvironment:
         translations(language), newstyle=True
     )
     environment.filters.update(
-        card_face=card_face, clock=clock, hour_minute=hour_minute, long_day=long_day,
+        card_face=card_face, clock=formats.clock, hour_minute=hour_minute, long_day=long_day,
         segment=segment, suits_name=suits_name, difficulty=difficulty,
         short_day=formats.short_day, number=formats.number, tenths=formats.tenths,
     )  # fmt: skip

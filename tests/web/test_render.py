@@ -6,7 +6,8 @@ from datetime import date
 
 import pytest
 
-from server.web.render import card_face, clock, hour_minute, long_day, segment, url
+from server.i18n.formats import clock
+from server.web.render import card_face, hour_minute, long_day, segment, url
 
 
 @pytest.mark.parametrize(

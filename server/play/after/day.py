@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Final, Literal
 
+from server.i18n.formats import clock
 from server.kinds import DayBoard, SuitCount
 from server.play.clock import Clock, utc_day
 from server.play.daily.deals import DailySchedule
@@ -98,14 +99,6 @@ def streak_of(days: Sequence[date], today: date) -> Streak:
     return Streak(current=current, best=best)
 
 
-def clock_text(seconds: float) -> str:
-    """``3:07``, or ``1:02:03`` past an hour."""
-    whole = int(seconds)
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02}:{secs:02}" if hours else f"{minutes}:{secs:02}"
-
-
 def day_url(base: str, day: date, suits: int, board: Board = "humans") -> str:
     """The day's page, on ``board``: absolute when the server knows its public address."""
     on = "" if board == "humans" else f"&board={board}"
@@ -141,7 +134,7 @@ def share_text(
         parts.append(f"won in {moves} moves" + (f" (par {par})" if par is not None else ""))
     else:
         parts.append(f"{removed} of {RUNS} runs")
-    parts.append(clock_text(elapsed))
+    parts.append(clock(elapsed))
     if rank == 1:
         parts.append(f"first of {total}")
     elif rank is not None and total:

@@ -7,8 +7,8 @@ from datetime import date
 
 import pytest
 
+from server.i18n.formats import clock
 from server.play.after.day import (
-    clock_text,
     day_url,
     moves_histogram,
     percentile_of,
@@ -60,7 +60,7 @@ def test_the_top_share_rounds_up_and_is_never_zero(rank: int, total: int, share:
 
 
 def test_times_and_the_days_page() -> None:
-    assert [clock_text(s) for s in (0, 59.9, 187, 3723)] == ["0:00", "0:59", "3:07", "1:02:03"]
+    assert [clock(s) for s in (0, 59.9, 187, 3723)] == ["0:00", "0:59", "3:07", "1:02:03"]
     assert day_url("", DAY, 2) == "/day/2026-12-01?suits=2"
     assert (
         day_url("https://simon.example/", DAY, 4) == "https://simon.example/day/2026-12-01?suits=4"

@@ -19,7 +19,7 @@ export function counted(count, noun) {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
-/** A duration as a clock reads: "4:05", "1:04:05" (the server's render.clock alike); the
+/** A duration as a clock reads: "4:05", "1:04:05" (the server's formats.clock alike); the
  * play page's clocks and app.js's countdowns. @param {number} seconds */
 export function clock(seconds) {
   const whole = Math.max(0, Math.floor(seconds));
