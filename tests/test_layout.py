@@ -125,3 +125,10 @@ def test_no_browser_module_is_over_400_lines() -> None:
         if (lines := len(path.read_text().splitlines())) > MOST_LINES_A_CLIENT_MODULE
     }
     assert long == {}
+
+
+def test_the_performance_page_is_a_reference_not_a_diary() -> None:
+    """docs/performance.md says what each figure is, how to reproduce it and its latest
+    value; earlier runs go to performance-history.md (issue #42)."""
+    page = SERVER.parent / "docs" / "performance.md"
+    assert len(page.read_text().splitlines()) <= 450
