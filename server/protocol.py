@@ -30,6 +30,7 @@ from pydantic import (
 )
 
 from server import kinds
+from server.i18n.languages import Language
 from server.kinds import Board, Mode, RaceEventKind, Result, RoomEventKind, RoomState
 
 PROTOCOL_VERSION = 1
@@ -153,6 +154,8 @@ class Hello(_Request):
     client: Annotated[str, Field(max_length=64), CLEAN] | None = None
     #: Send ``legal`` (placement help for display) with each ``state`` and ``moved``.
     legal: bool = False
+    #: The language the connection's sentences (an error's ``message``) are spoken in.
+    lang: Language | None = None
 
 
 class Register(_Request):
@@ -166,6 +169,8 @@ class Register(_Request):
 class Auth(_Request):
     type: Literal["auth"]
     token: Annotated[str, Field(min_length=1, max_length=128), CLEAN]
+    #: As ``hello``'s: the language of the connection's sentences from now on.
+    lang: Language | None = None
 
 
 class Start(_Request):

@@ -162,6 +162,7 @@ def test_fields_left_out_take_their_documented_defaults() -> None:
         "version": PROTOCOL_VERSION,
         "client": None,
         "legal": False,
+        "lang": None,
     }
     board = parse_client_message('{"type": "leaderboard", "day": "2026-03-01"}')
     assert board.model_dump(exclude={"id", "type", "after"}) == {

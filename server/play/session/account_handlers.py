@@ -30,6 +30,8 @@ async def hello(conversation: Conversation, message: Hello) -> Replies:
             f"this server speaks protocol version {PROTOCOL_VERSION}, not {message.version}",
         )
     conversation.legal = message.legal
+    if message.lang is not None:
+        conversation.language = message.lang
     return [
         Welcome(
             id=message.id,
@@ -54,6 +56,8 @@ async def auth(conversation: Conversation, message: Auth) -> Replies:
             ErrorCode.ALREADY_AUTHENTICATED, f"already signed in as {conversation.player.name}"
         )
     conversation.sign_in_as(player)
+    if message.lang is not None:
+        conversation.language = message.lang
     return [Authenticated(id=message.id, player=conversation.player_info())]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import TYPE_CHECKING, Protocol
 
+from server.i18n.languages import Language
 from server.protocol import MessageId, PlayerInfo, Reply, ServerMessage, State
 
 if TYPE_CHECKING:
@@ -27,6 +28,8 @@ class Conversation(Protocol):
 
     #: ``hello`` asked for placement help with each state and move (a browser's board).
     legal: bool
+    #: The language of the connection's sentences (``hello``'s or ``auth``'s ``lang``).
+    language: Language
 
     @property
     def hub(self) -> Hub:

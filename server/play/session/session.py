@@ -21,6 +21,7 @@ from datetime import date
 from typing import NamedTuple, assert_never
 
 from server.engine.actions import parse_move
+from server.i18n.languages import DEFAULT_LANGUAGE, Language
 from server.play.errors import Refused, refusal_of
 from server.play.games.player_game import PlayerGame
 from server.play.hub import Hub
@@ -88,7 +89,7 @@ class Session:
     """The state of one connection: who is playing, which game, which races it follows (a
     :class:`~.conversation.Conversation` to its handlers)."""
 
-    __slots__ = ("_playing", "_rooms", "address", "hub", "legal", "player", "push")
+    __slots__ = ("_playing", "_rooms", "address", "hub", "language", "legal", "player", "push")
 
     def __init__(self, hub: Hub, push: Push, address: str = "") -> None:
         """``address``: the client's, as the network layer counts it (whose turn a review
@@ -99,6 +100,7 @@ class Session:
         self.player: PlayerRecord | None = None
         #: ``hello`` asked for placement help with each state and move (a browser's board).
         self.legal = False
+        self.language: Language = DEFAULT_LANGUAGE
         self._rooms: set[tuple[date, int]] = set()
         self._playing = Playing(self)
         hub.days.listen(push)
