@@ -9,6 +9,8 @@ input from Chromium's DevTools protocol:
 - **first load**: the bytes a first visit to ``/play`` transfers (page, stylesheets,
   scripts: the Resource Timing API's ``transferSize``, headers included, gzip as sent),
   with the browser's cache off;
+- **repeat load**: a later visit with the caches on: the static files the page used, and
+  those that went to the network (a revalidation is one);
 - **interactive**: from the start of navigation to the page's first view shown with its
   handlers attached (the page's ``simon:ready`` mark), for a first visit and for a
   returning player whose game is taken up again (the table shown), median of ``--loads``;
@@ -144,6 +146,23 @@ def first_load(driver: Any, url: str) -> dict[str, Any]:
         "transferred_bytes": sum(sent for _, sent, _ in entries),
         "decoded_bytes": sum(size for _, _, size in entries),
         "files": files,
+    }
+
+
+def repeat_load(driver: Any, url: str) -> dict[str, Any]:
+    """A visit after others, caches on: the static files the page used, and those that
+    moved bytes over the network (a revalidation moves its headers; the HTTP cache and the
+    service worker's none)."""
+    driver.get(f"{url}/play")
+    wait(driver, "return performance.getEntriesByName('simon:ready').length")
+    entries = driver.execute_script(
+        "return performance.getEntriesByType('resource')"
+        ".filter((e) => new URL(e.name).pathname.startsWith('/static/'))"
+        ".map((e) => [new URL(e.name).pathname, e.transferSize]);"
+    )
+    return {
+        "static_files": len(entries),
+        "from_network": sorted(path for path, sent in entries if sent),
     }
 
 
@@ -439,6 +458,7 @@ def measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
             driver.get(f"{http}/play")
             returning.append(ready_ms(driver))
             wait(driver, "return document.querySelector('[data-board] [data-card]')")
+        repeat = repeat_load(driver, http)
         browser_times, simon_times = round_trips(driver, url, args.games, args.moves)
         browser_ping = browser_pings(driver, f"{url}/", 200)
         socket_times = page_socket_round_trips(driver, f"{url}/", args.games, args.moves)
@@ -465,6 +485,7 @@ def measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
     browser_rt, simon_rt = summary(browser_times), summary(simon_times)
     return {
         "first_load": load,
+        "repeat_load": repeat,
         "interactive_ms": {
             "first_visit": summary(first_visit),
             "returning_to_a_game": summary(returning),

@@ -145,6 +145,11 @@ def _outputs(domain: Domain) -> Iterator[tuple[Path, bytes]]:
         yield BROWSER / f"{DEFAULT_LANGUAGE}.json", browser_catalog(Catalog(), DEFAULT_LANGUAGE)
 
 
+def _undated(po: bytes) -> list[bytes]:
+    """A ``.po`` file's lines but its ``POT-Creation-Date``, which each extraction renews."""
+    return [line for line in po.splitlines() if not line.startswith(b'"POT-Creation-Date:')]
+
+
 def update(domain: Domain, work: Path) -> None:
     template_path = work / f"{domain.name}.pot"
     extract(domain, template_path)
@@ -154,9 +159,12 @@ def update(domain: Domain, work: Path) -> None:
             po.parent.mkdir(parents=True, exist_ok=True)
             _pybabel("init", "-D", domain.name, "-i", str(template_path),
                      "-d", str(LOCALES), "-l", language, "--no-wrap")  # fmt: skip
+        before = po.read_bytes()
         _pybabel("update", "-D", domain.name, "-i", str(template_path), "-d", str(LOCALES),
                  "-l", language, "--no-wrap", "--ignore-obsolete",
                  "--no-fuzzy-matching")  # fmt: skip
+        if _undated(po.read_bytes()) == _undated(before):
+            po.write_bytes(before)  # only the extraction's date is new: keep the file as it was
     for path, body in _outputs(domain):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(body)

@@ -13,7 +13,9 @@
 - ``/play?race=CODE``: the game in the browser (a page whose modules do the rest);
 - ``/live/...``: the live part of ``/``, ``/day/...`` or ``/race`` alone, which the page's
   script fetches again every few seconds;
-- ``/static/NAME``: the stylesheet, the script and the icon.
+- ``/offline``: what the service worker shows a visitor who cannot reach the server;
+- ``/static/NAME?v=HASH``: the stylesheets, scripts, icons and the web app manifest
+  (:mod:`.assets`), and ``/sw.js``, the service worker, from the root.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Final
-from urllib.parse import parse_qs, unquote
+from urllib.parse import unquote
 
 from websockets.http11 import Request, Response
 
@@ -40,12 +42,12 @@ from server.protocol import (
     RoomEntry,
 )
 
-from . import languages, render
+from . import assets, languages, render
 from .chart import moves_chart, score_chart
+from .files import service_worker, static_file
 from .query import CONTROL, Query, bad
 from .responses import (
     HTML,
-    IMMUTABLE,
     REVALIDATE,
     content,
     json_error,
@@ -407,7 +409,7 @@ PLAY_TYPES: Final = "play/messages.js"
 PLAY_MODULES: Final = tuple(
     sorted(
         name
-        for name in render.STATIC
+        for name in assets.STATIC
         if name.startswith("play/") and name.endswith(".js") and name != PLAY_TYPES
     )
 )
@@ -418,6 +420,12 @@ async def play(source: Source, query: Query, _: str) -> Page:
     names a room to join (read by the script)."""
     query.text("race", 32)
     return Page("play.html", {"modules": [m for m in PLAY_MODULES if m != "play/main.js"]})
+
+
+async def offline(source: Source, query: Query, _: str) -> Page:
+    """``/offline``: what the service worker shows when a page cannot reach the server (it
+    keeps a copy from its install, in the visitor's language)."""
+    return Page("offline.html", {})
 
 
 #: Makes a page's query canonical (the page's cache key) or refuses it.
@@ -441,6 +449,7 @@ _ROUTES: Final[tuple[tuple[re.Pattern[str], Handler, frozenset[str]], ...]] = (
     (re.compile(r"^/replay/([^/]+)$"), replay, frozenset({"from"})),
     (re.compile(r"^/race$"), race, frozenset({"suits"})),
     (re.compile(r"^/play$"), play, frozenset({"race"})),
+    (re.compile(r"^/offline$"), offline, frozenset()),
     (re.compile(r"^/race/([A-Za-z0-9-]{1,16})$"), room, frozenset()),
 )
 #: ``/live/PAGE`` answers the live part of ``/PAGE``.
@@ -453,20 +462,6 @@ def _route(path: str) -> tuple[Handler, frozenset[str], str] | None:
         if matched is not None:
             return handler, allowed, matched.group(1) if matched.groups() else ""
     return None
-
-
-def _static(request: Request, name: str, query: str) -> Response:
-    found = render.STATIC.get(name)
-    if found is None:
-        raise PageError(404, ErrorCode.NOT_FOUND, gettext("no such file %(name)r") % {"name": name})
-    versioned = parse_qs(query).get("v") == [found.version]
-    return content(
-        request,
-        found.body,
-        content_type=found.content_type,
-        cache_control=IMMUTABLE if versioned else REVALIDATE,
-        etag=f'"{found.version}"',
-    )
 
 
 def _error_page(
@@ -525,7 +520,9 @@ async def _respond(
     is_page = False
     try:
         if path.startswith("/static/"):
-            return _static(request, path.removeprefix("/static/"), query_text)
+            return static_file(request, path.removeprefix("/static/"), query_text)
+        if path == f"/{assets.SERVICE_WORKER}":
+            return service_worker(request)
         picker = languages.PICKER.match(path)
         if picker is not None:
             return languages.pick(picker.group(1), query_text)

@@ -1,17 +1,13 @@
 """Templates (Jinja2, every value HTML-escaped) and the static files the pages link to.
 
-Static files are read once, at import, and linked as ``/static/NAME?v=HASH``: a new
-version is a new URL, so browsers may keep each one for a year. The play page's modules
-live in ``static/play/`` and import one another by plain relative URLs (revalidated).
+Static files, their versioned URLs and the import map are :mod:`.assets`'.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import lru_cache
-from importlib.resources import files
 from typing import Any, Final
 from urllib.parse import quote, urlencode
 
@@ -33,6 +29,7 @@ from server.i18n import (
 )
 
 from . import languages
+from .assets import IMPORT_MAP, static_url
 from .folding import TranslatedEnvironment
 
 #: Each suit's symbol, by the engine's suit number (spades, hearts, diamonds, clubs).
@@ -53,46 +50,6 @@ def card_face(text: str) -> str:
     card = parse_card(text)
     face = "10" if rank(card) == 10 else RANK_LETTERS[rank(card) - 1]
     return face + _SYMBOL_OF_SUIT[suit(card)]
-
-
-@dataclass(frozen=True)
-class StaticFile:
-    body: bytes
-    content_type: str
-    version: str
-
-
-_TYPES: Final = {
-    ".css": "text/css; charset=utf-8",
-    ".json": "application/json; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
-    ".svg": "image/svg+xml; charset=utf-8",
-}
-
-
-def _load_static() -> dict[str, StaticFile]:
-    """Every file under ``static/``, by its path there (``play/main.js``)."""
-    found = {}
-    folders = [("", files("server.web").joinpath("static"))]
-    while folders:
-        prefix, folder = folders.pop()
-        for entry in folder.iterdir():
-            if entry.is_dir():
-                folders.append((f"{prefix}{entry.name}/", entry))
-                continue
-            suffix = entry.name[entry.name.rfind(".") :]
-            if entry.is_file() and suffix in _TYPES:
-                body = entry.read_bytes()
-                version = hashlib.sha256(body).hexdigest()[:12]
-                found[prefix + entry.name] = StaticFile(body, _TYPES[suffix], version)
-    return found
-
-
-STATIC: Final = _load_static()
-
-
-def static_url(name: str) -> str:
-    return f"/static/{name}?v={STATIC[name].version}"
 
 
 def hour_minute(moment: str | datetime) -> str:
@@ -163,7 +120,11 @@ def _environment_speaking(language: Language) -> TranslatedEnvironment:
         short_day=formats.short_day, number=formats.number, tenths=formats.tenths,
     )  # fmt: skip
     environment.globals.update(
-        static=static_url, url=url, SUIT_COUNTS=SUIT_COUNTS, SUIT_SYMBOLS=SUIT_SYMBOLS
+        static=static_url,
+        import_map=Markup(IMPORT_MAP),
+        url=url,
+        SUIT_COUNTS=SUIT_COUNTS,
+        SUIT_SYMBOLS=SUIT_SYMBOLS,
     )
     return environment
 

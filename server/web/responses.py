@@ -20,13 +20,17 @@ from urllib.parse import SplitResult, urlsplit
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from .assets import IMPORT_MAP_SOURCE
+
 HTML: Final = "text/html; charset=utf-8"
 JSON: Final = "application/json"
 
-#: Only this server's own files: no inline script or style, no other origin, no framing.
+#: Only this server's own files: no inline script (the import map aside, by its hash) or
+#: style, no other origin, no framing.
 CONTENT_SECURITY_POLICY: Final = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-    "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    f"default-src 'none'; script-src 'self' {IMPORT_MAP_SOURCE}; style-src 'self'; "
+    "img-src 'self'; connect-src 'self'; manifest-src 'self'; worker-src 'self'; "
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
 #: Cache-Control of what may change at any moment (today's boards, a player's page).
 REVALIDATE: Final = "no-cache"

@@ -14,8 +14,8 @@ from urllib.parse import quote
 from markupsafe import escape
 
 from server.play.fairplay.evidence import Thresholds
+from server.web.assets import STATIC
 from server.web.pages import PLAY_TYPES
-from server.web.render import STATIC
 from server.web.responses import CONTENT_SECURITY_POLICY
 from tests.conftest import Backend
 from tests.support.fakes import fixed_prover
@@ -316,15 +316,21 @@ async def test_static_files_are_versioned_and_cached_for_a_year(backend: Backend
         home = await page(f"{base}/")
         links = re.findall(r'(?:href|src)="(/static/[^"]+)"', home.text)
         assert sorted(link.split("?")[0] for link in links) == [
-            "/static/app.js", "/static/icon.svg", "/static/style.css",
+            "/static/app.js", "/static/icon.svg", "/static/icons/icon-192.png",
+            "/static/install.js", "/static/manifest.webmanifest", "/static/style.css",
         ]  # fmt: skip
-        types = {"css": "text/css", "js": "text/javascript", "svg": "image/svg+xml"}
+        types = {
+            "css": "text/css; charset=utf-8",
+            "js": "text/javascript; charset=utf-8",
+            "svg": "image/svg+xml; charset=utf-8",
+            "png": "image/png",
+            "webmanifest": "application/manifest+json; charset=utf-8",
+        }
         for link in links:
-            name = link.split("?")[0].rsplit("/", 1)[1]
+            name = link.split("?")[0].removeprefix("/static/")
             reply = await fetch(base + html.unescape(link), Accept_Encoding="gzip")
             assert reply.status == 200 and reply.body == STATIC[name].body
-            kind = types[name.rsplit(".", 1)[1]]
-            assert reply.headers["Content-Type"] == f"{kind}; charset=utf-8"
+            assert reply.headers["Content-Type"] == types[name.rsplit(".", 1)[1]]
             assert reply.headers["Cache-Control"] == "public, max-age=31536000, immutable"
             assert "Content-Security-Policy" not in reply.headers
             etag = reply.headers["ETag"]
@@ -405,7 +411,7 @@ async def test_the_play_page_and_its_modules_come_from_the_package_under_the_pol
         )
         assert entry is not None
         preloaded = re.findall(
-            r'<link rel="modulepreload" href="(/static/play/[\w.]+)">', shown.text
+            r'<link rel="modulepreload" href="(/static/play/[\w.]+)\?v=\w+">', shown.text
         )
         modules = sorted(
             name
