@@ -328,8 +328,8 @@ async def test_a_held_daily_is_told_as_held_on_the_player_and_day_pages(
         assert name not in await run(lambda: " ".join(board_names(driver)))
         await run(lambda: screenshot(driver, "day-held"))
         footer = await run(lambda: driver.find_element(By.TAG_NAME, "footer").text)
-        assert "(pip install . in a copy of its source)" in footer  # how to get the client
-        assert "simon register NAME" in footer and "--server HOST:PORT" in footer
+        # a player's words: where to play, never how to install from a copy of the source
+        assert "in a terminal with the simon client" in footer and "pip" not in footer
         assert await run(lambda: severe_logs(driver)) == []
 
 
