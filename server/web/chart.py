@@ -172,6 +172,11 @@ def _dot_label(day: date | None, suits: int, score: int, rank: int | None, new: 
     return gettext("%(day)s, %(suits)s: %(score)s, rank %(rank)s") % values
 
 
+#: The fewest bars' room a histogram has: two winners are two narrow bars (or one), not a
+#: block across the chart.
+MIN_SLOTS: Final = 9
+
+
 def moves_chart(stats: DayStats) -> Histogram | None:
     """The winners' move counts of a day as bars, fewest moves on the left; the bin of the
     player asked about (``stats.you``) marked."""
@@ -182,7 +187,11 @@ def moves_chart(stats: DayStats) -> Histogram | None:
     inner_width = WIDTH - LEFT - RIGHT
     inner_height = HEIGHT - TOP - BOTTOM
     most = max(b.count for b in bins)
-    step = inner_width / len(bins)
+    # a few bins sit in the middle of room for MIN_SLOTS, as bars of a fair width, not one
+    # bar across the chart
+    slots = max(len(bins), MIN_SLOTS)
+    offset = (slots - len(bins)) // 2
+    step = inner_width / slots
     mine = stats.you.moves if stats.you is not None and stats.you.won else None
     bars = []
     for index, found in enumerate(bins):
@@ -196,7 +205,7 @@ def moves_chart(stats: DayStats) -> Histogram | None:
         winners = ngettext("%(count)s winner", "%(count)s winners", found.count)
         bars.append(
             Bar(
-                x=LEFT + index * step + 1,
+                x=LEFT + (offset + index) * step + 1,
                 y=TOP + inner_height - height,
                 width=max(1.0, step - 2),
                 height=height,
@@ -205,9 +214,14 @@ def moves_chart(stats: DayStats) -> Histogram | None:
             )
         )
     y_ticks = (Tick(TOP, str(most)), Tick(TOP + inner_height, "0"))
+    first, last = bins[0].moves, bins[-1].moves + width - 1
     x_ticks = (
-        Tick(LEFT, str(bins[0].moves)),
-        Tick(LEFT + inner_width, str(bins[-1].moves + width - 1)),
+        (Tick(LEFT + (offset + 0.5) * step, str(first)),)
+        if first == last
+        else (
+            Tick(LEFT + offset * step, str(first)),
+            Tick(LEFT + (offset + len(bins)) * step, str(last)),
+        )
     )
     summary = ngettext(
         "Moves of the %(count)s winner of %(finished)s results: from %(first)s to "
@@ -218,8 +232,8 @@ def moves_chart(stats: DayStats) -> Histogram | None:
     ) % {
         "count": stats.won,
         "finished": stats.finished,
-        "first": bins[0].moves,
-        "last": bins[-1].moves + width - 1,
+        "first": first,
+        "last": last,
         "width": width,
     }
     return Histogram(WIDTH, HEIGHT, tuple(bars), y_ticks, x_ticks, summary)
