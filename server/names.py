@@ -31,6 +31,8 @@ from typing import Final, Literal
 
 from fontTools.unicodedata import script_extension
 
+from server.i18n import N_
+
 NAME_MIN: Final = 2
 NAME_MAX: Final = 24
 #: The most combining marks one letter carries (TS #39 suggests 4; NFC leaves few).
@@ -42,10 +44,17 @@ NameRule = Literal["length", "characters", "invisible", "mixed-scripts"]
 
 @dataclass(frozen=True)
 class NameFault:
-    """What is wrong with a name: the rule it breaks, and a sentence saying how."""
+    """What is wrong with a name: the rule it breaks, and a sentence saying how (a catalog
+    id, said in the player's language at the edge, with ``params`` put in)."""
 
     rule: NameRule
-    text: str
+    message: str
+    params: dict[str, object] | None = None
+
+    @property
+    def text(self) -> str:
+        """The sentence in English (the catalog's source)."""
+        return self.message % self.params if self.params else self.message
 
 
 #: The general categories of characters nobody sees: controls, format and direction
@@ -110,12 +119,17 @@ def name_fault(name: str) -> NameFault | None:
     ('invisible', 'mixed-scripts')
     """
     if not NAME_MIN <= len(name) <= NAME_MAX:
-        return NameFault("length", f"a name is {NAME_MIN} to {NAME_MAX} characters long")
+        return NameFault(
+            "length",
+            N_("a name is %(least)s to %(most)s characters long"),
+            {"least": NAME_MIN, "most": NAME_MAX},
+        )
     hidden = next((char for char in name if _invisible(char)), None)
     if hidden is not None:
         return NameFault(
             "invisible",
-            f"a name has no invisible, control or direction character (U+{ord(hidden):04X})",
+            N_("a name has no invisible, control or direction character (%(character)s)"),
+            {"character": f"U+{ord(hidden):04X}"},
         )
     common: frozenset[str] | None = None  # the scripts every character so far is written in
     zeros: set[int] = set()  # the digits' kinds, by the code point of their zero
@@ -126,25 +140,33 @@ def name_fault(name: str) -> NameFault | None:
             zeros.add(ord(char) - unicodedata.digit(char))
         elif category.startswith("M"):
             if not after_letter:
-                return NameFault("characters", "a combining mark goes on a letter")
+                return NameFault("characters", N_("a combining mark goes on a letter"))
         elif not category.startswith("L") and char not in _CONNECTORS:
             return NameFault(
-                "characters", f"a name uses only letters, digits, _ and -, not {char!r}"
+                "characters",
+                N_("a name uses only letters, digits, _ and -, not %(character)r"),
+                {"character": char},
             )
         after_letter = category[0] in "LM"
         scripts = _scripts(char)
         if scripts is None:
             if category.startswith("L"):
-                return NameFault("characters", f"{char!r} is not a letter of an alphabet")
+                return NameFault(
+                    "characters",
+                    N_("%(character)r is not a letter of an alphabet"),
+                    {"character": char},
+                )
             continue
         common = scripts if common is None else common & scripts
         if not common:
-            return NameFault("mixed-scripts", "a name's letters are of one alphabet")
+            return NameFault("mixed-scripts", N_("a name's letters are of one alphabet"))
     if len(zeros) > 1:
-        return NameFault("mixed-scripts", "a name's digits are of one kind")
+        return NameFault("mixed-scripts", N_("a name's digits are of one kind"))
     if _piled_marks(name):
         return NameFault(
-            "characters", f"a letter carries at most {MOST_MARKS} combining marks, each once"
+            "characters",
+            N_("a letter carries at most %(most)s combining marks, each once"),
+            {"most": MOST_MARKS},
         )
     return None
 

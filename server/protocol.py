@@ -30,6 +30,7 @@ from pydantic import (
 )
 
 from server import kinds
+from server.i18n import gettext
 from server.i18n.languages import Language
 from server.kinds import Board, Mode, RaceEventKind, Result, RoomEventKind, RoomState
 
@@ -273,10 +274,21 @@ def bound_rule(model: type[BaseModel], name: str) -> str:
     100``, ``suits must be one of [1, 2, 4]``, ``after is 1 to 256 characters``."""
     found = bounds(model, name)
     if "enum" in found:
-        return f"{name} must be one of {found['enum']}"
+        return gettext("%(name)s must be one of %(choices)s") % {
+            "name": name,
+            "choices": found["enum"],
+        }
     if "maxLength" in found:  # an edge takes no empty text: 1 at the least
-        return f"{name} is {found.get('minLength', 1)} to {found['maxLength']} characters"
-    return f"{name} is {found['minimum']} to {found['maximum']}"
+        return gettext("%(name)s is %(least)s to %(most)s characters") % {
+            "name": name,
+            "least": found.get("minLength", 1),
+            "most": found["maxLength"],
+        }
+    return gettext("%(name)s is %(least)s to %(most)s") % {
+        "name": name,
+        "least": found["minimum"],
+        "most": found["maximum"],
+    }
 
 
 def query_request(model: type[_Asked], values: dict[str, Any]) -> _Asked:

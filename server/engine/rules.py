@@ -1,6 +1,8 @@
 """The rules a refused action can break: a stable code and a sentence for the player.
 
-Codes are part of the protocol and never change meaning; add new ones, never reuse.
+Codes are part of the protocol and never change meaning; add new ones, never reuse. The
+sentences are in English, the catalogs' source: the server says each one in the player's
+language at its edge (``N_`` marks them for the catalog; the engine looks nothing up).
 """
 
 from __future__ import annotations
@@ -27,17 +29,25 @@ class Rule(StrEnum):
         return _SENTENCES[self]
 
 
+def N_(sentence: str) -> str:
+    """Marks ``sentence`` for the server's catalog (``pybabel extract``); the engine keeps
+    no catalog of its own."""
+    return sentence
+
+
 _SENTENCES: dict[Rule, str] = {
-    Rule.NO_SUCH_COLUMN: "Columns are numbered 1 to 10.",
-    Rule.SAME_COLUMN: "A card must move to another column.",
-    Rule.EMPTY_SOURCE: "That column is empty: there is nothing to move.",
-    Rule.TOO_MANY_CARDS: "That column does not have that many cards.",
-    Rule.NOT_ONE_SUIT: "A group moves together only when it is all one suit.",
-    Rule.NOT_DESCENDING: "A group moves together only when its ranks go down one by one.",
-    Rule.NOT_ONE_HIGHER: "A card goes only on a card exactly one rank higher, or an empty column.",
-    Rule.ONTO_ACE: "Nothing can be put on an ace.",
-    Rule.KING_NEEDS_EMPTY: "A king can move only to an empty column.",
-    Rule.NO_TARGET: "That group has nowhere to go.",
-    Rule.GAME_OVER: "The game is over.",
-    Rule.NOTHING_TO_UNDO: "There is nothing to undo.",
+    Rule.NO_SUCH_COLUMN: N_("Columns are numbered 1 to 10."),
+    Rule.SAME_COLUMN: N_("A card must move to another column."),
+    Rule.EMPTY_SOURCE: N_("That column is empty: there is nothing to move."),
+    Rule.TOO_MANY_CARDS: N_("That column does not have that many cards."),
+    Rule.NOT_ONE_SUIT: N_("A group moves together only when it is all one suit."),
+    Rule.NOT_DESCENDING: N_("A group moves together only when its ranks go down one by one."),
+    Rule.NOT_ONE_HIGHER: N_(
+        "A card goes only on a card exactly one rank higher, or an empty column."
+    ),
+    Rule.ONTO_ACE: N_("Nothing can be put on an ace."),
+    Rule.KING_NEEDS_EMPTY: N_("A king can move only to an empty column."),
+    Rule.NO_TARGET: N_("That group has nowhere to go."),
+    Rule.GAME_OVER: N_("The game is over."),
+    Rule.NOTHING_TO_UNDO: N_("There is nothing to undo."),
 }

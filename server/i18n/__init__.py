@@ -23,7 +23,16 @@ from .languages import (
     language_named,
     native_name,
 )
-from .speaking import N_, current_language, gettext, ngettext, pgettext, speaking, translations
+from .speaking import (
+    N_,
+    current_language,
+    gettext,
+    ngettext,
+    pgettext,
+    say,
+    speaking,
+    translations,
+)
 
 __all__ = [
     "DEFAULT_LANGUAGE",
@@ -36,6 +45,7 @@ __all__ = [
     "native_name",
     "ngettext",
     "pgettext",
+    "say",
     "speaking",
     "translations",
 ]

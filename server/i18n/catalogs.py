@@ -45,7 +45,8 @@ class Domain:
 
 
 DOMAINS: Final = (
-    Domain("server"),
+    # a refusal's sentence is its second argument: Refused(code, "...", params=...)
+    Domain("server", keywords=("Refused:2", "LimitRefusal:2")),
     Domain("play", keywords=("t", "tn:1,2"), browser=True),
     Domain("cli"),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -50,6 +50,13 @@ def N_(message: str) -> str:
 
 def gettext(message: str) -> str:
     return translations(_SPEAKING.get()).gettext(message)
+
+
+def say(message: str, params: Mapping[str, object] | None = None) -> str:
+    """``message`` (a catalog id with ``%(name)s`` places) in the language being spoken,
+    with ``params`` put in: what a refusal carries up to the edge, said there."""
+    text = translations(_SPEAKING.get()).gettext(message)
+    return text % params if params else text
 
 
 def ngettext(singular: str, plural: str, count: int) -> str:

@@ -21,6 +21,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
 from server.bus import Bus, RedisBus, open_bus, redis_client
+from server.i18n import speaking
 from server.play.after.review import REVIEW_NICE
 from server.play.clock import Clock, SystemClock
 from server.play.daily.deals import Prover, SolverProver
@@ -32,6 +33,7 @@ from server.settings import Settings
 from server.store import Store
 from server.store.database import private_folder
 from server.store.ranks import RedisRankCache
+from server.web import languages
 from server.web.responses import header, request_target
 
 from . import http
@@ -90,6 +92,24 @@ def _loopback(peer: str | None) -> bool:
 
 
 async def _process_request(
+    hub: Hub,
+    gate: Gate,
+    health: Health,
+    metrics: Metrics,
+    metrics_here: bool,
+    origins: Origins,
+    connection: ServerConnection,
+    request: Request,
+) -> Response | None:
+    """Answer a request before any websocket: its refusals (and the pages and JSON routes)
+    said in the language it asks for (the URL's, the cookie's, ``Accept-Language``)."""
+    with speaking(languages.choose(request, request_target(request).query)):
+        return await _answer_request(
+            hub, gate, health, metrics, metrics_here, origins, connection, request
+        )
+
+
+async def _answer_request(
     hub: Hub,
     gate: Gate,
     health: Health,

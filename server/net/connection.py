@@ -28,6 +28,7 @@ from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
+from server.i18n import N_, gettext, speaking
 from server.play.hub import Hub
 from server.play.session.session import Replies, Session
 from server.protocol import (
@@ -169,49 +170,80 @@ def message_id_of(frame: str | bytes, raw: dict[str, Any] | None = None) -> Mess
 
 
 def refusal(frame: str | bytes, error: ValidationError) -> Error:
-    """The error for a frame that is not a valid client message."""
+    """The error for a frame that is not a valid client message, said in the language
+    being spoken (a field's rule by pydantic's error type, never pydantic's English)."""
     kinds = {e["type"] for e in error.errors()}
     if "json_invalid" in kinds or "json_type" in kinds:
-        return Error(code=ErrorCode.BAD_JSON, message="a message is one JSON object")
+        return Error(code=ErrorCode.BAD_JSON, message=gettext("a message is one JSON object"))
     raw = _json_object(frame)
     message_id = message_id_of(frame, raw)
     if raw is None:
-        return Error(code=ErrorCode.BAD_JSON, message="a message is one JSON object")
+        return Error(code=ErrorCode.BAD_JSON, message=gettext("a message is one JSON object"))
     if "union_tag_invalid" in kinds:
         return Error(
             id=message_id,
             code=ErrorCode.UNKNOWN_TYPE,
-            message=f"unknown message type {str(raw.get('type'))[:32]!r}",
+            message=gettext("unknown message type %(type)r") % {"type": str(raw.get("type"))[:32]},
         )
     if "union_tag_not_found" in kinds:
         return Error(
-            id=message_id, code=ErrorCode.INVALID_MESSAGE, message="a message needs a type"
+            id=message_id, code=ErrorCode.INVALID_MESSAGE, message=gettext("a message needs a type")
         )
     first = error.errors()[0]
     # Messages are flat: the field is the second part of the location (after the type);
     # what follows names pydantic's inner schemas, which mean nothing to a client.
     field = str(first["loc"][1]) if len(first["loc"]) > 1 else "message"
     if first["type"] == "string_pattern_mismatch":  # the only pattern: no control characters
-        first = {**first, "msg": "control characters are not allowed"}
+        rule = gettext("control characters are not allowed")
     elif field == "id":
-        first = {**first, "msg": "a string of up to 64 characters or a whole number from 0"}
+        rule = gettext("a string of up to 64 characters or a whole number from 0")
+    else:
+        rule = gettext(_FIELD_RULES.get(first["type"], _ANY_FIELD_RULE))
     return Error(
         id=message_id,
         code=ErrorCode.INVALID_MESSAGE,
-        message=f"{field}: {first['msg']}",
+        message=f"{field}: {rule}",
         detail={"field": field},
     )
 
 
+#: What a field's value must be, by pydantic's error type (its own sentences are English).
+_FIELD_RULES: dict[str, str] = {
+    "missing": N_("this field is required"),
+    "extra_forbidden": N_("this message has no such field"),
+    "string_type": N_("this field is a string"),
+    "int_type": N_("this field is a whole number"),
+    "int_from_float": N_("this field is a whole number"),
+    "bool_type": N_("this field is true or false"),
+    "date_from_datetime_parsing": N_("this field is a date like 2026-01-31"),
+    "date_parsing": N_("this field is a date like 2026-01-31"),
+    "date_type": N_("this field is a date like 2026-01-31"),
+    "literal_error": N_("this field is not one of the values it takes"),
+    "enum": N_("this field is not one of the values it takes"),
+    "string_too_long": N_("this text is too long"),
+    "string_too_short": N_("this text is too short"),
+    "too_long": N_("this list is too long"),
+    "too_short": N_("this list is too short"),
+    "greater_than_equal": N_("this number is too small"),
+    "greater_than": N_("this number is too small"),
+    "less_than_equal": N_("this number is too large"),
+    "less_than": N_("this number is too large"),
+    "list_type": N_("this field is a list"),
+    "model_type": N_("this field is an object"),
+    "dict_type": N_("this field is an object"),
+}
+_ANY_FIELD_RULE = N_("this value is not one this field takes")
+
+
 _FAILURES = {
-    ErrorCode.UNAVAILABLE: "the server could not do that just now; try again",
-    ErrorCode.INTERNAL: "the server failed to do that; the failure is logged",
+    ErrorCode.UNAVAILABLE: N_("the server could not do that just now; try again"),
+    ErrorCode.INTERNAL: N_("the server failed to do that; the failure is logged"),
 }
 
 
 def failure(message_id: MessageId | None, code: ErrorCode) -> Error:
     """The reply to a message whose handling failed on the server's side."""
-    return Error(id=message_id, code=code, message=_FAILURES[code])
+    return Error(id=message_id, code=code, message=gettext(_FAILURES[code]))
 
 
 async def close_draining(websocket: GatedConnection, code: int, reason: str) -> None:
@@ -240,7 +272,8 @@ async def _signing_in(
     registering = type(message) is Register
     refused = gate.registration(address) if registering else gate.sign_in(address)
     if refused is not None:
-        return [refused.error(message.id)]
+        with speaking(session.language):
+            return [refused.error(message.id)]
     signed_out = session.player is None
     signed = await session.sign_in(message)
     if registering and not (signed_out and signed.signed_in):  # a new account is signed in
@@ -270,11 +303,13 @@ async def serve_connection(
                 return await _signing_in(gate, address, websocket, session, message)
             cost = _READS.get(message.type)
             if cost is not None and (limited := gate.read(address, cost)) is not None:
-                return [limited.error(message.id)]
+                with speaking(session.language):
+                    return [limited.error(message.id)]
             return await session.handle(message)
         except Exception:  # what no table knows: a bug
             log.exception("handling %s failed", message.type)
-            return [failure(message.id, ErrorCode.INTERNAL)]
+            with speaking(session.language):
+                return [failure(message.id, ErrorCode.INTERNAL)]
 
     async def answer(message: ClientMessage, started: float) -> None:
         """A message answered beside the reading task (:data:`_ANSWERED_ASIDE`)."""
@@ -300,9 +335,10 @@ async def serve_connection(
                 # Over budget: refused unread, with the id so a client can slow down and
                 # resend; a client that keeps on regardless is closed.
                 closing = budget.overdrawn
-                error = over.error(None if closing else message_id_of(frame))
-                then = "; closing" if closing else "; slow down and send it again"
-                await outbox.reply(error.model_copy(update={"message": error.message + then}))
+                with speaking(session.language):
+                    error = over.error(None if closing else message_id_of(frame))
+                    then = gettext("closing") if closing else gettext("slow down and send it again")
+                await outbox.reply(error.model_copy(update={"message": f"{error.message}; {then}"}))
                 if closing:
                     gate.overdrawn(address, "messages")
                     await close_draining(websocket, CLOSE_POLICY, "too many messages")
@@ -312,7 +348,8 @@ async def serve_connection(
             try:
                 message = parse_client_message(frame)
             except ValidationError as error:
-                refused = refusal(frame, error)
+                with speaking(session.language):
+                    refused = refusal(frame, error)
                 if metrics is not None:
                     metrics.error(refused)
                 await outbox.reply(refused)

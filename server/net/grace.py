@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from server.i18n import gettext
 from server.protocol import Error, ErrorCode, encode
 
 from .limiters import Monotonic
@@ -65,7 +66,9 @@ class SignInGrace:
     async def _expire(self, connection: ServerConnection, grace: float) -> None:
         from websockets.exceptions import ConnectionClosed
 
-        message = f"sign in (auth or register) within {grace:g} s of connecting; closing"
+        message = gettext(
+            "sign in (auth or register) within %(seconds)s s of connecting; closing"
+        ) % {"seconds": format(grace, "g")}
         try:
             await connection.send(encode(Error(code=ErrorCode.NOT_AUTHENTICATED, message=message)))
             await connection.close(CLOSE_POLICY, "sign in first")

@@ -29,6 +29,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from server import web
+from server.i18n import gettext
 from server.kinds import parse_day
 from server.play.errors import Refused, refusal_of
 from server.play.hub import Hub
@@ -107,7 +108,9 @@ def wants_upgrade(request: Request) -> bool:
 
 def method_not_allowed(request: Request) -> Response:
     response = error_response(
-        405, ErrorCode.INVALID_MESSAGE, f"{request.method[:16]} is not served: only GET and HEAD"
+        405,
+        ErrorCode.INVALID_MESSAGE,
+        gettext("%(method)s is not served: only GET and HEAD") % {"method": request.method[:16]},
     )
     response.headers["Allow"] = ", ".join(METHODS)
     return response
@@ -119,7 +122,9 @@ def body_refused(request: Request) -> Response:
     if request.method not in METHODS:
         return method_not_allowed(request)
     return error_response(
-        400, ErrorCode.INVALID_MESSAGE, f"{request.method} takes no body: send none"
+        400,
+        ErrorCode.INVALID_MESSAGE,
+        gettext("%(method)s takes no body: send none") % {"method": request.method},
     )
 
 
@@ -133,7 +138,7 @@ def error_response(status: int, code: ErrorCode, message: str) -> Response:
 
 def limited(refusal: LimitRefusal) -> Response:
     """The answer to a request a limit refused (``Retry-After`` when it says when)."""
-    response = error_response(refusal.status, refusal.code, refusal.message)
+    response = error_response(refusal.status, refusal.code, refusal.sentence)
     if refusal.retry_after is not None:
         response.headers["Retry-After"] = str(refusal.error().detail["retry_after"])  # type: ignore[index]
     return response
@@ -165,7 +170,7 @@ def _day(query: Query) -> date | None:
     try:
         return parse_day(text)
     except ValueError:
-        raise BadQuery("day is a date like 2026-01-31") from None
+        raise BadQuery(gettext("day is a date like 2026-01-31")) from None
 
 
 def _request(
@@ -186,7 +191,7 @@ def _request(
             continue
         # ASCII digits only: int() would also take " 1", "+1", "1_0" and other scripts' digits
         if not (text.isascii() and text.isdigit()) or len(text) > 6:
-            raise BadQuery(f"{name} is a whole number")
+            raise BadQuery(gettext("%(name)s is a whole number") % {"name": name})
         values[name] = int(text)
     for name in texts:
         text = query.get(name)
@@ -204,10 +209,12 @@ def _text(query: Query, name: str, *, required: bool, longest: int) -> str | Non
     text = query.get(name)
     if text is None:
         if required:
-            raise BadQuery(f"{name} is required")
+            raise BadQuery(gettext("%(name)s is required") % {"name": name})
         return None
     if not text or len(text) > longest:
-        raise BadQuery(f"{name} is 1 to {longest} characters")
+        raise BadQuery(
+            gettext("%(name)s is 1 to %(most)s characters") % {"name": name, "most": longest}
+        )
     return text
 
 
@@ -298,7 +305,7 @@ async def _replay(hub: Hub, game_id: str, request: Request, sign_ins: SignIns | 
         scheme, _, token = authorization.partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token or has_control(token):
-            return _unauthorized("Authorization is Bearer and the account's token")
+            return _unauthorized(gettext("Authorization is Bearer and the account's token"))
         try:
             asker = await hub.accounts.authenticate(token)
         except Refused as refused:
@@ -306,9 +313,11 @@ async def _replay(hub: Hub, game_id: str, request: Request, sign_ins: SignIns | 
                 raise
             if sign_ins is not None:
                 sign_ins.gate.sign_in_failed(sign_ins.address)
-            return _unauthorized(refused.message)
+            return _unauthorized(refused.sentence)
     if len(game_id) > GAME_ID_LONGEST:  # no game has one: not worth asking the database
-        return error_response(404, ErrorCode.NOT_FOUND, "no finished game has an id that long")
+        return error_response(
+            404, ErrorCode.NOT_FOUND, gettext("no finished game has an id that long")
+        )
     return _model(await hub.after.replay(asker, game_id))
 
 
@@ -376,31 +385,33 @@ async def respond(
             takes = {"suits", "board", "player"} if what == "stats" else set()
             unknown = set(raw) - takes
             if unknown:
-                raise BadQuery(f"unknown parameter {sorted(unknown)[0]!r}")
+                raise BadQuery(gettext("unknown parameter %(name)r") % {"name": sorted(unknown)[0]})
             if any(len(values) > 1 or has_control(values[0]) for values in raw.values()):
-                raise BadQuery("a parameter is given twice or holds a control character")
+                raise BadQuery(gettext("a parameter is given twice or holds a control character"))
             if has_control(argument):
-                raise BadQuery("the path holds a control character")
+                raise BadQuery(gettext("the path holds a control character"))
             query = {name: values[0] for name, values in raw.items()}
             if what == "stats":
                 return await _day_stats(hub, argument, query)
             return await _replay(hub, argument, request, sign_ins)
         if room is not None:
             if url.query:
-                raise BadQuery("a race room's path takes no parameters")
+                raise BadQuery(gettext("a race room's path takes no parameters"))
             return await _race(hub, room)  # the code is checked as a room code
         assert route is not None
         handler, allowed = route
         raw = parse_qs(url.query, keep_blank_values=True, strict_parsing=False)
         unknown = set(raw) - allowed
         if unknown:
-            raise BadQuery(f"unknown parameter {sorted(unknown)[0]!r}")
+            raise BadQuery(gettext("unknown parameter %(name)r") % {"name": sorted(unknown)[0]})
         repeated = [name for name, values in raw.items() if len(values) > 1]
         if repeated:
-            raise BadQuery(f"{repeated[0]} is given twice")
+            raise BadQuery(gettext("%(name)s is given twice") % {"name": repeated[0]})
         dirty = [name for name, values in raw.items() if has_control(values[0])]
         if dirty:  # no parameter has a use for them, and PostgreSQL refuses a NUL
-            raise BadQuery(f"{dirty[0]}: control characters are not allowed")
+            raise BadQuery(
+                gettext("%(name)s: control characters are not allowed") % {"name": dirty[0]}
+            )
         return await handler(hub, {name: values[0] for name, values in raw.items()})
     except BadQuery as error:
         return error_response(400, ErrorCode.INVALID_MESSAGE, str(error))
@@ -408,8 +419,10 @@ async def respond(
         refused = refusal_of(error)
         if refused is None:  # what no table knows: a bug
             log.exception("HTTP %s failed", url.path)
-            return error_response(500, ErrorCode.INTERNAL, "the server failed to answer")
-        response = error_response(HTTP_STATUS.get(refused.code, 400), refused.code, refused.message)
+            return error_response(500, ErrorCode.INTERNAL, gettext("the server failed to answer"))
+        response = error_response(
+            HTTP_STATUS.get(refused.code, 400), refused.code, refused.sentence
+        )
         if refused.code in (ErrorCode.PROVING, ErrorCode.UNAVAILABLE):
             response.headers["Retry-After"] = "5"
         return response

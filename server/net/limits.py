@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from server.i18n import say
 from server.protocol import Error, ErrorCode
 
 from .addresses import Addresses, Network, networks, parse_address
@@ -102,16 +103,23 @@ class Limits:
 
 @dataclass
 class LimitRefusal:
-    """A request refused by a limit: the error code, a sentence, and when to try again."""
+    """A request refused by a limit: the error code, a sentence (a catalog id, ``params``
+    its values, said in the language being spoken), and when to try again."""
 
     code: ErrorCode
     message: str
     retry_after: float | None = None
     status: int = 429
+    params: dict[str, object] | None = None
+
+    @property
+    def sentence(self) -> str:
+        """The message in the language being spoken."""
+        return say(self.message, self.params)
 
     def error(self, message_id: Any = None) -> Error:
         detail = None if self.retry_after is None else {"retry_after": _seconds(self.retry_after)}
-        return Error(id=message_id, code=self.code, message=self.message, detail=detail)
+        return Error(id=message_id, code=self.code, message=self.sentence, detail=detail)
 
 
 def _seconds(wait: float) -> int:
@@ -295,8 +303,8 @@ class Gate:
             return self._refuse(
                 LimitRefusal(
                     ErrorCode.TOO_MANY_CONNECTIONS,
-                    f"at most {self.limits.connections_per_address} connections from one "
-                    "address: close one first",
+                    "at most %(most)s connections from one address: close one first",
+                    params={"most": self.limits.connections_per_address},
                 )
             )
         self.by_address[address] = count + 1
@@ -315,8 +323,11 @@ class Gate:
         return self._refuse(
             LimitRefusal(
                 ErrorCode.RATE_LIMITED,
-                f"too many requests: at most {self.limits.http_requests} every "
-                f"{self.limits.http_window:g} s from one address",
+                "too many requests: at most %(most)s every %(seconds)s s from one address",
+                params={
+                    "most": self.limits.http_requests,
+                    "seconds": format(self.limits.http_window, "g"),
+                },
                 retry_after=wait,
             )
         )
@@ -334,8 +345,8 @@ class Gate:
             return self._refuse(
                 LimitRefusal(
                     ErrorCode.RATE_LIMITED,
-                    f"too many messages: at most {limits.messages} every "
-                    f"{limits.message_window:g} s",
+                    "too many messages: at most %(most)s every %(seconds)s s",
+                    params={"most": limits.messages, "seconds": format(limits.message_window, "g")},
                     retry_after=wait,
                 )
             )
@@ -357,8 +368,11 @@ class Gate:
         return self._refuse(
             LimitRefusal(
                 ErrorCode.RATE_LIMITED,
-                f"too many messages from your address: at most {self.limits.address_messages}"
-                f" every {self.limits.address_message_window:g} s",
+                "too many messages from your address: at most %(most)s every %(seconds)s s",
+                params={
+                    "most": self.limits.address_messages,
+                    "seconds": format(self.limits.address_message_window, "g"),
+                },
                 retry_after=wait,
             )
         )
@@ -402,9 +416,13 @@ class Gate:
         return self._refuse(
             LimitRefusal(
                 ErrorCode.RATE_LIMITED,
-                f"too many new accounts from your address: at most {self.limits.registrations}"
-                f" every {self.limits.registration_window:g} s; try again in "
-                f"{_seconds(wait)} s",
+                "too many new accounts from your address: at most %(most)s every %(seconds)s "
+                "s; try again in %(wait)s s",
+                params={
+                    "most": self.limits.registrations,
+                    "seconds": format(self.limits.registration_window, "g"),
+                    "wait": _seconds(wait),
+                },
                 retry_after=wait,
             )
         )
@@ -425,7 +443,8 @@ class Gate:
         return self._refuse(
             LimitRefusal(
                 ErrorCode.RATE_LIMITED,
-                f"too many failed sign-ins from your address: try again in {_seconds(wait)} s",
+                "too many failed sign-ins from your address: try again in %(wait)s s",
+                params={"wait": _seconds(wait)},
                 retry_after=wait,
             )
         )

@@ -22,6 +22,8 @@ from urllib.parse import urlsplit
 
 from websockets.http11 import Request
 
+from server.i18n import gettext
+
 #: An origin: scheme, host name (lower case) and port.
 Origin = tuple[str, str, int]
 
@@ -72,10 +74,10 @@ class Origins:
         if len(values) == 1 and self._own(values[0], request, forwarded_proto):
             return None
         shown = ", ".join(values)[:100]
-        return (
-            f"a websocket is opened here from this server's own pages only, not from "
-            f"{shown!r} (a client that is no page sends no Origin)"
-        )
+        return gettext(
+            "a websocket is opened here from this server's own pages only, not from "
+            "%(origin)r (a client that is no page sends no Origin)"
+        ) % {"origin": shown}
 
     def _own(self, origin: str, request: Request, forwarded_proto: str | None) -> bool:
         seen = origin_of(origin)

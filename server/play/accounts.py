@@ -25,7 +25,7 @@ def check_name(name: str) -> str:
     name = normal_name(name)
     fault = name_fault(name)
     if fault is not None:
-        raise BadName(fault.text, rule=fault.rule)
+        raise BadName(fault.message, rule=fault.rule, params=fault.params)
     return name
 
 
@@ -54,10 +54,15 @@ class Accounts:
                 name=name, token_hash=hash_token(token), now=self._clock.now(), bot=bot
             )
         except NameTaken as taken:
-            message = f"the name {name!r} is taken"
             if taken.holder is not None and name_key(taken.holder) != name_key(name):
-                message += f": it looks like {taken.holder!r}"
-            raise Refused(ErrorCode.NAME_TAKEN, message) from None
+                raise Refused(
+                    ErrorCode.NAME_TAKEN,
+                    "the name %(name)r is taken: it looks like %(holder)r",
+                    params={"name": name, "holder": taken.holder},
+                ) from None
+            raise Refused(
+                ErrorCode.NAME_TAKEN, "the name %(name)r is taken", params={"name": name}
+            ) from None
         return player, token
 
     async def authenticate(self, token: str) -> PlayerRecord:
@@ -69,5 +74,7 @@ class Accounts:
     async def named(self, name: str) -> PlayerRecord:
         player = await self._store.player_by_name(name)
         if player is None:
-            raise Refused(ErrorCode.NOT_FOUND, f"no player is called {name!r}")
+            raise Refused(
+                ErrorCode.NOT_FOUND, "no player is called %(name)r", params={"name": name}
+            )
         return player

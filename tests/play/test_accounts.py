@@ -72,7 +72,7 @@ async def test_a_name_that_looks_like_a_taken_one_is_taken(hub: Hub) -> None:
         with pytest.raises(Refused) as taken:
             await hub.accounts.register(look_alike)
         assert taken.value.code is ErrorCode.NAME_TAKEN
-    assert taken.value.message == "the name 'PACE' is taken"  # the same name: no look-alike
+    assert taken.value.sentence == "the name 'PACE' is taken"  # the same name: no look-alike
     with pytest.raises(Refused) as cyrillic:
         await hub.accounts.register("расе")
-    assert cyrillic.value.message == "the name 'расе' is taken: it looks like 'pace'"
+    assert cyrillic.value.sentence == "the name 'расе' is taken: it looks like 'pace'"

@@ -203,7 +203,11 @@ class AfterDay:
         today = self._today()
         day = day or today
         if day > today:
-            raise Refused(ErrorCode.NOT_FOUND, f"the board of {day} opens on that day")
+            raise Refused(
+                ErrorCode.NOT_FOUND,
+                "the board of %(day)s opens on that day",
+                params={"day": day.isoformat()},
+            )
         on = DayBoard(day, suits, board)
         stats = await self._board_stats(on, over=day < today)
         if player is None:
@@ -315,7 +319,9 @@ class AfterDay:
         """A finished game ``asker`` may see; refused ``not-found`` or ``not-visible``."""
         record = await self._store.get_game(game_id)
         if record is None or record.finished_at is None:
-            raise Refused(ErrorCode.NOT_FOUND, f"no finished game {game_id!r}")
+            raise Refused(
+                ErrorCode.NOT_FOUND, "no finished game %(game)r", params={"game": game_id}
+            )
         if not await self.may_see(asker, record):
             raise Refused(
                 ErrorCode.NOT_VISIBLE,
@@ -385,7 +391,9 @@ class AfterDay:
             raise Refused(ErrorCode.INVALID_MESSAGE, "say in a few words why")
         record = await self._store.get_game(game_id)
         if record is None or record.day is None or record.finished_at is None:
-            raise Refused(ErrorCode.NOT_FOUND, f"no finished daily {game_id!r}")
+            raise Refused(
+                ErrorCode.NOT_FOUND, "no finished daily %(game)r", params={"game": game_id}
+            )
         if record.held or record.day >= self._today():
             raise Refused(
                 ErrorCode.NOT_VISIBLE,
@@ -399,6 +407,8 @@ class AfterDay:
             >= REPORTS_PER_DAY
         ):
             raise Refused(
-                ErrorCode.RATE_LIMITED, f"at most {REPORTS_PER_DAY} reports a day: try tomorrow"
+                ErrorCode.RATE_LIMITED,
+                "at most %(most)s reports a day: try tomorrow",
+                params={"most": REPORTS_PER_DAY},
             )
         await self._store.report(game_id=record.id, player_id=player.id, reason=reason, at=now)

@@ -325,7 +325,8 @@ class Reviews:
         if len(self._busy) >= self.most_in_flight:
             raise Refused(
                 ErrorCode.BUSY,
-                f"the solver has {len(self._busy)} reviews to make: ask again later",
+                "the solver has %(count)s reviews to make: ask again later",
+                params={"count": len(self._busy)},
                 retry_after=self.seconds,  # a place is free once the one being made is done
             )
         # marked before anything else is awaited: a second ask meanwhile is refused
@@ -380,8 +381,9 @@ class Reviews:
         if asked > self.per_day:
             raise Refused(
                 ErrorCode.RATE_LIMITED,
-                f"{self.per_day} new reviews a day: ask for more tomorrow (UTC); "
-                "a review made already is answered at once",
+                "%(most)s new reviews a day: ask for more tomorrow (UTC); a review made "
+                "already is answered at once",
+                params={"most": self.per_day},
             )
 
     def making(self, player_id: int) -> bool:

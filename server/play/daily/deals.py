@@ -34,7 +34,7 @@ from typing import Any, Final, TypeVar
 
 from server.engine import SUIT_COUNTS, GameCode, InvalidCodeError
 from server.engine.codes import DEALS_PER_SUIT_COUNT
-from server.play.errors import DealsNotReady, NoDailyDeal, Refused, SolverStopped
+from server.play.errors import DealsNotReady, NoDailyDeal, Refused, SolverStopped, refusal_of
 from server.protocol import ErrorCode
 from server.store import DailyDealRecord, DealStore
 
@@ -322,7 +322,9 @@ class DailySchedule:
         try:
             parsed = GameCode.parse(code)
         except InvalidCodeError as error:
-            raise Refused(ErrorCode.BAD_CODE, str(error)) from None
+            refused = refusal_of(error)
+            assert refused is not None  # ERROR_CODES says every bad code
+            raise refused from None
         if await self.is_daily(parsed, day):
             raise Refused(
                 ErrorCode.DAILY_NOT_OVER,

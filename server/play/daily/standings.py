@@ -195,7 +195,8 @@ class DailyStandings:
         if self._follows[player] >= FOLLOWS_PER_ACCOUNT:
             raise Refused(
                 ErrorCode.TOO_MANY_FOLLOWS,
-                f"an account follows races on at most {FOLLOWS_PER_ACCOUNT} connections",
+                "an account follows races on at most %(most)s connections",
+                params={"most": FOLLOWS_PER_ACCOUNT},
             )
 
     async def follow(self, day: date, suits: int, push: Push, player: str) -> None:

@@ -59,7 +59,8 @@ class GameStarts:
         if record.finished_at is not None:
             raise Refused(
                 ErrorCode.ALREADY_PLAYED,
-                f"you have played today's {suits}-suit deal: one ranked attempt a day",
+                "you have played today's %(suits)s-suit deal: one ranked attempt a day",
+                params={"suits": suits},
             )
         return await self.resume(player, record.id)
 

@@ -57,8 +57,8 @@ class RoomFollowers:
             return
         raise Refused(
             ErrorCode.TOO_MANY_ROOMS,
-            f"a connection follows at most {self._settings.watches} rooms at once: leave one "
-            "(race_leave) first",
+            "a connection follows at most %(most)s rooms at once: leave one (race_leave) first",
+            params={"most": self._settings.watches},
         )
 
     async def follow(self, code: str, follower: Follower, record: RaceRecord | None = None) -> None:

@@ -14,7 +14,6 @@ from server.play.errors import Refused
 from server.play.sending import Push
 from server.protocol import (
     ROOM_ALPHABET,
-    ROOM_CODE_RULE,
     ROOM_CODE_SYMBOLS,
     ErrorCode,
     RoomState,
@@ -59,7 +58,11 @@ def normal_code(text: str) -> str:
     refuses (``no-such-race``) what is no room code."""
     code = room_code_form(text)
     if code is None:
-        raise Refused(ErrorCode.NO_SUCH_RACE, f"{ROOM_CODE_RULE}: {text.strip()!r} is not")
+        raise Refused(
+            ErrorCode.NO_SUCH_RACE,
+            "a room code is 10 letters and digits, such as KXR4M-7M2PQ: %(text)r is not",
+            params={"text": text.strip()},
+        )
     return code
 
 

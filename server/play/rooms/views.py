@@ -65,7 +65,11 @@ class RoomViews:
         """Room ``code`` as the database has it; refused (``no-such-race``) if none."""
         record = await self._races.get(normal_code(code))
         if record is None:
-            raise Refused(ErrorCode.NO_SUCH_RACE, f"no race room has the code {code.upper()}")
+            raise Refused(
+                ErrorCode.NO_SUCH_RACE,
+                "no race room has the code %(code)s",
+                params={"code": code.upper()},
+            )
         return record
 
     async def reply(

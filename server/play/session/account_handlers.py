@@ -27,7 +27,8 @@ async def hello(conversation: Conversation, message: Hello) -> Replies:
     if message.version != PROTOCOL_VERSION:
         raise Refused(
             ErrorCode.UNSUPPORTED_VERSION,
-            f"this server speaks protocol version {PROTOCOL_VERSION}, not {message.version}",
+            "this server speaks protocol version %(ours)s, not %(theirs)s",
+            params={"ours": PROTOCOL_VERSION, "theirs": message.version},
         )
     conversation.legal = message.legal
     if message.lang is not None:
@@ -50,14 +51,16 @@ async def register(conversation: Conversation, message: Register) -> Replies:
 
 
 async def auth(conversation: Conversation, message: Auth) -> Replies:
+    if message.lang is not None:  # a refusal of the token is said in it too
+        conversation.language = message.lang
     player = await conversation.hub.accounts.authenticate(message.token)
     if conversation.player is not None and conversation.player.id != player.id:
         raise Refused(
-            ErrorCode.ALREADY_AUTHENTICATED, f"already signed in as {conversation.player.name}"
+            ErrorCode.ALREADY_AUTHENTICATED,
+            "already signed in as %(name)s",
+            params={"name": conversation.player.name},
         )
     conversation.sign_in_as(player)
-    if message.lang is not None:
-        conversation.language = message.lang
     return [Authenticated(id=message.id, player=conversation.player_info())]
 
 

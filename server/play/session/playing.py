@@ -136,8 +136,9 @@ class Playing:
                 if game.seq >= self._hub.max_game_actions and action != "resign":
                     raise Refused(
                         ErrorCode.GAME_TOO_LONG,
-                        f"this game has taken {self._hub.max_game_actions} actions, the most a "
-                        "game takes: it is as it was, and it can still be resigned",
+                        "this game has taken %(most)s actions, the most a game takes: it is as "
+                        "it was, and it can still be resigned",
+                        params={"most": self._hub.max_game_actions},
                     )
                 try:
                     outcome = await game.play(action, now, message_id=message_id, request=what)

@@ -21,7 +21,7 @@ from datetime import date
 from typing import NamedTuple, assert_never
 
 from server.engine.actions import parse_move
-from server.i18n.languages import DEFAULT_LANGUAGE, Language
+from server.i18n import DEFAULT_LANGUAGE, Language, speaking
 from server.play.errors import Refused, refusal_of
 from server.play.games.player_game import PlayerGame
 from server.play.hub import Hub
@@ -118,9 +118,11 @@ class Session:
                 playing.current_game()  # refused for no game before the move's text is read
                 move = parse_move(message.move)  # InvalidMoveError: refused "bad-move"
                 return await playing.run_action(message.id, move.text(), move)
-            return await self._answer(message)
+            with speaking(self.language):  # the sentences of its replies (a share text)
+                return await self._answer(message)
         except Exception as error:
-            return [_refusal(message, error, self.hub)]
+            with speaking(self.language):
+                return [_refusal(message, error, self.hub)]
 
     async def _answer(self, message: ClientMessage) -> Replies:
         """The one dispatch: each client message to its handler (``mypy`` checks that
@@ -196,11 +198,13 @@ class Session:
                 replies = await account_handlers.register(self, message)
         except Refused as refused:
             bad_token = refused.code is ErrorCode.BAD_TOKEN
-            return SignIn(
-                [_refusal(message, refused, self.hub)], self.player is not None, bad_token
-            )
-        except Exception as error:
-            return SignIn([_refusal(message, error, self.hub)], self.player is not None, False)
+            with speaking(self.language):
+                error = _refusal(message, refused, self.hub)
+            return SignIn([error], self.player is not None, bad_token)
+        except Exception as failure:
+            with speaking(self.language):
+                error = _refusal(message, failure, self.hub)
+            return SignIn([error], self.player is not None, False)
         return SignIn(replies, self.player is not None, False)
 
     async def close(self) -> None:

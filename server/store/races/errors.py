@@ -31,11 +31,15 @@ class Refusal(Enum):
 
 class RaceRefused(StoreError):
     """A change of a room that the room's state refuses, for ``reason``; the message says
-    it to the player."""
+    it in the log, ``params`` are the values the player's sentence names (the edge says
+    it: server/play/errors.py's ``RACE_REFUSALS``)."""
 
-    def __init__(self, reason: Refusal, message: str) -> None:
+    def __init__(
+        self, reason: Refusal, message: str, params: dict[str, object] | None = None
+    ) -> None:
         super().__init__(message)
         self.reason = reason
+        self.params = params
 
 
 class CodeTaken(StoreError):

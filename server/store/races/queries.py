@@ -84,7 +84,7 @@ class RaceStore(RaceReads):
         they are new in it (a racer already in it is let back in, whatever its state)."""
         known = await self.get(code)
         if known is None:
-            raise RaceRefused(Refusal.MISSING, f"no race room has the code {code}")
+            raise RaceRefused(Refusal.MISSING, f"no race room has the code {code}", {"code": code})
         if known.entrant(player.id) is not None:
             return known, False
         async with self._writes().begin() as session:

@@ -94,6 +94,7 @@ async def may_open(session: AsyncSession, owner_id: int, most_open: int | None) 
             Refusal.TOO_MANY,
             f"you have {count} open rooms already (at most {most_open}): start, leave or "
             "let one expire first",
+            {"count": count, "most": most_open},
         )
 
 
@@ -108,7 +109,9 @@ async def join_room(
     if player.bot and not room.allow_bots:
         raise RaceRefused(Refusal.BOTS, "that room's owner does not allow bot accounts")
     if len(room.entrants) >= room.capacity:
-        raise RaceRefused(Refusal.FULL, f"that room is full ({room.capacity} racers)")
+        raise RaceRefused(
+            Refusal.FULL, f"that room is full ({room.capacity} racers)", {"capacity": room.capacity}
+        )
     session.add(RaceEntrant(race_code=code, player_id=player.id, joined_at=now))
     if room.public and len(room.entrants) + 1 >= 2 and room.auto_start_at is None:
         auto_start_at = now + timedelta(seconds=auto_wait)
@@ -124,7 +127,7 @@ async def locked(session: AsyncSession, code: str) -> RaceRecord:
         .execution_options(synchronize_session=False)
     )
     if bumped.rowcount != 1:  # type: ignore[attr-defined]  # a CursorResult
-        raise RaceRefused(Refusal.MISSING, f"no race room has the code {code}")
+        raise RaceRefused(Refusal.MISSING, f"no race room has the code {code}", {"code": code})
     return (await read_rooms(session, Race.code == code))[code]
 
 
