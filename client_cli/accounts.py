@@ -115,7 +115,10 @@ def _accounts(args: argparse.Namespace) -> int:
         )
         return 0
     if not accounts:
-        print(_("No account kept for %(server)s: `simon register NAME` creates one.") % {"server": server})
+        print(
+            _("No account kept for %(server)s: `simon register NAME` creates one.")
+            % {"server": server}
+        )
         return 0
     print(_("Accounts kept for %(server)s (* current):") % {"server": server})
     for account in accounts:

@@ -167,7 +167,9 @@ class Connection:
         self._reader = asyncio.create_task(self._read(socket))
         self._connected.set()
         try:
-            welcome = await self.request(Hello(type="hello", client=CLIENT_NAME, lang=language()), Welcome)
+            welcome = await self.request(
+                Hello(type="hello", client=CLIENT_NAME, lang=language()), Welcome
+            )
             self.clock_offset = _clock_offset(welcome.server_time)
             if self.token is not None:
                 reply = await self.request(Auth(type="auth", token=self.token), Authenticated)
@@ -325,7 +327,9 @@ class Connection:
             try:
                 await self._connect()
             except ServerError as error:
-                self._status(_("disconnected: %(error)s") % {"error": error})  # a bad token will not get better
+                self._status(
+                    _("disconnected: %(error)s") % {"error": error}
+                )  # a bad token will not get better
                 return
             except ClientError:
                 delay = min(delay * 2, BACKOFF_MAX)

@@ -75,7 +75,9 @@ def game_state(game: Game) -> dict[str, Any]:
 
 def add_json_argument(parser: argparse.ArgumentParser) -> None:
     """``--json`` after the command; it may also come before it (see ``client_cli.main``)."""
-    parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=_("print JSON"))
+    parser.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help=_("print JSON")
+    )
 
 
 def add_game_arguments(parser: argparse.ArgumentParser, *, required: bool) -> None:

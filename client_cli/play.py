@@ -42,10 +42,10 @@ from .arguments import bounded, refuse
 from .config import Config
 from .connection import Connection
 from .errors import BotAccountNeeded, ClientError, NoTerminalError, ServerError
+from .offline import refused_line
 from .online import add_server_argument, open_connection, print_json
 from .solve import winning_moves
 from .table import LocalTable, OnlineTable, Table
-from .offline import refused_line
 from .wording import board_note, plural, replay_line, rule_sentence
 from .words import N_, _
 
@@ -115,7 +115,9 @@ def screen_check(args: argparse.Namespace, instead: str) -> None:
     if args.json:
         refuse(args, _("the game screen has no --json: %(instead)s") % {"instead": instead})
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise NoTerminalError(_("the game screen needs a terminal: %(instead)s") % {"instead": instead})
+        raise NoTerminalError(
+            _("the game screen needs a terminal: %(instead)s") % {"instead": instead}
+        )
 
 
 def _play_screen(args: argparse.Namespace, code: GameCode | None) -> int:
@@ -343,7 +345,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=_("Play Simple Simon full screen; with --moves, play a move list (bot mode)."),
     )
     parser.add_argument("--daily", action="store_true", help=_("today's ranked deal"))
-    parser.add_argument("--suits", type=int, choices=SUIT_COUNTS, help=_("1 Easy, 2 Medium, 4 Hard"))
+    parser.add_argument(
+        "--suits", type=int, choices=SUIT_COUNTS, help=_("1 Easy, 2 Medium, 4 Hard")
+    )
     parser.add_argument(
         "--code", metavar=_("CODE"), help=_("a deal by its code, like SS1-S4-AAAAABD")
     )

@@ -47,9 +47,8 @@ from .arguments import bounded, refuse
 from .config import Config
 from .connection import Connection
 from .errors import BotAccountNeeded, NetworkError, ServerError
-from .offline import add_json_argument
+from .offline import add_json_argument, refused_line
 from .online import add_server_argument, open_connection, print_json
-from .offline import refused_line
 from .play import REFUSALS, _move_paced, _pace, run_online_screen, screen_check, suits_mismatch
 from .race_table import Opening, RaceTable, browser_link, ordinal, race_time
 from .solve import winning_moves
@@ -417,7 +416,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--capacity",
         type=_capacity,
         metavar="N",
-        help=_("%(least)s to %(most)s racers (%(most)s)") % {"least": FEWEST_RACERS, "most": MOST_RACERS},
+        help=_("%(least)s to %(most)s racers (%(most)s)")
+        % {"least": FEWEST_RACERS, "most": MOST_RACERS},
     )
     new.add_argument(
         "--minutes",

@@ -316,10 +316,8 @@ class RaceTable(OnlineTable):
         if not ordered:
             return _("The race is over.")
         first = ordered[0]
-        if first.player == self.player:
-            winner = None
-        else:
-            winner = player_label(first.player, first.bot)
+        mine_first = first.player == self.player
+        winner = None if mine_first else player_label(first.player, first.bot)
         time = race_time(first.elapsed or 0.0)
         if first.won and winner is None:
             head = _("Race over: you won in %(time)s") % {"time": time}

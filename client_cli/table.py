@@ -311,7 +311,11 @@ class OnlineTable(Table):
     def _connection_status(self, text: str) -> None:
         if text != "connected":
             self._held = True
-        self.status = "" if text == "connected" else _("%(status)s; your moves will follow") % {"status": text}
+        self.status = (
+            ""
+            if text == "connected"
+            else _("%(status)s; your moves will follow") % {"status": text}
+        )
         self._tell()
 
     # -- actions --------------------------------------------------------------------
@@ -521,7 +525,9 @@ class OnlineTable(Table):
             "joined": _("%(who)s joined"),
             "moved": None,
             "removed": _("%(who)s removed a run (%(removed)s/4)"),
-            "finished": _("%(who)s won: %(score)s") if entry.won else _("%(who)s finished: %(score)s"),
+            "finished": _("%(who)s won: %(score)s")
+            if entry.won
+            else _("%(who)s finished: %(score)s"),
             "resigned": _("%(who)s resigned: %(score)s"),
             "left": _("%(who)s left"),
         }[event]

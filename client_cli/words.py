@@ -25,9 +25,15 @@ from typing import Literal
 from babel.numbers import format_decimal
 from rich.cells import cell_len
 
-from server.i18n import DEFAULT_LANGUAGE, LANGUAGES, Language, language_named, speaking
+from server.i18n import (
+    DEFAULT_LANGUAGE,
+    LANGUAGES,
+    Language,
+    language_named,
+    speaking,
+    translations,
+)
 from server.i18n import formats as _formats
-from server.i18n import translations
 
 #: The gettext domain of the terminal client.
 DOMAIN = "cli"
