@@ -62,13 +62,13 @@ def plural(count: int, word: str) -> str:
     return ngettext(one, other, count) % {"count": count}
 
 
-#: The counted words, by their English singular.
+#: The counted words, by their English singular (marked by ``_counted_for_the_catalog``).
 COUNTED: dict[str, tuple[str, str]] = {
-    "suit": (N_("%(count)s suit"), N_("%(count)s suits")),
-    "move": (N_("%(count)s move"), N_("%(count)s moves")),
-    "run": (N_("%(count)s run"), N_("%(count)s runs")),
-    "result": (N_("%(count)s result"), N_("%(count)s results")),
-    "game": (N_("%(count)s game"), N_("%(count)s games")),
+    "suit": ("%(count)s suit", "%(count)s suits"),
+    "move": ("%(count)s move", "%(count)s moves"),
+    "run": ("%(count)s run", "%(count)s runs"),
+    "result": ("%(count)s result", "%(count)s results"),
+    "game": ("%(count)s game", "%(count)s games"),
 }
 
 
