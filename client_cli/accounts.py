@@ -229,7 +229,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "name",
         type=player_name,
-        metavar=_("NAME"),
+        metavar=_("name"),
         help=_("the name the others will see: 2 to 24 letters of one alphabet, digits, _ or -"),
     )
     parser.add_argument(
@@ -250,7 +250,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=_("the accounts kept for the server (* marks the current one)"),
     )
     parser = _command(subparsers, "use", _use, help=_("make a kept account the current one"))
-    parser.add_argument("name", metavar=_("NAME"), help=_("an account `simon accounts` lists"))
+    parser.add_argument("name", metavar=_("name"), help=_("an account `simon accounts` lists"))
     _command(
         subparsers,
         "login",

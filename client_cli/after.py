@@ -373,7 +373,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "stats", help=_("a player's figures and streak, or a day's results (--today, --day)")
     )
     parser.add_argument(
-        "name", nargs="?", type=player_name, metavar=_("NAME"), help=_("default: you")
+        "name", nargs="?", type=player_name, metavar=_("name"), help=_("default: you")
     )
     parser.add_argument("--today", action="store_true", help=_("today's results for everyone"))
     parser.add_argument("--day", type=parse_day, metavar="YYYY-MM-DD", help=_("a day's results"))
@@ -391,14 +391,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=lambda args: asyncio.run(_stats(args)))
 
     parser = subparsers.add_parser("review", help=_("a finished game reviewed against the solver"))
-    parser.add_argument("game", metavar="ID", help=_("the game's id"))
+    parser.add_argument("game", metavar=_("game"), help=_("the game's id"))
     add_server_argument(parser)
     add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_review(args)))
 
     parser = subparsers.add_parser("report", help=_("report a ranked result of a past day"))
-    parser.add_argument("game", metavar="ID", help=_("the game's id (from its replay)"))
-    parser.add_argument("reason", metavar=_("REASON"), help=_("why, in a few words"))
+    parser.add_argument("game", metavar=_("game"), help=_("the game's id (from its replay)"))
+    parser.add_argument("reason", metavar=_("reason"), help=_("why, in a few words"))
     add_server_argument(parser)
     add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_report(args)))

@@ -568,7 +568,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     parser = subparsers.add_parser("history", help=_("a player's finished games"))
     parser.add_argument(
-        "name", nargs="?", type=player_name, metavar=_("NAME"), help=_("default: you")
+        "name", nargs="?", type=player_name, metavar=_("name"), help=_("default: you")
     )
     parser.add_argument(
         "--limit", type=_limit, default=20, metavar="N", help=_("the latest N games, 1 to 100 (20)")

@@ -85,7 +85,7 @@ def add_game_arguments(parser: argparse.ArgumentParser, *, required: bool) -> No
     with the command's usage)."""
     game = parser.add_mutually_exclusive_group(required=required)
     game.add_argument(
-        "code", nargs="?", metavar=_("CODE"), help=_("a game code such as SS1-S4-AAAAABD")
+        "code", nargs="?", metavar=_("code"), help=_("a game code such as SS1-S4-AAAAABD")
     )
     game.add_argument(
         "--board", metavar=_("FILE"), help=_("a board in Freecell Solver text (- reads stdin)")
@@ -183,7 +183,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     deal = subparsers.add_parser(
         "deal", help=_("print the board a game code deals (--json: Freecell Solver text)")
     )
-    deal.add_argument("code", metavar=_("CODE"), help=_("a game code such as SS1-S4-AAAAABD"))
+    deal.add_argument("code", metavar=_("code"), help=_("a game code such as SS1-S4-AAAAABD"))
     add_letters_argument(deal)
     add_json_argument(deal)
     deal.set_defaults(handler=cmd_deal)
