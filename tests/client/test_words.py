@@ -214,7 +214,9 @@ def _row(rank: int, player: str) -> LeaderboardRow:
 def test_a_table_lines_up_names_of_every_alphabet(language: str, speaking: Any) -> None:
     speaking(language)
     names = ["Łukasz", "Дмитрий", "李小龍", "ann"]
-    table = leaderboard_table("2026-03-01", [_row(n, name) for n, name in enumerate(names, 1)], None)
+    table = leaderboard_table(
+        "2026-03-01", [_row(n, name) for n, name in enumerate(names, 1)], None
+    )
     console = Console(width=100, record=True, color_system=None)
     console.print(table)
     lines = [line for line in console.export_text().splitlines() if "│" in line]
