@@ -106,7 +106,7 @@ def board_note(board: Board | None, counts_from: date | None) -> str:
     from which day the player's dailies count on the public one.
 
     >>> board_note("new", date(2026, 3, 3))
-    "on the new players' board (your dailies count on the public board from 3 Mar 2026)"
+    "on the new players' board (your dailies count on the public board from Mar 3, 2026)"
     >>> board_note("humans", None)
     ''
     """
