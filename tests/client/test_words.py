@@ -20,14 +20,17 @@ from babel.messages.pofile import read_po
 from rich.cells import cell_len
 from rich.console import Console
 from textual.widgets import Button, Static
+from websockets.asyncio.server import ServerConnection, serve
 
 from client_cli import words
 from client_cli.boards import leaderboard_table
+from client_cli.connection import Connection
 from client_cli.main import main
 from client_cli.ui.app import SimonApp
-from client_cli.wording import plural
+from client_cli.wording import plural, rule_sentence
+from server.engine import Rule
 from server.i18n.catalogs import LOCALES
-from server.protocol import LeaderboardRow
+from server.protocol import LeaderboardRow, Welcome, encode, parse_client_message
 from tests.client.screen import SIZE, opener
 from tests.support.servers import server_process
 
@@ -200,6 +203,31 @@ async def test_the_new_game_question_and_the_screen_speak_the_language(
             assert "На туза ничего не кладут" in help_text
 
 
+async def test_the_hello_carries_the_language(speaking: Any) -> None:
+    said: list[Any] = []
+
+    async def handle(socket: ServerConnection) -> None:
+        async for frame in socket:
+            message = parse_client_message(frame)
+            said.append(message)
+            await socket.send(encode(Welcome(id=message.id, server_time="now")))
+
+    speaking("ru")
+    async with serve(handle, "127.0.0.1", 0) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        async with Connection(f"ws://127.0.0.1:{port}"):
+            pass
+    assert said[0].type == "hello" and said[0].lang == "ru"
+
+
+def test_a_refusal_is_the_server_s_sentence_or_the_client_s_own(speaking: Any) -> None:
+    speaking("pl")
+    english = Rule.ONTO_ACE.sentence
+    assert rule_sentence(Rule.ONTO_ACE.value, english) == "Na asa nie można nic położyć."
+    assert rule_sentence(Rule.ONTO_ACE.value, "Na asa — nic.") == "Na asa — nic."  # the server's
+    assert rule_sentence("a-rule-of-tomorrow", "Not yet.") == "Not yet."
+
+
 # -- tables --------------------------------------------------------------------------------
 
 
@@ -287,16 +315,31 @@ class Tmux:
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 @pytest.mark.parametrize(
-    ("locale", "language", "question", "resign", "over"),
+    ("locale", "language", "question", "same_column", "resign", "over"),
     [
-        ("pl_PL.UTF-8", "pl", "Ile kolorów?", "Poddać się?", "Poddajesz się"),
-        ("ru_RU.UTF-8", "ru", "Сколько мастей?", "Сдаться?", "Вы сдались"),
+        (
+            "pl_PL.UTF-8",
+            "pl",
+            "Ile kolorów?",
+            "Karta musi przejść do innej kolumny.",
+            "Poddać się?",
+            "Poddajesz się",
+        ),
+        (
+            "ru_RU.UTF-8",
+            "ru",
+            "Сколько мастей?",
+            "Карта должна перейти в другой столбец.",
+            "Сдаться?",
+            "Вы сдались",
+        ),
     ],
 )
 def test_a_game_in_tmux_says_no_english_sentence(
     locale: str,
     language: str,
     question: str,
+    same_column: str,
     resign: str,
     over: str,
     server_url: str,
@@ -329,6 +372,8 @@ def test_a_game_in_tmux_says_no_english_sentence(
         tmux("send-keys", "-t", "game", "4", "2", "Enter")
         time.sleep(1.0)
         screens.append(tmux.screen())
+        tmux("send-keys", "-t", "game", "1", "-", "1", "Enter")  # refused: the same column
+        screens.append(tmux.wait_for(same_column))
         tmux("send-keys", "-t", "game", "?")
         screens.append(tmux.wait_for("Zasady" if language == "pl" else "Правила"))
         tmux("send-keys", "-t", "game", "Space")
