@@ -12,7 +12,7 @@ from .arguments import bounded
 from .errors import ClientError, UsageError
 from .offline import add_game_arguments, load_game
 from .wording import plural
-from .words import N_, _, hundredths, ngettext
+from .words import N_, _, hundredths, ngettext, number
 
 
 def winning_moves(code: str) -> list[str]:
@@ -77,7 +77,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             "%(count)s positions searched in %(seconds)s s",
             solution.nodes,
         )
-        % {"count": solution.nodes, "seconds": hundredths(solution.seconds)}
+        % {"count": number(solution.nodes), "seconds": hundredths(solution.seconds)}
     )
     return 0
 
