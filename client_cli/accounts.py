@@ -23,10 +23,12 @@ from .offline import add_json_argument
 from .online import (
     add_server_argument,
     chosen_account,
+    no_account,
     open_connection,
     print_json,
 )
 from .wording import player_label
+from .words import _
 
 
 def _also_kept(config: Config, server: str, name: str, before: str | None) -> str:
@@ -35,8 +37,13 @@ def _also_kept(config: Config, server: str, name: str, before: str | None) -> st
     others = [a.name for a in config.accounts(server) if a.name != name]
     if not others:
         return ""
-    back = f"; `simon use {before}` switches back" if before in others else ""
-    return f" (also kept here: {', '.join(others)}{back})"
+    names = ", ".join(others)
+    if before in others:
+        return _(" (also kept here: %(names)s; `simon use %(before)s` switches back)") % {
+            "names": names,
+            "before": before,
+        }
+    return _(" (also kept here: %(names)s)") % {"names": names}
 
 
 async def _register(args: argparse.Namespace) -> int:
@@ -52,10 +59,19 @@ async def _register(args: argparse.Namespace) -> int:
         print_json({"player": reply.player.name, "server": server, "bot": reply.player.bot})
     else:
         name = reply.player.name
-        who = f"the bot account {name}" if reply.player.bot else name
+        who = _("the bot account %(name)s") % {"name": name} if reply.player.bot else name
         print(
-            f"Registered {who} on {server}; the token is saved in {config.path}, and "
-            f"{name} is the current account{_also_kept(config, server, name, before)}."
+            _(
+                "Registered %(who)s on %(server)s; the token is saved in %(path)s, and "
+                "%(name)s is the current account%(also)s."
+            )
+            % {
+                "who": who,
+                "server": server,
+                "path": config.path,
+                "name": name,
+                "also": _also_kept(config, server, name, before),
+            }
         )
     return 0
 
@@ -77,7 +93,10 @@ async def _whoami(args: argparse.Namespace) -> int:
             }
         )
     else:
-        print(f"{player_label(player.name, player.bot)} on {connection.url}")
+        print(
+            _("%(player)s on %(server)s")
+            % {"player": player_label(player.name, player.bot), "server": connection.url}
+        )
     return 0
 
 
@@ -96,9 +115,12 @@ def _accounts(args: argparse.Namespace) -> int:
         )
         return 0
     if not accounts:
-        print(f"No account kept for {server}: `simon register NAME` creates one.")
+        print(
+            _("No account kept for %(server)s: `simon register NAME` creates one.")
+            % {"server": server}
+        )
         return 0
-    print(f"Accounts kept for {server} (* current):")
+    print(_("Accounts kept for %(server)s (* current):") % {"server": server})
     for account in accounts:
         mark = "*" if account.name == current else " "
         print(f"  {mark} {player_label(account.name, account.bot)}")
@@ -113,19 +135,24 @@ def _use(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"player": account.name, "server": server, "bot": account.bot})
     else:
-        print(f"Now playing as {player_label(account.name, account.bot)} on {server}.")
+        print(
+            _("Now playing as %(player)s on %(server)s.")
+            % {"player": player_label(account.name, account.bot), "server": server}
+        )
     return 0
 
 
 def _read_token() -> str:
     """The token from standard input (a pipe) or a prompt that does not echo it."""
     if sys.stdin.isatty():
-        token = getpass.getpass("Token (from `simon token` on the other machine): ")
+        token = getpass.getpass(_("Token (from `simon token` on the other machine): "))
     else:
         token = sys.stdin.readline()
     token = token.strip()
     if not token:
-        raise UsageError("no token given: pipe it in (simon token | ...) or type it at the prompt")
+        raise UsageError(
+            _("no token given: pipe it in (simon token | ...) or type it at the prompt")
+        )
     return token
 
 
@@ -142,13 +169,25 @@ async def _login(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"player": player.name, "server": server, "bot": player.bot})
     else:
-        print(
-            f"Logged in as {player_label(player.name, player.bot)} on {server}; "
-            f"the token is saved in {config.path}"
-            + (", in place of the one kept for that name" if replaced else "")
-            + f", and {player.name} is the current account"
-            + f"{_also_kept(config, server, player.name, before)}."
-        )
+        said = {
+            "player": player_label(player.name, player.bot),
+            "server": server,
+            "path": config.path,
+            "name": player.name,
+            "also": _also_kept(config, server, player.name, before),
+        }
+        if replaced:
+            line = _(
+                "Logged in as %(player)s on %(server)s; the token is saved in %(path)s, in "
+                "place of the one kept for that name, and %(name)s is the current "
+                "account%(also)s."
+            )
+        else:
+            line = _(
+                "Logged in as %(player)s on %(server)s; the token is saved in %(path)s, and "
+                "%(name)s is the current account%(also)s."
+            )
+        print(line % said)
     return 0
 
 
@@ -156,7 +195,7 @@ def _token(args: argparse.Namespace) -> int:
     server = server_address(args.server)
     account = chosen_account(args, server)
     if account is None:
-        raise NoAccountError(f"no account on {server}: run `simon register NAME` first")
+        raise NoAccountError(no_account(server))
     if args.json:
         print_json({"player": account.name, "server": server, "token": account.token})
     else:
@@ -185,44 +224,47 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         subparsers,
         "register",
         lambda args: asyncio.run(_register(args)),
-        help="create an account on the server (kept with the others; now current)",
+        help=_("create an account on the server (kept with the others; now current)"),
     )
     parser.add_argument(
         "name",
         type=player_name,
-        help="the name the others will see: 2 to 24 letters of one alphabet, digits, _ or -",
+        metavar=_("name"),
+        help=_("the name the others will see: 2 to 24 letters of one alphabet, digits, _ or -"),
     )
     parser.add_argument(
         "--bot",
         action="store_true",
-        help="a bot account, for good: it plays the daily deals on the bots' leaderboard",
+        help=_("a bot account, for good: it plays the daily deals on the bots' leaderboard"),
     )
     _command(
         subparsers,
         "whoami",
         lambda args: asyncio.run(_whoami(args)),
-        help="the account this machine plays as",
+        help=_("the account this machine plays as"),
     )
     _command(
         subparsers,
         "accounts",
         _accounts,
-        help="the accounts kept for the server (* marks the current one)",
+        help=_("the accounts kept for the server (* marks the current one)"),
     )
-    parser = _command(subparsers, "use", _use, help="make a kept account the current one")
-    parser.add_argument("name", help="an account `simon accounts` lists")
+    parser = _command(subparsers, "use", _use, help=_("make a kept account the current one"))
+    parser.add_argument("name", metavar=_("name"), help=_("an account `simon accounts` lists"))
     _command(
         subparsers,
         "login",
         lambda args: asyncio.run(_login(args)),
-        help="keep an account from another machine: reads its token from stdin or a prompt",
-        description="Reads the token (printed by `simon token` on the machine that has the "
-        "account) from standard input, or asks for it without echoing it, checks it with "
-        "the server, keeps the account and makes it current.",
+        help=_("keep an account from another machine: reads its token from stdin or a prompt"),
+        description=_(
+            "Reads the token (printed by `simon token` on the machine that has the "
+            "account) from standard input, or asks for it without echoing it, checks it with "
+            "the server, keeps the account and makes it current."
+        ),
     )
     _command(
         subparsers,
         "token",
         _token,
-        help="print the account's secret token, for `simon login` on another machine",
+        help=_("print the account's secret token, for `simon login` on another machine"),
     )

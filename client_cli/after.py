@@ -31,6 +31,7 @@ from server.protocol import (
 
 from .arguments import player_name
 from .boards import (
+    MODES,
     _dump,
     board_title,
     leaderboard_board,
@@ -44,6 +45,7 @@ from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
 from .ui.widgets import format_clock
 from .wording import plural
+from .words import _, pad
 
 #: How long ``simon review`` waits for the server's solver (seconds).
 REVIEW_TIMEOUT = 300.0
@@ -87,8 +89,8 @@ def histogram_lines(stats: DayStats, width: int = BAR) -> list[str]:
         last = found.moves + stats.bin_width - 1
         label = str(found.moves) if stats.bin_width == 1 else f"{found.moves}-{last}"
         bar = "█" * round(width * found.count / most) if found.count else ""
-        here = "  ◀ you" if mine is not None and found.moves <= mine <= last else ""
-        lines.append(f"{label:>7} {bar} {found.count}{here}")
+        here = "  ◀ " + _("you") if mine is not None and found.moves <= mine <= last else ""
+        lines.append(f"{pad(label, 7, '>')} {bar} {found.count}{here}")
     return lines
 
 
@@ -130,22 +132,35 @@ async def _stats(args: argparse.Namespace) -> int:
         if stats.dealt is False:
             print(no_deal(stats.day, stats.suits))
             return 0
-        par = f", par {stats.par}" if stats.par is not None else ""
+        par = _(", par %(par)s") % {"par": stats.par} if stats.par is not None else ""
         print(
             f"{stats.day} · {plural(stats.suits, 'suit')}{board_title(stats.board)}: "
-            f"{stats.finished} finished, "
-            f"{stats.won} won{par}"
+            + _("%(finished)s finished, %(won)s won")
+            % {"finished": stats.finished, "won": stats.won}
+            + par
         )
         if stats.time_quartiles:
             low, middle, high = (format_clock(t) for t in stats.time_quartiles)
-            print(f"winners' times: {low} · {middle} (median) · {high}")
+            print(
+                _("winners' times: %(low)s · %(middle)s (median) · %(high)s")
+                % {"low": low, "middle": middle, "high": high}
+            )
         for line in histogram_lines(stats):
             print(line)
         for not_won in stats.not_won:
-            print(f"not won, {plural(not_won.removed, 'run')} removed: {not_won.count}")
+            print(
+                _("not won, %(runs)s removed: %(count)s")
+                % {"runs": plural(not_won.removed, "run"), "count": not_won.count}
+            )
         if stats.you is not None:
-            print(f"{stats.you.player}: rank {stats.you.rank}, beats or ties "
-                  f"{stats.you.percentile}%")  # fmt: skip
+            print(
+                _("%(player)s: rank %(rank)s, beats or ties %(percent)s%%")
+                % {
+                    "player": stats.you.player,
+                    "rank": stats.you.rank,
+                    "percent": stats.you.percentile,
+                }
+            )
         if elsewhere is not None:
             print(elsewhere.text())
         return 0
@@ -166,11 +181,21 @@ async def _stats(args: argparse.Namespace) -> int:
         )
         return 0
     figures = history.stats
-    print(f"{history.player}: {plural(figures.games, 'game')} finished, {figures.won} won")
+    print(
+        _("%(player)s: %(games)s finished, %(won)s won")
+        % {"player": history.player, "games": plural(figures.games, "game"), "won": figures.won}
+    )
     for suits, score in sorted(figures.best_score.items()):
-        print(f"  best score, {plural(int(suits), 'suit')}: {score}")
+        print(
+            "  "
+            + _("best score, %(suits)s: %(score)s")
+            % {"suits": plural(int(suits), "suit"), "score": score}
+        )
     if streak is not None:
-        print(f"days in a row with a daily: {streak.current} (best {streak.best})")
+        print(
+            _("days in a row with a daily: %(current)s (best %(best)s)")
+            % {"current": streak.current, "best": streak.best}
+        )
     return 0
 
 
@@ -185,11 +210,15 @@ def position_lines(replay: Replay, letters: bool = False) -> list[tuple[str, str
         return "".join(f"{line.plain}\n" for line in board_lines(game.columns, letters))
 
     game = Game.from_code(replay.code)
-    found = [("the deal", board(game))]
+    found = [(_("the deal"), board(game))]
     previous: int | None = None
     for step in replay.moves:
         apply(game, step.action)
-        think = "" if previous is None else f" after {(step.at - previous) / 1000:.1f} s"
+        think = (
+            ""
+            if previous is None
+            else " " + _("after %(seconds)s s") % {"seconds": f"{(step.at - previous) / 1000:.1f}"}
+        )
         previous = step.at
         found.append((f"{step.seq}. {step.action}{think}", board(game)))
     return found
@@ -208,7 +237,7 @@ def step_through(
         write(f"[{shown}/{len(positions) - 1}] {heading}")
         write(board.rstrip("\n"))
         try:
-            answer = read("(Enter/n next, p back, number, q quit) ").strip().lower()
+            answer = read(_("(Enter/n next, p back, number, q quit) ")).strip().lower()
         except EOFError:
             return
         if answer == "q":
@@ -229,13 +258,22 @@ async def online_replay(args: argparse.Namespace) -> int:
     if args.json:
         print_json(_dump(replay))
         return 0
-    print(f"{replay.player}, {plural(replay.suits, 'suit')} {replay.mode}"
-          + (f" of {replay.day}" if replay.day else "") + f", deal {replay.code}")  # fmt: skip
+    said = {
+        "player": replay.player,
+        "suits": plural(replay.suits, "suit"),
+        "mode": _(MODES.get(replay.mode, replay.mode)),
+        "day": replay.day,
+        "code": replay.code,
+    }
+    if replay.day:
+        print(_("%(player)s, %(suits)s %(mode)s of %(day)s, deal %(code)s") % said)
+    else:
+        print(_("%(player)s, %(suits)s %(mode)s, deal %(code)s") % said)
     positions = position_lines(replay, args.letters)
     if sys.stdin.isatty() and sys.stdout.isatty():  # `| head` reads lines, never answers
         step_through(positions)
     else:
-        for heading, _ in positions:
+        for heading, _board in positions:
             print(heading)
         print(positions[-1][1], end="")
     return 0
@@ -245,8 +283,13 @@ def _queued(message: ServerMessage) -> None:
     """Where a review waiting for the server's solver stands (on stderr: ``--json`` keeps
     stdout for the review)."""
     if isinstance(message, Queued):
-        where = "next" if message.position == 1 else f"number {message.position}"
-        print(f"waiting for the solver: {where} in line", file=sys.stderr)
+        if message.position == 1:
+            where = _("waiting for the solver: next in line")
+        else:
+            where = _("waiting for the solver: number %(position)s in line") % {
+                "position": message.position
+            }
+        print(where, file=sys.stderr)
 
 
 async def _review(args: argparse.Namespace) -> int:
@@ -271,29 +314,40 @@ def review_lines(review: Review) -> list[str]:
     position."""
     lines = []
     if review.won:
-        total = f"won in {review.moves} moves"
+        total = _("won in %(moves)s") % {"moves": plural(review.moves, "move")}
         if review.against_line is not None:
-            total += f": {review.against_line:+d} against the solver's line ({review.solver_line})"
+            total += _(": %(delta)s against the solver's line (%(line)s)") % {
+                "delta": f"{review.against_line:+d}",
+                "line": review.solver_line,
+            }
         if review.against_par is not None:
-            total += f", {review.against_par:+d} against par ({review.par})"
+            total += _(", %(delta)s against par (%(par)s)") % {
+                "delta": f"{review.against_par:+d}",
+                "par": review.par,
+            }
         lines.append(total)
     else:
-        lines.append(f"not won, {review.moves} moves")
+        lines.append(_("not won, %(moves)s") % {"moves": plural(review.moves, "move")})
         if review.losing_move is not None:
-            lines.append(f"no win was left after action {review.losing_move}")
+            lines.append(
+                _("no win was left after action %(action)s") % {"action": review.losing_move}
+            )
     lines += [
-        f"actions {stretch.first}-{stretch.last} cost {stretch.cost} moves"
+        _("actions %(first)s-%(last)s cost %(cost)s")
+        % {"first": stretch.first, "last": stretch.last, "cost": plural(stretch.cost, "move")}
         for stretch in review.stretches
     ]
     if review.unknown:
-        lines.append(f"{review.unknown} positions unknown (the solver's budget ran out)")
-    for position in review.positions:
-        verdict = {True: "winnable", False: "lost", None: "unknown"}[position.winnable]
-        distance = "" if position.distance is None else f", line {position.distance}"
-        delta = "" if position.delta is None else f", cost {position.delta:+d}"
         lines.append(
-            f"{position.seq:>4} {position.action or 'deal':<10} {verdict}{distance}{delta}"
+            _("%(count)s positions unknown (the solver's budget ran out)")
+            % {"count": review.unknown}
         )
+    for position in review.positions:
+        verdict = {True: _("winnable"), False: _("lost"), None: _("unknown")}[position.winnable]
+        distance = "" if position.distance is None else _(", line %(d)s") % {"d": position.distance}
+        delta = "" if position.delta is None else _(", cost %(d)s") % {"d": f"{position.delta:+d}"}
+        action = position.action or _("deal")
+        lines.append(f"{position.seq:>4} {pad(action, 10)} {verdict}{distance}{delta}")
     return lines
 
 
@@ -307,37 +361,44 @@ async def _report(args: argparse.Namespace) -> int:
     if args.json:
         print_json(_dump(reported))
     else:
-        print(f"reported game {reported.game}: thank you, a reviewer will look at it")
+        print(
+            _("reported game %(game)s: thank you, a reviewer will look at it")
+            % {"game": reported.game}
+        )
     return 0
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "stats", help="a player's figures and streak, or a day's results (--today, --day)"
+        "stats", help=_("a player's figures and streak, or a day's results (--today, --day)")
     )
-    parser.add_argument("name", nargs="?", type=player_name, help="default: you")
-    parser.add_argument("--today", action="store_true", help="today's results for everyone")
-    parser.add_argument("--day", type=parse_day, metavar="YYYY-MM-DD", help="a day's results")
+    parser.add_argument(
+        "name", nargs="?", type=player_name, metavar=_("name"), help=_("default: you")
+    )
+    parser.add_argument("--today", action="store_true", help=_("today's results for everyone"))
+    parser.add_argument("--day", type=parse_day, metavar="YYYY-MM-DD", help=_("a day's results"))
     parser.add_argument("--suits", type=int, choices=SUIT_COUNTS, default=1)
     parser.add_argument(
         "--board",
         choices=get_args(Board),
-        help="the humans' board (default; a bot's own figures: the bots'), the new players' "
-        "(new) or the bots'",
+        help=_(
+            "the humans' board (default; a bot's own figures: the bots'), the new players' "
+            "(new) or the bots'"
+        ),
     )
     add_server_argument(parser)
     add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_stats(args)))
 
-    parser = subparsers.add_parser("review", help="a finished game reviewed against the solver")
-    parser.add_argument("game", help="the game's id")
+    parser = subparsers.add_parser("review", help=_("a finished game reviewed against the solver"))
+    parser.add_argument("game", metavar=_("game"), help=_("the game's id"))
     add_server_argument(parser)
     add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_review(args)))
 
-    parser = subparsers.add_parser("report", help="report a ranked result of a past day")
-    parser.add_argument("game", help="the game's id (from its replay)")
-    parser.add_argument("reason", help="why, in a few words")
+    parser = subparsers.add_parser("report", help=_("report a ranked result of a past day"))
+    parser.add_argument("game", metavar=_("game"), help=_("the game's id (from its replay)"))
+    parser.add_argument("reason", metavar=_("reason"), help=_("why, in a few words"))
     add_server_argument(parser)
     add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_report(args)))

@@ -38,7 +38,10 @@ from .online import add_server_argument, open_connection, print_json
 from .race_table import ordinal
 from .ui.widgets import format_clock
 from .wording import UNDER_REVIEW, board_note, player_label, plural
+from .words import N_, _, long_day, ngettext, pad
 
+#: The games' modes, as the history says them.
+MODES = {"daily": N_("daily"), "practice": N_("practice")}
 PAGE = 100  # the most rows the server sends at once
 HISTORY_LOOKUP = 100  # a player's latest games, searched for a held daily result
 
@@ -47,7 +50,9 @@ def parse_day(text: str) -> date:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a day: write YYYY-MM-DD") from None
+        raise argparse.ArgumentTypeError(
+            _("%(text)r is not a day: write YYYY-MM-DD") % {"text": text}
+        ) from None
 
 
 def _dump(model: BaseModel) -> dict[str, Any]:
@@ -58,18 +63,18 @@ def leaderboard_table(title: str, rows: Sequence[LeaderboardRow], me: str | None
     """A board's rows: rich pads each column by the names' width on a terminal (a wide
     letter takes two cells, a combining mark none), so every alphabet lines up."""
     table = Table(title=title, title_justify="left")
-    table.add_column("Rank", justify="right")
-    table.add_column("Player")
-    table.add_column("Won", justify="center")
-    table.add_column("Runs", justify="right")
-    table.add_column("Score", justify="right")
-    table.add_column("Moves", justify="right")
-    table.add_column("Time", justify="right")
+    table.add_column(_("Rank"), justify="right")
+    table.add_column(_("Player"))
+    table.add_column(_("Won"), justify="center")
+    table.add_column(_("Runs"), justify="right")
+    table.add_column(_("Score"), justify="right")
+    table.add_column(_("Moves"), justify="right")
+    table.add_column(_("Time"), justify="right")
     for row in rows:  # the server's order: wins first, then the most runs removed
         style = "bold cyan" if row.player == me else None
         table.add_row(
             str(row.rank),
-            player_label(row.player, row.bot) + (" (verified)" if row.verified else ""),
+            player_label(row.player, row.bot) + (" " + _("(verified)") if row.verified else ""),
             "✓" if row.won else "",
             f"{row.removed}/4",
             str(row.score),
@@ -88,8 +93,11 @@ async def _leaderboard(args: argparse.Namespace) -> int:
         today = connection.server_day()
         if args.day is not None and args.day > today:
             raise ClientError(
-                f"no leaderboard for {args.day}: that day has not begun "
-                f"(it is {today} on the server)"
+                _(
+                    "no leaderboard for %(day)s: that day has not begun "
+                    "(it is %(today)s on the server)"
+                )
+                % {"day": args.day, "today": today}
             )
         mine = await own_daily(connection, args.day or today, args.suits, board)
         if args.around_me:
@@ -189,36 +197,50 @@ def leaderboard_board(asked: Board | None, around_me: bool, connection: Connecti
 def _rank_text(info: RankInfo) -> str:
     """Where the player stands, or why they have no rank (``rank`` absent)."""
     if info.rank is not None:
-        return f"rank {info.rank} of {info.total}"
-    why = "result held for review" if info.review == "held" else "no result"
+        return _("rank %(rank)s of %(total)s") % {"rank": info.rank, "total": info.total}
+    why = _("result held for review") if info.review == "held" else _("no result")
     return f"{why}, {plural(info.total, 'result')}"
 
 
 def no_deal(day: date, suits: int) -> str:
     """What a board or a day's figures say of a day that had no deal."""
-    return (
-        f"There was no {suits}-suit daily on {day}: no deal was dealt that day, so it has no board."
-    )
+    return _(
+        "There was no %(suits)s-suit daily on %(day)s: no deal was dealt that day, "
+        "so it has no board."
+    ) % {"suits": suits, "day": day}
 
 
 def _no_rows(day: date, suits: int, board: Board, today: date, *, dealt: bool) -> str:
     """Why a leaderboard is empty."""
     if not dealt:
         return no_deal(day, suits)
-    who = "no bot" if board == "bots" else "nobody"
+    said = {"suits": suits, "day": day}
+    if day == today and board == "bots":
+        return (
+            _(
+                "No results yet: no bot has finished today's %(suits)s-suit deal "
+                "(simon play --daily --suits %(suits)s)."
+            )
+            % said
+        )
     if day == today:
         return (
-            f"No results yet: {who} has finished today's {suits}-suit deal "
-            f"(simon play --daily --suits {suits})."
+            _(
+                "No results yet: nobody has finished today's %(suits)s-suit deal "
+                "(simon play --daily --suits %(suits)s)."
+            )
+            % said
         )
-    return f"No results: {who} finished the {suits}-suit deal of {day}."
+    if board == "bots":
+        return _("No results: no bot finished the %(suits)s-suit deal of %(day)s.") % said
+    return _("No results: nobody finished the %(suits)s-suit deal of %(day)s.") % said
 
 
 def _held_line(game: HistoryGame) -> str:
-    return (
-        f"Your result (score {game.score}) is {UNDER_REVIEW}: held for fair-play review, "
+    return _(
+        "Your result (score %(score)s) is under review: held for fair-play review, "
         "it stays off the public leaderboard until a reviewer clears it."
-    )
+    ) % {"score": game.score}
 
 
 async def own_daily(
@@ -245,12 +267,19 @@ class NewBoardHint:
     results: int = 0
 
     def text(self) -> str:
-        there = f"the new players' board, where new accounts play their first days: {self.command}"
         if self.yours is not None:
-            rank = f", rank {self.yours.rank}" if self.yours.rank is not None else ""
-            return f"Your result (score {self.yours.score}{rank}) is on {there}"
-        count = self.results
-        return f"{plural(count, 'result')} {'is' if count == 1 else 'are'} on {there}"
+            rank = _(", rank %(rank)s") % {"rank": self.yours.rank} if self.yours.rank else ""
+            return _(
+                "Your result (score %(score)s%(rank)s) is on the new players' board, where new "
+                "accounts play their first days: %(command)s"
+            ) % {"score": self.yours.score, "rank": rank, "command": self.command}
+        return ngettext(
+            "%(count)s result is on the new players' board, where new accounts play their "
+            "first days: %(command)s",
+            "%(count)s results are on the new players' board, where new accounts play their "
+            "first days: %(command)s",
+            self.results,
+        ) % {"count": self.results, "command": self.command}
 
     def as_json(self) -> dict[str, Any]:
         if self.yours is not None:
@@ -300,16 +329,20 @@ async def held_results(connection: Connection, day: date) -> dict[int, HistoryGa
 def result_text(game: HistoryGame) -> str:
     """A finished daily in a few words: ``score 812, rank 3``, ``score 849, rank 1 on the new
     players' board (verified)`` or ``score 812, under review``."""
+    score = _("score %(score)s") % {"score": game.score}
     if game.review:
-        return f"score {game.score}, {UNDER_REVIEW}"
+        return f"{score}, {_(UNDER_REVIEW)}"
     if game.rank is None:
-        return f"score {game.score}"
+        return score
     board = f" {note}" if (note := board_note(game.board, None)) else ""
-    return f"score {game.score}, rank {game.rank}{board}" + (" (verified)" if game.verified else "")
+    verified = " " + _("(verified)") if game.verified else ""
+    return score + _(", rank %(rank)s") % {"rank": game.rank} + board + verified
 
 
 def board_title(board: Board) -> str:
-    return " · bots" if board == "bots" else " · new players" if board == "new" else ""
+    if board == "bots":
+        return " · " + _("bots")
+    return " · " + _("new players") if board == "new" else ""
 
 
 async def _history(args: argparse.Namespace) -> int:
@@ -327,16 +360,25 @@ async def _history(args: argparse.Namespace) -> int:
     best = ", ".join(
         f"{plural(int(s), 'suit')} {score}" for s, score in sorted(stats.best_score.items())
     )
-    title = f"{history.player}: {plural(stats.games, 'game')}, {stats.won} won"
+    title = _("%(player)s: %(games)s, %(won)s won") % {
+        "player": history.player,
+        "games": plural(stats.games, "game"),
+        "won": stats.won,
+    }
+    if best:
+        title += _("; best %(best)s") % {"best": best}
     if history.games:
-        Console().print(history_table(title + (f"; best {best}" if best else ""), history.games))
+        Console().print(history_table(title, history.games))
         print(game_ids(history.games))
     else:
-        print(f"{history.player}: no games yet")
+        print(_("%(player)s: no games yet") % {"player": history.player})
     if history.counts_from is not None:
         print(
-            f"New player: dailies go on the new players' board; they count on the public "
-            f"board from {history.counts_from}."
+            _(
+                "New player: dailies go on the new players' board; they count on the public "
+                "board from %(day)s."
+            )
+            % {"day": history.counts_from}
         )
     return 0
 
@@ -352,17 +394,17 @@ def history_table(title: str, games: Sequence[HistoryGame]) -> Table:
         pad_edge=False,
     )
     for column, justify in (
-        ("Day", "left"),
-        ("Code", "left"),
-        ("Mode", "left"),
-        ("Won", "center"),
-        ("Score", "right"),
-        ("Moves", "right"),
-        ("Time", "right"),
-        ("Rank", "right"),
+        (N_("Day"), "left"),
+        (N_("Code"), "left"),
+        (N_("Mode"), "left"),
+        (N_("Won"), "center"),
+        (N_("Score"), "right"),
+        (N_("Moves"), "right"),
+        (N_("Time"), "right"),
+        (N_("Rank"), "right"),
     ):
         table.add_column(
-            column,
+            _(column),
             justify=justify,  # type: ignore[arg-type]
             overflow="fold",  # a race's code may wrap at its space, never be cut
             no_wrap=column != "Mode",
@@ -371,7 +413,9 @@ def history_table(title: str, games: Sequence[HistoryGame]) -> Table:
         table.add_row(
             _day_of(game),
             _code_of(game),
-            f"race {game.race}" if game.race else game.mode,
+            _("race %(room)s") % {"room": game.race}
+            if game.race
+            else _(MODES.get(game.mode, game.mode)),
             "✓" if game.won else "",
             str(game.score),
             str(game.moves),
@@ -384,8 +428,8 @@ def history_table(title: str, games: Sequence[HistoryGame]) -> Table:
 def game_ids(games: Sequence[HistoryGame]) -> str:
     """The games' ids, in the order of :func:`history_table` (too long for a column there at
     80 characters): what a player copies to replay or review a game."""
-    lines = ["Game ids (simon replay --game ID, simon review ID):"]
-    lines += [f"  {_day_of(game)} {_code_of(game):14} {game.game}" for game in games]
+    lines = [_("Game ids (simon replay --game ID, simon review ID):")]
+    lines += [f"  {_day_of(game)} {pad(_code_of(game), 14)} {game.game}" for game in games]
     return "\n".join(lines)
 
 
@@ -394,17 +438,19 @@ def _day_of(game: HistoryGame) -> str:
 
 
 def _code_of(game: HistoryGame) -> str:
-    return game.code or "(today's)"  # a daily's code stays secret until its day is over
+    return game.code or _("(today's)")  # a daily's code stays secret until its day is over
 
 
 def _standing(game: HistoryGame) -> str:
     """A finished game's rank column: its daily rank (or under review), or its race place
     (the Mode column says it was a race)."""
     if game.review:
-        return UNDER_REVIEW
+        return _(UNDER_REVIEW)
     if game.rank is not None:
         tags = [
-            tag for tag, on in (("new", game.board == "new"), ("verified", game.verified)) if on
+            tag
+            for tag, on in ((_("new"), game.board == "new"), (_("verified"), game.verified))
+            if on
         ]
         return str(game.rank) + (f" ({', '.join(tags)})" if tags else "")
     if game.place is not None:
@@ -426,7 +472,7 @@ async def today_deals(connection: Connection) -> DailyInfo:
             if error.code != ErrorCode.PROVING:
                 raise
             if not told:
-                print("proving today's deals: a moment…", file=sys.stderr, flush=True)
+                print(_("proving today's deals: a moment…"), file=sys.stderr, flush=True)
                 told = True
             await asyncio.sleep(PROVING_RETRY)
 
@@ -450,24 +496,31 @@ async def _daily(args: argparse.Namespace) -> int:
         print_json(result)
         return 0
     hours, rest = divmod(int(info.seconds_left), 3600)
-    print(f"Daily deals for {info.day} (next in {hours} h {rest // 60:02} min):")
+    print(
+        _("Daily deals for %(day)s (next in %(hours)s h %(minutes)s min):")
+        % {"day": long_day(info.day), "hours": hours, "minutes": f"{rest // 60:02}"}
+    )
     for deal in deals:
         progress = _progress(deal.suits, deal.started, deal.finished)
         if deal.suits in held:
-            progress += f", {UNDER_REVIEW} (off the leaderboard for now)"
-        print(f"  {plural(deal.suits, 'suit'):7}  {progress}")
+            progress += _(", under review (off the leaderboard for now)")
+        print(f"  {pad(plural(deal.suits, 'suit'), 7)}  {progress}")
     if deals and connection.player is None:
-        print(f"No account here: `simon register NAME` to play (server {connection.url}).")
+        print(
+            _("No account here: `simon register NAME` to play (server %(server)s).")
+            % {"server": connection.url}
+        )
     elif deals:
-        print("A deal is revealed when you start it (simon play --daily --suits N): its clock")
-        print("starts then.")
+        print(_("A deal is revealed when you start it (simon play --daily --suits N): its clock"))
+        print(_("starts then."))
     elif args.suits is not None:
-        print(f"No {args.suits}-suit deal today.")
+        print(_("No %(suits)s-suit deal today.") % {"suits": args.suits})
     if yesterday:
-        print("Yesterday's deals:")
+        print(_("Yesterday's deals:"))
         for past in yesterday:
-            par = past.par if past.par is not None else "not known"
-            print(f"  {plural(past.suits, 'suit'):7}  {past.code}  par {par}")
+            par = past.par if past.par is not None else _("not known")
+            line = _("par %(par)s") % {"par": par}
+            print(f"  {pad(plural(past.suits, 'suit'), 7)}  {past.code}  {line}")
     return 0
 
 
@@ -475,47 +528,57 @@ def _progress(suits: int, started: bool | None, finished: bool | None) -> str:
     """How far the signed-in player is with one of today's deals (``started`` None: no one
     is signed in)."""
     if finished:
-        return "played"
+        return _("played")
     if started:
-        return f"started: take it up with simon play --daily --suits {suits}"
-    return "not started" if started is not None else "ready to play"  # no account here
+        return _("started: take it up with simon play --daily --suits %(suits)s") % {"suits": suits}
+    return _("not started") if started is not None else _("ready to play")  # no account here
 
 
 _positive = bounded(
-    int, noun="a positive number", rule="give a positive number", accept=lambda v: v >= 1
+    int, noun=N_("a positive number"), rule=N_("give a positive number"), accept=lambda v: v >= 1
 )
-_limit = bounded(int, noun="a whole number", rule="give 1 to 100", accept=lambda v: 1 <= v <= 100)
-_around = bounded(int, noun="a whole number", rule="give 0 to 25", accept=lambda v: 0 <= v <= 25)
+_limit = bounded(
+    int, noun=N_("a whole number"), rule=N_("give 1 to 100"), accept=lambda v: 1 <= v <= 100
+)
+_around = bounded(
+    int, noun=N_("a whole number"), rule=N_("give 0 to 25"), accept=lambda v: 0 <= v <= 25
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("leaderboard", help="a day's ranking of the daily deal")
-    parser.add_argument("--day", type=parse_day, metavar="YYYY-MM-DD", help="default: today")
+    parser = subparsers.add_parser("leaderboard", help=_("a day's ranking of the daily deal"))
+    parser.add_argument("--day", type=parse_day, metavar="YYYY-MM-DD", help=_("default: today"))
     parser.add_argument("--suits", type=int, choices=SUIT_COUNTS, default=1)
-    parser.add_argument("--top", type=_positive, default=20, metavar="K", help="rows (20)")
-    parser.add_argument("--around-me", action="store_true", help="your rank and the rows around it")
+    parser.add_argument("--top", type=_positive, default=20, metavar="K", help=_("rows (20)"))
+    parser.add_argument(
+        "--around-me", action="store_true", help=_("your rank and the rows around it")
+    )
     parser.add_argument(
         "--board",
         choices=get_args(Board),
-        help="the humans' leaderboard (default; a bot's --around-me: the bots'), "
-        "the new players' (new) or the bots'",
+        help=_(
+            "the humans' leaderboard (default; a bot's --around-me: the bots'), "
+            "the new players' (new) or the bots'"
+        ),
     )
     parser.add_argument("--around", type=_around, default=5, metavar="N", help=argparse.SUPPRESS)
     add_server_argument(parser)
     add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_leaderboard(args)))
 
-    parser = subparsers.add_parser("history", help="a player's finished games")
-    parser.add_argument("name", nargs="?", type=player_name, help="default: you")
+    parser = subparsers.add_parser("history", help=_("a player's finished games"))
     parser.add_argument(
-        "--limit", type=_limit, default=20, metavar="N", help="the latest N games, 1 to 100 (20)"
+        "name", nargs="?", type=player_name, metavar=_("name"), help=_("default: you")
+    )
+    parser.add_argument(
+        "--limit", type=_limit, default=20, metavar="N", help=_("the latest N games, 1 to 100 (20)")
     )
     add_server_argument(parser)
     add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_history(args)))
 
     parser = subparsers.add_parser(
-        "daily", help="today's deals (revealed when started) and yesterday's codes and par"
+        "daily", help=_("today's deals (revealed when started) and yesterday's codes and par")
     )
     parser.add_argument("--suits", type=int, choices=SUIT_COUNTS)
     add_server_argument(parser)

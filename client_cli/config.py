@@ -23,6 +23,7 @@ from platformdirs import user_config_dir
 from server.engine import SUIT_COUNTS
 
 from .errors import UsageError
+from .words import _
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
 APP_NAME = "simple-simon-online"
@@ -50,26 +51,30 @@ def normalize_server(address: str) -> str:
     """
     given = address = address.strip().rstrip("/")
     if not address:
-        raise UsageError("the server address is empty")
+        raise UsageError(_("the server address is empty"))
     if "://" not in address:
         address = f"ws://{address}"
     scheme, rest = address.split("://", 1)
     scheme = WEB_SCHEMES.get(scheme.lower(), scheme.lower())
     address = f"{scheme}://{rest}"
     if scheme not in ("ws", "wss"):
-        raise UsageError(f"{given!r} is not a websocket address: use ws://HOST:PORT")
+        raise UsageError(
+            _("%(given)r is not a websocket address: use ws://HOST:PORT") % {"given": given}
+        )
     try:
         parts = urlsplit(address)
     except ValueError as error:  # such as a bracket left open: "Invalid IPv6 URL"
-        raise UsageError(f"{given!r} is not a server address ({error})") from None
+        raise UsageError(
+            _("%(given)r is not a server address (%(error)s)") % {"given": given, "error": error}
+        ) from None
     if not parts.hostname:
-        raise UsageError(f"{given!r} names no host: use ws://HOST:PORT")
+        raise UsageError(_("%(given)r names no host: use ws://HOST:PORT") % {"given": given})
     try:
         port = parts.port
     except ValueError:  # not a number, or out of range
         port = 0
     if port == 0:
-        raise UsageError(f"{given!r} has no usable port: give 1 to 65535")
+        raise UsageError(_("%(given)r has no usable port: give 1 to 65535") % {"given": given})
     return address
 
 
@@ -120,11 +125,15 @@ class Config:
         except FileNotFoundError:
             return
         except OSError as error:
-            raise UsageError(f"cannot read {self.path}: {error.strerror}") from None
+            raise UsageError(
+                _("cannot read %(path)s: %(error)s") % {"path": self.path, "error": error.strerror}
+            ) from None
         try:
             data = json.loads(text)
         except json.JSONDecodeError:
-            raise UsageError(f"{self.path} is not valid JSON: fix or remove it") from None
+            raise UsageError(
+                _("%(path)s is not valid JSON: fix or remove it") % {"path": self.path}
+            ) from None
         if isinstance(data, dict):
             self.data = data
         if self._migrate():
@@ -144,7 +153,9 @@ class Config:
     def _servers(self) -> dict[str, Any]:
         accounts = self.data.setdefault("accounts", {})
         if not isinstance(accounts, dict):
-            raise UsageError(f"{self.path}: its accounts are not readable: fix or remove it")
+            raise UsageError(
+                _("%(path)s: its accounts are not readable: fix or remove it") % {"path": self.path}
+            )
         return accounts
 
     def _players(self, server: str) -> dict[str, Any]:
@@ -199,11 +210,11 @@ class Config:
 
     def not_kept(self, server: str, name: str) -> str:
         """Why ``name`` cannot be used on ``server``, and the names that can."""
-        known = ", ".join(a.name for a in self.accounts(server)) or "none"
-        return (
-            f"no account {name!r} kept for {server} (kept: {known}): "
+        known = ", ".join(a.name for a in self.accounts(server)) or _("none")
+        return _(
+            "no account %(name)r kept for %(server)s (kept: %(known)s): "
             "`simon register NAME` or `simon login` adds one"
-        )
+        ) % {"name": name, "server": server, "known": known}
 
     @property
     def last_suits(self) -> int | None:

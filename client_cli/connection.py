@@ -41,6 +41,7 @@ from server.protocol import (
 )
 
 from .errors import ClientError, NetworkError, ServerError
+from .words import _, language, tenths
 
 log = logging.getLogger(__name__)
 
@@ -59,20 +60,26 @@ def describe_failure(url: str, error: BaseException) -> str:
     """One line saying why ``url`` cannot be reached."""
     if url.startswith("wss://") and _no_tls(error):
         plain = "ws://" + url.removeprefix("wss://")
-        reason = f"no TLS there: the server seems to speak plain websocket, try {plain}"
+        reason = _("no TLS there: the server seems to speak plain websocket, try %(plain)s") % {
+            "plain": plain
+        }
     elif isinstance(error, ConnectionRefusedError):
-        reason = "connection refused"
+        reason = _("connection refused")
     elif isinstance(error, TimeoutError):
-        reason = "timed out"
+        reason = _("timed out")
     elif isinstance(error, InvalidURI):
-        reason = "not a websocket address"
+        reason = _("not a websocket address")
     elif isinstance(error, InvalidHandshake):
-        reason = f"not a Simple Simon server ({error})"
+        reason = _("not a Simple Simon server (%(error)s)") % {"error": error}
     elif isinstance(error, OSError):
         reason = error.strerror or str(error) or type(error).__name__
     else:
         reason = str(error) or type(error).__name__
-    return f"cannot reach the server at {url}: {reason}"
+    return _("cannot reach the server at %(url)s: %(reason)s") % {"url": url, "reason": reason}
+
+
+def _lost(url: str) -> str:
+    return _("lost the connection to the server at %(url)s") % {"url": url}
 
 
 def _no_tls(error: BaseException) -> bool:
@@ -160,7 +167,9 @@ class Connection:
         self._reader = asyncio.create_task(self._read(socket))
         self._connected.set()
         try:
-            welcome = await self.request(Hello(type="hello", client=CLIENT_NAME), Welcome)
+            welcome = await self.request(
+                Hello(type="hello", client=CLIENT_NAME, lang=language()), Welcome
+            )
             self.clock_offset = _clock_offset(welcome.server_time)
             if self.token is not None:
                 reply = await self.request(Auth(type="auth", token=self.token), Authenticated)
@@ -218,16 +227,16 @@ class Connection:
     async def _send_now(self, message: BaseModel) -> None:
         if not self._connected.is_set():
             if not self.reconnect or self._closing:
-                raise NetworkError(f"not connected to the server at {self.url}")
+                raise NetworkError(_("not connected to the server at %(url)s") % {"url": self.url})
             try:
                 await asyncio.wait_for(self._connected.wait(), self.timeout)
             except TimeoutError:
-                raise NetworkError(f"lost the connection to the server at {self.url}") from None
+                raise NetworkError(_lost(self.url)) from None
         assert self._socket is not None
         try:
             await self._socket.send(encode(message))
         except ConnectionClosed:
-            raise NetworkError(f"lost the connection to the server at {self.url}") from None
+            raise NetworkError(_lost(self.url)) from None
 
     async def request(self, message: BaseModel, expect: type[Reply]) -> Reply:
         """Send a message and wait for its reply, which must be an ``expect``.
@@ -243,13 +252,18 @@ class Connection:
             await self._send_now(message)
             reply = await asyncio.wait_for(waiter, self.timeout)
         except TimeoutError:
-            raise NetworkError(f"the server at {self.url} did not answer in time") from None
+            raise NetworkError(
+                _("the server at %(url)s did not answer in time") % {"url": self.url}
+            ) from None
         finally:
             self._waiters.pop(key, None)
         if isinstance(reply, Error):
             raise ServerError(reply)
         if not isinstance(reply, expect):
-            raise NetworkError(f"the server sent {reply.type!r} where {expect.__name__} was due")
+            raise NetworkError(
+                _("the server sent %(sent)r where %(due)s was due")
+                % {"sent": reply.type, "due": expect.__name__}
+            )
         return reply
 
     # -- receiving ----------------------------------------------------------------
@@ -264,14 +278,14 @@ class Connection:
             self._connected.clear()
         if self._socket is not socket:
             return
-        lost = NetworkError(f"lost the connection to the server at {self.url}")
+        lost = NetworkError(_lost(self.url))
         for waiter in list(self._waiters.values()):
             if not waiter.done():
                 waiter.set_exception(lost)
         if self._closing:
             return
         if not self.reconnect:
-            self._status("disconnected")
+            self._status(_("disconnected"))
             return
         asyncio.get_running_loop().create_task(self._reconnect())
 
@@ -284,11 +298,14 @@ class Connection:
             if waiter is not None and not waiter.done():
                 # the answer to a request that cannot be read: fail it now, not at the timeout
                 problem = error.errors()[0]
-                where = ".".join(str(part) for part in problem["loc"]) or "the frame"
+                where = ".".join(str(part) for part in problem["loc"]) or _("the frame")
                 waiter.set_exception(
                     NetworkError(
-                        f"the server's reply is not protocol v1 as this client reads it "
-                        f"({where}: {problem['msg']})"
+                        _(
+                            "the server's reply is not protocol v1 as this client reads it "
+                            "(%(where)s: %(problem)s)"
+                        )
+                        % {"where": where, "problem": problem["msg"]}
                     )
                 )
                 return
@@ -305,12 +322,14 @@ class Connection:
         """Open the connection again with growing delays, then let the game resume."""
         delay = BACKOFF_FIRST
         while not self._closing:
-            self._status(f"reconnecting in {delay:.1f} s")
+            self._status(_("reconnecting in %(seconds)s s") % {"seconds": tenths(delay)})
             await asyncio.sleep(delay)
             try:
                 await self._connect()
             except ServerError as error:
-                self._status(f"disconnected: {error}")  # a bad token will not get better
+                self._status(
+                    _("disconnected: %(error)s") % {"error": error}
+                )  # a bad token will not get better
                 return
             except ClientError:
                 delay = min(delay * 2, BACKOFF_MAX)
@@ -320,7 +339,7 @@ class Connection:
                 try:
                     await self.on_reconnect()
                 except ClientError as error:
-                    self._status(f"resume failed: {error}")
+                    self._status(_("resume failed: %(error)s") % {"error": error})
             return
 
     def _status(self, text: str) -> None:

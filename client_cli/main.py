@@ -25,6 +25,7 @@ from .errors import (
     UsageError,
 )
 from .online import add_server_argument, print_json
+from .words import _, choose, language_code, use
 
 
 class Parser(argparse.ArgumentParser):
@@ -35,11 +36,17 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="simon", description="Simple Simon Online: the terminal client.")
+    parser = Parser(prog="simon", description=_("Simple Simon Online: the terminal client."))
     add_server_argument(parser, shared=True)
-    parser.add_argument("--json", action="store_true", help="print JSON (commands that can)")
+    parser.add_argument("--json", action="store_true", help=_("print JSON (commands that can)"))
+    parser.add_argument(
+        "--lang",
+        type=language_code,
+        metavar=_("CODE"),
+        help=_("the language: en, pl or ru (default: $LC_ALL, $LC_MESSAGES or $LANG)"),
+    )
     # Any: argparse's action is generic in the parser class, and ours is a subclass
-    subparsers: Any = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    subparsers: Any = parser.add_subparsers(dest="command", required=True, metavar=_("COMMAND"))
     offline.register(subparsers)
     solve.register(subparsers)
     play.register(subparsers)
@@ -83,6 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    use(choose(argv))  # before the parser: its help and errors are said in it
     parser = build_parser()
     json_wanted = "--json" in argv  # known before parsing, for errors in the options too
     try:

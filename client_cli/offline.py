@@ -24,16 +24,17 @@ from server.engine import (
 from .arguments import refuse
 from .errors import UsageError
 from .online import add_server_argument
-from .wording import plural
+from .wording import plural, rule_sentence
+from .words import _
 
 
 def load_game(code: str | None, board_file: str | None, suits: int | None = None) -> Game:
     """The game named by a code or a board file (``-`` reads standard input): one of them,
     as the commands' options (:func:`add_game_arguments`) make sure."""
     if code is None and board_file is None:
-        raise UsageError("give a game code or --board FILE")
+        raise UsageError(_("give a game code or --board FILE"))
     if code is not None and board_file is not None:
-        raise UsageError("give a game code or --board FILE, not both")
+        raise UsageError(_("give a game code or --board FILE, not both"))
     try:
         if code is not None:
             return Game.from_code(code)
@@ -45,9 +46,14 @@ def load_game(code: str | None, board_file: str | None, suits: int | None = None
                 with open(board_file, encoding="utf-8") as handle:
                     text = handle.read()
             except OSError as error:
-                raise UsageError(f"cannot read {board_file}: {error.strerror}") from None
+                raise UsageError(
+                    _("cannot read %(path)s: %(error)s")
+                    % {"path": board_file, "error": error.strerror}
+                ) from None
             except UnicodeDecodeError:
-                raise UsageError(f"cannot read {board_file}: it is not UTF-8 text") from None
+                raise UsageError(
+                    _("cannot read %(path)s: it is not UTF-8 text") % {"path": board_file}
+                ) from None
         return Game.from_board(text, suits)
     except (InvalidCodeError, InvalidBoardError) as error:
         raise UsageError(str(error)) from None
@@ -69,18 +75,22 @@ def game_state(game: Game) -> dict[str, Any]:
 
 def add_json_argument(parser: argparse.ArgumentParser) -> None:
     """``--json`` after the command; it may also come before it (see ``client_cli.main``)."""
-    parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    parser.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help=_("print JSON")
+    )
 
 
 def add_game_arguments(parser: argparse.ArgumentParser, *, required: bool) -> None:
     """A game code or ``--board FILE`` (argparse refuses both, and neither if ``required``,
     with the command's usage)."""
     game = parser.add_mutually_exclusive_group(required=required)
-    game.add_argument("code", nargs="?", help="a game code such as SS1-S4-AAAAABD")
     game.add_argument(
-        "--board", metavar="FILE", help="a board in Freecell Solver text (- reads stdin)"
+        "code", nargs="?", metavar=_("code"), help=_("a game code such as SS1-S4-AAAAABD")
     )
-    parser.add_argument("--suits", type=int, choices=SUIT_COUNTS, help="the board's suit count")
+    game.add_argument(
+        "--board", metavar=_("FILE"), help=_("a board in Freecell Solver text (- reads stdin)")
+    )
+    parser.add_argument("--suits", type=int, choices=SUIT_COUNTS, help=_("the board's suit count"))
     add_json_argument(parser)
 
 
@@ -106,14 +116,16 @@ def cmd_deal(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     if args.game is not None:
         if args.moves is not None or args.code is not None or args.board is not None:
-            refuse(args, "--game ID replays a game on the server: leave out CODE, --board, --moves")
+            refuse(
+                args, _("--game ID replays a game on the server: leave out CODE, --board, --moves")
+            )
         from .after import online_replay
 
         return asyncio.run(online_replay(args))
     if args.moves is None:
-        refuse(args, "give --moves MOVES with a code or --board FILE, or --game ID")
+        refuse(args, _("give --moves MOVES with a code or --board FILE, or --game ID"))
     if args.code is None and args.board is None:
-        refuse(args, "give a game code or --board FILE to play the moves on")
+        refuse(args, _("give a game code or --board FILE to play the moves on"))
     game = load_game(args.code, args.board, args.suits)
     try:
         moves = parse_moves(args.moves)
@@ -128,7 +140,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 "index": index,
                 "move": move.text(),
                 "rule": error.code,
-                "message": error.message,
+                "message": rule_sentence(error.code, error.message),
             }
             break
     result = game_state(game)
@@ -138,39 +150,49 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print_board(game, args.letters)
-        status = "won" if game.is_won else "not won"
-        print(
-            f"{status}: {plural(game.moves, 'move')}, score {game.score}, "
-            f"{plural(len(game.removed), 'run')} removed"
-        )
+        said = {
+            "moves": plural(game.moves, "move"),
+            "score": game.score,
+            "runs": plural(len(game.removed), "run"),
+        }
+        if game.is_won:
+            print(_("won: %(moves)s, score %(score)s, %(runs)s removed") % said)
+        else:
+            print(_("not won: %(moves)s, score %(score)s, %(runs)s removed") % said)
         if refused is not None:
-            print(
-                f"move {refused['index'] + 1} ({refused['move']}) refused: "
-                f"{refused['message']} [{refused['rule']}]"
-            )
+            print(refused_line(refused) + f" [{refused['rule']}]")
     return 1 if refused is not None else 0
+
+
+def refused_line(refused: dict[str, Any]) -> str:
+    """``move 3 (4-5) refused: SENTENCE``: the first move a list had refused."""
+    return _("move %(number)s (%(move)s) refused: %(message)s") % {
+        "number": refused["index"] + 1,
+        "move": refused["move"],
+        "message": refused["message"],
+    }
 
 
 def add_letters_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--letters", action="store_true", help="suits as letters (TH) instead of symbols (T♥)"
+        "--letters", action="store_true", help=_("suits as letters (TH) instead of symbols (T♥)")
     )
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     deal = subparsers.add_parser(
-        "deal", help="print the board a game code deals (--json: Freecell Solver text)"
+        "deal", help=_("print the board a game code deals (--json: Freecell Solver text)")
     )
-    deal.add_argument("code", help="a game code such as SS1-S4-AAAAABD")
+    deal.add_argument("code", metavar=_("code"), help=_("a game code such as SS1-S4-AAAAABD"))
     add_letters_argument(deal)
     add_json_argument(deal)
     deal.set_defaults(handler=cmd_deal)
 
-    replay = subparsers.add_parser("replay", help="play a list of moves with the engine")
+    replay = subparsers.add_parser("replay", help=_("play a list of moves with the engine"))
     add_game_arguments(replay, required=False)
-    replay.add_argument("--moves", help='moves like "3-7 1-2x3"')
+    replay.add_argument("--moves", metavar=_("MOVES"), help=_('moves like "3-7 1-2x3"'))
     replay.add_argument(
-        "--game", metavar="ID", help="a finished game on the server, step by step (online)"
+        "--game", metavar="ID", help=_("a finished game on the server, step by step (online)")
     )
     add_letters_argument(replay)
     add_server_argument(replay)

@@ -9,6 +9,7 @@ from typing import Any
 from .config import Account, Config, server_address
 from .connection import Connection
 from .errors import NoAccountError
+from .words import _
 
 
 def add_server_argument(parser: argparse.ArgumentParser, *, shared: bool = False) -> None:
@@ -18,14 +19,14 @@ def add_server_argument(parser: argparse.ArgumentParser, *, shared: bool = False
         "--server",
         metavar="URL",
         default=None if shared else argparse.SUPPRESS,
-        help="the server, like ws://HOST:PORT (default: $SIMON_SERVER or ws://127.0.0.1:8765)",
+        help=_("the server, like ws://HOST:PORT (default: $SIMON_SERVER or ws://127.0.0.1:8765)"),
     )
     parser.add_argument(
         "--as",
         dest="as_name",
-        metavar="NAME",
+        metavar=_("NAME"),
         default=None if shared else argparse.SUPPRESS,
-        help="play as this account kept for the server, not the current one (simon accounts)",
+        help=_("play as this account kept for the server, not the current one (simon accounts)"),
     )
 
 
@@ -40,7 +41,7 @@ async def open_connection(
     server = server_address(args.server)
     saved = chosen_account(args, server)
     if account and saved is None:
-        raise NoAccountError(f"no account on {server}: run `simon register NAME` first")
+        raise NoAccountError(no_account(server))
     connection = Connection(server, token=saved.token if saved else None, reconnect=reconnect)
     await connection.open()
     player = connection.player
@@ -49,6 +50,10 @@ async def open_connection(
         config.mark_bot(server, saved.name, player.bot)
         config.save()
     return connection
+
+
+def no_account(server: str) -> str:
+    return _("no account on %(server)s: run `simon register NAME` first") % {"server": server}
 
 
 def chosen_account(args: argparse.Namespace, server: str) -> Account | None:

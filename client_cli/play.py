@@ -42,10 +42,12 @@ from .arguments import bounded, refuse
 from .config import Config
 from .connection import Connection
 from .errors import BotAccountNeeded, ClientError, NoTerminalError, ServerError
+from .offline import refused_line
 from .online import add_server_argument, open_connection, print_json
 from .solve import winning_moves
 from .table import LocalTable, OnlineTable, Table
 from .wording import board_note, plural, replay_line, rule_sentence
+from .words import N_, _
 
 FINISH_WAIT = 5.0  # seconds bot mode waits for the result after a winning move
 RATE_RETRIES = 30
@@ -64,17 +66,17 @@ def _bot_mode(args: argparse.Namespace) -> bool:
 def _check(args: argparse.Namespace) -> GameCode | None:
     """Refuse option mixes that mean nothing; return the code given, if any."""
     if args.daily and args.code:
-        refuse(args, "play the daily deal or a code, not both")
+        refuse(args, _("play the daily deal or a code, not both"))
     if args.offline and args.daily:
-        refuse(args, "the daily deal is played on the server: leave out --offline")
+        refuse(args, _("the daily deal is played on the server: leave out --offline"))
     if args.moves is not None and args.solve:
-        refuse(args, "play --moves or --solve, not both")
+        refuse(args, _("play --moves or --solve, not both"))
     if _bot_mode(args) and args.offline:
-        refuse(args, "bot mode plays on the server; for the engine alone use `simon replay`")
+        refuse(args, _("bot mode plays on the server; for the engine alone use `simon replay`"))
     if _bot_mode(args) and not (args.daily or args.code):
-        refuse(args, "bot mode needs --daily or --code CODE")
+        refuse(args, _("bot mode needs --daily or --code CODE"))
     if args.pace is not None and not _bot_mode(args):
-        refuse(args, "--pace sets the speed of bot mode: give --moves or --solve too")
+        refuse(args, _("--pace sets the speed of bot mode: give --moves or --solve too"))
     code = None
     if args.code:
         try:
@@ -82,7 +84,7 @@ def _check(args: argparse.Namespace) -> GameCode | None:
         except InvalidCodeError as error:
             refuse(args, str(error))
         if args.suits is not None and args.suits != code.suits:
-            refuse(args, f"{code} is a {code.suits}-suit deal, not {args.suits}")
+            refuse(args, suits_mismatch(str(code), code.suits, args.suits))
     return code
 
 
@@ -97,9 +99,9 @@ def cmd_play(args: argparse.Namespace) -> int:
             refuse(args, str(error))
         return asyncio.run(_bot(args, moves))
     if args.offline:
-        screen_check(args, "for a script, `simon replay CODE --moves MOVES` plays moves offline")
+        screen_check(args, _("for a script, `simon replay CODE --moves MOVES` plays moves offline"))
     else:
-        screen_check(args, "for a script, play with --moves MOVES or --solve (bot mode)")
+        screen_check(args, _("for a script, play with --moves MOVES or --solve (bot mode)"))
     return _play_screen(args, code)
 
 
@@ -111,9 +113,11 @@ def screen_check(args: argparse.Namespace, instead: str) -> None:
     on standard input and output, before anything reaches the server (a daily's clock
     would start); ``instead`` says what a script uses."""
     if args.json:
-        refuse(args, f"the game screen has no --json: {instead}")
+        refuse(args, _("the game screen has no --json: %(instead)s") % {"instead": instead})
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise NoTerminalError(f"the game screen needs a terminal: {instead}")
+        raise NoTerminalError(
+            _("the game screen needs a terminal: %(instead)s") % {"instead": instead}
+        )
 
 
 def _play_screen(args: argparse.Namespace, code: GameCode | None) -> int:
@@ -175,7 +179,9 @@ async def _played(connection: Connection, error: ServerError, suits: int) -> str
         game = (await daily_results(connection, connection.server_day())).get(suits)
     except ClientError:
         game = None
-    return f"{error}" + (f"; your result: {result_text(game)}" if game is not None else "")
+    if game is None:
+        return str(error)
+    return _("%(error)s; your result: %(result)s") % {"error": error, "result": result_text(game)}
 
 
 async def run_online_screen(args: argparse.Namespace, make_app: Callable[[Connection], Any]) -> int:
@@ -219,8 +225,10 @@ async def _bot(args: argparse.Namespace, moves: list[str] | None) -> int:
         if args.daily and (player is None or not player.bot):
             # Ranked dailies are for people; bots have a board of their own.
             raise BotAccountNeeded(
-                "bot mode on the ranked daily needs a bot account: register one with "
-                "`simon register NAME --bot`, or practise a deal with --code CODE"
+                _(
+                    "bot mode on the ranked daily needs a bot account: register one with "
+                    "`simon register NAME --bot`, or practise a deal with --code CODE"
+                )
             )
         result = await _play_moves(connection, args, moves, finished)
     finally:
@@ -228,19 +236,25 @@ async def _bot(args: argparse.Namespace, moves: list[str] | None) -> int:
     if args.json:
         print_json(result)
     else:
-        print(
-            f"{result['code']}: {'won' if result['won'] else 'not won'}, "
-            f"{plural(result['moves'], 'move')}, score {result['score']}"
-            + (f", rank {result['rank']}" if "rank" in result else "")
-            + (", under review (off the leaderboard for now)" if "review" in result else "")
-            + (f", {note}" if (note := _board_note(result)) else "")
-        )
+        said = {
+            "code": result["code"],
+            "moves": plural(result["moves"], "move"),
+            "score": result["score"],
+        }
+        if result["won"]:
+            line = _("%(code)s: won, %(moves)s, score %(score)s") % said
+        else:
+            line = _("%(code)s: not won, %(moves)s, score %(score)s") % said
+        if "rank" in result:
+            line += _(", rank %(rank)s") % {"rank": result["rank"]}
+        if "review" in result:
+            line += _(", under review (off the leaderboard for now)")
+        if note := _board_note(result):
+            line += f", {note}"
+        print(line)
         if "refused" in result:
             refused = result["refused"]
-            print(
-                f"move {refused['index'] + 1} ({refused['move']}) refused: "
-                f"{refused['message']} [{refused['rule']}]"
-            )
+            print(refused_line(refused) + f" [{refused['rule']}]")
     return 1 if "refused" in result else 0
 
 
@@ -318,8 +332,8 @@ async def _move_paced(connection: Connection, move: str) -> Moved:
 
 _pace = bounded(
     float,
-    noun="a number of seconds",
-    rule="give 0 to 3600 seconds",
+    noun=N_("a number of seconds"),
+    rule=N_("give 0 to 3600 seconds"),
     accept=lambda v: 0 <= v <= 3600,
 )
 
@@ -327,33 +341,47 @@ _pace = bounded(
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "play",
-        help="play in the terminal (the daily deal, a code, or offline practice)",
-        description="Play Simple Simon full screen; with --moves, play a move list (bot mode).",
+        help=_("play in the terminal (the daily deal, a code, or offline practice)"),
+        description=_("Play Simple Simon full screen; with --moves, play a move list (bot mode)."),
     )
-    parser.add_argument("--daily", action="store_true", help="today's ranked deal")
-    parser.add_argument("--suits", type=int, choices=SUIT_COUNTS, help="1 Easy, 2 Medium, 4 Hard")
-    parser.add_argument("--code", metavar="CODE", help="a deal by its code, like SS1-S4-AAAAABD")
-    parser.add_argument("--offline", action="store_true", help="practice with no server")
-    parser.add_argument("--moves", metavar="MOVES", help='bot mode: play "3-7 1-2x3 ..." and exit')
+    parser.add_argument("--daily", action="store_true", help=_("today's ranked deal"))
+    parser.add_argument(
+        "--suits", type=int, choices=SUIT_COUNTS, help=_("1 Easy, 2 Medium, 4 Hard")
+    )
+    parser.add_argument(
+        "--code", metavar=_("CODE"), help=_("a deal by its code, like SS1-S4-AAAAABD")
+    )
+    parser.add_argument("--offline", action="store_true", help=_("practice with no server"))
+    parser.add_argument(
+        "--moves", metavar=_("MOVES"), help=_('bot mode: play "3-7 1-2x3 ..." and exit')
+    )
     parser.add_argument(
         "--solve",
         action="store_true",
-        help="bot mode: start the deal, solve it with the bundled solver, play the solution",
+        help=_("bot mode: start the deal, solve it with the bundled solver, play the solution"),
     )
     parser.add_argument(
         "--pace",
         type=_pace,
         metavar="S",
-        help="bot mode: play a move every S seconds (default: at once)",
+        help=_("bot mode: play a move every S seconds (default: at once)"),
     )
     parser.add_argument(
-        "--json", action="store_true", default=argparse.SUPPRESS, help="bot mode: print JSON"
+        "--json", action="store_true", default=argparse.SUPPRESS, help=_("bot mode: print JSON")
     )
     parser.add_argument(
-        "--letters", action="store_true", help="suits as letters (TH) instead of symbols (T♥)"
+        "--letters", action="store_true", help=_("suits as letters (TH) instead of symbols (T♥)")
     )
     add_server_argument(parser)
     parser.set_defaults(handler=cmd_play, command_parser=parser)
+
+
+def suits_mismatch(code: str, suits: int, asked: int) -> str:
+    return _("%(code)s is a %(suits)s-suit deal, not %(asked)s") % {
+        "code": code,
+        "suits": suits,
+        "asked": asked,
+    }
 
 
 def _board_note(result: dict[str, Any]) -> str:

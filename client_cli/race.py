@@ -47,13 +47,14 @@ from .arguments import bounded, refuse
 from .config import Config
 from .connection import Connection
 from .errors import BotAccountNeeded, NetworkError, ServerError
-from .offline import add_json_argument
+from .offline import add_json_argument, refused_line
 from .online import add_server_argument, open_connection, print_json
-from .play import REFUSALS, _move_paced, _pace, run_online_screen, screen_check
+from .play import REFUSALS, _move_paced, _pace, run_online_screen, screen_check, suits_mismatch
 from .race_table import Opening, RaceTable, browser_link, ordinal, race_time
 from .solve import winning_moves
 from .table import Table
 from .wording import player_label, plural, rule_sentence
+from .words import N_, _, pad
 
 #: Bot mode looks at the connection this often while it waits (seconds).
 WAIT_TICK = 5.0
@@ -82,16 +83,18 @@ def _check(args: argparse.Namespace) -> None:
         if given
     ]
     if bot_only and not args.solve:
-        refuse(args, f"{bot_only[0]} is for bot mode: give --solve too")
+        refuse(args, _("%(option)s is for bot mode: give --solve too") % {"option": bot_only[0]})
     if args.race_command == "new" and args.deal:
         try:
             code = GameCode.parse(args.deal)
         except InvalidCodeError as error:
             refuse(args, str(error))
         if args.suits is not None and args.suits != code.suits:
-            refuse(args, f"{code} is a {code.suits}-suit deal, not {args.suits}")
+            refuse(args, suits_mismatch(str(code), code.suits, args.suits))
     if args.start_at is not None and args.start_at > args.capacity:
-        refuse(args, f"--start-at {args.start_at} is more than the room holds")
+        refuse(
+            args, _("--start-at %(count)s is more than the room holds") % {"count": args.start_at}
+        )
 
 
 def cmd_race(args: argparse.Namespace) -> int:
@@ -101,11 +104,13 @@ def cmd_race(args: argparse.Namespace) -> int:
     if args.race_command == "quick":
         screen_check(
             args,
-            "quick races are for people; a script races with "
-            "`simon race new --allow-bots --solve` or `simon race join CODE --solve`",
+            _(
+                "quick races are for people; a script races with "
+                "`simon race new --allow-bots --solve` or `simon race join CODE --solve`"
+            ),
         )
     else:
-        screen_check(args, "for a script, race with --solve (bot mode, a bot account)")
+        screen_check(args, _("for a script, race with --solve (bot mode, a bot account)"))
     return _race_screen(args)
 
 
@@ -156,8 +161,10 @@ async def _bot(args: argparse.Namespace) -> int:
         player = connection.player
         if player is None or not player.bot:
             raise BotAccountNeeded(
-                "race bot mode needs a bot account: register one with "
-                "`simon register NAME --bot`, in a room that allows bots"
+                _(
+                    "race bot mode needs a bot account: register one with "
+                    "`simon register NAME --bot`, in a room that allows bots"
+                )
             )
         room = (await connection.request(_opening(args, args.suits), RaceRoom)).room
         _say(
@@ -169,8 +176,15 @@ async def _bot(args: argparse.Namespace) -> int:
                 "owner": room.owner,
                 "link": browser_link(connection.url, room.code),
             },
-            f"race room {room.code} ({room.suits}-suit): others join with "
-            f"`simon race join {room.code}` or at {browser_link(connection.url, room.code)}",
+            _(
+                "race room %(code)s (%(suits)s): others join with "
+                "`simon race join %(code)s` or at %(link)s"
+            )
+            % {
+                "code": room.code,
+                "suits": plural(room.suits, "suit"),
+                "link": browser_link(connection.url, room.code),
+            },
         )
         bot = _RaceBot(connection, args, room, player.name)
         result = await bot.run(messages)
@@ -201,7 +215,7 @@ class _RaceBot:
                 message = await asyncio.wait_for(messages.get(), WAIT_TICK)
             except TimeoutError:
                 if not self.connection.connected:
-                    raise NetworkError("lost the connection to the server") from None
+                    raise NetworkError(_("lost the connection to the server")) from None
                 continue
             if isinstance(message, RaceRoom) and message.room.code == self.room.code:
                 if message.room.revision >= self.room.revision:
@@ -289,24 +303,33 @@ def _line(entry: RoomEntry) -> dict[str, Any]:
     }
 
 
+#: A room's states as the standings' heading says them.
+ROOM_STATES = {
+    "open": N_("open"),
+    "countdown": N_("counting down"),
+    "racing": N_("racing"),
+    "over": N_("over"),
+    "expired": N_("expired"),
+}
+
+
 def _standings_text(result: dict[str, Any]) -> str:
-    lines = [f"race {result['room']}: {result['state']}"]
+    state = _(ROOM_STATES.get(result["state"], result["state"]))
+    lines = [_("race %(room)s: %(state)s") % {"room": result["room"], "state": state}]
     for line in result["standings"]:
         place = ordinal(line["place"]) if line["place"] else "-"
-        how = (
-            f"won in {race_time(line['elapsed'] or 0.0)}"
-            if line["won"]
-            else ("resigned" if line["resigned"] else f"{line['removed']}/4 runs")
-        )
+        if line["won"]:
+            how = _("won in %(time)s") % {"time": race_time(line["elapsed"] or 0.0)}
+        elif line["resigned"]:
+            how = _("resigned")
+        else:
+            how = _("%(removed)s/4 runs") % {"removed": line["removed"]}
         lines.append(
-            f"  {place:>4}  {player_label(line['player'], line['bot'])}  {how}, "
+            f"  {pad(place, 4, '>')}  {player_label(line['player'], line['bot'])}  {how}, "
             f"{plural(line['moves'], 'move')}"
         )
     if "refused" in result:
-        refused = result["refused"]
-        lines.append(
-            f"move {refused['index'] + 1} ({refused['move']}) refused: {refused['message']}"
-        )
+        lines.append(refused_line(result["refused"]))
     return "\n".join(lines)
 
 
@@ -323,14 +346,16 @@ def _room_code(text: str) -> str:
 
 _capacity = bounded(
     int,
-    noun="a whole number",
-    rule=f"a room holds {FEWEST_RACERS} to {MOST_RACERS} racers",
+    noun=N_("a whole number"),
+    rule=N_("a room holds %(least)s to %(most)s racers"),
+    values={"least": FEWEST_RACERS, "most": MOST_RACERS},
     accept=lambda v: FEWEST_RACERS <= v <= MOST_RACERS,
 )
 _minutes = bounded(
     float,
-    noun="a number of minutes",
-    rule=f"give {SHORTEST_TIME_LIMIT // 60} to {LONGEST_TIME_LIMIT // 60} minutes",
+    noun=N_("a number of minutes"),
+    rule=N_("give %(least)s to %(most)s minutes"),
+    values={"least": SHORTEST_TIME_LIMIT // 60, "most": LONGEST_TIME_LIMIT // 60},
     accept=lambda v: SHORTEST_TIME_LIMIT <= v * 60 <= LONGEST_TIME_LIMIT,
 )
 
@@ -339,22 +364,22 @@ def _bot_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--solve",
         action="store_true",
-        help="bot mode: play the solver's solution of the revealed deal (bot accounts)",
+        help=_("bot mode: play the solver's solution of the revealed deal (bot accounts)"),
     )
     parser.add_argument(
         "--pace",
         type=_pace,
         metavar="S",
-        help="bot mode: a move every S seconds (default: at once)",
+        help=_("bot mode: a move every S seconds (default: at once)"),
     )
     parser.add_argument(
-        "--json", action="store_true", default=argparse.SUPPRESS, help="bot mode: print JSON"
+        "--json", action="store_true", default=argparse.SUPPRESS, help=_("bot mode: print JSON")
     )
 
 
 def _screen_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--letters", action="store_true", help="suits as letters (TH) instead of symbols (T♥)"
+        "--letters", action="store_true", help=_("suits as letters (TH) instead of symbols (T♥)")
     )
     add_server_argument(parser)
     parser.set_defaults(
@@ -374,38 +399,46 @@ def _screen_arguments(parser: argparse.ArgumentParser) -> None:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     race = subparsers.add_parser(
         "race",
-        help="race friends on one fresh deal: a room of your own, or a quick race",
-        description="Race rooms: a few players start together on the same fresh deal; the "
-        "first to clear the table wins.",
+        help=_("race friends on one fresh deal: a room of your own, or a quick race"),
+        description=_(
+            "Race rooms: a few players start together on the same fresh deal; the "
+            "first to clear the table wins."
+        ),
     )
-    commands: Any = race.add_subparsers(dest="race_command", required=True, metavar="COMMAND")
-    new = commands.add_parser("new", help="open a room and share its code")
-    new.add_argument("--suits", type=int, choices=SUIT_COUNTS, help="1 Easy, 2 Medium, 4 Hard")
-    new.add_argument("--code", dest="deal", metavar="CODE", help="race this deal (a game code)")
-    new.add_argument("--public", action="store_true", help="counts down by itself at 3 racers")
+    commands: Any = race.add_subparsers(dest="race_command", required=True, metavar=_("COMMAND"))
+    new = commands.add_parser("new", help=_("open a room and share its code"))
+    new.add_argument("--suits", type=int, choices=SUIT_COUNTS, help=_("1 Easy, 2 Medium, 4 Hard"))
+    new.add_argument(
+        "--code", dest="deal", metavar=_("CODE"), help=_("race this deal (a game code)")
+    )
+    new.add_argument("--public", action="store_true", help=_("counts down by itself at 3 racers"))
     new.add_argument(
         "--capacity",
         type=_capacity,
         metavar="N",
-        help=f"{FEWEST_RACERS} to {MOST_RACERS} racers ({MOST_RACERS})",
+        help=_("%(least)s to %(most)s racers (%(most)s)")
+        % {"least": FEWEST_RACERS, "most": MOST_RACERS},
     )
     new.add_argument(
-        "--minutes", type=_minutes, metavar="M", help=f"time limit (server's: {TIME_LIMIT / 60:g})"
+        "--minutes",
+        type=_minutes,
+        metavar="M",
+        help=_("time limit (server's: %(minutes)s)") % {"minutes": f"{TIME_LIMIT / 60:g}"},
     )
-    new.add_argument("--allow-bots", action="store_true", help="bot accounts may join")
+    new.add_argument("--allow-bots", action="store_true", help=_("bot accounts may join"))
     new.add_argument(
-        "--start-at", type=int, metavar="N", help="bot mode: start the race when N racers are in"
+        "--start-at", type=int, metavar="N", help=_("bot mode: start the race when N racers are in")
     )
     _bot_arguments(new)
     _screen_arguments(new)
-    join = commands.add_parser("join", help="join a room by its code")
+    join = commands.add_parser("join", help=_("join a room by its code"))
     join.add_argument(
-        "code", type=_room_code, metavar="CODE", help="the room's code, e.g. KXR4M-7M2PQ"
+        "code", type=_room_code, metavar=_("CODE"), help=_("the room's code, e.g. KXR4M-7M2PQ")
     )
     join.set_defaults(suits=None)
     _bot_arguments(join)
     _screen_arguments(join)
-    quick = commands.add_parser("quick", help="join the open public room of a suit count")
-    quick.add_argument("--suits", type=int, choices=SUIT_COUNTS, help="1 Easy, 2 Medium, 4 Hard")
+    quick = commands.add_parser("quick", help=_("join the open public room of a suit count"))
+    quick.add_argument("--suits", type=int, choices=SUIT_COUNTS, help=_("1 Easy, 2 Medium, 4 Hard"))
     add_json_argument(quick)  # refused (quick races have no bot mode), as before the command
     _screen_arguments(quick)

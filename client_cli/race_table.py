@@ -38,6 +38,7 @@ from .connection import Connection, timestamp
 from .errors import ClientError, ServerError
 from .table import Notice, OnlineTable
 from .wording import player_label
+from .words import _, language
 
 
 def browser_link(server: str, code: str) -> str:
@@ -59,6 +60,10 @@ def ordinal(place: int) -> str:
     >>> [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)]
     ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '101st']
     """
+    if language() == "pl":  # "1. miejsce"
+        return f"{place}."
+    if language() == "ru":  # "1-е место"
+        return f"{place}-е"
     if 10 <= place % 100 <= 20:
         return f"{place}th"
     return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place % 10, 'th') }"
@@ -177,7 +182,7 @@ class RaceTable(OnlineTable):
             await super().resume()
         else:
             self._held = False
-            self._tell(Notice("status", "Reconnected."))
+            self._tell(Notice("status", _("Reconnected.")))
 
     def _new_room(self) -> None:
         """A rematch: a new room, and no game until its reveal."""
@@ -213,10 +218,12 @@ class RaceTable(OnlineTable):
     def _game_line(self) -> Notice:
         """What to say when the racer's game arrives: at the reveal, or on coming back."""
         if self.room is not None and self.room.state == "countdown":
-            return Notice("info", "Go! The deal is revealed: your move.")
+            return Notice("info", _("Go! The deal is revealed: your move."))
         if self.finished:
-            return Notice("info", "Your game in this race is over: the results come when it ends.")
-        return Notice("info", "Back in the race: your move.")
+            return Notice(
+                "info", _("Your game in this race is over: the results come when it ends.")
+            )
+        return Notice("info", _("Back in the race: your move."))
 
     def _take_room(self, room: RoomView, event: RoomEventKind | None) -> None:
         before = {entry.player for entry in self.room.racers} if self.room else set()
@@ -245,9 +252,9 @@ class RaceTable(OnlineTable):
         if event == "over":
             notice = Notice("won" if self._won() else "info", self.results_line())
         elif event == "rematch":
-            notice = Notice("info", "A rematch is open: press m to join it.")
+            notice = Notice("info", _("A rematch is open: press m to join it."))
         elif event == "countdown":
-            notice = Notice("status", "The countdown has begun.")
+            notice = Notice("status", _("The countdown has begun."))
         elif event == "joined" and room.state == "open":
             notice = Notice("info", self._joined_line(room, before))
         self._tell(notice)
@@ -256,20 +263,24 @@ class RaceTable(OnlineTable):
         """Who came, and what the room waits for now (it replaces an older refusal such as
         "a race needs at least 2 racers")."""
         came = [player_label(e.player, e.bot) for e in room.racers if e.player not in before]
-        line = f"{', '.join(came) or 'A racer'} joined: {len(room.racers)} in the room."
+        line = _("%(came)s joined: %(count)s in the room.") % {
+            "came": ", ".join(came) or _("A racer"),
+            "count": len(room.racers),
+        }
         if self.owner and not room.public:
-            line += " Press s to start the race."
+            line += " " + _("Press s to start the race.")
         return line
 
     def _room_line(self, room: RoomView, event: RoomEventKind | None) -> str | None:
+        there = _("%(count)s in the room") % {"count": len(room.racers)}
         return {
-            "joined": f"{len(room.racers)} in the room",
-            "left": f"{len(room.racers)} in the room",
-            "countdown": "the countdown began",
-            "started": "go!",
-            "over": "the race is over",
-            "rematch": "a rematch is open (m)",
-            "expired": "the room closed unstarted",
+            "joined": there,
+            "left": there,
+            "countdown": _("the countdown began"),
+            "started": _("go!"),
+            "over": _("the race is over"),
+            "rematch": _("a rematch is open (m)"),
+            "expired": _("the room closed unstarted"),
         }.get(event or "")
 
     def _update(self, message: RaceUpdate) -> None:
@@ -281,17 +292,18 @@ class RaceTable(OnlineTable):
             self.room_left.add(entry.player)
         else:
             self.room_left.discard(entry.player)
-        who = "you" if entry.player == self.player else player_label(entry.player, entry.bot)
+        who = _("you") if entry.player == self.player else player_label(entry.player, entry.bot)
+        said = {"who": who, "removed": entry.removed, "time": race_time(entry.elapsed or 0.0)}
         line = {
-            "joined": f"{who} came back",
+            "joined": _("%(who)s came back"),
             "moved": None,
-            "removed": f"{who} removed a run ({entry.removed}/4)",
-            "finished": f"{who} cleared the table in {race_time(entry.elapsed or 0.0)}",
-            "resigned": f"{who} resigned",
-            "left": f"{who} left",
+            "removed": _("%(who)s removed a run (%(removed)s/4)"),
+            "finished": _("%(who)s cleared the table in %(time)s"),
+            "resigned": _("%(who)s resigned"),
+            "left": _("%(who)s left"),
         }[message.event]
         if line is not None:
-            self.race_log.append(line)
+            self.race_log.append(line % said)
         self._tell()
 
     def _won(self) -> bool:
@@ -302,17 +314,28 @@ class RaceTable(OnlineTable):
         """The end of the race in one line: the winner, and where you placed."""
         ordered = [entry for entry in self.ordered() if entry.place is not None]
         if not ordered:
-            return "The race is over."
+            return _("The race is over.")
         first = ordered[0]
-        winner = "you" if first.player == self.player else player_label(first.player, first.bot)
-        if first.won:
-            head = f"Race over: {winner} won in {race_time(first.elapsed or 0.0)}"
+        mine_first = first.player == self.player
+        winner = None if mine_first else player_label(first.player, first.bot)
+        time = race_time(first.elapsed or 0.0)
+        if first.won and winner is None:
+            head = _("Race over: you won in %(time)s") % {"time": time}
+        elif first.won:
+            head = _("Race over: %(winner)s won in %(time)s") % {"winner": winner, "time": time}
+        elif winner is None:
+            head = _("Race over, nobody cleared the table: you placed first")
         else:
-            head = f"Race over, nobody cleared the table: {winner} placed 1st"
+            head = _("Race over, nobody cleared the table: %(winner)s placed first") % {
+                "winner": winner
+            }
         mine = self.standings.get(self.player or "")
         if mine is not None and mine.place is not None and mine.place > 1:
-            head += f"; you placed {ordinal(mine.place)} of {len(ordered)}"
-        return head + ". m rematch · q quit"
+            head += _("; you placed %(place)s of %(count)s") % {
+                "place": ordinal(mine.place),
+                "count": len(ordered),
+            }
+        return head + ". " + _("m rematch · q quit")
 
     def opening_line(self) -> Notice:
         """What the screen says first: the room's state, or the results of a race over."""
@@ -320,9 +343,9 @@ class RaceTable(OnlineTable):
         if room is not None and room.state == "over":
             return Notice("info", self.results_line())
         if room is not None and room.state == "expired":
-            return Notice("info", "This room closed before anyone started it. q quits.")
+            return Notice("info", _("This room closed before anyone started it. q quits."))
         if self.watching:
-            return Notice("info", "That race started before you came: you are watching it.")
+            return Notice("info", _("That race started before you came: you are watching it."))
         if self.phase == "racing":
             return self._game_line()
-        return Notice("info", "Waiting in the room. ? shows the rules and keys.")
+        return Notice("info", _("Waiting in the room. ? shows the rules and keys."))

@@ -66,6 +66,7 @@ from .connection import Connection
 from .errors import ClientError
 from .pending import Pending, PendingActions
 from .wording import player_label, resigned_text, rule_sentence, won_text
+from .words import _, long_day
 
 NoticeKind = Literal["info", "refused", "won", "status"]
 RACE_LOG = 5  # the latest race events kept for the screen
@@ -89,7 +90,9 @@ def game_from_view(view: GameView) -> Game:
         columns, suits = parse_board("\n".join(view.board) + "\n", view.suits)
         game = Game(columns, suits, code=GameCode.parse(view.code))
     except (InvalidBoardError, InvalidCodeError) as error:
-        raise ClientError(f"the server sent a board this client cannot read: {error}") from None
+        raise ClientError(
+            _("the server sent a board this client cannot read: %(error)s") % {"error": error}
+        ) from None
     game.moves = view.moves
     return game
 
@@ -129,7 +132,7 @@ class Table:
     @property
     def code(self) -> str:
         if self.game is None or self.game.code is None:
-            return "custom board"
+            return _("custom board")
         return str(self.game.code)
 
     @property
@@ -303,12 +306,16 @@ class OnlineTable(Table):
         self._held = False
         if self.view.mode == "daily":
             await self._follow_race()
-        self._tell(Notice("status", "Reconnected: the game goes on."))
+        self._tell(Notice("status", _("Reconnected: the game goes on.")))
 
     def _connection_status(self, text: str) -> None:
         if text != "connected":
             self._held = True
-        self.status = "" if text == "connected" else f"{text}; your moves will follow"
+        self.status = (
+            ""
+            if text == "connected"
+            else _("%(status)s; your moves will follow") % {"status": text}
+        )
         self._tell()
 
     # -- actions --------------------------------------------------------------------
@@ -385,7 +392,11 @@ class OnlineTable(Table):
             self._standings(message)
         elif isinstance(message, DailyChanged):
             self._tell(
-                Notice("info", f"A new day has begun: the deals of {message.day} are ready.")
+                Notice(
+                    "info",
+                    _("A new day has begun: the deals of %(day)s are ready.")
+                    % {"day": long_day(message.day)},
+                )
             )
 
     def _ask_day_stats(self, message: Finished) -> None:
@@ -435,7 +446,7 @@ class OnlineTable(Table):
         self._rebuild()  # roll the preview back to the server's game
         action = pending.move.text() if pending.kind == "move" and pending.move else pending.kind
         if pending.kind == "auto" and pending.move is not None:
-            action = f"column {pending.move.source + 1}"
+            action = _("column %(column)s") % {"column": pending.move.source + 1}
         sentence = rule_sentence(error.rule, error.message)
         self._tell(Notice("refused", f"{action}: {sentence}", error.rule or str(error.code)))
 
@@ -488,7 +499,7 @@ class OnlineTable(Table):
         elif message.resigned:
             self._tell(Notice("info", resigned_text(message.score, message.rank, message.review)))
         else:
-            self._tell(Notice("info", f"Game over: score {message.score}."))
+            self._tell(Notice("info", _("Game over: score %(score)s.") % {"score": message.score}))
 
     def _standings(self, standings: RaceStandings | RaceDigest) -> None:
         self.race = {entry.player: entry for entry in standings.players}
@@ -508,17 +519,20 @@ class OnlineTable(Table):
         self._standings(digest)
 
     def _log_race(self, event: RaceEventKind, entry: RaceEntry) -> None:
-        who = "you" if entry.player == self.player else player_label(entry.player, entry.bot)
+        who = _("you") if entry.player == self.player else player_label(entry.player, entry.bot)
+        said = {"who": who, "removed": entry.removed, "score": entry.score}
         line = {
-            "joined": f"{who} joined",
+            "joined": _("%(who)s joined"),
             "moved": None,
-            "removed": f"{who} removed a run ({entry.removed}/4)",
-            "finished": f"{who} {'won' if entry.won else 'finished'}: {entry.score}",
-            "resigned": f"{who} resigned: {entry.score}",
-            "left": f"{who} left",
+            "removed": _("%(who)s removed a run (%(removed)s/4)"),
+            "finished": _("%(who)s won: %(score)s")
+            if entry.won
+            else _("%(who)s finished: %(score)s"),
+            "resigned": _("%(who)s resigned: %(score)s"),
+            "left": _("%(who)s left"),
         }[event]
         if line is not None:
-            self.race_log.append(line)
+            self.race_log.append(line % said)
 
 
 def _change(before: RaceEntry | None, now: RaceEntry) -> RaceEventKind | None:

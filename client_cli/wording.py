@@ -8,22 +8,79 @@ from datetime import date
 from server.engine import Rule
 from server.protocol import Board
 
+from .words import N_, _, ngettext, short_day
+
+#: The engine's rule sentences, for the client's own catalog: a refusal of the local
+#: engine (offline play, previews), or of a server that says them in English.
+RULE_SENTENCES: dict[Rule, str] = {
+    Rule.NO_SUCH_COLUMN: N_("Columns are numbered 1 to 10."),
+    Rule.SAME_COLUMN: N_("A card must move to another column."),
+    Rule.EMPTY_SOURCE: N_("That column is empty: there is nothing to move."),
+    Rule.TOO_MANY_CARDS: N_("That column does not have that many cards."),
+    Rule.NOT_ONE_SUIT: N_("A group moves together only when it is all one suit."),
+    Rule.NOT_DESCENDING: N_("A group moves together only when its ranks go down one by one."),
+    Rule.NOT_ONE_HIGHER: N_(
+        "A card goes only on a card exactly one rank higher, or an empty column."
+    ),
+    Rule.ONTO_ACE: N_("Nothing can be put on an ace."),
+    Rule.KING_NEEDS_EMPTY: N_("A king can move only to an empty column."),
+    Rule.NO_TARGET: N_("That group has nowhere to go."),
+    Rule.GAME_OVER: N_("The game is over."),
+    Rule.NOTHING_TO_UNDO: N_("There is nothing to undo."),
+}
+
 
 def rule_sentence(rule: str | None, fallback: str) -> str:
-    """The sentence of a rule code the server named (its own message for a code unknown here)."""
+    """The sentence of a refusal: the server's own (``fallback``, said in the connection's
+    language), unless it is the English sentence of a rule this client knows: then the
+    client's catalog says it. A code unknown here keeps the server's message.
+
+    >>> rule_sentence("nothing-on-an-ace", "Nothing can be put on an ace.")
+    'Nothing can be put on an ace.'
+    >>> rule_sentence("nothing-on-an-ace", "Na asa nie można nic położyć.")
+    'Na asa nie można nic położyć.'
+    """
     try:
-        return Rule(rule).sentence if rule else fallback
+        known = Rule(rule) if rule else None
     except ValueError:
+        known = None
+    if known is None:
         return fallback
+    if fallback and fallback != known.sentence:
+        return fallback  # the server's, in the language asked for
+    return _(RULE_SENTENCES[known])
 
 
 def plural(count: int, word: str) -> str:
-    """``1 suit``, ``2 suits``, ``0 results``.
+    """``1 suit``, ``2 suits``, ``0 results``: the counted words of :data:`COUNTED`, in the
+    language spoken (CLDR's plural forms).
 
     >>> plural(1, "suit"), plural(4, "suit")
     ('1 suit', '4 suits')
     """
-    return f"{count} {word}{'' if count == 1 else 's'}"
+    one, other = COUNTED[word]
+    return ngettext(one, other, count) % {"count": count}
+
+
+#: The counted words, by their English singular (marked by ``_counted_for_the_catalog``).
+COUNTED: dict[str, tuple[str, str]] = {
+    "suit": ("%(count)s suit", "%(count)s suits"),
+    "move": ("%(count)s move", "%(count)s moves"),
+    "run": ("%(count)s run", "%(count)s runs"),
+    "result": ("%(count)s result", "%(count)s results"),
+    "game": ("%(count)s game", "%(count)s games"),
+}
+
+
+def _counted_for_the_catalog(count: int) -> list[str]:
+    """:data:`COUNTED` as the catalog's plural entries (never called: pybabel reads it)."""
+    return [
+        ngettext("%(count)s suit", "%(count)s suits", count),
+        ngettext("%(count)s move", "%(count)s moves", count),
+        ngettext("%(count)s run", "%(count)s runs", count),
+        ngettext("%(count)s result", "%(count)s results", count),
+        ngettext("%(count)s game", "%(count)s games", count),
+    ]
 
 
 def player_label(name: str, bot: bool) -> str:
@@ -32,16 +89,16 @@ def player_label(name: str, bot: bool) -> str:
     >>> player_label("robo", True), player_label("ann", False)
     ('BOT robo', 'ann')
     """
-    return f"BOT {name}" if bot else name
+    return _("BOT %(name)s") % {"name": name} if bot else name
 
 
-UNDER_REVIEW = "under review"
+UNDER_REVIEW = N_("under review")
 
 
 def _standing(rank: int | None, review: str | None) -> str:
     if review is not None:
-        return f", {UNDER_REVIEW} (off the leaderboard for now)"
-    return f", rank {rank}" if rank is not None else ""
+        return _(", under review (off the leaderboard for now)")
+    return _(", rank %(rank)s") % {"rank": rank} if rank is not None else ""
 
 
 def board_note(board: Board | None, counts_from: date | None) -> str:
@@ -49,26 +106,36 @@ def board_note(board: Board | None, counts_from: date | None) -> str:
     from which day the player's dailies count on the public one.
 
     >>> board_note("new", date(2026, 3, 3))
-    "on the new players' board (your dailies count on the public board from 2026-03-03)"
+    "on the new players' board (your dailies count on the public board from Mar 3, 2026)"
     >>> board_note("humans", None)
     ''
     """
     if board != "new":
         return ""
-    since = f" (your dailies count on the public board from {counts_from})" if counts_from else ""
-    return f"on the new players' board{since}"
+    if counts_from:
+        return _(
+            "on the new players' board (your dailies count on the public board from %(day)s)"
+        ) % {"day": short_day(counts_from)}
+    return _("on the new players' board")
 
 
 def won_text(score: int, moves: int, rank: int | None = None, review: str | None = None) -> str:
     """The line that tells the player they won."""
-    return f"You won! Score {score} in {plural(moves, 'move')}{_standing(rank, review)}."
+    return _("You won! Score %(score)s in %(moves)s%(standing)s.") % {
+        "score": score,
+        "moves": plural(moves, "move"),
+        "standing": _standing(rank, review),
+    }
 
 
 def resigned_text(score: int, rank: int | None = None, review: str | None = None) -> str:
     """The line that tells the player their resigned game is over."""
-    return f"You resigned: the game is over with score {score}{_standing(rank, review)}."
+    return _("You resigned: the game is over with score %(score)s%(standing)s.") % {
+        "score": score,
+        "standing": _standing(rank, review),
+    }
 
 
 def replay_line(game: str) -> str:
     """How to see a finished game again: the game's id in the command that takes it."""
-    return f"Replay it: simon replay --game {game}"
+    return _("Replay it: simon replay --game %(game)s") % {"game": game}

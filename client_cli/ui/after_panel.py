@@ -16,6 +16,8 @@ from server.protocol import DayStats, Finished
 
 from ..table import Table
 from ..wording import replay_line
+from ..words import _, ngettext, number
+from ..words import width as width_of
 
 #: Eight heights of a bar, lowest first.
 BLOCKS: Final = "▁▂▃▄▅▆▇█"
@@ -50,25 +52,35 @@ def after_text(finished: Finished, stats: DayStats | None) -> Text:
     text = Text()
     facts = []
     if finished.percentile is not None:
-        facts.append(f"beats or ties {finished.percentile:g}% of today's results")
+        facts.append(
+            _("beats or ties %(percent)s%% of today's results")
+            % {"percent": number(finished.percentile)}
+        )
     if finished.streak is not None:
         streak = finished.streak
-        facts.append(f"{streak.current} day{'s' if streak.current != 1 else ''} in a row "
-                     f"(best {streak.best})")  # fmt: skip
+        facts.append(
+            ngettext(
+                "%(count)s day in a row (best %(best)s)",
+                "%(count)s days in a row (best %(best)s)",
+                streak.current,
+            )
+            % {"count": streak.current, "best": streak.best}
+        )
     if facts:
         text.append(" · ".join(facts) + "\n", "bold")
     drawn = sparkline(stats) if stats is not None else None
     if stats is not None and drawn is not None:
         width = stats.bin_width
         first, last = stats.moves_histogram[0].moves, stats.moves_histogram[-1].moves + width - 1
-        text.append(f"winners' moves {first} ", "dim")
+        lead = _("winners' moves %(first)s ") % {"first": first}
+        text.append(lead, "dim")
         text.append(drawn[0], "cyan")
         text.append(f" {last}\n", "dim")
         if drawn[1]:
-            text.append(" " * len(f"winners' moves {first} ") + drawn[1] + " you\n", "yellow")
+            text.append(" " * width_of(lead) + drawn[1] + " " + _("you") + "\n", "yellow")
     if finished.share:
         text.append(finished.share + "\n")
-        text.append("c copies the text above\n", "dim")
+        text.append(_("c copies the text above") + "\n", "dim")
     text.append(replay_line(finished.game), "dim")
     return text
 

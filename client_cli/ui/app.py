@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -24,7 +25,8 @@ from server.engine import IllegalMoveError, InvalidMoveError, Move, SuitCount
 
 from ..errors import ClientError
 from ..table import Notice, Table
-from ..wording import won_text
+from ..wording import rule_sentence, won_text
+from ..words import N_, _
 from .after_panel import AfterPanel, copy_text
 from .cards import group_label, movable_run
 from .commands import (
@@ -41,10 +43,10 @@ from .widgets import BoardBox, BoardView, RacePanel, ScoreLine, notice_text, pla
 OpenTable = Callable[[int | None], Awaitable[Table]]
 
 #: Fits an 80-column terminal; the help (?) tells the rest.
-PLACEHOLDER = "3-7 move · 3 best move · u undo · r restart · x resign · ? help · q quit"
-SUIT_LABELS: dict[SuitCount, str] = {1: "Easy", 2: "Medium", 4: "Hard"}
+PLACEHOLDER = N_("3-7 move · 3 best move · u undo · r restart · x resign · ? help · q quit")
+SUIT_LABELS: dict[SuitCount, str] = {1: N_("Easy"), 2: N_("Medium"), 4: N_("Hard")}
 
-HELP = """\
+HELP = N_("""\
 [b]Simple Simon[/b]: build runs of one suit from king down to ace; a full
 run of 13 leaves the table. Remove all four to win.
 Score: 500 to start, -1 a move, +100 a run removed.
@@ -66,16 +68,26 @@ empty column.
   [b]u[/b] undo     [b]r[/b] restart (press r again)   [b]x[/b] resign (press x again)
   [b]q[/b] quit (an online game waits on the server)   [b]Esc[/b] clear   [b]?[/b] help
   [b]c[/b] copy the share text, once a daily is over
-Any key goes back to the game."""
+Any key goes back to the game.""")
+
+
+def said_in_the_language(node: App[int] | ModalScreen[int]) -> None:
+    """The descriptions of ``node``'s key bindings, in the language of the run (the class's
+    are marked, and read before the language is chosen)."""
+    for key, bindings in node._bindings.key_to_bindings.items():
+        node._bindings.key_to_bindings[key] = [
+            replace(binding, description=_(binding.description)) if binding.description else binding
+            for binding in bindings
+        ]
 
 
 class SuitScreen(ModalScreen[int]):
     """ "How many suits?": 1 Easy, 2 Medium, 4 Hard; the default is focused."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("1", "choose(1)", "Easy"),
-        Binding("2", "choose(2)", "Medium"),
-        Binding("4", "choose(4)", "Hard"),
+        Binding("1", "choose(1)", N_("Easy")),
+        Binding("2", "choose(2)", N_("Medium")),
+        Binding("4", "choose(4)", N_("Hard")),
         Binding("left,up", "app.focus_previous", show=False),
         Binding("right,down", "app.focus_next", show=False),
     ]
@@ -83,14 +95,15 @@ class SuitScreen(ModalScreen[int]):
     def __init__(self, default: int) -> None:
         super().__init__()
         self.default = default
+        said_in_the_language(self)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="suit-dialog"):
-            yield Static("How many suits?", id="suit-question")
+            yield Static(_("How many suits?"), id="suit-question")
             with Horizontal(id="suit-buttons"):
                 for suits, label in SUIT_LABELS.items():
-                    yield Button(f"{suits}  {label}", id=f"suits-{suits}")
-            yield Static("1, 2 or 4, or Enter for the one lit", id="suit-hint")
+                    yield Button(f"{suits}  {_(label)}", id=f"suits-{suits}")
+            yield Static(_("1, 2 or 4, or Enter for the one lit"), id="suit-hint")
 
     def on_mount(self) -> None:
         self.query_one(f"#suits-{self.default}", Button).focus()
@@ -107,7 +120,7 @@ class SuitScreen(ModalScreen[int]):
 class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-dialog"):
-            yield Static(HELP, id="help-text")
+            yield Static(_(HELP), id="help-text")
 
     def on_key(self) -> None:
         self.back_to_game()
@@ -128,8 +141,8 @@ class SimonApp(App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "Simple Simon"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
-        Binding("escape", "clear", "Clear", show=False),
+        Binding("ctrl+c", "quit", N_("Quit"), show=False, priority=True),
+        Binding("escape", "clear", N_("Clear"), show=False),
     ]
 
     def __init__(
@@ -142,6 +155,8 @@ class SimonApp(App[int]):
     ) -> None:
         """``ask_suits``: ask "How many suits?" first, offering that choice."""
         super().__init__()
+        said_in_the_language(self)
+        self.title = _(self.TITLE)
         self.open_table = open_table
         self.ask_suits = ask_suits
         self.remember_suits = remember_suits
@@ -163,7 +178,7 @@ class SimonApp(App[int]):
         yield Static("", id="notice")
         yield AfterPanel(id="after")
         yield Input(
-            placeholder=PLACEHOLDER,
+            placeholder=_(PLACEHOLDER),
             id="prompt",
         )
         yield Static("", id="connection")
@@ -186,7 +201,7 @@ class SimonApp(App[int]):
         self.run_worker(self._open(suits), exclusive=True)
 
     async def _open(self, suits: int | None) -> None:
-        self.notify_line(Notice("status", "Dealing…"))
+        self.notify_line(Notice("status", _("Dealing…")))
         try:
             table = await self.open_table(suits)
         except ClientError as error:
@@ -200,7 +215,7 @@ class SimonApp(App[int]):
         prompt = self.query_one("#prompt", Input)
         prompt.disabled = False
         prompt.focus()
-        self.notify_line(Notice("info", "Your move. ? shows the rules and keys."))
+        self.notify_line(Notice("info", _("Your move. ? shows the rules and keys.")))
         self.table_changed(None)
         self.set_interval(1.0, self._tick)
 
@@ -261,7 +276,7 @@ class SimonApp(App[int]):
             self.held = None  # typing takes over from the mouse
         if self.confirming is not None and value:
             self.confirming = None
-            self.notify_line(Notice("info", "The game goes on."))
+            self.notify_line(Notice("info", _("The game goes on.")))
         self._update_selection()
 
     async def press_key(self, key: str) -> None:
@@ -289,14 +304,14 @@ class SimonApp(App[int]):
         if held is not None:
             source, count = held
             if source == event.column:
-                self.notify_line(Notice("info", "Put back."))
+                self.notify_line(Notice("info", _("Put back.")))
                 self._update_selection()
             else:
                 await self.run_command(Command("move", move=Move(source, event.column, count)))
             return
         column = table.game.column(event.column)
         if not column:
-            self.notify_line(Notice("info", "An empty column: nothing to pick up there."))
+            self.notify_line(Notice("info", _("An empty column: nothing to pick up there.")))
             return
         run = movable_run(column)
         picked: int | None = None  # None: the movable run, its count implied by the target
@@ -306,7 +321,11 @@ class SimonApp(App[int]):
         self._update_selection()
         cards = group_label(column[-(picked or run) :], self.letters)
         self.notify_line(
-            Notice("info", f"{cards}: click a column to put it there, twice for its best move.")
+            Notice(
+                "info",
+                _("%(cards)s: click a column to put it there, twice for its best move.")
+                % {"cards": cards},
+            )
         )
 
     def on_click(self) -> None:
@@ -344,13 +363,13 @@ class SimonApp(App[int]):
             return
         if command.kind in CONFIRM and self.confirming != command.kind:
             self.confirming = command.kind
-            self.notify_line(Notice("status", CONFIRM[command.kind]))
+            self.notify_line(Notice("status", _(CONFIRM[command.kind])))
             return
         self.confirming = None
         action = command.move.text() if command.move else command.kind
         if command.kind == "auto":
             assert command.column is not None
-            action = f"column {command.column + 1}"
+            action = _("column %(column)s") % {"column": command.column + 1}
         try:
             if command.kind in ("move", "auto"):
                 assert table.game is not None
@@ -365,17 +384,18 @@ class SimonApp(App[int]):
                 self.notify_line(Notice("info", said))
             elif command.kind == "undo":
                 await table.undo()
-                self.notify_line(Notice("info", "Move taken back."))
+                self.notify_line(Notice("info", _("Move taken back.")))
             elif command.kind == "restart":
                 await table.restart()
-                self.notify_line(Notice("info", "The deal starts over."))
+                self.notify_line(Notice("info", _("The deal starts over.")))
             elif command.kind == "resign":
                 if table.online:
-                    self.notify_line(Notice("status", "Resigning…"))
+                    self.notify_line(Notice("status", _("Resigning…")))
                 await table.resign()
         except IllegalMoveError as error:
             prefix = f"{action}: " if action else ""
-            self.notify_line(Notice("refused", f"{prefix}{error.message}", error.code))
+            sentence = rule_sentence(error.code, error.message)
+            self.notify_line(Notice("refused", f"{prefix}{sentence}", error.code))
         except ClientError as error:
             self.notify_line(Notice("status", str(error)))
         self.table_changed(None)
@@ -391,12 +411,14 @@ class SimonApp(App[int]):
         """``c``: the share text to the clipboard, or (with none here) printed at the end."""
         finished = self.table.after if self.table is not None else None
         if finished is None or not finished.share:
-            self.notify_line(Notice("info", "Nothing to share yet: finish today's daily."))
+            self.notify_line(Notice("info", _("Nothing to share yet: finish today's daily.")))
         elif copy_text(finished.share):
-            self.notify_line(Notice("info", "Copied the share text."))
+            self.notify_line(Notice("info", _("Copied the share text.")))
         else:
             self.printed = finished.share
-            self.notify_line(Notice("info", "No clipboard here: the text is printed on quitting."))
+            self.notify_line(
+                Notice("info", _("No clipboard here: the text is printed on quitting."))
+            )
 
     def action_clear(self) -> None:
         self.query_one("#prompt", Input).value = ""

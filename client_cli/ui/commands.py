@@ -19,6 +19,8 @@ from typing import Literal
 
 from server.engine import COLUMNS, InvalidMoveError, Move
 
+from ..words import N_, _
+
 CommandKind = Literal["move", "auto", "undo", "restart", "resign", "quit", "help", "copy"]
 
 #: Typed alone, these act at once (no Enter needed).
@@ -32,8 +34,8 @@ KEYS: dict[str, CommandKind] = {
 }
 #: Asked twice: the second press of the same key does it.
 CONFIRM: dict[CommandKind, str] = {
-    "restart": "Start this deal over from the first move? Press r again.",
-    "resign": "Resign? The game ends with the score it has. Press x again.",
+    "restart": N_("Start this deal over from the first move? Press r again."),
+    "resign": N_("Resign? The game ends with the score it has. Press x again."),
 }
 WORDS: dict[str, CommandKind] = {
     "undo": "undo",
@@ -70,7 +72,7 @@ def read_command(text: str) -> Command:
     if column is not None:
         number = int(column.group(1))
         if not 1 <= number <= COLUMNS:
-            raise InvalidMoveError(f"columns are numbered 1 to {COLUMNS}")
+            raise InvalidMoveError(_("columns are numbered 1 to %(count)s") % {"count": COLUMNS})
         return Command("auto", column=number - 1)
     move = _MOVE.match(text)
     if move is not None:
@@ -78,8 +80,11 @@ def read_command(text: str) -> Command:
         notation = f"{source}-{target}" + (f"x{count}" if count else "")
         return Command("move", move=Move.from_text(notation))
     raise InvalidMoveError(
-        f"{text!r} is not a move: type 3 7 or 3-7x2 to move, a column number for its "
-        "best move, u to undo, ? for help"
+        _(
+            "%(text)r is not a move: type 3 7 or 3-7x2 to move, a column number for its "
+            "best move, u to undo, ? for help"
+        )
+        % {"text": text}
     )
 
 

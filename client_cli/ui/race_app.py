@@ -24,16 +24,17 @@ from ..errors import ClientError
 from ..race_table import RaceTable, browser_link, ordinal, race_time
 from ..table import Notice
 from ..wording import player_label, plural
+from ..words import N_, _
 from .app import SimonApp
 from .commands import Command
 from .widgets import BoardBox, BoardView, ScoreLine, panel_grid
 
 #: The prompt's hint in the room, before the reveal; in the race; once it is over.
-ROOM_PLACEHOLDER = "s start (the owner) · q leave · ? help"
+ROOM_PLACEHOLDER = N_("s start (the owner) · q leave · ? help")
 #: Fits an 80-column terminal: the best move (3, Enter) is left to the help (?).
-RACE_PLACEHOLDER = "3-7 move · u undo · r restart · x resign · q quit (you stay in the race)"
-OVER_PLACEHOLDER = "m rematch · q quit · ? help"
-WATCH_PLACEHOLDER = "q quit · ? help"
+RACE_PLACEHOLDER = N_("3-7 move · u undo · r restart · x resign · q quit (you stay in the race)")
+OVER_PLACEHOLDER = N_("m rematch · q quit · ? help")
+WATCH_PLACEHOLDER = N_("q quit · ? help")
 PLACEHOLDERS = {"room": ROOM_PLACEHOLDER, "racing": RACE_PLACEHOLDER, "over": OVER_PLACEHOLDER}
 
 
@@ -41,67 +42,79 @@ def room_text(table: RaceTable) -> RenderableType:
     """The room before the reveal: its code, options, racers and how it will start."""
     room = table.room
     if room is None:
-        return Text("Opening the room…")
+        return Text(_("Opening the room…"))
     text = Text()
-    text.append("Race room ", "bold")
+    text.append(_("Race room") + " ", "bold")
     text.append(room.code, "bold yellow")
-    kind = "public" if room.public else "private"
+    kind = _("public") if room.public else _("private")
     text.append(
-        f"   {plural(room.suits, 'suit')} · {kind} · up to {room.capacity} racers"
-        f" · {int(room.time_limit // 60)} min\n\n"
+        "   "
+        + _("%(suits)s · %(kind)s · up to %(capacity)s racers · %(minutes)s min")
+        % {
+            "suits": plural(room.suits, "suit"),
+            "kind": kind,
+            "capacity": room.capacity,
+            "minutes": int(room.time_limit // 60),
+        }
+        + "\n\n"
     )
     if room.state == "over":
-        text.append("This race is over.\n\n", "bold")
+        text.append(_("This race is over.") + "\n\n", "bold")
         return Group(text, standings_grid(table, expand=False))
     if room.state == "racing":  # watched: the player is not in it
-        text.append("This race is under way: the results come when it ends.\n\n", "bold")
+        text.append(_("This race is under way: the results come when it ends.") + "\n\n", "bold")
         return Group(text, standings_grid(table, expand=False))
-    text.append(f"Racers ({len(room.racers)})\n", "bold")
+    text.append(_("Racers (%(count)s)") % {"count": len(room.racers)} + "\n", "bold")
     for entry in room.racers:
         style = "bold cyan" if entry.player == table.player else ""
         text.append(f"  {player_label(entry.player, entry.bot)}", style)
         if entry.player == room.owner:
-            text.append("  owner", "dim")
+            text.append("  " + _("owner"), "dim")
         text.append("\n")
     text.append("\n")
     left = table.countdown_left()
     if room.state == "countdown" and left is not None:
-        text.append(f"The deal is revealed in {left:.0f} s", "bold green3")
+        text.append(
+            _("The deal is revealed in %(seconds)s s") % {"seconds": f"{left:.0f}"}, "bold green3"
+        )
     elif room.state == "expired":
-        text.append("The room closed before anyone started it.", "bold red")
+        text.append(_("The room closed before anyone started it."), "bold red")
     elif room.state == "open" and room.public:
         wait = table.auto_start_left()
         if wait is not None:
-            text.append(f"The countdown begins by itself in {wait:.0f} s", "bold green3")
-            text.append(" (at once at 3 racers).")
+            text.append(
+                _("The countdown begins by itself in %(seconds)s s") % {"seconds": f"{wait:.0f}"},
+                "bold green3",
+            )
+            text.append(" " + _("(at once at 3 racers)."))
         else:
-            text.append("It counts down by itself at 3 racers, or 30 s after the second came.")
+            text.append(_("It counts down by itself at 3 racers, or 30 s after the second came."))
     elif room.state == "open" and table.owner and len(room.racers) > 1:
-        text.append("Press s to start the countdown.", "bold")
+        text.append(_("Press s to start the countdown."), "bold")
     elif room.state == "open" and table.owner:
-        text.append("Press s to start the countdown once someone has joined.", "bold")
+        text.append(_("Press s to start the countdown once someone has joined."), "bold")
     elif room.state == "open":
-        text.append(f"Waiting for {room.owner} to start the race.")
+        text.append(_("Waiting for %(owner)s to start the race.") % {"owner": room.owner})
     text.append("\n\n")
     if room.state != "open":  # nobody joins once the countdown has begun
         return text
-    text.append("Others join with ", "dim")
+    text.append(_("Others join with") + " ", "dim")
     text.append(f"simon race join {room.code}", "bold")
-    text.append(" or in a browser at ", "dim")
+    text.append(" " + _("or in a browser at") + " ", "dim")
     text.append(browser_link(table.connection.url, room.code), "bold")
     if room.allow_bots:
-        text.append("   (bot accounts welcome)", "dim")
+        text.append("   " + _("(bot accounts welcome)"), "dim")
     return text
 
 
 def standings_grid(table: RaceTable, expand: bool = True) -> RichTable:
     """The room's racers in standings order: place, runs, moves and how each stands."""
     room = table.room
-    grid = panel_grid(f"Race {room.code}" if room else "Race", expand)
+    grid = panel_grid(_("Race %(room)s") % {"room": room.code} if room else _("Race"), expand)
     grid.add_column("#", justify="right")
-    grid.add_column("Player", overflow="ellipsis", no_wrap=True, ratio=1, min_width=4)
-    grid.add_column("Runs", justify="right")
-    grid.add_column("Mv", justify="right")
+    grid.add_column(_("Player"), overflow="ellipsis", no_wrap=True, ratio=1, min_width=4)
+    grid.add_column(_("Runs"), justify="right")
+    grid.add_column(_("Mv"), justify="right")
     grid.add_column("", no_wrap=True, min_width=7)
     for index, entry in enumerate(table.ordered(), start=1):
         left = entry.player in table.room_left
@@ -109,11 +122,11 @@ def standings_grid(table: RaceTable, expand: bool = True) -> RichTable:
         if entry.won:
             status = Text(race_time(entry.elapsed or 0.0), "bold green3")
         elif entry.resigned:
-            status = Text("gave up", "red")
+            status = Text(_("gave up"), "red")
         elif entry.finished:
-            status = Text("time up", "dim")
+            status = Text(_("time up"), "dim")
         else:
-            status = Text("left" if left else "racing", "dim" if left else "")
+            status = Text(_("left") if left else _("racing"), "dim" if left else "")
         place = ordinal(entry.place) if entry.place is not None else str(index)
         grid.add_row(
             place,
@@ -132,14 +145,14 @@ class StandingsPanel(Static):
         parts: list[RenderableType] = [standings_grid(table)]
         if table.race_log:
             log = Text("\n".join(table.race_log), "dim", overflow="ellipsis", no_wrap=True)
-            parts += [Text(""), Text("Latest", "bold"), log]
+            parts += [Text(""), Text(_("Latest"), "bold"), log]
         self.update(Group(*parts))
 
 
 class RaceApp(SimonApp):
     """The room, the race and its results, on one screen."""
 
-    TITLE = "Simple Simon: race"
+    TITLE = N_("Simple Simon: race")
     CSS = """
     #room { width: 1fr; height: 100%; padding: 1 2; }
     """
@@ -152,7 +165,7 @@ class RaceApp(SimonApp):
                 yield BoardView(letters=self.letters, id="board")
             yield StandingsPanel(id="race")
         yield Static("", id="notice")
-        yield Input(placeholder=ROOM_PLACEHOLDER, id="prompt")
+        yield Input(placeholder=_(ROOM_PLACEHOLDER), id="prompt")
         yield Static("", id="connection")
 
     @property
@@ -160,7 +173,7 @@ class RaceApp(SimonApp):
         return self.table if isinstance(self.table, RaceTable) else None
 
     async def _open(self, suits: int | None) -> None:
-        self.notify_line(Notice("status", "Opening the room…"))
+        self.notify_line(Notice("status", _("Opening the room…")))
         try:
             table = await self.open_table(suits)
         except ClientError as error:
@@ -186,9 +199,9 @@ class RaceApp(SimonApp):
         self.query_one("#room").display = not playing
         self.query_one("#board-box").display = playing
         self.query_one("#race").display = playing
-        placeholder = PLACEHOLDERS[phase]
+        placeholder = _(PLACEHOLDERS[phase])
         if table.watching and phase == "room":
-            placeholder = WATCH_PLACEHOLDER
+            placeholder = _(WATCH_PLACEHOLDER)
         self.query_one("#prompt", Input).placeholder = placeholder
         if playing:
             super().table_changed(None)
@@ -222,19 +235,23 @@ class RaceApp(SimonApp):
         try:
             if key == "s":
                 if table.phase == "over":
-                    self.notify_line(Notice("info", "The race is over: m asks for a rematch."))
+                    self.notify_line(Notice("info", _("The race is over: m asks for a rematch.")))
                 elif table.phase != "room" or table.room is None or table.room.state != "open":
-                    self.notify_line(Notice("info", "The race is under way: s starts nothing now."))
+                    self.notify_line(
+                        Notice("info", _("The race is under way: s starts nothing now."))
+                    )
                 elif not table.owner:
-                    self.notify_line(Notice("info", "Only the room's owner starts the race."))
+                    self.notify_line(Notice("info", _("Only the room's owner starts the race.")))
                 else:
-                    self.notify_line(Notice("status", "Starting: the server deals a fresh deal…"))
+                    self.notify_line(
+                        Notice("status", _("Starting: the server deals a fresh deal…"))
+                    )
                     await table.start_race()
             elif table.phase != "over":
-                self.notify_line(Notice("info", "A rematch comes once the race is over."))
+                self.notify_line(Notice("info", _("A rematch comes once the race is over.")))
             else:
                 room = await table.rematch()
-                self.notify_line(Notice("info", f"Rematch: room {room.code}."))
+                self.notify_line(Notice("info", _("Rematch: room %(room)s.") % {"room": room.code}))
         except ClientError as error:
             self.notify_line(Notice("refused", str(error)))
         self.table_changed(None)
@@ -245,8 +262,10 @@ class RaceApp(SimonApp):
             await table.leave()
         elif table is not None and table.game is None and command.kind not in ("quit", "help"):
             if table.watching or table.phase == "over":
-                self.notify_line(Notice("info", "You have no game in this race."))
+                self.notify_line(Notice("info", _("You have no game in this race.")))
             else:
-                self.notify_line(Notice("info", "The race has not started: the board comes then."))
+                self.notify_line(
+                    Notice("info", _("The race has not started: the board comes then."))
+                )
             return
         await super().run_command(command)

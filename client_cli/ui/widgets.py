@@ -19,6 +19,7 @@ from server.protocol import RaceEntry
 
 from ..table import Notice, Table
 from ..wording import UNDER_REVIEW, board_note, player_label, plural
+from ..words import N_, _, clock
 from .cards import (
     CELL,
     HEADER,
@@ -38,7 +39,11 @@ def describe_move(columns: Sequence[Sequence[Card]], move: Move, letters: bool =
     count = move.count or 1
     cards = group_label(columns[move.source][-count:], letters)
     target = columns[move.target]
-    where = f"onto {card_label(target[-1], letters)}" if target else "into the empty column"
+    where = (
+        _("onto %(card)s") % {"card": card_label(target[-1], letters)}
+        if target
+        else _("into the empty column")
+    )
     notation = move.text() if count > 1 else Move(move.source, move.target).text()
     return f"{notation}: {cards} {where}"
 
@@ -51,7 +56,9 @@ def played_text(
     text = describe_move(before, played, letters)
     if game is not None and len(game.removed) > removed:
         ace = game.removed[-1] << 4 | 1  # any card of the removed suit, for its symbol
-        text += f" · a run of {card_label(ace, letters)[1]} leaves the table"
+        text += " · " + _("a run of %(suit)s leaves the table") % {
+            "suit": card_label(ace, letters)[1]
+        }
     return text + "."
 
 
@@ -70,9 +77,8 @@ def notice_text(notice: Notice) -> Text:
 
 
 def format_clock(seconds: float) -> str:
-    minutes, seconds = divmod(int(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02}:{seconds:02}" if hours else f"{minutes}:{seconds:02}"
+    """``4:05``, ``1:04:05``: the server's one clock (``server.i18n.formats.clock``)."""
+    return clock(seconds)
 
 
 class BoardBox(VerticalScroll):
@@ -188,36 +194,39 @@ class ScoreLine(Static):
         if game is None:
             self.update("")
             return
-        mode = {"daily": f"daily {table.day or ''}".strip(), "practice": "practice"}.get(
-            table.mode, "offline practice"
-        )
+        if table.mode == "daily":
+            mode = _("daily %(day)s") % {"day": table.day or ""}
+        elif table.mode == "practice":
+            mode = _("practice")
+        else:
+            mode = _("offline practice")
         if table.race_room is not None:
-            mode = f"race {table.race_room}"
+            mode = _("race %(room)s") % {"room": table.race_room}
         symbols = SUIT_LETTERS if letters else SUIT_SYMBOLS
         runs = "".join(symbols[s] for s in game.removed) + "·" * (RUNS_PER_GAME - len(game.removed))
         text = Text(no_wrap=True)
         text.append(f"{table.code}", "bold")
         text.append(f"  {mode} · {plural(game.suits, 'suit')}")
         if game.is_won:
-            text.append("  ·  won", "bold green3")
+            text.append("  ·  " + _("won"), "bold green3")
         elif table.finished:
-            text.append("  ·  game over", "bold red")
+            text.append("  ·  " + _("game over"), "bold red")
         text.append("\n")
         facts = [
-            ("Score", str(game.score)),
-            ("Moves", str(game.moves)),
-            ("Runs", runs),
-            ("Time", format_clock(table.elapsed())),
+            (_("Score"), str(game.score)),
+            (_("Moves"), str(game.moves)),
+            (_("Runs"), runs),
+            (_("Time"), format_clock(table.elapsed())),
         ]
         if table.mode == "daily":  # par is the daily deal's, known once the day is over
-            facts.append(("Par", str(table.par) if table.par is not None else "—"))
+            facts.append((_("Par"), str(table.par) if table.par is not None else "—"))
         for label, value in facts:
             text.append(f"{label} ", "dim")
             text.append(f"{value}   ", "bold")
         if table.review is not None:
-            text.append(UNDER_REVIEW, "bold magenta")
+            text.append(_(UNDER_REVIEW), "bold magenta")
         elif table.rank is not None:
-            text.append("Rank ", "dim")
+            text.append(_("Rank") + " ", "dim")
             text.append(f"#{table.rank}", "bold yellow")
         if table.board == "new":
             text.append(f"\n{board_note(table.board, table.counts_from)}", "magenta")
@@ -226,11 +235,11 @@ class ScoreLine(Static):
 
 #: How a player stands, in full and for a narrow panel.
 STATUS_WORDS = {
-    "won": ("won", "won", "bold green3"),
-    "resigned": ("gave up", "quit", "red"),
-    "ended": ("ended", "end", "dim"),
-    "left": ("left", "left", "dim"),
-    "playing": ("playing", "play", ""),
+    "won": (N_("won"), N_("won"), "bold green3"),
+    "resigned": (N_("gave up"), N_("quit"), "red"),
+    "ended": (N_("ended"), N_("end"), "dim"),
+    "left": (N_("left"), N_("left"), "dim"),
+    "playing": (N_("playing"), N_("play"), ""),
 }
 NARROW = 34  # panel width under which the race drops the moves column and short words
 
@@ -245,7 +254,7 @@ def race_status(entry: RaceEntry, left: bool, narrow: bool = False) -> Text:
     else:
         key = "left" if left else "playing"
     full, short, style = STATUS_WORDS[key]
-    return Text(short if narrow else full, style)
+    return Text(_(short if narrow else full), style)
 
 
 def panel_grid(title: str, expand: bool = True) -> RichTable:
@@ -277,13 +286,15 @@ class RacePanel(Static):
         shown = len(table.race)
         # the server sends the leaders and the rows around you: say how many race
         grid = panel_grid(
-            f"Race: {shown} of {table.race_total}" if table.race_total > shown else "Race"
+            _("Race: %(shown)s of %(total)s") % {"shown": shown, "total": table.race_total}
+            if table.race_total > shown
+            else _("Race")
         )
-        grid.add_column("Player", overflow="ellipsis", no_wrap=True, ratio=1, min_width=4)
+        grid.add_column(_("Player"), overflow="ellipsis", no_wrap=True, ratio=1, min_width=4)
         if not narrow:
-            grid.add_column("Mv", justify="right")
-        grid.add_column("Score", justify="right")
-        grid.add_column("Runs", justify="right")
+            grid.add_column(_("Mv"), justify="right")
+        grid.add_column(_("Score"), justify="right")
+        grid.add_column(_("Runs"), justify="right")
         grid.add_column("", no_wrap=True, min_width=4 if narrow else 7)
         entries = sorted(table.race.values(), key=RaceEntry.standing)  # the server's order
         for entry in entries:
@@ -300,9 +311,9 @@ class RacePanel(Static):
                 del cells[1]
             grid.add_row(*cells)  # type: ignore[arg-type]  # mixed Text and str cells
         if not entries:
-            grid.add_row(Text("nobody yet", "dim"))
+            grid.add_row(Text(_("nobody yet"), "dim"))
         parts: list[RenderableType] = [grid]
         if table.race_log:
             log = Text("\n".join(table.race_log), "dim", overflow="ellipsis", no_wrap=True)
-            parts += [Text(""), Text("Latest", "bold"), log]
+            parts += [Text(""), Text(_("Latest"), "bold"), log]
         self.update(Group(*parts))

@@ -97,7 +97,7 @@ async def test_an_error_rolls_the_preview_back_and_names_the_rule() -> None:
         Error(
             id=second.id,
             code=ErrorCode.ILLEGAL_MOVE,
-            message="refused",
+            message=Rule.NOT_ONE_HIGHER.sentence,  # the server's, in English
             rule=Rule.NOT_ONE_HIGHER.value,
         )
     )
@@ -258,4 +258,4 @@ async def test_bots_are_marked_in_the_race_log_and_a_new_day_tells_no_codes() ->
         )
     )
     last = notices[-1]
-    assert last is not None and "2026-01-03" in last.text and "SS1-" not in last.text
+    assert last is not None and "3 January 2026" in last.text and "SS1-" not in last.text

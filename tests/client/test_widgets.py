@@ -39,7 +39,12 @@ async def test_online_the_race_shows_and_a_server_refusal_rolls_back() -> None:
         assert game(app).moves == 1  # previewed before any answer
         sent = connection.sent[-1]
         app.table.receive(
-            Error(id=sent.id, code=ErrorCode.ILLEGAL_MOVE, message="no", rule="nothing-on-an-ace")
+            Error(
+                id=sent.id,
+                code=ErrorCode.ILLEGAL_MOVE,
+                message=Rule.ONTO_ACE.sentence,
+                rule="nothing-on-an-ace",
+            )
         )
         await pilot.pause()
         assert game(app).moves == 0
