@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Final, Literal
 
+from server.i18n import gettext, ngettext
 from server.i18n.formats import clock
 from server.kinds import DayBoard, SuitCount
 from server.play.clock import Clock, utc_day
@@ -129,18 +130,28 @@ def share_text(
     Simple Simon 2026-12-01 · 1 suit · won in 52 moves (par 46) · 3:07 · top 18% · 5 days in a row
     /day/2026-12-01?suits=1
     """
-    parts = [f"Simple Simon {day.isoformat()}", f"{suits} suit{'s' if suits > 1 else ''}"]
+    # in the language being spoken (the player's), each count with its plural form
+    parts = [
+        f"Simple Simon {day.isoformat()}",
+        ngettext("%(count)s suit", "%(count)s suits", suits) % {"count": suits},
+    ]
     if won:
-        parts.append(f"won in {moves} moves" + (f" (par {par})" if par is not None else ""))
+        parts.append(ngettext("won in %(count)s move", "won in %(count)s moves", moves)
+                     % {"count": moves})  # fmt: skip
+        if par is not None:
+            parts[-1] += " " + gettext("(par %(par)s)") % {"par": par}
     else:
-        parts.append(f"{removed} of {RUNS} runs")
+        parts.append(gettext("%(removed)s of %(runs)s runs") % {"removed": removed, "runs": RUNS})
     parts.append(clock(elapsed))
     if rank == 1:
-        parts.append(f"first of {total}")
+        parts.append(gettext("first of %(total)s") % {"total": total})
     elif rank is not None and total:
-        parts.append(f"top {top_share(rank, total)}%")
+        parts.append(gettext("top %(percent)s%%") % {"percent": top_share(rank, total)})
     if streak is not None and streak.current > 1:
-        parts.append(f"{streak.current} days in a row")
+        parts.append(
+            ngettext("%(count)s day in a row", "%(count)s days in a row", streak.current)
+            % {"count": streak.current}
+        )
     return " · ".join(parts) + "\n" + day_url(base_url, day, suits, board)
 
 

@@ -7,6 +7,7 @@ from datetime import date
 
 import pytest
 
+from server.i18n import Language, speaking
 from server.i18n.formats import clock
 from server.play.after.day import (
     day_url,
@@ -94,3 +95,24 @@ def test_the_histogram_bins_every_winner_in_bins_of_one_width() -> None:
     assert len(bins) <= 20 and all(b.moves % width == 0 for b in bins)
     assert sum(b.count for b in bins) == len(wide)
     assert [b.moves for b in bins] == list(range(bins[0].moves, bins[-1].moves + 1, width))
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("pl", "Simple Simon 2026-12-01 · 2 kolory · wygrana w 52 ruchach (par 46) · 3:07"
+               " · czołowe 18% · 22 dni z rzędu"),
+        ("ru", "Simple Simon 2026-12-01 · 2 масти · победа за 52 хода (пар 46) · 3:07"
+               " · в лучших 18% · 21 день подряд"),
+    ],
+)  # fmt: skip
+def test_the_share_text_is_in_the_players_language_with_its_plurals(
+    language: Language, expected: str
+) -> None:
+    streak = 22 if language == "pl" else 21
+    with speaking(language):
+        text = share_text(
+            day=DAY, suits=2, won=True, moves=52, removed=8, elapsed=187, par=46, rank=18,
+            total=100, streak=Streak(current=streak, best=streak),
+        )  # fmt: skip
+    assert text.splitlines()[0] == expected
