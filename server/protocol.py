@@ -167,6 +167,14 @@ class Register(_Request):
     bot: bool = False  # a bot account, for good: its dailies go on the bots' leaderboard
 
 
+class SetLanguage(_Request):
+    """Keep ``lang`` as the account's language (every device and the terminal client then
+    speak it), and speak it on this connection from now on."""
+
+    type: Literal["set_language"]
+    lang: Language
+
+
 class Auth(_Request):
     type: Literal["auth"]
     token: Annotated[str, Field(min_length=1, max_length=128), CLEAN]
@@ -458,6 +466,7 @@ ClientMessage = Annotated[
     Hello
     | Register
     | Auth
+    | SetLanguage
     | Start
     | MoveRequest
     | AutoMove
@@ -503,6 +512,8 @@ class PlayerInfo(_Message):
     name: str
     created: str | None = None  # ISO 8601
     bot: bool = False
+    #: The language the player chose for the account (``set_language``), if any.
+    language: Language | None = None
 
 
 #: Placement help: ``legal[c][n - 1]`` lists the columns (1-based) the last ``n`` cards of
@@ -547,6 +558,12 @@ class Registered(_Message):
     id: MessageId | None = None
     player: PlayerInfo
     token: str  # keep it: it is stored only as a hash and never shown again
+
+
+class LanguageSet(_Message):
+    type: Literal["language_set"] = "language_set"
+    id: MessageId | None = None
+    lang: Language
 
 
 class Authenticated(_Message):
@@ -1012,6 +1029,7 @@ ServerMessage = Annotated[
     Welcome
     | Registered
     | Authenticated
+    | LanguageSet
     | State
     | Moved
     | Finished

@@ -31,6 +31,7 @@ from server.protocol import (
     GameView,
     History,
     HistoryGame,
+    LanguageSet,
     LeaderboardPage,
     LeaderboardRequest,
     LeaderboardRow,
@@ -99,6 +100,7 @@ DOCUMENTED: dict[str, str] = {
     "hello": '{"type": "hello", "id": 1, "version": 1, "client": "simon 0.1"}',
     "register": '{"type": "register", "id": 1, "name": "robo", "bot": true}',
     "auth": '{"type": "auth", "id": 2, "token": "k3...Q"}',
+    "set_language": '{"type": "set_language", "id": 3, "lang": "pl"}',
     "start": '{"type": "start", "mode": "practice", "code": "SS1-S2-QWERTYU"}',
     "move": '{"type": "move", "move": "3-7x2"}',
     "auto": '{"type": "auto", "column": 3, "count": 2}',
@@ -475,7 +477,8 @@ ROOM = RoomView(
 SERVER_SAMPLES: list[BaseModel] = [
     Welcome(id=1, server_time=AT, player=PLAYER),
     Registered(id="r", player=PLAYER, token="k3Q"),
-    Authenticated(id=2, player=PlayerInfo(name="robo", bot=True)),
+    Authenticated(id=2, player=PlayerInfo(name="robo", bot=True, language="pl")),
+    LanguageSet(id=3, lang="pl"),
     State(
         id=3,
         state=GameView(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 
+from server.i18n import Language
 from server.names import name_fault, name_key, normal_name
 from server.play.clock import Clock
 from server.play.errors import BadName, Refused
@@ -70,6 +71,10 @@ class Accounts:
         if player is None:
             raise Refused(ErrorCode.BAD_TOKEN, "no account has that token")
         return player
+
+    async def set_language(self, player: PlayerRecord, language: Language) -> None:
+        """Keep ``language`` as ``player``'s account's."""
+        await self._store.set_language(player_id=player.id, language=language)
 
     async def named(self, name: str) -> PlayerRecord:
         player = await self._store.player_by_name(name)

@@ -34,7 +34,7 @@ from server.store.records import (
 
 
 class PlayerStore(Protocol):
-    """Accounts: made, and found by token, name or id."""
+    """Accounts: made, found by token, name or id, and their player's language kept."""
 
     async def create_player(
         self, *, name: str, token_hash: str, now: datetime, bot: bool = False
@@ -45,6 +45,8 @@ class PlayerStore(Protocol):
     async def player_by_name(self, name: str) -> PlayerRecord | None: ...
 
     async def player_by_id(self, player_id: int) -> PlayerRecord | None: ...
+
+    async def set_language(self, *, player_id: int, language: str) -> None: ...
 
 
 class DealStore(Protocol):

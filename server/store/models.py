@@ -86,6 +86,8 @@ class Player(Base):
     bot: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
     #: A review confirmed machine play on this account: its later dailies are held too.
     flagged: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
+    #: The language its player chose (``set_language``: ``en``, ``pl``, ``ru``), if any.
+    language: Mapped[str | None] = mapped_column(sa.String(8))
 
     __table_args__ = (
         sa.Index("ix_players_name_key", "name_key", unique=True),

@@ -98,6 +98,8 @@ _PLAYER_BY_TOKEN_HASH = _PLAYERS.where(Player.token_hash == sa.bindparam("key"))
 _PLAYER_BY_NAME_KEY = _PLAYERS.where(Player.name_key == sa.bindparam("key"))
 _PLAYER_BY_LOOK_KEY = _PLAYERS.where(Player.look_key == sa.bindparam("key"))
 _PLAYER_BY_ID = _PLAYERS.where(Player.id == sa.bindparam("key"))
+#: The longest language tag an account keeps (``players.language``).
+LANGUAGE_LENGTH = 8
 
 
 @store_boundary
@@ -137,6 +139,15 @@ class PlayerPart(StoreRecords):
                 raise NameTaken(f"the name {name!r} is taken", holder=holder.name) from None
             raise StoreError("this token hash belongs to another player") from error
         return record_of(PlayerRecord, made)
+
+    async def set_language(self, *, player_id: int, language: str) -> None:
+        """The language the account's player chose (a tag of ``server.i18n.LANGUAGES``)."""
+        if not language or len(language) > LANGUAGE_LENGTH:
+            raise InvalidRequest(f"a language tag has 1 to {LANGUAGE_LENGTH} characters")
+        async with self._database.engine.begin() as connection:
+            await connection.execute(
+                sa.update(Player).where(Player.id == player_id).values(language=language)
+            )
 
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
         return await self._one_player(_PLAYER_BY_TOKEN_HASH, token_hash)

@@ -38,6 +38,7 @@ class PlayerRecord:
     created_at: datetime
     bot: bool = False  # a declared bot account: its dailies are on the bots' leaderboard
     flagged: bool = False  # a review confirmed machine play: its later dailies are held
+    language: str | None = None  # the language its player chose (``set_language``), if any
 
 
 @dataclass(frozen=True)

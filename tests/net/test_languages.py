@@ -115,3 +115,29 @@ def test_every_sentence_a_refusal_table_names_is_in_the_catalog(language: str) -
     with speaking(language):  # type: ignore[arg-type]
         for sentence in sentences:
             assert catalog.gettext(sentence) != sentence, sentence
+
+
+async def test_the_accounts_language_is_kept_and_every_later_connection_speaks_it(
+    backend: Backend,
+) -> None:
+    async with serving(server_settings(backend)) as server:
+        async with Client.connect(server.url) as client:
+            made = await client.request({"type": "register", "name": unique_name("Łukasz")})
+            assert made["player"].get("language") is None  # none chosen yet
+            chosen = await client.request({"type": "set_language", "id": "l", "lang": "pl"})
+            assert chosen == {"type": "language_set", "id": "l", "lang": "pl"}
+            refused = await client.request({"type": "move", "move": "4-4"})
+            assert refused["message"] == "najpierw zacznij grę"  # spoken at once here
+        async with Client.connect(server.url) as other:  # another device, no lang of its own
+            signed = await other.request({"type": "auth", "token": made["token"]})
+            assert signed["player"]["language"] == "pl"
+            refused = await other.request({"type": "undo"})
+            assert refused["message"] == "najpierw zacznij grę"
+        async with Client.connect(server.url) as asking:  # a device that asks for its own
+            await asking.request({"type": "auth", "token": made["token"], "lang": "ru"})
+            assert (await asking.request({"type": "undo"}))["message"] == "сначала начните игру"
+        async with Client.connect(server.url) as anonymous:
+            refused = await anonymous.request({"type": "set_language", "lang": "ru"})
+            assert refused["code"] == "not-authenticated"
+            bad = await anonymous.request({"type": "set_language", "lang": "de"})
+            assert bad["code"] == "invalid-message"

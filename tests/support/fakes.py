@@ -190,6 +190,10 @@ class FakeStore(FakeBoards):
         found = self.players.get(player_id)
         return None if found is None else found[0]
 
+    async def set_language(self, *, player_id: int, language: str) -> None:
+        player, token_hash = self.players[player_id]
+        self.players[player_id] = (dataclasses.replace(player, language=language), token_hash)
+
     async def get_daily_deal(self, *, day: date, suits: int) -> DailyDealRecord | None:
         return self.deals.get((day, suits))
 

@@ -1,10 +1,12 @@
-"""The conversation's answers to ``hello``, ``register``, ``auth`` and ``ping`` (the connection
-and its account: :mod:`server.play.accounts`)."""
+"""The conversation's answers to ``hello``, ``register``, ``auth``, ``set_language`` and
+``ping`` (the connection and its account: :mod:`server.play.accounts`)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
+from server.i18n import LANGUAGES
 from server.play.errors import Refused
 from server.protocol import (
     PROTOCOL_VERSION,
@@ -12,10 +14,12 @@ from server.protocol import (
     Authenticated,
     ErrorCode,
     Hello,
+    LanguageSet,
     Ping,
     Pong,
     Register,
     Registered,
+    SetLanguage,
     Welcome,
 )
 
@@ -61,7 +65,17 @@ async def auth(conversation: Conversation, message: Auth) -> Replies:
             params={"name": conversation.player.name},
         )
     conversation.sign_in_as(player)
+    if message.lang is None and player.language in LANGUAGES:  # the account's, else hello's
+        conversation.language = player.language
     return [Authenticated(id=message.id, player=conversation.player_info())]
+
+
+async def set_language(conversation: Conversation, message: SetLanguage) -> Replies:
+    player = conversation.signed_in_player()
+    await conversation.hub.accounts.set_language(player, message.lang)
+    conversation.sign_in_as(dataclasses.replace(player, language=message.lang))
+    conversation.language = message.lang
+    return [LanguageSet(id=message.id, lang=message.lang)]
 
 
 async def ping(conversation: Conversation, message: Ping) -> Replies:

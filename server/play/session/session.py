@@ -21,7 +21,7 @@ from datetime import date
 from typing import NamedTuple, assert_never
 
 from server.engine.actions import parse_move
-from server.i18n import DEFAULT_LANGUAGE, Language, speaking
+from server.i18n import DEFAULT_LANGUAGE, LANGUAGES, Language, speaking
 from server.play.errors import Refused, refusal_of
 from server.play.games.player_game import PlayerGame
 from server.play.hub import Hub
@@ -58,6 +58,7 @@ from server.protocol import (
     Resume,
     ReviewRequest,
     ServerMessage,
+    SetLanguage,
     Start,
     State,
     Targets,
@@ -151,6 +152,8 @@ class Session:
                 return await account_handlers.register(self, message)
             case Auth():
                 return await account_handlers.auth(self, message)
+            case SetLanguage():
+                return await account_handlers.set_language(self, message)
             case Ping():
                 return await account_handlers.ping(self, message)
             case DailyRequest():
@@ -231,7 +234,12 @@ class Session:
 
     def player_info(self) -> PlayerInfo:
         player = self.signed_in_player()
-        return PlayerInfo(name=player.name, created=player.created_at.isoformat(), bot=player.bot)
+        return PlayerInfo(
+            name=player.name,
+            created=player.created_at.isoformat(),
+            bot=player.bot,
+            language=player.language if player.language in LANGUAGES else None,
+        )
 
     async def make_current(self, game: PlayerGame) -> None:
         if game.day is not None:
