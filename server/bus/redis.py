@@ -261,4 +261,4 @@ class RedisBus(Bus):
                 self._pubsub = None
                 self._ready.clear()
                 with contextlib.suppress(RedisError, OSError):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py's own
+                    await pubsub.aclose()  # type: ignore[no-untyped-call,unused-ignore]  # untyped before redis-py 8.2

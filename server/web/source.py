@@ -106,7 +106,7 @@ async def _asking(question: Awaitable[T]) -> T:
         if refused is None:
             raise
         status = HTTP_STATUS.get(refused.code, 400)
-        raise PageError(status, refused.code, refused.message) from None
+        raise PageError(status, refused.code, refused.sentence) from None
 
 
 class Source:

@@ -113,3 +113,16 @@ async def test_no_page_in_polish_or_russian_shows_an_english_sentence(
             shown = await page(f"{base}{path}", Accept_Language=language)
             assert HTML_LANG.search(shown.text)[1] == language, path  # type: ignore[index]
             assert english_in(shown.text, language) == [], path
+
+
+async def test_a_refusal_from_below_the_edge_is_said_on_the_page_with_its_values(
+    backend: Backend,
+) -> None:
+    async with serving(server_settings(backend), clock=fresh_clock()) as server:
+        base = server.http_url
+        polish = await page(f"{base}/player/Nikt_taki?lang=pl")
+        assert polish.status == 404
+        assert "żaden gracz nie nazywa się &#39;Nikt_taki&#39;" in polish.text
+        english = await page(f"{base}/player/Nobody_here")
+        assert "no player is called &#39;Nobody_here&#39;" in english.text
+        assert "%(name)" not in polish.text + english.text
