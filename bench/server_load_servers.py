@@ -171,7 +171,10 @@ async def serve_simon(
 ) -> None:
     from server.main import tune_gc
     from server.net import run_server
-    from server.play.daily.deals import Proof
+    try:
+        from server.play.daily.deals import Proof
+    except ImportError:  # a --before tree from before server/play's packages
+        from server.play.daily import Proof  # type: ignore[no-redef,attr-defined]
     from server.settings import Settings
 
     async def no_solver(code: str) -> Proof:  # bots play practice games: no daily needed
