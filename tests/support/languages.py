@@ -74,6 +74,8 @@ def english_phrases(language: str, domain: str = "server") -> frozenset[str]:
 
 
 def english_in(page: str, language: str) -> list[str]:
-    """The English catalog's phrases that a page in ``language`` shows."""
+    """The English catalog's phrases (the pages' and the browser client's) that a page in
+    ``language`` shows."""
     text = visible_text(page)
-    return sorted(phrase for phrase in english_phrases(language) if phrase in text)
+    phrases = english_phrases(language) | english_phrases(language, "play")
+    return sorted(phrase for phrase in phrases if phrase in text)

@@ -1,19 +1,38 @@
 """A Chromium set to Polish or Russian gets the pages in its language, and a click on the
-picker changes the language of every page after it (screenshots at 1280 and 390 wide)."""
+picker changes the language of every page after it; a player with only that browser
+registers under a name in their own alphabet, plays with real pointer input, reads a refused
+drag's rule, resigns and opens the boards without one English sentence (screenshots at 1280
+and 390 wide)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from selenium.webdriver.common.by import By
 
+from server.engine import Game, IllegalMoveError, Move
+from server.i18n.speaking import translations
 from tests.conftest import Backend
 from tests.support.fakes import fixed_prover
 from tests.support.languages import english_in
+from tests.support.play import DESKTOP, PHONE, PlayPage, SolvingProver
 from tests.support.servers import fresh_clock, server_settings, serving
-from tests.support.web import finish_daily, run, screenshot, start_chromium, wait_for
+from tests.support.web import (
+    embedded_backend,
+    finish_daily,
+    run,
+    screenshot,
+    severe_logs,
+    start_chromium,
+    wait_for,
+)
+
+#: Who registers in each language: a name in the language's own alphabet.
+NAMES = {"pl": "Łukasz", "ru": "Дмитрий"}
 
 
 @pytest.fixture(params=["pl", "ru"])
@@ -64,3 +83,78 @@ async def test_a_browser_in_polish_or_russian_reads_the_pages_in_it_and_can_swit
         await run(lambda: driver.get(f"{server.http_url}/day/{day}?suits=2"))
         assert await run(lambda: _lang(driver)) == other
         assert english_in(await run(lambda: driver.page_source), other) == []
+
+
+def _refused_drag(game: Game) -> tuple[int, int, int, str]:
+    """A drag the rules refuse, and the catalog id of the rule's sentence."""
+    for source in range(10):
+        count = game.movable_count(source)
+        for target in range(10) if count else ():
+            if target == source or not game.column(target):
+                continue
+            try:
+                game.resolve(Move(source, target, count))
+            except IllegalMoveError as error:
+                return source + 1, count, target + 1, error.rule.sentence
+    raise AssertionError("no illegal drag on this deal")
+
+
+async def _reads_only(play: PlayPage, language: str, what: str) -> None:
+    """The page as it stands (every view, hidden ones too, with accessible names) holds no
+    English sentence, and says it is in ``language``."""
+    assert await run(lambda: _lang(play.driver)) == language, what
+    source = await run(lambda: play.driver.page_source)
+    assert english_in(source, language) == [], what
+
+
+async def _both_widths(play: PlayPage, name: str) -> None:
+    """Screenshots at a desktop's and a phone's width; nothing scrolls sideways."""
+    for metrics, width in ((DESKTOP, 1280), (PHONE, 390)):
+        await play.viewport(metrics)
+        await play.snapshot(f"{name}-{width}")
+        assert await run(play.sideways_overflow) <= 0, f"{name} at {width} scrolls sideways"
+    await play.viewport(DESKTOP)
+
+
+async def test_a_player_in_polish_or_russian_plays_a_whole_daily_in_their_language(
+    speaking_chromium: tuple[str, Any], tmp_path: Path
+) -> None:
+    language, driver = speaking_chromium
+    name = NAMES[language]
+    said = translations(language)
+    settings = server_settings(embedded_backend(tmp_path))
+    async with serving(settings, clock=fresh_clock(), prover=SolvingProver()) as server:
+        play = PlayPage(driver)
+        await play.viewport(DESKTOP)
+        await play.open(f"{server.http_url}/play")  # no ?lang: the browser's language
+        await play.register(name)
+        assert await run(lambda: play.text("[data-account] [data-player-name]")) == name
+        await _reads_only(play, language, "the lobby")
+        await _both_widths(play, f"play-lobby-{language}")
+
+        code = await play.start("daily", 1)
+        game = Game.from_code(code)
+        await _reads_only(play, language, "the table")
+        source, count, target, rule = _refused_drag(game)
+        await play.drag(source, count, target)
+        alert = await wait_for(lambda: play.text('[role="alert"]'), 10, "the rule")
+        assert said.gettext(rule) != rule and said.gettext(rule) in alert
+        await play.settled()
+        await _both_widths(play, f"play-table-{language}")
+
+        await play.click('[data-action="resign"]')  # asks first
+        await play.click('[data-action="resign"]')
+        assert await wait_for(play.result, 15, "the result") == "resigned"
+        await _reads_only(play, language, "the result")
+        await _both_widths(play, f"play-resigned-{language}")
+        assert await run(lambda: severe_logs(driver)) == []
+
+        day = server.hub.today().isoformat()
+        for path, what, shot in (
+            (f"/day/{day}?suits=1", "the day's board", "day-played"),
+            (f"/player/{quote(name)}", "the player's page", "player"),
+        ):
+            await play.open(server.http_url + path)
+            await _reads_only(play, language, what)
+            await _both_widths(play, f"{shot}-{language}")
+        assert name in await run(lambda: play.text("h1"))
