@@ -43,6 +43,8 @@ from server.protocol import (
     has_control,
     parse_client_message,
 )
+from server.web import languages
+from server.web.responses import request_target
 
 from .gated import GatedConnection
 from .limits import CLOSE_POLICY, REPLAY_COST, Gate
@@ -294,6 +296,9 @@ async def serve_connection(
     assert budget is not None  # admitted before its handshake was answered
     address = budget.address
     session = Session(hub, outbox.push, address)
+    request = websocket.request
+    if request is not None:  # until hello's lang: the language its handshake asked for
+        session.language = languages.choose(request, request_target(request).query)
     gate.unauthenticated(websocket)
     aside: set[asyncio.Task[None]] = set()
 

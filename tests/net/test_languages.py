@@ -140,3 +140,27 @@ async def test_the_accounts_language_is_kept_and_every_later_connection_speaks_i
             assert refused["code"] == "not-authenticated"
             bad = await anonymous.request({"type": "set_language", "lang": "de"})
             assert bad["code"] == "invalid-message"
+
+
+async def test_before_hello_a_connection_speaks_the_language_its_handshake_asked_for(
+    backend: Backend,
+) -> None:
+    async with serving(server_settings(backend)) as server:
+        polish_browser = {"Accept-Language": "pl-PL,pl;q=0.9,en;q=0.5"}
+        async with Client.connect(server.url, additional_headers=polish_browser) as client:
+            await client.send("{not json")
+            polish = await client.receive()
+            hello = await client.request({"type": "hello", "lang": "ru"})  # hello's wins
+            assert hello["type"] == "welcome"
+            await client.send("{not json")
+            russian = await client.receive()
+        async with Client.connect(f"{server.url}?lang=ru") as client:
+            await client.send("{not json")
+            by_url = await client.receive()
+        async with Client.connect(server.url) as client:
+            await client.send("{not json")
+            english = await client.receive()
+    assert polish["code"] == russian["code"] == english["code"] == by_url["code"] == "bad-json"
+    assert polish["message"] == translations("pl").gettext(english["message"])
+    assert russian["message"] == by_url["message"] == translations("ru").gettext(english["message"])
+    assert len({polish["message"], russian["message"], english["message"]}) == 3
