@@ -18,7 +18,7 @@ from server.protocol import Register, Registered
 from .arguments import player_name
 from .config import Account, Config, server_address
 from .connection import Connection
-from .errors import NoAccountError, UsageError
+from .errors import ClientError, NoAccountError, UsageError
 from .offline import add_json_argument
 from .online import (
     add_server_argument,
@@ -28,7 +28,7 @@ from .online import (
     print_json,
 )
 from .wording import player_label
-from .words import _
+from .words import _, language
 
 
 def _also_kept(config: Config, server: str, name: str, before: str | None) -> str:
@@ -53,7 +53,13 @@ async def _register(args: argparse.Namespace) -> int:
     async with Connection(server) as connection:
         request = Register(type="register", name=args.name, bot=args.bot)
         reply = await connection.request(request, Registered)
-    config.add_account(server, Account(reply.player.name, reply.token, reply.player.bot))
+        config.add_account(server, Account(reply.player.name, reply.token, reply.player.bot))
+        config.save()  # the token first: it is never shown again
+        try:  # the account starts with the language simon speaks, on every device
+            await connection.keep_language()
+            config.account_language = language()
+        except ClientError:  # a server that keeps none: the account is made all the same
+            config.account_language = None
     config.save()
     if args.json:
         print_json({"player": reply.player.name, "server": server, "bot": reply.player.bot})
@@ -165,6 +171,7 @@ async def _login(args: argparse.Namespace) -> int:
     config = Config()
     before = config.current(server)
     replaced = config.add_account(server, Account(player.name, token, player.bot))
+    config.account_language = player.language
     config.save()
     if args.json:
         print_json({"player": player.name, "server": server, "bot": player.bot})

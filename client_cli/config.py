@@ -1,4 +1,5 @@
-"""The client's config folder: accounts (tokens) per server and remembered choices.
+"""The client's config folder: accounts (tokens) per server and remembered choices (the
+last number of suits, the language of the account last signed in).
 
 Everything lives in one JSON file, ``config.json``, readable by its owner only
 (0600), in the platform's user config folder or in ``SIMON_CONFIG_DIR``.
@@ -21,6 +22,7 @@ from urllib.parse import urlsplit
 from platformdirs import user_config_dir
 
 from server.engine import SUIT_COUNTS
+from server.i18n import Language, language_named
 
 from .errors import UsageError
 from .words import _
@@ -224,6 +226,21 @@ class Config:
     @last_suits.setter
     def last_suits(self, suits: int) -> None:
         self.data["last_suits"] = suits
+
+    @property
+    def account_language(self) -> Language | None:
+        """The language kept on the account last signed in, as the server said it: what
+        ``simon`` speaks before it hears the account's own (and offline) unless ``--lang``
+        chooses. None when the account has none."""
+        kept = self.data.get("account_language")
+        return language_named(kept) if isinstance(kept, str) else None
+
+    @account_language.setter
+    def account_language(self, language: Language | None) -> None:
+        if language is None:
+            self.data.pop("account_language", None)
+        else:
+            self.data["account_language"] = language
 
     def save(self) -> None:
         """Write the file atomically, owner-only: it holds secret tokens."""

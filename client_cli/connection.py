@@ -7,6 +7,10 @@ else (replies to :meth:`Connection.send`, race events, a new daily) goes to the
 again with growing delays, authenticated again, and ``on_reconnect`` runs so the
 game can be resumed.
 
+Signed in, it agrees with the account on the language (docs/client.md, "Language"): a
+``--lang`` choice is kept on the account (``set_language``), else the account's language,
+if it has one, is spoken from then on, by the server on this connection and by ``simon``.
+
 Its failures are :class:`~client_cli.errors.NetworkError` and
 :class:`~client_cli.errors.ServerError` (the tree is in :mod:`client_cli.errors`).
 """
@@ -33,15 +37,17 @@ from server.protocol import (
     Authenticated,
     Error,
     Hello,
+    LanguageSet,
     PlayerInfo,
     ServerMessage,
+    SetLanguage,
     Welcome,
     encode,
     parse_server_message,
 )
 
 from .errors import ClientError, NetworkError, ServerError
-from .words import _, language, tenths
+from .words import _, explicit, follow, language, tenths
 
 log = logging.getLogger(__name__)
 
@@ -171,13 +177,41 @@ class Connection:
                 Hello(type="hello", client=CLIENT_NAME, lang=language()), Welcome
             )
             self.clock_offset = _clock_offset(welcome.server_time)
+            if welcome.player is not None:
+                self.player = await self._agree_on_language(welcome.player)
             if self.token is not None:
-                reply = await self.request(Auth(type="auth", token=self.token), Authenticated)
-                self.player = reply.player
+                # without lang, the server speaks the account's language, if it has one
+                lang = language() if explicit() else None
+                reply = await self.request(
+                    Auth(type="auth", token=self.token, lang=lang), Authenticated
+                )
+                self.player = await self._agree_on_language(reply.player)
         except BaseException:
             self._socket = None  # so its reader does not start a reconnect of its own
             await self._drop(socket)
             raise
+
+    async def _agree_on_language(self, player: PlayerInfo) -> PlayerInfo:
+        """The account's language and this run's agree: ``--lang``'s choice is kept on the
+        account if it has another, so every device follows; else ``simon`` speaks the
+        account's from now on (the server already does, on this connection)."""
+        if not explicit():
+            follow(player.language)
+            return player
+        if player.language == language():
+            return player
+        try:
+            await self.keep_language()
+        except ServerError as error:  # a server that keeps none: this run speaks it anyway
+            log.warning("the account's language was not kept: %s", error)
+            return player
+        return player.model_copy(update={"language": language()})
+
+    async def keep_language(self) -> None:
+        """Keep the language ``simon`` speaks on the account signed in (``set_language``)."""
+        await self.request(SetLanguage(type="set_language", lang=language()), LanguageSet)
+        if self.player is not None:
+            self.player = self.player.model_copy(update={"language": language()})
 
     async def close(self) -> None:
         self._closing = True

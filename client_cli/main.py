@@ -13,7 +13,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from server.i18n import Language
+
 from . import accounts, after, boards, offline, play, race, solve
+from .config import Config
 from .errors import (
     ArgumentsError,
     BotAccountNeeded,
@@ -25,7 +28,7 @@ from .errors import (
     UsageError,
 )
 from .online import add_server_argument, print_json
-from .words import _, choose, language_code, use
+from .words import _, language_code, start
 
 
 class Parser(argparse.ArgumentParser):
@@ -90,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    use(choose(argv))  # before the parser: its help and errors are said in it
+    start(argv, account=_account_language())  # before the parser: its help and errors too
     parser = build_parser()
     json_wanted = "--json" in argv  # known before parsing, for errors in the options too
     try:
@@ -108,6 +111,15 @@ def _run(argv: Sequence[str] | None) -> int:
         return status
     except KeyboardInterrupt:
         return 130
+
+
+def _account_language() -> Language | None:
+    """The language of the account last signed in, kept in the config folder (an unreadable
+    file is said by the command that needs it)."""
+    try:
+        return Config().account_language
+    except (ClientError, OSError):
+        return None
 
 
 if __name__ == "__main__":

@@ -45,10 +45,15 @@ async def open_connection(
     connection = Connection(server, token=saved.token if saved else None, reconnect=reconnect)
     await connection.open()
     player = connection.player
-    if saved is not None and player is not None and player.bot != saved.bot:
-        config = Config()  # a file from an older client did not know: `accounts` marks it now
+    if saved is not None and player is not None:
+        config = Config()
+        changed = player.bot != saved.bot or config.account_language != player.language
+        # a file from an older client did not know: `accounts` marks it now
         config.mark_bot(server, saved.name, player.bot)
-        config.save()
+        # the next run's first words, and the offline commands', are the account's
+        config.account_language = player.language
+        if changed:
+            config.save()
     return connection
 
 

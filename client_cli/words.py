@@ -1,6 +1,8 @@
-"""The words ``simon`` says, in the language chosen once at its start (docs/client.md,
-"Language"): ``--lang CODE``, else ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` (the first that
-names a language we have; ``C`` and ``POSIX`` mean English), else English.
+"""The words ``simon`` says (docs/client.md, "Language"): ``--lang CODE``, else the
+account's language last heard from the server (kept in the config folder), else ``LC_ALL``,
+``LC_MESSAGES``, ``LANG`` (the first that names a language we have; ``C`` and ``POSIX`` mean
+English), else English. An explicit choice (``--lang``) wins and is kept on the account; an
+ambient one yields to the account's language once the server says it (:func:`follow`).
 
 Sentences are marked ``_("...")``, counted ones ``ngettext(one, other, n)`` (CLDR's plural
 rule of the language: Polish and Russian have three forms), constants ``N_("...")`` and
@@ -43,11 +45,18 @@ ENVIRONMENT = ("LC_ALL", "LC_MESSAGES", "LANG")
 ENGLISH_LOCALES = ("C", "POSIX")
 
 _language: Language = DEFAULT_LANGUAGE
+_explicit = False
 
 
 def language() -> Language:
     """The language ``simon`` speaks."""
     return _language
+
+
+def explicit() -> bool:
+    """Whether the language was chosen with ``--lang``: a choice the account is to keep
+    (``set_language``), not a default that yields to the account's."""
+    return _explicit
 
 
 def _(message: str) -> str:
@@ -96,20 +105,58 @@ def lang_option(argv: Sequence[str]) -> str | None:
     return None
 
 
-def choose(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> Language:
-    """The language of this run: ``--lang``, the locale variables, else English."""
+def choose(
+    argv: Sequence[str],
+    environ: Mapping[str, str] | None = None,
+    account: Language | None = None,
+) -> Language:
+    """The language of this run: ``--lang``, the account's (``account``: as last heard
+    from the server), the locale variables, else English.
+
+    >>> choose([], {"LANG": "pl_PL.UTF-8"}, "ru"), choose(["--lang", "pl"], {}, "ru")
+    ('ru', 'pl')
+    """
     given = language_named(lang_option(argv))
     if given is not None:
         return given
+    if account is not None:
+        return account
     found = from_environment(os.environ if environ is None else environ)
     return found if found is not None else DEFAULT_LANGUAGE
 
 
-def use(chosen: Language) -> None:
-    """Speak ``chosen`` from now on, argparse's own words too (its messages are gettext
-    lookups of the module's ``_`` and ``ngettext``: they are pointed at this catalog)."""
-    global _language
+def start(
+    argv: Sequence[str],
+    environ: Mapping[str, str] | None = None,
+    account: Language | None = None,
+) -> Language:
+    """Speak the language :func:`choose` picks, explicit if ``--lang`` named it."""
+    chosen = choose(argv, environ, account)
+    use(chosen, explicit=language_named(lang_option(argv)) is not None)
+    return chosen
+
+
+def follow(account: Language | None) -> bool:
+    """The account's language as the server says it (``player.language``): spoken from now
+    on, unless ``--lang`` chose this run's, or the account has none. Whether it changed.
+
+    >>> follow("pl"), language(), follow(None), language()
+    (True, 'pl', False, 'pl')
+    >>> use("en")
+    """
+    if _explicit or account is None or account == _language:
+        return False
+    use(account)
+    return True
+
+
+def use(chosen: Language, *, explicit: bool = False) -> None:
+    """Speak ``chosen`` from now on (``explicit``: as ``--lang`` chose it), argparse's own
+    words too (its messages are gettext lookups of the module's ``_`` and ``ngettext``:
+    they are pointed at this catalog)."""
+    global _language, _explicit
     _language = chosen
+    _explicit = explicit
     argparse._ = _  # type: ignore[attr-defined]
     argparse.ngettext = ngettext  # type: ignore[attr-defined]
 

@@ -4,6 +4,7 @@ and tables whose names of any alphabet line up."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -21,6 +22,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from textual.widgets import Button, Static
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.sync.client import connect
 
 from client_cli import words
 from client_cli.boards import leaderboard_table
@@ -29,14 +31,29 @@ from client_cli.main import main
 from client_cli.ui.app import SimonApp
 from client_cli.wording import plural, rule_sentence
 from server.engine import Rule
+from server.i18n import Language
 from server.i18n.catalogs import LOCALES
-from server.protocol import LeaderboardRow, Welcome, encode, parse_client_message
+from server.protocol import (
+    Auth,
+    Authenticated,
+    Hello,
+    LanguageSet,
+    LeaderboardRow,
+    PlayerInfo,
+    ServerMessage,
+    Welcome,
+    encode,
+    parse_client_message,
+    parse_server_message,
+)
 from tests.client.screen import SIZE, opener
 from tests.support.servers import server_process
 
 ROOT = Path(__file__).resolve().parents[2]
 #: No locale of the machine's: each test says which language it runs in.
 NO_LOCALE = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "", "LANGUAGE": ""}
+#: The counts of tests/i18n: every plural category of Polish and Russian among them.
+COUNTS = (0, 1, 2, 5, 12, 21, 22, 25, 112)
 
 
 @pytest.fixture
@@ -100,6 +117,39 @@ def test_suits_and_results_are_counted_too(speaking: Any) -> None:
     speaking("ru")
     assert [plural(n, "suit") for n in (1, 2, 4)] == ["1 масть", "2 масти", "4 масти"]
     assert plural(5, "result") == "5 результатов"
+
+
+@pytest.mark.parametrize(
+    ("language", "games", "streaks"),
+    [
+        ("pl",
+         ["0 partii", "1 partia", "2 partie", "5 partii", "12 partii", "21 partii", "22 partie",
+          "25 partii", "112 partii"],
+         ["0 dni", "1 dzień", "2 dni", "5 dni", "12 dni", "21 dni", "22 dni", "25 dni",
+          "112 dni"]),
+        ("ru",
+         ["0 партий", "1 партия", "2 партии", "5 партий", "12 партий", "21 партия",
+          "22 партии", "25 партий", "112 партий"],
+         ["0 дней", "1 день", "2 дня", "5 дней", "12 дней", "21 день", "22 дня", "25 дней",
+          "112 дней"]),
+    ],
+)  # fmt: skip
+def test_the_cli_catalog_takes_the_plural_form_of_each_count(
+    language: str, games: list[str], streaks: list[str], speaking: Any
+) -> None:
+    """The cli domain's plural rule is CLDR's at every count of tests/i18n, as the server
+    domain's is: a history's games and the finished screen's streak."""
+    speaking(language)
+    assert [plural(n, "game") for n in COUNTS] == games
+    said = [
+        words.ngettext(
+            "%(count)s day in a row (best %(best)s)", "%(count)s days in a row (best %(best)s)", n
+        )
+        % {"count": n, "best": 112}
+        for n in COUNTS
+    ]
+    in_a_row = "z rzędu (najlepiej 112)" if language == "pl" else "подряд (лучший результат 112)"
+    assert said == [f"{days} {in_a_row}" for days in streaks]
 
 
 # -- --help and argparse's own words ---------------------------------------------------------
@@ -218,6 +268,58 @@ async def test_the_hello_carries_the_language(speaking: Any) -> None:
         async with Connection(f"ws://127.0.0.1:{port}"):
             pass
     assert said[0].type == "hello" and said[0].lang == "ru"
+
+
+async def signed_in(account: Language | None) -> tuple[list[Any], PlayerInfo | None]:
+    """What the client says to a server whose account has the language ``account``, and
+    the player it is signed in as."""
+    said: list[Any] = []
+
+    async def handle(socket: ServerConnection) -> None:
+        async for frame in socket:
+            message = parse_client_message(frame)
+            said.append(message)
+            reply: ServerMessage
+            if isinstance(message, Hello):
+                reply = Welcome(id=message.id, server_time="now")
+            elif isinstance(message, Auth):
+                player = PlayerInfo(name="ann", language=account)
+                reply = Authenticated(id=message.id, player=player)
+            else:
+                reply = LanguageSet(id=message.id, lang=message.lang)  # type: ignore[union-attr]
+            await socket.send(encode(reply))
+
+    async with serve(handle, "127.0.0.1", 0) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        async with Connection(f"ws://127.0.0.1:{port}", token="secret") as connection:
+            return said, connection.player
+
+
+@pytest.mark.parametrize(
+    ("argv", "account", "spoken", "auth_lang", "kept"),
+    [
+        ([], "ru", "ru", None, None),  # the locale's yields to the account's
+        ([], None, "pl", None, None),  # an account without one: the locale's
+        (["--lang", "pl"], "ru", "pl", "pl", "pl"),  # --lang is kept on the account
+        (["--lang", "ru"], "ru", "ru", "ru", None),  # already its language: nothing to keep
+    ],
+)
+async def test_the_account_s_language_and_the_run_s_agree_once_signed_in(
+    argv: list[str],
+    account: Language | None,
+    spoken: str,
+    auth_lang: str | None,
+    kept: str | None,
+    speaking: Any,
+) -> None:
+    words.start(argv, {"LANG": "pl_PL.UTF-8"})
+    said, player = await signed_in(account)
+    assert words.language() == spoken
+    assert [message.type for message in said[:2]] == ["hello", "auth"]
+    assert said[0].lang == (argv[1] if argv else "pl")
+    assert said[1].lang == auth_lang  # none: the server speaks the account's language
+    assert [message.lang for message in said[2:]] == ([kept] if kept else [])
+    assert player is not None and player.language == (kept or account)
 
 
 def test_a_refusal_is_the_server_s_sentence_or_the_client_s_own(speaking: Any) -> None:
@@ -389,3 +491,47 @@ def test_a_game_in_tmux_says_no_english_sentence(
     shown = "\n".join(screens)
     english = [(piece, whole) for piece, whole in english_phrases(language) if piece in shown]
     assert not english, f"English on the {language} screen: {english}\n{shown}"
+
+
+# -- the account's language, against a real server ------------------------------------------
+
+
+def kept_language(url: str, token: str) -> str | None:
+    """The language the server keeps on the account of ``token``."""
+    with connect(url) as socket:
+        socket.send(encode(Hello(type="hello", id=1)))
+        parse_server_message(socket.recv())
+        socket.send(encode(Auth(type="auth", id=2, token=token)))
+        reply = parse_server_message(socket.recv())
+    assert isinstance(reply, Authenticated), reply
+    return reply.player.language
+
+
+def test_the_account_s_language_wins_over_the_locale_and_lang_is_kept_on_it(
+    server_url: str, tmp_path: Path
+) -> None:
+    config = tmp_path / "config"
+    kept = config / "config.json"
+    env = {"SIMON_CONFIG_DIR": str(config), "SIMON_SERVER": server_url, "LANG": "pl_PL.UTF-8"}
+    name = f"ru{uuid.uuid4().hex[:8]}"
+    made = run_simon("--lang", "ru", "register", name, **env)
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.startswith("Зарегистрирован")
+    data = json.loads(kept.read_text(encoding="utf-8"))
+    token = data["accounts"][server_url]["players"][name]["token"]
+    assert kept_language(server_url, token) == "ru"  # the account starts with it
+
+    del data["account_language"]  # what the server says, not what the folder remembers
+    kept.write_text(json.dumps(data), encoding="utf-8")
+    russian = run_simon("history", **env)  # LANG says Polish; the account, Russian
+    assert russian.returncode == 0, russian.stderr
+    assert russian.stdout.strip() == f"{name}: партий пока нет"
+    offline = run_simon("deal", "SS1-S4-AAAAABD", **env)  # the account's, as last heard
+    assert offline.stdout.startswith("SS1-S4-AAAAABD  4 масти"), offline.stdout
+
+    polish = run_simon("--lang", "pl", "history", **env)
+    assert polish.stdout.strip() == f"{name}: jeszcze bez partii", polish.stderr
+    assert kept_language(server_url, token) == "pl"  # so the browser follows too
+    later = run_simon("history", **{**env, "LANG": "ru_RU.UTF-8"})
+    assert later.stdout.strip() == f"{name}: jeszcze bez partii"  # the account's, not LANG's
+    assert run_simon("deal", "SS1-S4-AAAAABD", **env).stdout.startswith("SS1-S4-AAAAABD  4 kolory")
