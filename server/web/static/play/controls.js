@@ -190,7 +190,8 @@ export function setupControls() {
       }
     },
     typedBad(text) {
-      refuse(`✗ ${t("%(typed)s: a move is two columns, like 3 7 (0 is column 10), or 3-7x2 for two cards", { typed: text })}`);
+      const said = t("%(typed)s: a move is two columns, like 3 7 (0 is column 10), or 3-7x2 for two cards", { typed: text });
+      refuse(`✗ ${said}`);
     },
   });
 

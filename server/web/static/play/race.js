@@ -86,7 +86,8 @@ export function racerLine(racer, room, me, index = 0) {
     room.state === "open" || room.state === "countdown"
       ? how
       : t("%(removed)s/4 runs · %(moves)s · %(state)s", { removed: racer.removed, moves, state: how });
-  name.prepend(`${t("%(place)s.", { place: number(racer.place ?? index + 1) })} `);
+  const place = t("%(place)s.", { place: number(racer.place ?? index + 1) });
+  name.prepend(`${place} `);
   item.append(name, " ", state);
   return item;
 }

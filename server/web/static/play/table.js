@@ -134,7 +134,8 @@ export function moveTo(from, to, count) {
   const last = game.columns().length;
   const missing = [from, to].find((column) => !(column >= 1 && column <= last));
   if (missing != null) {
-    refuse(`✗ ${t("There is no column %(column)s: the columns are 1 to %(last)s (the key 0 is %(last)s).", { column: missing, last })}`);
+    const said = t("There is no column %(column)s: the columns are 1 to %(last)s (the key 0 is %(last)s).", { column: missing, last });
+    refuse(`✗ ${said}`);
     return;
   }
   if (count == null) {
