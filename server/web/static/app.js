@@ -4,10 +4,11 @@
 // fragment the server renders; 304 when unchanged) and replaced when it changed. Elements
 // with data-countdown="SECONDS" count down to zero (those a live part brings too); at zero
 // the day is over, or a race room's deal is revealed, and the page reloads.
-// A module (deferred, strict): its one import is the play page's clock, so both count down
-// alike.
+// A module (deferred, strict): it imports the play page's clock, so both count down alike,
+// and its words (the "play" catalog, in the page's language).
 
 import { clock } from "./play/dom.js";
+import { t, timeOfDay, tn } from "./play/i18n.js";
 
 (function () {
   function announce(text) {
@@ -70,7 +71,7 @@ import { clock } from "./play/dom.js";
             keepFocus(region, function () {
               region.replaceChildren.apply(region, Array.prototype.slice.call(fresh.childNodes));
             });
-            announce("Updated at " + new Date().toLocaleTimeString());
+            announce(t("Updated at %(time)s", { time: timeOfDay(new Date()) }));
           }
         })
         .catch(function () {
@@ -168,7 +169,7 @@ import { clock } from "./play/dom.js";
     button.hidden = false;
     button.addEventListener("click", function () {
       button.disabled = true;
-      status.textContent = "The solver is looking at every position…";
+      status.textContent = t("The solver is looking at every position…");
       var scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
       var socket = new WebSocket(scheme + "//" + window.location.host + "/");
       var done = false;
@@ -186,12 +187,14 @@ import { clock } from "./play/dom.js";
       socket.addEventListener("message", function (event) {
         var message = JSON.parse(event.data);
         if (message.type === "error" && message.id === "sign-in") {
-          end("Sign in on the play page first (" + message.message + ").");
+          end(t("Sign in on the play page first (%(reason)s).", { reason: message.message }));
         } else if (message.type === "queued") {
           // the solver is making others' reviews first: where this one stands
           if (!done) {
-            var where = message.position === 1 ? "next" : "number " + message.position;
-            status.textContent = "Waiting for the solver: " + where + " in line…";
+            status.textContent =
+              message.position === 1
+                ? t("Waiting for the solver: next in line…")
+                : t("Waiting for the solver: number %(position)s in line…", { position: message.position });
           }
         } else if (message.id === "review") {
           if (message.type !== "review") return end(message.message);
@@ -201,28 +204,33 @@ import { clock } from "./play/dom.js";
         }
       });
       socket.addEventListener("close", function () {
-        end("The connection closed before the review came: try again.");
+        end(t("The connection closed before the review came: try again."));
       });
     });
   }
 
   function showReview(review) {
-    var total = "Solver review: ";
+    // the words and stops of the replay page's own review (replay.html), from its catalog
+    var total;
     if (review.won) {
-      total += "won in " + review.moves + " moves";
-      if (review.against_line != null) total += ", " + review.against_line + " over the solver's line of " + review.solver_line;
-      if (review.against_par != null) total += ", " + review.against_par + " over par";
+      total = tn("won in %(count)s move", "won in %(count)s moves", review.moves);
+      if (review.against_line != null) {
+        total += ", " + t("%(over)s over the solver's line of %(line)s", { over: review.against_line, line: review.solver_line });
+      }
+      if (review.against_par != null) total += ", " + t("%(over)s over par", { over: review.against_par });
     } else {
-      total += "not won";
-      if (review.losing_move) total += "; no win was left after action " + review.losing_move;
+      total = t("not won");
+      if (review.losing_move) total += "; " + t("no win was left after action %(seq)s", { seq: review.losing_move });
     }
-    if (review.unknown) total += "; " + review.unknown + " positions unknown";
-    document.querySelector("[data-review-total]").textContent = total + ".";
+    if (review.unknown) total += "; " + tn("%(count)s position unknown", "%(count)s positions unknown", review.unknown);
+    document.querySelector("[data-review-total]").textContent = t("Solver review:") + " " + total + ".";
     review.positions.forEach(function (position) {
       var line = document.querySelector('[data-judged="' + position.seq + '"]');
       if (!line) return;
-      var judged = position.winnable == null ? "unknown" : position.winnable ? "winnable, the solver's line " + position.distance : "lost";
-      if (position.delta != null) judged += ", cost " + position.delta;
+      var judged = t("lost");
+      if (position.winnable == null) judged = t("unknown");
+      else if (position.winnable) judged = t("winnable, the solver's line %(distance)s", { distance: position.distance });
+      if (position.delta != null) judged += ", " + t("cost %(delta)s", { delta: position.delta });
       line.textContent += "; " + judged;
     });
   }

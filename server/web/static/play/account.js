@@ -2,6 +2,7 @@
 // device, the four-colour pack, signing out.
 
 import { $, click, copyText } from "./dom.js";
+import { t } from "./i18n.js";
 
 const FOUR_COLOUR = "simon.four-colour";
 
@@ -47,7 +48,8 @@ export function setupAccountMenu(account) {
     event.stopImmediatePropagation();
   });
   click("[data-action=sign-out]", () => {
-    if (!confirm("Sign out of this browser? Sign in again with your token (\"Use on another device\" shows it).")) return;
+    const question = t('Sign out of this browser? Sign in again with your token ("Use on another device" shows it).');
+    if (!confirm(question)) return;
     account.signOut();
   });
   const fourColour = $("[data-option=four-colour]");

@@ -3,6 +3,7 @@
 // deepest first, data-legal="true" on the columns a lifted group may go to.
 
 import { card } from "./cards.js";
+import { t, tn } from "./i18n.js";
 
 const MOST_CARD_WIDTH = 118;
 
@@ -27,7 +28,7 @@ export class Board {
       column.className = "pile";
       column.dataset.column = String(number);
       column.setAttribute("role", "list");
-      column.setAttribute("aria-label", `Column ${number}`);
+      column.setAttribute("aria-label", t("Column %(column)s", { column: number }));
       column.tabIndex = number === 1 ? 0 : -1;
       element.append(column);
       this.columns.push(column);
@@ -62,8 +63,10 @@ export class Board {
       Array.from(column.children).forEach((element, position) => {
         element.classList.toggle("movable", position >= cards.length - lit);
       });
-      const label = cards.length ? `${cards.length} card${cards.length === 1 ? "" : "s"}` : "empty";
-      column.setAttribute("aria-label", `Column ${number}, ${label}`);
+      const label = cards.length
+        ? tn("Column %(column)s, %(count)s card", "Column %(column)s, %(count)s cards", cards.length, { column: number })
+        : t("Column %(column)s, empty", { column: number });
+      column.setAttribute("aria-label", label);
       column.classList.toggle("empty", !cards.length);
     });
     this.counts = columns.map((cards) => cards.length);
@@ -193,7 +196,7 @@ function cardElement(text, column) {
   element.className = `playing-card suit-${shown.suit}`;
   element.dataset.card = text;
   element.setAttribute("role", "listitem");
-  element.setAttribute("aria-label", `${shown.name}, column ${column}`);
+  element.setAttribute("aria-label", t("%(card)s, column %(column)s", { card: shown.name, column }));
   const corner = document.createElement("span");
   corner.className = "corner";
   corner.textContent = shown.shown + shown.symbol;

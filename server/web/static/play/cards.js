@@ -1,14 +1,34 @@
 // Cards as the protocol writes them ("TH": rank then suit letter), for display only.
 
+import { t } from "./i18n.js";
+
 const RANKS = { A: 1, T: 10, J: 11, Q: 12, K: 13 };
-const RANK_NAMES = { 1: "ace", 11: "jack", 12: "queen", 13: "king" };
 const RANK_SHOWN = { 1: "A", 10: "10", 11: "J", 12: "Q", 13: "K" };
 export const SUITS = {
-  S: { symbol: "♠", name: "spades" },
-  H: { symbol: "♥", name: "hearts" },
-  D: { symbol: "♦", name: "diamonds" },
-  C: { symbol: "♣", name: "clubs" },
+  S: { symbol: "♠" },
+  H: { symbol: "♥" },
+  D: { symbol: "♦" },
+  C: { symbol: "♣" },
 };
+
+/** A rank as a card is called ("ace", "10"). @param {number} rank */
+function rankName(rank) {
+  if (rank === 1) return t("ace");
+  if (rank === 11) return t("jack");
+  if (rank === 12) return t("queen");
+  if (rank === 13) return t("king");
+  return String(rank);
+}
+
+/** "ace of spades", "10 of hearts": the whole name, each suit its own sentence (a suit's
+ * word takes its rank's case in Polish and Russian). @param {number} rank @param {string} suit */
+function cardName(rank, suit) {
+  const params = { rank: rankName(rank) };
+  if (suit === "S") return t("%(rank)s of spades", params);
+  if (suit === "H") return t("%(rank)s of hearts", params);
+  if (suit === "D") return t("%(rank)s of diamonds", params);
+  return t("%(rank)s of clubs", params);
+}
 
 /** {text, rank, suit, shown, symbol, name} of a card's protocol text. */
 export function card(text) {
@@ -20,7 +40,7 @@ export function card(text) {
     suit,
     shown: RANK_SHOWN[rank] ?? String(rank),
     symbol: SUITS[suit].symbol,
-    name: `${RANK_NAMES[rank] ?? rank} of ${SUITS[suit].name}`,
+    name: cardName(rank, suit),
   };
 }
 

@@ -6,6 +6,7 @@ import { groupText } from "./cards.js";
 import { controller as c } from "./controller.js";
 import { $, $$, announce, clearRefusal, click, current, refuse } from "./dom.js";
 import { Pointer } from "./drag.js";
+import { t, tn } from "./i18n.js";
 import { Keys } from "./keys.js";
 import { act, auto, move, moveTo } from "./table.js";
 
@@ -39,7 +40,7 @@ function select(column, count) {
   c.board.highlight(game.targets(column, size));
   const cards = game.columns()[column - 1].slice(-size);
   nowhere(game, column, size);
-  announce(`Lifted ${groupText(cards)} from column ${column}. Choose a column to put it on.`);
+  announce(t("Lifted %(cards)s from column %(column)s. Choose a column to put it on.", { cards: groupText(cards), column }));
 }
 
 /** A lifted group no column takes: said on screen, not only lit nowhere.
@@ -47,7 +48,8 @@ function select(column, count) {
 function nowhere(game, column, count) {
   if (game.targets(column, count)?.length !== 0) return;
   const cards = game.columns()[column - 1].slice(-count);
-  refuse(`${groupText(cards)} can go nowhere now: no column takes ${count === 1 ? "it" : "them"}.`);
+  const params = { cards: groupText(cards) };
+  refuse(tn("%(cards)s can go nowhere now: no column takes it.", "%(cards)s can go nowhere now: no column takes them.", count, params));
 }
 
 export function cancelSelection() {
@@ -99,9 +101,10 @@ function confirmed(action, button) {
   button.dataset.label ??= button.textContent;
   button.dataset.title ??= button.title;
   // short enough for a phone's row of buttons: the mark and the question say "again"
-  button.textContent = action === "restart" ? "Restart?" : "Resign?";
+  button.textContent = action === "restart" ? t("Restart?") : t("Resign?");
   button.classList.add("confirming");
-  const again = action === "restart" ? "Press Restart again to deal the same cards again." : "Press Resign again to end this game.";
+  const again =
+    action === "restart" ? t("Press Restart again to deal the same cards again.") : t("Press Resign again to end this game.");
   button.title = again;
   announce(again);
   setTimeout(() => {
@@ -179,7 +182,7 @@ export function setupControls() {
       clearRefusal();
     },
     typed(text, column) {
-      $("[data-typed]").textContent = text ? `Typed: ${text}` : "";
+      $("[data-typed]").textContent = text ? t("Typed: %(keys)s", { keys: text }) : "";
       if (text) clearRefusal(); // a new move on its way: the last refusal is past
       if (!c.selected || c.selected.column !== column) {
         if (column && !text.includes("-")) select(column, null);
@@ -187,7 +190,8 @@ export function setupControls() {
       }
     },
     typedBad(text) {
-      refuse(`✗ ${text}: a move is two columns, like 3 7 (0 is column 10), or 3-7x2 for two cards`);
+      const said = t("%(typed)s: a move is two columns, like 3 7 (0 is column 10), or 3-7x2 for two cards", { typed: text });
+      refuse(`✗ ${said}`);
     },
   });
 

@@ -1,5 +1,7 @@
 // The page's elements: finding them, showing one view, saying things to the player.
 
+import { t } from "./i18n.js";
+
 export const $ = (selector, scope = document) => scope.querySelector(selector);
 export const $$ = (selector, scope = document) => Array.from(scope.querySelectorAll(selector));
 
@@ -14,11 +16,6 @@ export function current() {
   return document.body.dataset.screen;
 }
 
-/** "1 move", "2 moves". */
-export function counted(count, noun) {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
-}
-
 /** A duration as a clock reads: "4:05", "1:04:05" (the server's formats.clock alike); the
  * play page's clocks and app.js's countdowns. @param {number} seconds */
 export function clock(seconds) {
@@ -27,13 +24,6 @@ export function clock(seconds) {
   const minutes = Math.floor((whole % 3600) / 60);
   const secs = String(whole % 60).padStart(2, "0");
   return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${secs}` : `${minutes}:${secs}`;
-}
-
-/** "1st", "2nd", "3rd", "4th", "11th", "22nd". */
-export function ordinal(place) {
-  const tens = place % 100;
-  const suffix = tens >= 11 && tens <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[place % 10] ?? "th");
-  return `${place}${suffix}`;
 }
 
 export function setError(scope, text) {
@@ -77,7 +67,7 @@ export function clearRefusal() {
  * write the clipboard (a plain http address), select `element`'s text for them instead. */
 export async function copyText(text, button, element) {
   const label = (button.dataset.label ??= button.textContent);
-  let said = "Copied";
+  let said = t("Copied");
   try {
     await navigator.clipboard.writeText(text);
   } catch {
@@ -85,7 +75,7 @@ export async function copyText(text, button, element) {
     range.selectNodeContents(element);
     getSelection().removeAllRanges();
     getSelection().addRange(range);
-    said = "Selected: copy it";
+    said = t("Selected: copy it");
   }
   button.textContent = said;
   setTimeout(() => {

@@ -1,8 +1,10 @@
 // The welcome and the lobby: signing in (a new account, or a token from another device),
-// the day's deals and its countdown, practice by code, starting a game.
+// the account's language, the day's deals and its countdown, practice by code, starting a
+// game.
 
 import { controller as c } from "./controller.js";
 import { $, $$, clock, current, setError, setText } from "./dom.js";
+import { lang, number, t } from "./i18n.js";
 import { joinRoom } from "./room.js";
 
 /** @typedef {import("./net.js").Connection} Connection */
@@ -14,10 +16,12 @@ import { joinRoom } from "./room.js";
 /** The connection's onOpen: hello, then the account and the game (or room) it was at.
  * @param {Connection} conn */
 export async function signIn(conn) {
-  const welcome = await conn.early({ type: "hello", version: 1, client: "simon-web", legal: true });
-  if (welcome.type !== "welcome") throw new Error(welcome.type === "error" ? welcome.message : "no welcome");
+  const welcome = await conn.early({ type: "hello", version: 1, client: "simon-web", legal: true, lang });
+  if (welcome.type !== "welcome") {
+    throw new Error(welcome.type === "error" ? welcome.message : t("the server did not say welcome"));
+  }
   if (!c.token) return;
-  const reply = await conn.early({ type: "auth", token: c.token });
+  const reply = await conn.early({ type: "auth", token: c.token, lang });
   if (reply.type === "error") {
     if (reply.code === "bad-token") {
       c.forgetAccount();
@@ -26,7 +30,10 @@ export async function signIn(conn) {
     }
     throw new Error(reply.message);
   }
-  if (reply.type === "authenticated") signedIn(reply.player);
+  if (reply.type === "authenticated") {
+    signedIn(reply.player);
+    if (await followLanguage(reply.player, (request) => conn.early(request))) return; // reloading
+  }
   const gameId = c.gameToResume();
   if (gameId) {
     const resumed = await conn.early({ type: "resume", game: gameId, seq: c.game?.seq ?? 0 });
@@ -46,6 +53,65 @@ function signedIn(player) {
   $("[data-account]").hidden = false;
   for (const element of $$("[data-player-name]")) element.textContent = player.name;
   $("[data-player-link]").href = `/player/${encodeURIComponent(player.name)}`;
+}
+
+// -- the account's language (docs/protocol.md, "Languages") ------------------------------
+
+/** The tab's note that it reloaded in the account's language: once, never round and round. */
+const FOLLOWED = "simon.followed-language";
+
+/** "pl" of "pl-PL", "PL" or "pl_PL.UTF-8", as the server reads a language's name.
+ * @param {string | null} name */
+function primary(name) {
+  return name ? name.trim().replace("_", "-").split("-")[0].split(".")[0].toLowerCase() : null;
+}
+
+/** The language the picker's cookie names, if any. */
+function cookieLanguage() {
+  const found = document.cookie.split(";").map((part) => part.trim()).find((part) => part.startsWith("lang="));
+  return found ? primary(decodeURIComponent(found.slice("lang=".length))) : null;
+}
+
+/** Whether this device chose the page's language: the address's ?lang= or the cookie the
+ * pages' picker (/language/X) leaves names it (a name the server does not know chose nothing). */
+function chosenHere() {
+  return primary(new URLSearchParams(location.search).get("lang")) === lang || cookieLanguage() === lang;
+}
+
+/** Keep the page's language on the account. @param {Player} player
+ * @param {(request: Request) => Promise<ServerMessage>} send */
+async function keepLanguage(player, send) {
+  const reply = await send({ type: "set_language", lang });
+  if (reply.type === "language_set") player.language = reply.lang;
+}
+
+/** After signing in: a language chosen on this device goes to the account; with none, the
+ * page follows the account's (every device speaks it), reloading in it once.
+ * @param {Player} player @param {(request: Request) => Promise<ServerMessage>} send
+ * @returns {Promise<boolean>} whether the page is reloading */
+async function followLanguage(player, send) {
+  if (chosenHere()) {
+    if (player.language !== lang) await keepLanguage(player, send);
+    return false;
+  }
+  if (!player.language || player.language === lang) return false;
+  return reloadIn(player.language);
+}
+
+/** Leave the picker's cookie for `language` and load the page again, in it: once a tab at
+ * most, and only when the cookie was kept (with it, the next load has chosen, so it cannot
+ * loop). @param {string} language */
+function reloadIn(language) {
+  try {
+    if (sessionStorage.getItem(FOLLOWED) === language) return false;
+    sessionStorage.setItem(FOLLOWED, language);
+  } catch {
+    return false; // no storage: no promise of a single reload
+  }
+  document.cookie = `lang=${language}; Path=/; Max-Age=31536000; SameSite=Lax`;
+  if (cookieLanguage() !== language) return false; // cookies refused: a reload changes nothing
+  location.reload();
+  return true;
 }
 
 export function showWelcome() {
@@ -74,6 +140,9 @@ async function welcomed(event, message, tokenOf) {
   c.keepToken(tokenOf(/** @type {Registered} */ (welcome), form.elements));
   signedIn(welcome.player);
   c.connection.wanted = true;
+  const send = (/** @type {Request} */ request) => c.connection.request(request);
+  if (welcome.type === "registered") await keepLanguage(welcome.player, send);
+  else if (await followLanguage(welcome.player, send)) return; // reloading
   await enterLobby();
 }
 
@@ -102,7 +171,7 @@ export async function refreshDaily() {
   if (history.type === "history") c.history = history;
   if (daily.type === "error" && daily.code === "proving") {
     c.dayEnds = null;
-    $("[data-day-left]").textContent = "Today's deals are being proven: a moment…";
+    $("[data-day-left]").textContent = t("Today's deals are being proven: a moment…");
     setTimeout(refreshDaily, 5000);
   }
   renderDaily();
@@ -120,7 +189,7 @@ export function showLobby() {
 function dayLeft() {
   if (!c.dayEnds) return;
   const left = Math.max(0, Math.ceil((c.dayEnds - Date.now()) / 1000));
-  setText($("[data-day-left]"), `The day (UTC) ends in ${clock(left)}.`);
+  setText($("[data-day-left]"), t("The day (UTC) ends in %(time)s.", { time: clock(left) }));
   if (left === 0) {
     c.dayEnds = null;
     setTimeout(refreshDaily, 1000);
@@ -151,18 +220,17 @@ function renderDaily() {
     const button = $(`[data-start="daily"][data-suits="${deal.suits}"]`);
     if (!button) continue;
     const played = playedDaily(daily.day, deal.suits);
-    let state = "Play";
+    let state = t("Play");
     button.dataset.played = "false";
     if (deal.finished) {
       button.dataset.played = "true";
-      if (played?.review === "held") state = "Played · under review";
-      else if (played?.rank) {
-        const among = played.board === "new" ? " of new players" : "";
-        state = `Played · rank ${played.rank}${among} · see the board`;
-      }
-      else state = "Played · see the board";
+      const rank = { rank: number(played?.rank ?? 0) };
+      if (played?.review === "held") state = t("Played · under review");
+      else if (played?.rank && played.board === "new") state = t("Played · rank %(rank)s of new players · see the board", rank);
+      else if (played?.rank) state = t("Played · rank %(rank)s · see the board", rank);
+      else state = t("Played · see the board");
     } else if (deal.started) {
-      state = "Continue";
+      state = t("Continue");
     }
     $("[data-state]", button).textContent = state;
   }
@@ -203,7 +271,7 @@ export function setupLobby() {
   $("[data-form=sign-in]").addEventListener("submit", (/** @type {SubmitEvent} */ event) =>
     welcomed(
       event,
-      (fields) => ({ type: "auth", token: fields.token.value.trim() }),
+      (fields) => ({ type: "auth", token: fields.token.value.trim(), lang }),
       (_, fields) => fields.token.value.trim(),
     ),
   );

@@ -7,6 +7,7 @@ import { setupAccountMenu } from "./account.js";
 import { setupControls } from "./controls.js";
 import { controller as c } from "./controller.js";
 import { $, refuse } from "./dom.js";
+import { t } from "./i18n.js";
 import { enterLobby, refreshDaily, setupLobby, showWelcome, signIn } from "./lobby.js";
 import { setupResult } from "./result.js";
 import { digestCame, raceUpdated, roomChanged, setupRoom } from "./room.js";
@@ -45,6 +46,7 @@ const HANDLERS = {
   welcome: answered,
   registered: answered,
   authenticated: answered,
+  language_set: answered,
   targets: answered,
   daily: answered,
   history: answered,
@@ -94,7 +96,7 @@ setInterval(tick, 250);
 // -- start ------------------------------------------------------------------------------
 
 if (c.token) {
-  $("[data-connection]").textContent = "Connecting…";
+  $("[data-connection]").textContent = t("Connecting…");
   connection.open();
   connection.request({ type: "ping" }).then(() => enterLobby());
 } else {

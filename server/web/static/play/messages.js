@@ -12,7 +12,8 @@
 /** For each column, for each group size from 1 card, the columns (from 1) it may go to.
  * @typedef {number[][][]} Placements */
 
-/** @typedef {{name: string, created?: string | null, bot?: boolean}} Player */
+/** @typedef {"en" | "pl" | "ru"} Language */
+/** @typedef {{name: string, created?: string | null, bot?: boolean, language?: Language | null}} Player */
 
 /**
  * The whole state of one game.
@@ -193,6 +194,7 @@
 /** @typedef {{type: "race_update", code: string, event: string, entry: RoomEntry}} RaceUpdate */
 
 /** @typedef {{type: "pong", id?: MessageId, server_time: string}} Pong */
+/** @typedef {{type: "language_set", id?: MessageId, lang: Language}} LanguageSet */
 /**
  * @typedef {object} ErrorMessage
  * @property {"error"} type
@@ -207,7 +209,7 @@
  * Every message the play page reads; `type` tells them apart.
  * @typedef {Welcome | Registered | Authenticated | State | Moved | Finished | TargetList
  *   | DailyInfo | DailyChanged | History | RaceBoard | RaceRoom | RaceUpdate | Pong
- *   | ErrorMessage} ServerMessage
+ *   | LanguageSet | ErrorMessage} ServerMessage
  */
 
 export {};

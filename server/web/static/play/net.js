@@ -3,6 +3,8 @@
 // same id, once the connection is back and signed in (the server answers a resent action
 // again and never plays it twice).
 
+import { lang, t } from "./i18n.js";
+
 /** @typedef {import("./messages.js").ServerMessage} ServerMessage */
 /** A message to the server: its type, its id (added when sent), its fields.
  * @typedef {{type: string, id?: string, [field: string]: any}} Request */
@@ -17,6 +19,8 @@
 
 const BACKOFF_FIRST = 500;
 const BACKOFF_MOST = 10000;
+/** A delay as the language writes it, to a tenth of a second ("0.5", "0,5"). */
+const TENTHS = new Intl.NumberFormat(lang, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
 export class Connection {
   /**
@@ -57,7 +61,7 @@ export class Connection {
     try {
       await this.hooks.onOpen(this);
     } catch (error) {
-      this.hooks.onStatus(`Could not sign in: ${/** @type {Error} */ (error).message}`);
+      this.hooks.onStatus(t("Could not sign in: %(reason)s", { reason: /** @type {Error} */ (error).message }));
       return;
     }
     if (this.socket !== socket) return;
@@ -74,10 +78,11 @@ export class Connection {
     this.ready = false;
     for (const [id, entry] of this.waiting) {
       if (entry.early) this.waiting.delete(id); // part of the sign-in: asked again
-      if (entry.early) entry.resolve({ type: "error", id, code: "network", message: "connection lost" });
+      if (entry.early) entry.resolve({ type: "error", id, code: "network", message: t("connection lost") });
     }
     if (!this.wanted && !this.waiting.size) return;
-    this.hooks.onStatus(`Connection lost: trying again in ${(this.delay / 1000).toFixed(1)} s…`);
+    const seconds = TENTHS.format(this.delay / 1000);
+    this.hooks.onStatus(t("Connection lost: trying again in %(seconds)s s…", { seconds }));
     this.timer = setTimeout(() => {
       this.timer = null;
       this.open();
@@ -125,7 +130,7 @@ export class Connection {
       return Promise.resolve({
         type: "error",
         code: "network",
-        message: "Not connected to the server: try again once the connection is back.",
+        message: t("Not connected to the server: try again once the connection is back."),
       });
     }
     return this.request(message);

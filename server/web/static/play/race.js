@@ -2,7 +2,8 @@
 // the board as they race, the results. The server's views and updates are the truth: this
 // only keeps the newest view (by revision) and the racers' lines in the room's order.
 
-import { clock, counted } from "./dom.js";
+import { clock } from "./dom.js";
+import { number, t, tn } from "./i18n.js";
 
 /** The room's standings order (docs/protocol.md, "Race rooms"). */
 export function standing(a, b) {
@@ -59,28 +60,34 @@ export class Room {
   }
 }
 
-/** One racer's line: "1. ann · 2 runs · 31 moves · racing". */
+/** A racer's name, and whether they are a bot. @param {{player: string, bot?: boolean}} racer */
+export function racerName(racer) {
+  return racer.bot ? t("%(name)s (bot)", { name: racer.player }) : racer.player;
+}
+
+/** One racer's line: "1. ann · 2/4 runs · 31 moves · racing". */
 export function racerLine(racer, room, me, index = 0) {
   const item = document.createElement("li");
   if (racer.player === me) item.className = "me";
   const name = document.createElement("span");
   name.className = "racer-name";
-  name.textContent = racer.player + (racer.bot ? " (bot)" : "") + (racer.player === room.owner ? " ★" : "");
+  name.textContent = racerName(racer) + (racer.player === room.owner ? " ★" : "");
   const state = document.createElement("span");
   state.className = "racer-state";
   let how;
-  if (racer.won) how = `won in ${clock(racer.elapsed ?? 0)}`;
-  else if (racer.resigned) how = "gave up";
-  else if (racer.finished) how = "time up";
-  else if (racer.left) how = "left";
-  else if (room.state === "open" || room.state === "countdown") how = "ready";
-  else how = "racing";
-  const place = `${racer.place ?? index + 1}. `;
+  if (racer.won) how = t("won in %(time)s", { time: clock(racer.elapsed ?? 0) });
+  else if (racer.resigned) how = t("gave up");
+  else if (racer.finished) how = t("time up");
+  else if (racer.left) how = t("left");
+  else if (room.state === "open" || room.state === "countdown") how = t("ready");
+  else how = t("racing");
+  const moves = tn("%(count)s move", "%(count)s moves", racer.moves);
   state.textContent =
     room.state === "open" || room.state === "countdown"
       ? how
-      : `${racer.removed}/4 runs · ${counted(racer.moves, "move")} · ${how}`;
-  name.prepend(place);
+      : t("%(removed)s/4 runs · %(moves)s · %(state)s", { removed: racer.removed, moves, state: how });
+  const place = t("%(place)s.", { place: number(racer.place ?? index + 1) });
+  name.prepend(`${place} `);
   item.append(name, " ", state);
   return item;
 }

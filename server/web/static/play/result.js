@@ -3,9 +3,13 @@
 
 import { cancelSelection } from "./controls.js";
 import { controller as c } from "./controller.js";
-import { $, click, clock, copyText, counted, ordinal } from "./dom.js";
+import { $, click, clock, copyText } from "./dom.js";
+import { lang, number, t, tn } from "./i18n.js";
 import { refreshDaily, showLobby } from "./lobby.js";
 import { racerLine } from "./race.js";
+
+/** A share of the board as the language writes it ("42%", "42 %"). */
+const PERCENT = new Intl.NumberFormat(lang, { style: "percent", maximumFractionDigits: 1 });
 
 /** Whether there is a result to show: the game's end as the server said it, or its race's. */
 export function hasResult() {
@@ -23,21 +27,36 @@ export function showResult() {
   if (!hasResult()) return;
   const box = $("[data-result-box]");
   const me = c.player?.name;
-  let heading = "Game over";
+  let heading = t("Game over");
   const lines = [];
   if (result) {
-    heading = result.won ? "You cleared the table!" : result.resigned ? "You resigned" : "The game is over";
-    lines.push(`Score ${result.score} in ${counted(result.moves, "move")}, ${result.removed} of 4 runs, ${clock(result.elapsed)}.`);
-    const board = result.board === "new" ? "the new players' board" : "today's board";
-    if (result.review === "held") lines.push("Your result is under review: it reaches the board once a person has looked.");
-    else if (result.rank) lines.push(`Rank ${result.rank} on ${board}.`);
+    heading = result.won ? t("You cleared the table!") : result.resigned ? t("You resigned") : t("The game is over");
+    const score = { score: number(result.score), removed: result.removed, time: clock(result.elapsed) };
+    lines.push(
+      tn(
+        "Score %(score)s in %(count)s move, %(removed)s of 4 runs, %(time)s.",
+        "Score %(score)s in %(count)s moves, %(removed)s of 4 runs, %(time)s.",
+        result.moves,
+        score,
+      ),
+    );
+    const rank = { rank: number(result.rank ?? 0) };
+    if (result.review === "held") lines.push(t("Your result is under review: it reaches the board once a person has looked."));
+    else if (result.rank && result.board === "new") lines.push(t("Rank %(rank)s on the new players' board.", rank));
+    else if (result.rank) lines.push(t("Rank %(rank)s on today's board.", rank));
     if (result.board === "new" && result.counts_from) {
-      lines.push(`Your dailies count on the public board from ${result.counts_from}.`);
+      lines.push(t("Your dailies count on the public board from %(day)s.", { day: result.counts_from }));
     }
     // first place says it all (and the first result of a day beats "100%" of one)
-    if (result.percentile != null && result.rank !== 1) lines.push(`You did as well as or better than ${result.percentile}% of the board.`);
-    if (result.par != null) lines.push(`Par: ${result.par} moves.`);
-    if (result.streak) lines.push(`Days in a row: ${result.streak.current} (best ${result.streak.best}).`);
+    if (result.percentile != null && result.rank !== 1) {
+      const percent = PERCENT.format(result.percentile / 100);
+      lines.push(t("You did as well as or better than %(percent)s of the board.", { percent }));
+    }
+    if (result.par != null) lines.push(tn("Par: %(count)s move.", "Par: %(count)s moves.", result.par));
+    if (result.streak) {
+      const { current, best } = result.streak;
+      lines.push(t("Days in a row: %(current)s (best %(best)s).", { current: number(current), best: number(best) }));
+    }
   }
   const share = $("[data-result-share]");
   $("[data-result-share-box]").hidden = !result?.share;
@@ -50,17 +69,17 @@ export function showResult() {
     if (view.state === "over") {
       heading =
         mine?.place === 1 && mine.won
-          ? "You won the race!"
+          ? t("You won the race!")
           : mine?.place
-            ? `Race over: you came ${ordinal(mine.place)}`
-            : "Race over";
+            ? t("Race over: you finished in place %(place)s", { place: number(mine.place) })
+            : t("Race over");
     } else {
-      lines.push("The others are still racing…");
+      lines.push(t("The others are still racing…"));
     }
     racers.replaceChildren(...view.racers.map((racer, index) => racerLine(racer, view, me, index)));
   }
   const rematchOpen = inRace && view.state === "over" && (view.next || c.room.rematchOpen === view.code);
-  if (rematchOpen) lines.push("A rematch is open: join it to race again.");
+  if (rematchOpen) lines.push(t("A rematch is open: join it to race again."));
   $("[data-result-title]").textContent = heading;
   $("[data-result-line]").textContent = lines.join(" ");
   const links = $("[data-result-links]");
@@ -75,12 +94,12 @@ export function showResult() {
     links.append(a);
   };
   const boardQuery = result?.board === "new" ? "&board=new" : "";
-  if (day) add(`/day/${day}?suits=${suits}${boardQuery}`, "The day's board");
-  if (inRace) add(`/race/${encodeURIComponent(view.code)}`, "The race's page");
-  if (me) add(`/player/${encodeURIComponent(me)}`, "Your page");
+  if (day) add(`/day/${day}?suits=${suits}${boardQuery}`, t("The day's board"));
+  if (inRace) add(`/race/${encodeURIComponent(view.code)}`, t("The race's page"));
+  if (me) add(`/player/${encodeURIComponent(me)}`, t("Your page"));
   const rematch = $("[data-action=race-rematch]");
   rematch.hidden = !(inRace && view.state === "over");
-  rematch.textContent = rematchOpen ? "Join the rematch" : "Rematch";
+  rematch.textContent = rematchOpen ? t("Join the rematch") : t("Rematch");
   box.hidden = false;
   $("[data-result-card]").dataset.result = result?.won ? "won" : result ? (result.resigned ? "resigned" : "over") : "race";
   $("[data-result-box] button[data-action=lobby]").focus();

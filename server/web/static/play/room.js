@@ -5,7 +5,8 @@
 import { controller as c } from "./controller.js";
 import { $, announce, click, clock, copyText, refuse, setError, setText } from "./dom.js";
 import { refreshDaily, showLobby } from "./lobby.js";
-import { racerLine } from "./race.js";
+import { number, t, tn } from "./i18n.js";
+import { racerLine, racerName } from "./race.js";
 import { hideResult, showResult } from "./result.js";
 import { renderGame, tick } from "./table.js";
 
@@ -24,20 +25,24 @@ export function renderRoom() {
   const anchor = $("[data-room-link]");
   anchor.href = link;
   anchor.textContent = link;
-  const suits = view.suits === 1 ? "1 suit" : `${view.suits} suits`;
-  const waiting = `${view.racers.length} of ${view.capacity} racers`;
+  const suits = tn("%(count)s suit", "%(count)s suits", view.suits);
+  const waiting = tn("%(racers)s of %(count)s racer", "%(racers)s of %(count)s racers", view.capacity, {
+    racers: number(view.racers.length),
+  });
   const how = view.public
-    ? "It starts by itself: at once with 3 racers, or shortly after a second racer comes."
+    ? t("It starts by itself: at once with 3 racers, or shortly after a second racer comes.")
     : view.owner === me
-      ? "Start the race when your friends are in."
-      : `${view.owner} starts the race.`;
-  const lede = {
-    open: `${suits}, ${waiting}. ${how}`,
-    countdown: `${suits}: the race is about to start. Everyone gets the same deal at the same instant.`,
-    racing: `${suits}: racing.`,
-    over: `${suits}: the race is over.`,
-    expired: "This room expired before its race started.",
-  }[view.state];
+      ? t("Start the race when your friends are in.")
+      : t("%(owner)s starts the race.", { owner: view.owner });
+  const ledes = {
+    open: () => t("%(suits)s, %(waiting)s. %(how)s", { suits, waiting, how }),
+    countdown: () =>
+      t("%(suits)s: the race is about to start. Everyone gets the same deal at the same instant.", { suits }),
+    racing: () => t("%(suits)s: racing.", { suits }),
+    over: () => t("%(suits)s: the race is over.", { suits }),
+    expired: () => t("This room expired before its race started."),
+  };
+  const lede = ledes[view.state]?.();
   $("[data-room-lede]").textContent = lede;
   const list = $("[data-room-racers]");
   list.replaceChildren(...view.racers.map((racer, index) => racerLine(racer, view, me, index)));
@@ -46,7 +51,7 @@ export function renderRoom() {
   startButton.disabled = view.racers.length < 2;
   const why = $("[data-race-start-why]");
   why.hidden = startButton.hidden || !startButton.disabled;
-  why.textContent = "A race needs 2 racers: send the link.";
+  why.textContent = t("A race needs 2 racers: send the link.");
   $("[data-action=race-leave]").hidden = view.state !== "open";
   tick();
 }
@@ -59,21 +64,24 @@ export function renderStandings() {
   const me = c.player?.name;
   if (game?.view.race && view && view.code === game.view.race) {
     aside.hidden = false;
-    $("[data-standings-title]").textContent = `Race ${view.code}`;
+    $("[data-standings-title]").textContent = t("Race %(code)s", { code: view.code });
     $("[data-standings-list]").replaceChildren(...view.racers.map((racer, index) => racerLine(racer, view, me, index)));
   } else if (game?.view.mode === "daily" && c.digest && c.digest.suits === game.view.suits) {
     aside.hidden = false;
     const digest = c.digest;
     // a result held for review is not in the digest yet: say why it is missing
-    const held = c.result?.game === game.id && c.result.review === "held" ? " (yours is under review)" : "";
-    $("[data-standings-title]").textContent =
-      `Today's race: ${digest.playing} playing, ${digest.finished} finished${held}`;
+    const held = c.result?.game === game.id && c.result.review === "held";
+    const counts = { playing: number(digest.playing), finished: number(digest.finished) };
+    $("[data-standings-title]").textContent = held
+      ? t("Today's race: %(playing)s playing, %(finished)s finished (yours is under review)", counts)
+      : t("Today's race: %(playing)s playing, %(finished)s finished", counts);
     $("[data-standings-list]").replaceChildren(
       ...digest.players.map((row) => {
         const item = document.createElement("li");
         if (row.player === me) item.className = "me";
-        const state = row.won ? "won" : row.resigned ? "gave up" : row.left ? "left" : "playing";
-        item.textContent = `${row.rank}. ${row.player}${row.bot ? " (bot)" : ""} · ${row.score} · ${state}`;
+        const state = row.won ? t("won") : row.resigned ? t("gave up") : row.left ? t("left") : t("playing");
+        const line = { rank: number(row.rank), name: racerName(row), score: number(row.score), state };
+        item.textContent = t("%(rank)s. %(name)s · %(score)s · %(state)s", line);
         return item;
       }),
     );
@@ -81,7 +89,9 @@ export function renderStandings() {
     // the standings are on their way: their place beside the table is kept from the deal
     // on, so the cards do not shrink under the pointer when they come
     aside.hidden = false;
-    $("[data-standings-title]").textContent = game.view.race ? `Race ${game.view.race}` : "Today's race";
+    $("[data-standings-title]").textContent = game.view.race
+      ? t("Race %(code)s", { code: game.view.race })
+      : t("Today's race");
     $("[data-standings-list]").replaceChildren();
   } else {
     aside.hidden = true;
@@ -96,12 +106,12 @@ export function tickRoom() {
   const left = room.startsIn();
   const countdown = $("[data-room-countdown]");
   if (room.view.state === "countdown" && left != null) {
-    setText(countdown, left > 0 ? `The deal is revealed in ${Math.ceil(left)}` : "Go!");
+    setText(countdown, left > 0 ? t("The deal is revealed in %(seconds)s", { seconds: number(Math.ceil(left)) }) : t("Go!"));
   } else if (room.view.state === "open" && room.view.auto_start_at) {
     const auto = (Date.parse(room.view.auto_start_at) - Date.now()) / 1000;
     // by this machine's time of day: shown only when it agrees with the server's promise
     const plausible = auto > 0 && auto <= 60;
-    setText(countdown, plausible ? `Starts by itself in ${Math.ceil(auto)} s` : "");
+    setText(countdown, plausible ? t("Starts by itself in %(seconds)s s", { seconds: number(Math.ceil(auto)) }) : "");
   } else {
     setText(countdown, "");
   }
@@ -109,7 +119,7 @@ export function tickRoom() {
   // this machine's time of day
   const racing = room.view.state === "racing" && c.game?.view.race === room.view.code;
   const remaining = racing ? room.view.time_limit - c.game.clock() : null;
-  setText($("[data-race-clock]"), remaining != null ? `Time left ${clock(remaining)}` : "");
+  setText($("[data-race-clock]"), remaining != null ? t("Time left %(time)s", { time: clock(remaining) }) : "");
 }
 
 /** @param {string} code @returns {Promise<boolean>} whether the room took the player in (or let them watch) */
@@ -145,7 +155,7 @@ export function roomChanged(message) {
   if (message.event === "rematch") {
     // a private room names no rematch: it is joined by race_rematch, which the button sends
     room.rematchOpen = view.code;
-    announce("A rematch is open: join it from the result.");
+    announce(t("A rematch is open: join it from the result."));
     showResult();
   }
 }
@@ -170,7 +180,7 @@ function raceNews(code, entry) {
   if (!entry.won || entry.player === c.player?.name || c.game?.view.race !== code) return;
   const news = $("[data-race-news]");
   if (news.textContent) return; // the first to win is the news
-  news.textContent = `${entry.player} won in ${clock(entry.elapsed ?? 0)}`;
+  news.textContent = t("%(name)s won in %(time)s", { name: entry.player, time: clock(entry.elapsed ?? 0) });
 }
 
 /** The lobby's race panel and the room's buttons. */

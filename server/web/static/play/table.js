@@ -6,6 +6,7 @@ import { cancelSelection, showTargets } from "./controls.js";
 import { controller as c } from "./controller.js";
 import { $, announce, clearRefusal, clock, current, refuse, setText } from "./dom.js";
 import { Game, RUN_LENGTH, parseMove } from "./game.js";
+import { t, tn } from "./i18n.js";
 import { hasResult, hideResult, showResult } from "./result.js";
 import { renderStandings, tickRoom } from "./room.js";
 
@@ -52,15 +53,15 @@ export function takeState(view, request) {
   }
   renderStandings();
   renderGame();
-  if (!view.finished && request && request.type === "start") announce(`${title(view)}: the deal is dealt.`);
+  if (!view.finished && request && request.type === "start") announce(t("%(title)s: the deal is dealt.", { title: title(view) }));
 }
 
 /** @param {GameView} view */
 function title(view) {
-  const suits = view.suits === 1 ? "1 suit" : `${view.suits} suits`;
-  if (view.race) return `Race ${view.race} · ${suits}`;
-  if (view.mode === "daily") return `Daily · ${suits}`;
-  return `Practice · ${suits}`;
+  const suits = tn("%(count)s suit", "%(count)s suits", view.suits);
+  if (view.race) return t("Race %(code)s · %(suits)s", { code: view.race, suits });
+  if (view.mode === "daily") return t("Daily · %(suits)s", { suits });
+  return t("Practice · %(suits)s", { suits });
 }
 
 export function renderGame() {
@@ -80,7 +81,7 @@ export function renderGame() {
   const over = $("[data-game-over]");
   over.hidden = !game.finished;
   over.dataset.over = game.won ? "won" : c.result?.resigned ? "resigned" : "over";
-  over.textContent = { won: "Won", resigned: "Resigned", over: "Over" }[over.dataset.over];
+  over.textContent = over.dataset.over === "won" ? t("Won") : over.dataset.over === "resigned" ? t("Resigned") : t("Over");
   $("[data-action=show-result]").hidden = !(game.finished && hasResult());
   if (c.selected) {
     c.board.select(c.selected.column, c.selected.count);
@@ -133,7 +134,8 @@ export function moveTo(from, to, count) {
   const last = game.columns().length;
   const missing = [from, to].find((column) => !(column >= 1 && column <= last));
   if (missing != null) {
-    refuse(`✗ There is no column ${missing}: the columns are 1 to ${last} (the key 0 is ${last}).`);
+    const said = t("There is no column %(column)s: the columns are 1 to %(last)s (the key 0 is %(last)s).", { column: missing, last });
+    refuse(`✗ ${said}`);
     return;
   }
   if (count == null) {
@@ -177,10 +179,21 @@ export function settled(moved) {
     const { from, to, count } = parseMove(moved.move);
     const cards = before[from - 1].slice(-count);
     const onto = before[to - 1];
-    let text = `${moved.move}: ${groupText(cards)} onto ${onto.length ? short(onto.at(-1)) : "an empty column"}`;
-    if (moved.removed_run) text += `; a run of ${short(cards.at(-1)).slice(-1)} leaves the table`;
-    announce(text + ".");
+    announce(movedText(moved, cards, onto));
   }
+}
+
+/** "3-7: 8♠ 7♠ onto 9♠.", said to a screen reader.
+ * @param {Moved} moved @param {string[]} cards @param {string[]} onto the target column before */
+function movedText(moved, cards, onto) {
+  const said = { move: moved.move, cards: groupText(cards), card: onto.length ? short(onto.at(-1)) : "" };
+  const suit = { ...said, suit: short(cards.at(-1)).slice(-1) };
+  if (moved.removed_run) {
+    return onto.length
+      ? t("%(move)s: %(cards)s onto %(card)s; a run of %(suit)s leaves the table.", suit)
+      : t("%(move)s: %(cards)s onto an empty column; a run of %(suit)s leaves the table.", suit);
+  }
+  return onto.length ? t("%(move)s: %(cards)s onto %(card)s.", said) : t("%(move)s: %(cards)s onto an empty column.", said);
 }
 
 /** A removed run visibly leaves: copies of its cards fly off the table.
