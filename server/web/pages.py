@@ -424,7 +424,7 @@ async def play(source: Source, query: Query, _: str) -> Page:
 
 async def offline(source: Source, query: Query, _: str) -> Page:
     """``/offline``: what the service worker shows when a page cannot reach the server (it
-    keeps a copy from its install, in the visitor's language)."""
+    keeps a copy in the language of the last page read: static/sw.js)."""
     return Page("offline.html", {})
 
 

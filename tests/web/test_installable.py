@@ -156,3 +156,54 @@ async def test_chromium_installs_the_page_repeats_a_visit_from_its_caches_and_sa
     )
     assert len(rules) == 1 and rules[0] > 10  # its stylesheet, from the worker's cache
     await run(lambda: screenshot(driver, "offline-390", width=390))
+
+
+def _heading(driver: Any) -> str:
+    return str(driver.execute_script("return document.querySelector('h1')?.textContent"))
+
+
+async def _worker_keeps(driver: Any, lang: str) -> None:
+    """Wait until the worker's offline page is the one in ``lang``."""
+
+    def kept() -> bool:
+        return bool(
+            driver.execute_script(
+                "return caches.match('/offline').then((page) =>"
+                " page?.headers.get('Content-Language') === arguments[0])",
+                lang,
+            )
+        )
+
+    await wait_for(kept, 10, f"the offline page in {lang}")
+
+
+async def test_the_offline_page_speaks_the_language_of_the_last_page_read(
+    backend: Backend, fresh_chromium: Any
+) -> None:
+    driver = fresh_chromium
+    async with serving(server_settings(backend)) as server:
+        base = server.http_url
+        await run(lambda: driver.get(f"{base}/play"))
+        await wait_for(
+            lambda: driver.execute_script("return navigator.serviceWorker.ready.then(() => true)"),
+            10,
+            "the service worker active",
+        )
+        await _worker_keeps(driver, "en")  # from its install: the browser's language
+        await run(lambda: driver.get(f"{base}/?lang=pl"))
+        await wait_for(lambda: _controlled(driver), 10, "the page controlled by the worker")
+        await _worker_keeps(driver, "pl")
+        await run(lambda: driver.get(f"{base}/play?lang=ru"))
+        await _worker_keeps(driver, "ru")
+        await run(lambda: driver.get(f"{base}/day/2026-01-01?lang=pl"))  # Polish kept: no fetch
+        await _worker_keeps(driver, "pl")
+
+    # the server gone: the last page's language, or the one a link asks for if it was kept
+    await run(lambda: driver.get(f"{base}/play"))
+    assert await run(lambda: _heading(driver)) == "Jesteś offline"
+    await run(lambda: driver.get(f"{base}/play?lang=ru"))
+    assert await run(lambda: _heading(driver)) == "Нет подключения к сети"
+    await run(lambda: driver.get(f"{base}/?lang=en"))
+    assert await run(lambda: _heading(driver)) == "You are offline"
+    await run(lambda: driver.get(f"{base}/?lang=de"))
+    assert await run(lambda: _heading(driver)) == "Jesteś offline"

@@ -14,7 +14,8 @@ import pytest
 from tests.conftest import Backend
 from tests.support.fakes import fixed_prover
 from tests.support.languages import english_in
-from tests.support.servers import fresh_clock, server_settings, serving
+from tests.support.rooms import DEAL, room_reply, signed_up
+from tests.support.servers import Client, fresh_clock, server_settings, serving
 from tests.support.web import finish_daily, no_cache, page
 
 HTML_LANG = re.compile(r'<html lang="([a-z]+)">')
@@ -94,17 +95,22 @@ async def test_the_picker_remembers_the_choice_and_goes_back_to_its_page(
 async def test_no_page_in_polish_or_russian_shows_an_english_sentence(
     backend: Backend, language: str
 ) -> None:
-    async with serving(
-        server_settings(backend), clock=fresh_clock(), prover=fixed_prover(42)
-    ) as server:
+    clock = fresh_clock()
+    async with serving(server_settings(backend), clock=clock, prover=fixed_prover(42)) as server:
         no_cache(server)
         base = server.http_url
         name = await finish_daily(server.url, suits=2)
-        day = server.hub.clock.now().date().isoformat()
+        day = clock.now().date().isoformat()
+        async with Client.connect(server.url) as client:
+            await signed_up(client, "Words")
+            started = await client.request({"type": "start", "suits": 1})
+            assert (await client.request({"type": "resign"}))["type"] == "state"
+            room = await room_reply(client, {"type": "race_new", "code": DEAL})
         paths = [
             "/", "/?board=bots", "/?board=new", f"/day/{day}?suits=2", f"/day/{day}?suits=4",
             f"/day/{day}?suits=2&player={quote(name)}", f"/player/{quote(name)}",
-            "/race?suits=2", "/day/1969-01-01", "/no/such/page",
+            "/race?suits=2", f"/race/{room['code']}", "/play", f"/play?race={room['code']}",
+            "/offline", "/day/1969-01-01", "/no/such/page",
         ]  # fmt: skip
         english = await page(f"{base}/day/{day}?suits=2", Accept_Language="en")
         assert "No one has finished yet today" not in english_in(english.text, language)
@@ -113,6 +119,16 @@ async def test_no_page_in_polish_or_russian_shows_an_english_sentence(
             shown = await page(f"{base}{path}", Accept_Language=language)
             assert HTML_LANG.search(shown.text)[1] == language, path  # type: ignore[index]
             assert english_in(shown.text, language) == [], path
+        # the next day: yesterday's deals with their par, and a daily's replay made public
+        clock.advance(days=1)
+        replay = f"/replay/{quote(started['state']['game'], safe='')}"
+        for path in ("/", replay):
+            shown = await page(f"{base}{path}", Accept_Language=language)
+            assert shown.status == 200, shown.text
+            assert HTML_LANG.search(shown.text)[1] == language, path  # type: ignore[index]
+            assert english_in(shown.text, language) == [], path
+        par = {"pl": "norma 42 ruchy", "ru": "норма 42 хода"}[language]
+        assert par in (await page(f"{base}/", Accept_Language=language)).text
 
 
 async def test_a_refusal_from_below_the_edge_is_said_on_the_page_with_its_values(

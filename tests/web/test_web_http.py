@@ -317,7 +317,8 @@ async def test_static_files_are_versioned_and_cached_for_a_year(backend: Backend
         links = re.findall(r'(?:href|src)="(/static/[^"]+)"', home.text)
         assert sorted(link.split("?")[0] for link in links) == [
             "/static/app.js", "/static/icon.svg", "/static/icons/icon-192.png",
-            "/static/install.js", "/static/manifest.webmanifest", "/static/style.css",
+            "/static/install.js", "/static/manifest.webmanifest",
+            "/static/play/i18n/en.json", "/static/style.css",
         ]  # fmt: skip
         types = {
             "css": "text/css; charset=utf-8",
@@ -325,6 +326,7 @@ async def test_static_files_are_versioned_and_cached_for_a_year(backend: Backend
             "svg": "image/svg+xml; charset=utf-8",
             "png": "image/png",
             "webmanifest": "application/manifest+json; charset=utf-8",
+            "json": "application/json; charset=utf-8",
         }
         for link in links:
             name = link.split("?")[0].removeprefix("/static/")
