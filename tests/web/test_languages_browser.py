@@ -6,6 +6,7 @@ and 390 wide)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,8 +21,9 @@ from tests.conftest import Backend
 from tests.support.fakes import fixed_prover
 from tests.support.languages import english_in
 from tests.support.play import DESKTOP, PHONE, PlayPage, SolvingProver
-from tests.support.servers import fresh_clock, server_settings, serving
+from tests.support.servers import Client, fresh_clock, server_settings, serving, unique_name
 from tests.support.web import (
+    chromium,
     embedded_backend,
     finish_daily,
     run,
@@ -33,6 +35,8 @@ from tests.support.web import (
 
 #: Who registers in each language: a name in the language's own alphabet.
 NAMES = {"pl": "Łukasz", "ru": "Дмитрий"}
+
+__all__ = ["chromium"]  # the fixture, used by name
 
 
 @pytest.fixture(params=["pl", "ru"])
@@ -158,3 +162,66 @@ async def test_a_player_in_polish_or_russian_plays_a_whole_daily_in_their_langua
             await _reads_only(play, language, what)
             await _both_widths(play, f"{shot}-{language}")
         assert name in await run(lambda: play.text("h1"))
+
+
+async def test_a_device_follows_the_accounts_language_and_a_choice_made_on_it_is_kept(
+    chromium: Any, tmp_path: Path
+) -> None:
+    settings = server_settings(embedded_backend(tmp_path))
+    async with serving(settings, clock=fresh_clock(), prover=SolvingProver()) as server:
+        async with Client.connect(server.url) as client:  # the account, made in Russian elsewhere
+            made = await client.request({"type": "register", "name": unique_name("follow")})
+            said = await client.request({"type": "set_language", "lang": "ru"})
+            assert said == {"type": "language_set", "id": said["id"], "lang": "ru"}
+        play = PlayPage(chromium)  # a browser in English, with nothing stored for the site
+        await play.viewport(DESKTOP)
+        await play.open(f"{server.http_url}/healthz")
+        origin = server.http_url
+        await run(
+            lambda: chromium.execute_cdp_cmd(
+                "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"}
+            )
+        )
+        await run(lambda: chromium.get_log("browser"))  # the bare route's missing favicon
+        await play.open(f"{server.http_url}/play")
+        assert await run(lambda: _lang(chromium)) == "en"
+        await play.click('[data-view="welcome"] summary')
+        field = await run(lambda: play.find('form[data-form="sign-in"] input[name="token"]'))
+        await run(lambda: field.send_keys(made["token"]))
+        await play.click('form[data-form="sign-in"] button[type="submit"]')
+        # signed in, the page takes the account's language: once, and stays in it
+        await wait_for(lambda: _lang(chromium) == "ru", 10, "the page in Russian")
+        await wait_for(lambda: play.find('[data-view="lobby"]').is_displayed(), 10, "the lobby")
+        await _reads_only(play, "ru", "the lobby after following the account")
+        await play.open(f"{server.http_url}/play")
+        await wait_for(lambda: play.find('[data-view="lobby"]').is_displayed(), 10, "the lobby")
+        assert await run(lambda: _lang(chromium)) == "ru"
+
+        async def accounts_language() -> str | None:
+            async with Client.connect(server.url) as client:
+                reply = await client.request({"type": "auth", "token": made["token"]})
+                return reply["player"].get("language")  # type: ignore[no-any-return]
+
+        # another device changes the account's language: this one, which only followed,
+        # follows again (its own cookie was no choice of the player's)
+        async with Client.connect(server.url) as client:
+            await client.request({"type": "auth", "token": made["token"]})
+            await client.request({"type": "set_language", "lang": "pl"})
+        await play.open(f"{server.http_url}/play")
+        await wait_for(lambda: _lang(chromium) == "pl", 10, "the page in Polish")
+        await wait_for(lambda: play.find('[data-view="lobby"]').is_displayed(), 10, "the lobby")
+        assert await accounts_language() == "pl"
+
+        # the picker on this device: Russian from now on, and kept on the account
+        await play.click('.languages a[hreflang="ru"]')
+        await wait_for(lambda: _lang(chromium) == "ru", 10, "the page in Russian")
+        await wait_for(lambda: play.find('[data-view="lobby"]').is_displayed(), 10, "the lobby")
+        for _ in range(50):
+            if await accounts_language() == "ru":
+                break
+            await asyncio.sleep(0.1)
+        assert await accounts_language() == "ru"
+        await play.open(f"{server.http_url}/play")
+        await wait_for(lambda: play.find('[data-view="lobby"]').is_displayed(), 10, "the lobby")
+        assert await run(lambda: _lang(chromium)) == "ru"
+        assert await run(lambda: severe_logs(chromium)) == []

@@ -72,10 +72,22 @@ function cookieLanguage() {
   return found ? primary(decodeURIComponent(found.slice("lang=".length))) : null;
 }
 
+/** The device's note of the language it took from the account (a cookie it left itself, which
+ * chose nothing). */
+const TAKEN = "simon.language-taken";
+
 /** Whether this device chose the page's language: the address's ?lang= or the cookie the
- * pages' picker (/language/X) leaves names it (a name the server does not know chose nothing). */
+ * pages' picker (/language/X) leaves names it (a name the server does not know chose nothing),
+ * unless that cookie is one this page left to follow the account. */
 function chosenHere() {
-  return primary(new URLSearchParams(location.search).get("lang")) === lang || cookieLanguage() === lang;
+  if (primary(new URLSearchParams(location.search).get("lang")) === lang) return true;
+  let taken = null;
+  try {
+    taken = localStorage.getItem(TAKEN);
+  } catch {
+    // no storage: every cookie counts as chosen
+  }
+  return cookieLanguage() === lang && taken !== lang;
 }
 
 /** Keep the page's language on the account. @param {Player} player
@@ -110,6 +122,11 @@ function reloadIn(language) {
   }
   document.cookie = `lang=${language}; Path=/; Max-Age=31536000; SameSite=Lax`;
   if (cookieLanguage() !== language) return false; // cookies refused: a reload changes nothing
+  try {
+    localStorage.setItem(TAKEN, language);
+  } catch {
+    return false;
+  }
   location.reload();
   return true;
 }
