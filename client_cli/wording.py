@@ -10,25 +10,6 @@ from server.protocol import Board
 
 from .words import N_, _, ngettext, short_day
 
-#: The engine's rule sentences, for the client's own catalog: a refusal of the local
-#: engine (offline play, previews), or of a server that says them in English.
-RULE_SENTENCES: dict[Rule, str] = {
-    Rule.NO_SUCH_COLUMN: N_("Columns are numbered 1 to 10."),
-    Rule.SAME_COLUMN: N_("A card must move to another column."),
-    Rule.EMPTY_SOURCE: N_("That column is empty: there is nothing to move."),
-    Rule.TOO_MANY_CARDS: N_("That column does not have that many cards."),
-    Rule.NOT_ONE_SUIT: N_("A group moves together only when it is all one suit."),
-    Rule.NOT_DESCENDING: N_("A group moves together only when its ranks go down one by one."),
-    Rule.NOT_ONE_HIGHER: N_(
-        "A card goes only on a card exactly one rank higher, or an empty column."
-    ),
-    Rule.ONTO_ACE: N_("Nothing can be put on an ace."),
-    Rule.KING_NEEDS_EMPTY: N_("A king can move only to an empty column."),
-    Rule.NO_TARGET: N_("That group has nowhere to go."),
-    Rule.GAME_OVER: N_("The game is over."),
-    Rule.NOTHING_TO_UNDO: N_("There is nothing to undo."),
-}
-
 
 def rule_sentence(rule: str | None, fallback: str) -> str:
     """The sentence of a refusal: the server's own (``fallback``, said in the connection's
@@ -48,7 +29,7 @@ def rule_sentence(rule: str | None, fallback: str) -> str:
         return fallback
     if fallback and fallback != known.sentence:
         return fallback  # the server's, in the language asked for
-    return _(RULE_SENTENCES[known])
+    return _(known.sentence)  # the engine's sentences are in the cli catalog too (cli.cfg)
 
 
 def plural(count: int, word: str) -> str:
