@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from gettext import c2py
 
@@ -20,7 +21,7 @@ from server.i18n import (
     speaking,
     translations,
 )
-from server.i18n.catalogs import DOMAINS, TRANSLATED, categories, po_path
+from server.i18n.catalogs import BROWSER, DOMAINS, TRANSLATED, categories, po_path
 from server.i18n.formats import long_day
 from server.i18n.languages import negotiate
 
@@ -120,3 +121,35 @@ def test_days_are_written_as_each_language_writes_them() -> None:
         "pl": "niedziela 1 marca 2026",
         "ru": "воскресенье 1 марта 2026",
     }
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("pl", ["0 ruchów", "1 ruch", "2 ruchy", "5 ruchów", "12 ruchów", "21 ruchów",
+                "22 ruchy", "25 ruchów", "112 ruchów"]),
+        ("ru", ["0 ходов", "1 ход", "2 хода", "5 ходов", "12 ходов", "21 ход", "22 хода",
+                "25 ходов", "112 ходов"]),
+    ],
+)  # fmt: skip
+def test_the_browsers_catalog_gives_each_count_its_cldr_form(
+    language: Language, expected: list[str]
+) -> None:
+    """What play/i18n/LANG.json hands ``tn()``: each plural's forms by the category
+    ``Intl.PluralRules`` names (Babel's CLDR rule stands in for the browser's here), the
+    same forms gettext's Plural-Forms picks for every count."""
+    rule = Locale.parse(language).plural_form
+    browser = json.loads((BROWSER / f"{language}.json").read_text())["messages"]
+    said = [browser["%(count)s move"][rule(count)] % {"count": count} for count in COUNTS]
+    assert said == expected
+    (play,) = [domain for domain in DOMAINS if domain.name == "play"]
+    with po_path(play, language).open("rb") as po:
+        catalog = read_po(po, locale=language)
+    index_of = c2py(catalog.plural_expr)
+    plurals = [message for message in catalog if isinstance(message.id, tuple)]
+    assert len(plurals) >= 5
+    for message in plurals:
+        forms = browser[str(message.id[0])]
+        assert isinstance(message.string, tuple)
+        for count in COUNTS:
+            assert forms[rule(count)] == message.string[index_of(count)], (message.id, count)
