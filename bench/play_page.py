@@ -9,6 +9,8 @@ input from Chromium's DevTools protocol:
 - **first load**: the bytes a first visit to ``/play`` transfers (page, stylesheets,
   scripts: the Resource Timing API's ``transferSize``, headers included, gzip as sent),
   with the browser's cache off;
+- **first load in each language**: the same in English, Polish and Russian (``?lang=``),
+  and the bytes of the page's catalog of words (``play/i18n/LANG.json``) in each;
 - **repeat load**: a later visit with the caches on: the static files the page used, and
   those that went to the network (a revalidation is one);
 - **interactive**: from the start of navigation to the page's first view shown with its
@@ -53,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from client_cli.connection import Connection
 from server.engine import Game, Move
+from server.i18n.languages import LANGUAGES
 from server.protocol import Moved, MoveRequest, Register, Registered, Start, State
 from server.solver import solve
 from tests.support.servers import server_process
@@ -128,10 +131,10 @@ def wait(driver: Any, script: str, timeout: float = 20.0) -> Any:
 # -- what the browser measures -------------------------------------------------------
 
 
-def first_load(driver: Any, url: str) -> dict[str, Any]:
+def first_load(driver: Any, url: str, language: str | None = None) -> dict[str, Any]:
     driver.execute_cdp_cmd("Network.enable", {})
     driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
-    driver.get(f"{url}/play")
+    driver.get(f"{url}/play" + (f"?lang={language}" if language else ""))
     wait(driver, "return performance.getEntriesByName('simon:ready').length")
     entries = driver.execute_script(
         """
@@ -145,8 +148,20 @@ def first_load(driver: Any, url: str) -> dict[str, Any]:
     return {
         "transferred_bytes": sum(sent for _, sent, _ in entries),
         "decoded_bytes": sum(size for _, _, size in entries),
+        # the page's words (play/i18n/LANG.json): what a language adds to the first load
+        "catalog_bytes": sum(
+            sent for path, sent, _ in entries if path.startswith("/static/play/i18n/")
+        ),
         "files": files,
     }
+
+
+def first_load_in(driver: Any, url: str, language: str) -> dict[str, int]:
+    """The first load of the page in ``language`` (nothing stored for the site, cache off):
+    its bytes in all and its catalog's."""
+    driver.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": url, "storageTypes": "all"})
+    load = first_load(driver, url, language)
+    return {"transferred_bytes": load["transferred_bytes"], "catalog_bytes": load["catalog_bytes"]}
 
 
 def repeat_load(driver: Any, url: str) -> dict[str, Any]:
@@ -443,6 +458,7 @@ def measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
     driver = browser()
     try:
         load = first_load(driver, http)
+        by_language = {language: first_load_in(driver, http, language) for language in LANGUAGES}
         first_visit = []
         for _ in range(args.loads):
             driver.execute_cdp_cmd(
@@ -485,6 +501,7 @@ def measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
     browser_rt, simon_rt = summary(browser_times), summary(simon_times)
     return {
         "first_load": load,
+        "first_load_by_language": by_language,
         "repeat_load": repeat,
         "interactive_ms": {
             "first_visit": summary(first_visit),
