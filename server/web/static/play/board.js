@@ -4,6 +4,7 @@
 
 import { card } from "./cards.js";
 import { t, tn } from "./i18n.js";
+import { arrive, glide, moving } from "./motion.js";
 
 const MOST_CARD_WIDTH = 118;
 
@@ -15,6 +16,9 @@ export class Board {
     this.counts = [];
     this.focused = 1;
     this.size = { width: 60, height: 84, font: 14 };
+    /** @type {Map<HTMLElement, DOMRect>} where cards are seen now when not on the table (a
+     * dragged group's copies): the next render glides them from there */
+    this.from = new Map();
     // the numbers the keys name (a first row of the grid); screen readers hear each column's label
     for (let number = 1; number <= 10; number += 1) {
       const label = document.createElement("span");
@@ -44,20 +48,49 @@ export class Board {
   }
 
   /** Show `columns` (arrays of card texts); `movable[c]` cards at the end of column c+1
-   * may be picked up (lit), or null when not known. */
-  render(columns, movable) {
-    columns.forEach((cards, index) => {
-      const column = this.columns[index];
-      const number = index + 1;
-      const existing = column.children;
-      // keep the elements that show the same cards: a move touches two columns
+   * may be picked up (lit), or null when not known. The cards that moved glide from where
+   * they were (FLIP, motion.js), unless `glides` is false (a new deal comes as it is). */
+  render(columns, movable, glides = true) {
+    const motion = glides && moving() && this.element.getClientRects().length > 0;
+    // each column keeps the elements that show the same cards: a move touches two columns
+    const kept = columns.map((cards, index) => {
+      const existing = this.columns[index].children;
       let same = 0;
       while (same < existing.length && same < cards.length && /** @type {HTMLElement} */ (existing[same]).dataset.card === cards[same]) {
         same += 1;
       }
-      while (existing.length > same) existing[existing.length - 1].remove();
-      for (let position = same; position < cards.length; position += 1) {
-        column.append(cardElement(cards[position], number));
+      return same;
+    });
+    // FLIP's first: where each card of a column that changes is now, all read before any
+    // write; the cards leaving a column are kept by their text for the column they go to
+    /** @type {Map<HTMLElement, import("./motion.js").Place>} */
+    const was = new Map();
+    /** @type {Map<string, HTMLElement[]>} */
+    const freed = new Map();
+    columns.forEach((cards, index) => {
+      const existing = /** @type {HTMLElement[]} */ (Array.from(this.columns[index].children));
+      if (kept[index] === existing.length && kept[index] === cards.length) return;
+      existing.forEach((element, position) => {
+        if (motion) was.set(element, this.from.get(element) ?? element.getBoundingClientRect());
+        if (position < kept[index]) return;
+        const same = freed.get(element.dataset.card);
+        if (same) same.push(element);
+        else freed.set(element.dataset.card, [element]);
+      });
+    });
+    this.from.clear();
+    /** @type {HTMLElement[]} */
+    const fresh = [];
+    columns.forEach((cards, index) => {
+      const column = this.columns[index];
+      const number = index + 1;
+      const existing = column.children;
+      while (existing.length > kept[index]) existing[existing.length - 1].remove();
+      for (let position = kept[index]; position < cards.length; position += 1) {
+        let element = freed.get(cards[position])?.shift();
+        if (element) element.setAttribute("aria-label", cardLabel(cards[position], number));
+        else fresh.push((element = cardElement(cards[position], number)));
+        column.append(element);
       }
       const lit = movable ? movable[index] : 0;
       Array.from(column.children).forEach((element, position) => {
@@ -71,6 +104,40 @@ export class Board {
     });
     this.counts = columns.map((cards) => cards.length);
     this.arrange();
+    if (!motion) return;
+    this.land(Array.from(was, ([element, from]) => [element, from]));
+    // cards that come back from nowhere (a removed run undone) drop in from above
+    fresh.forEach((element, order) => {
+      if (!was.has(element)) this.mark(element, arrive(element, order));
+    });
+  }
+
+  /** FLIP's last and play: each card glides from its box in `pairs` to where it is drawn
+   * (its place read for all of them first, then the animations started: one layout). */
+  land(/** @type {[HTMLElement, import("./motion.js").Place][]} */ pairs) {
+    const here = pairs.filter(([element]) => element.isConnected);
+    const places = here.map(([element]) => this.placeOf(element));
+    here.forEach(([element, from], index) => this.mark(element, glide(element, from, places[index])));
+  }
+
+  /** Where `element` (a card on the table) is drawn when nothing moves it: its layout box,
+   * whatever glide it is in. */
+  placeOf(/** @type {HTMLElement} */ element) {
+    const pile = element.parentElement.getBoundingClientRect();
+    return new DOMRect(pile.left + element.offsetLeft, pile.top + element.offsetTop, element.offsetWidth, element.offsetHeight);
+  }
+
+  /** A card on its way: its column is drawn over the others until the card has landed. */
+  mark(/** @type {HTMLElement} */ element, /** @type {Animation | null} */ animation) {
+    if (!animation) return;
+    const column = /** @type {HTMLElement & {landing?: object}} */ (element.parentElement);
+    const token = {};
+    column.landing = token;
+    column.classList.add("landing");
+    const done = () => {
+      if (column.landing === token) column.classList.remove("landing");
+    };
+    animation.finished.then(done, done);
   }
 
   /** Size the cards to the board's width and the overlap to the window's height (on a
@@ -126,6 +193,7 @@ export class Board {
     });
     if (this.tallest !== tallest) {
       this.tallest = tallest;
+      this.element.style.setProperty("--band", `${tallest}px`); // a lit column's band, to the felt's foot
       if (!this.heldUntil) this.element.style.minHeight = `${tallest}px`;
     }
   }
@@ -144,7 +212,7 @@ export class Board {
 
   /** The cards of a group: the last `count` of column `number`. */
   group(number, count) {
-    const children = Array.from(this.columns[number - 1].children);
+    const children = /** @type {HTMLElement[]} */ (Array.from(this.columns[number - 1].children));
     return children.slice(children.length - count);
   }
 
@@ -154,6 +222,8 @@ export class Board {
       if (targets && targets.includes(index + 1)) column.dataset.legal = "true";
       else delete column.dataset.legal;
     });
+    // while a group is held the only marks are where it may go: the pick-up edges step back
+    this.element.classList.toggle("holding", Boolean(targets));
   }
 
   /** Mark the picked-up group (keyboard or tap), or clear the mark. */
@@ -165,8 +235,9 @@ export class Board {
   /** The column under the point (x, y), by the columns' geometry, or 0. */
   columnAt(x, y) {
     const board = this.element.getBoundingClientRect();
-    // anywhere down a column's band counts, below the felt too: a finger hides where it is
-    if (y < board.top - 40 || y > Math.max(board.bottom, window.innerHeight) + 40) return 0;
+    // anywhere down a column's band counts, to a little below the felt (a finger hides where
+    // it is); further down is off the table, and a group let go there goes back
+    if (y < board.top - 40 || y > board.bottom + this.size.height * 0.5) return 0;
     let best = 0;
     let distance = Infinity;
     this.columns.forEach((column, index) => {
@@ -190,13 +261,17 @@ export class Board {
   }
 }
 
+function cardLabel(text, column) {
+  return t("%(card)s, column %(column)s", { card: card(text).name, column });
+}
+
 function cardElement(text, column) {
   const shown = card(text);
   const element = document.createElement("div");
   element.className = `playing-card suit-${shown.suit}`;
   element.dataset.card = text;
   element.setAttribute("role", "listitem");
-  element.setAttribute("aria-label", t("%(card)s, column %(column)s", { card: shown.name, column }));
+  element.setAttribute("aria-label", cardLabel(text, column));
   const corner = document.createElement("span");
   corner.className = "corner";
   corner.textContent = shown.shown + shown.symbol;

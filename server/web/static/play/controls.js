@@ -24,15 +24,15 @@ export function showTargets() {
 
 // -- selection by tap or keyboard -------------------------------------------------------
 
-/** @param {number} column @param {number | null} count */
-function select(column, count) {
+/** @param {number} column @param {number | null} count @param {boolean} [keys] by the keys */
+function select(column, count, keys = false) {
   const game = c.game;
   if (!game || game.finished) return;
   const movable = game.movable(column);
   if (movable === 0) return;
   const size = count ?? movable ?? 1;
   if (movable != null && size > movable) {
-    liftRefused(column, size);
+    liftRefused(column, size, keys);
     return;
   }
   c.selected = { column, count: size };
@@ -63,21 +63,21 @@ export function cancelSelection() {
 function choose(column) {
   const selected = c.selected;
   if (!selected) {
-    select(column, null);
+    select(column, null, true);
     return;
   }
   if (selected.column === column) {
     cancelSelection();
     return;
   }
-  moveTo(selected.column, column, selected.count);
+  moveTo(selected.column, column, selected.count, true);
 }
 
-/** A group that cannot be lifted: the server says which rule stops it.
- * @param {number} column @param {number} count */
-async function liftRefused(column, count) {
+/** A group that cannot be lifted: the server says which rule stops it (to a pointer, in
+ * words alone). @param {number} column @param {number} count @param {boolean} [keys] */
+async function liftRefused(column, count, keys = false) {
   const reply = await c.connection.request({ type: "targets", column, count });
-  if (reply.type === "error") refuse(`✗ ${reply.message}`);
+  if (reply.type === "error") refuse(keys ? `✗ ${reply.message}` : reply.message);
 }
 
 // -- undo, restart, resign --------------------------------------------------------------
@@ -166,12 +166,12 @@ export function setupControls() {
 
   new Keys({
     active: () => current() === "game" && Boolean(c.game),
-    move: (from, to, count) => moveTo(from, to, count),
+    move: (from, to, count) => moveTo(from, to, count, true),
     waits(from, to) {
       const game = c.game;
       return Boolean(game && game.columns()[to - 1]?.length === 0 && (game.movable(from) ?? 0) > 1);
     },
-    auto: (column) => auto(column, null),
+    auto: (column) => auto(column, null, true),
     undo,
     restart,
     resign,
@@ -185,7 +185,7 @@ export function setupControls() {
       $("[data-typed]").textContent = text ? t("Typed: %(keys)s", { keys: text }) : "";
       if (text) clearRefusal(); // a new move on its way: the last refusal is past
       if (!c.selected || c.selected.column !== column) {
-        if (column && !text.includes("-")) select(column, null);
+        if (column && !text.includes("-")) select(column, null, true);
         else if (!text) cancelSelection();
       }
     },

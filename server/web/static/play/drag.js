@@ -5,11 +5,13 @@
 // taps) on one column in quick succession are the double-click move; a single one lifts
 // the group (a second click elsewhere drops it there). While a group is dragged it follows
 // the pointer through requestAnimationFrame and a CSS transform; the drop column comes from
-// the columns' geometry. A drop sends the move before it changes anything on screen.
+// the columns' geometry. A drop sends the move before it changes anything on screen; the
+// group then glides from the hand to its place, or back to its column (motion.js).
+
+import { moving } from "./motion.js";
 
 const DRAG_FROM = 5; // pixels before a press is a drag
 const DOUBLE_WITHIN = 450; // ms between two presses of a double-click
-const SNAP_BACK = 160; // ms
 
 export class Pointer {
   /**
@@ -147,7 +149,13 @@ export class Pointer {
     const targets = this.play.targets(press.column, press.count);
     // not known yet (a move still on its way): shown as dropped, and the server settles it
     const legal = Boolean(to && to !== press.column && (targets === null || targets.includes(to)));
-    // the move is sent first, before the dragged copy and the lit columns are taken down
+    // the table is drawn with the move: its cards glide from where the hand let them go
+    if (legal && moving()) {
+      const copies = Array.from(this.drag.layer.children);
+      this.drag.cards.forEach((card, index) => this.board.from.set(card, copies[index].getBoundingClientRect()));
+    }
+    // the move is sent first, before the dragged copy and the lit columns are taken down; a
+    // group let go off the table (or on its own column) sends nothing and goes back
     if (to && to !== press.column) this.play.drop(press.column, to, press.count, legal);
     this.end(!legal);
   }
@@ -174,7 +182,8 @@ export class Pointer {
     if (this.drag) this.end(true);
   }
 
-  /** Drop the dragged copy: at once, or gliding back to where it came from. */
+  /** Drop the dragged copy: the cards are on the table again, where the move put them, or
+   * gliding back from the hand to their column. */
   end(snapBack) {
     const drag = this.drag;
     this.drag = null;
@@ -182,17 +191,12 @@ export class Pointer {
     this.frame = 0;
     this.board.highlight(null);
     if (drag.over) this.board.columns[drag.over - 1].classList.remove("over");
-    const restore = () => {
-      drag.layer.remove();
-      for (const card of drag.cards) card.classList.remove("lifted");
-    };
-    if (!snapBack || matchMedia("(prefers-reduced-motion: reduce)").matches) {
-      restore();
-      return;
-    }
-    drag.layer.classList.add("snapping");
-    drag.layer.style.transform = "translate3d(0, 0, 0)";
-    setTimeout(restore, SNAP_BACK);
+    const copies = Array.from(drag.layer.children);
+    const seen = snapBack && moving() ? copies.map((copy) => copy.getBoundingClientRect()) : null;
+    drag.layer.remove();
+    this.board.from.clear();
+    for (const card of drag.cards) card.classList.remove("lifted");
+    if (seen) this.board.land(drag.cards.map((card, index) => [card, seen[index]]));
   }
 
   get dragging() {

@@ -10,6 +10,14 @@ import { parseMove } from "./game.js";
 
 const SWALLOW_ENTER = 1500; // ms: an Enter out of habit after a move typed in full
 
+/** How the player last reached the page: the keys show the table's focus ring (play.css),
+ * a pointer hides it; a game shown by no key of theirs (a race's deal, a resumed game)
+ * shows none until a key is pressed, as :focus-visible would after a click.
+ * @param {"keys" | "pointer" | "none"} how */
+export function inputBy(how) {
+  if (document.documentElement.dataset.input !== how) document.documentElement.dataset.input = how;
+}
+
 /** The column a digit key names: 1 to 9, and 0 for 10. */
 export function columnOfKey(key) {
   return key === "0" ? 10 : Number(key);
@@ -27,6 +35,9 @@ export class Keys {
     this.text = "";
     this.movedAt = -Infinity;
     document.addEventListener("keydown", (event) => this.key(event));
+    // heard first, whoever handles the event
+    document.addEventListener("keydown", (event) => event.ctrlKey || event.metaKey || inputBy("keys"), true);
+    document.addEventListener("pointerdown", () => inputBy("pointer"), true);
   }
 
   key(event) {

@@ -7,6 +7,8 @@ import { controller as c } from "./controller.js";
 import { $, announce, clearRefusal, clock, current, refuse, setText } from "./dom.js";
 import { Game, RUN_LENGTH, parseMove } from "./game.js";
 import { t, tn } from "./i18n.js";
+import { inputBy } from "./keys.js";
+import { moving, sweep } from "./motion.js";
 import { hasResult, hideResult, showResult } from "./result.js";
 import { renderStandings, tickRoom } from "./room.js";
 
@@ -48,7 +50,9 @@ export function takeState(view, request) {
   if (current() !== "game" && !away) {
     hideResult();
     c.show("game");
-    // the button that started it is gone with the lobby: the keys go on at the table
+    // the button that started it is gone with the lobby: the keys go on at the table; its
+    // ring shows only to a player who started it with the keys (not a race's link, a click)
+    if (!request || request.type !== "start") inputBy("none");
     if (!$("[data-view=game]").contains(document.activeElement)) c.board.focus(c.board.focused);
   }
   renderStandings();
@@ -64,12 +68,20 @@ function title(view) {
   return t("Practice · %(suits)s", { suits });
 }
 
+/** The game whose cards the table shows (null: none yet). @type {string | null} */
+let drawn = null;
+
+/** The moves (by their ids) typed with the keys: a refusal of one repeats its notation. */
+const typed = new Set();
+
 export function renderGame() {
   const game = c.game;
   if (!game) return;
   const pending = game.pending.length;
   const movable = pending || !game.legal ? null : game.legal.map((groups) => groups.length);
-  c.board.render(game.columns(), movable);
+  // the cards glide from move to move of one game; a new deal is dealt as it is
+  c.board.render(game.columns(), movable, drawn === game.id);
+  drawn = game.id;
   c.board.element.dataset.pending = String(pending);
   $("[data-moves]").textContent = String(game.moves + pending);
   $("[data-score]").textContent = String(game.score - pending);
@@ -106,12 +118,14 @@ export function act(message) {
   return id;
 }
 
-/** @param {number} from @param {number} to @param {number | null} count @param {boolean} optimistic */
-export function move(from, to, count, optimistic) {
+/** @param {number} from @param {number} to @param {number | null} count @param {boolean} optimistic
+ * @param {boolean} [keys] typed with the keys (a refusal repeats the notation typed) */
+export function move(from, to, count, optimistic, keys = false) {
   const game = c.game;
   if (!game || game.finished) return;
   if (optimistic && count) {
     const id = c.connection.nextId();
+    if (keys) typed.add(id);
     game.optimistic(id, { from, to, count });
     // sent first, before anything on screen changes: the table is drawn while it is on its way
     c.connection.request({ type: "move", id, move: `${from}-${to}x${count}` });
@@ -123,12 +137,14 @@ export function move(from, to, count, optimistic) {
   }
   clearRefusal();
   cancelSelection();
-  act({ type: "move", move: count ? `${from}-${to}x${count}` : `${from}-${to}` });
+  const id = act({ type: "move", move: count ? `${from}-${to}x${count}` : `${from}-${to}` });
+  if (keys && id) typed.add(id);
 }
 
 /** A move typed or chosen by column numbers: the group that fits, as the notation says.
- * @param {number} from @param {number} to @param {number | null} count */
-export function moveTo(from, to, count) {
+ * @param {number} from @param {number} to @param {number | null} count
+ * @param {boolean} [keys] chosen with the keys (not a tap) */
+export function moveTo(from, to, count, keys = false) {
   const game = c.game;
   if (!game) return;
   const last = game.columns().length;
@@ -148,19 +164,20 @@ export function moveTo(from, to, count) {
     }
   }
   const legal = count != null && (game.targets(from, count) ?? []).includes(to);
-  move(from, to, count, legal);
+  move(from, to, count, legal, keys);
 }
 
 /** A column's best move (a double-click, or a column and Enter).
- * @param {number} column @param {number | null} count */
-export function auto(column, count) {
+ * @param {number} column @param {number | null} count @param {boolean} [keys] asked with the keys */
+export function auto(column, count, keys = false) {
   if (!c.game || c.game.finished) return;
   clearRefusal();
   cancelSelection();
   /** @type {Request} */
   const message = { type: "auto", column };
   if (count) message.count = count;
-  act(message);
+  const id = act(message);
+  if (keys && id) typed.add(id);
 }
 
 /** A move the server accepted (`moved`). @param {Moved} moved */
@@ -168,6 +185,7 @@ export function settled(moved) {
   const game = c.game;
   if (!game || moved.game !== game.id) return;
   const before = game.confirmed.map((column) => column.slice());
+  typed.delete(moved.id);
   const changed = game.settle(moved);
   if (changed === null) {
     c.connection.request({ type: "resume", game: game.id, seq: game.seq });
@@ -196,34 +214,20 @@ function movedText(moved, cards, onto) {
   return onto.length ? t("%(move)s: %(cards)s onto %(card)s.", said) : t("%(move)s: %(cards)s onto an empty column.", said);
 }
 
-/** A removed run visibly leaves: copies of its cards fly off the table.
+/** A removed run visibly leaves: the move lands on it, then it sweeps off as one.
  * @param {string[][]} before @param {Moved} moved */
 function leave(before, moved) {
-  if (matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  if (!moving()) return;
   const { from, to, count } = parseMove(moved.move);
   if (c.game.pending.length) return; // the table shows moves still on their way
   const shown = before.map((column) => column.slice());
   // the table as it was, with the move: the run at the end of the target column
   shown[to - 1].push(...shown[from - 1].splice(shown[from - 1].length - count, count));
   c.board.render(shown, null);
-  c.board.holdHeight(1100);
   const run = c.board.group(to, RUN_LENGTH);
-  const layer = document.createElement("div");
-  layer.className = "leaving-layer";
-  layer.setAttribute("aria-hidden", "true");
-  run.forEach((card, index) => {
-    const box = card.getBoundingClientRect();
-    const copy = /** @type {HTMLElement} */ (card.cloneNode(true));
-    copy.removeAttribute("data-card");
-    copy.removeAttribute("role");
-    copy.removeAttribute("aria-label");
-    copy.style.left = `${box.left}px`;
-    copy.style.top = `${box.top}px`;
-    copy.style.animationDelay = `${(RUN_LENGTH - 1 - index) * 25}ms`;
-    layer.append(copy);
-  });
-  document.body.append(layer);
-  setTimeout(() => layer.remove(), 1100);
+  // each card from where it is seen now (it may be on its way) to where it lies
+  const cards = run.map((element) => ({ element, from: element.getBoundingClientRect(), at: c.board.placeOf(element) }));
+  c.board.holdHeight(sweep(cards) + 100);
   const removed = $("[data-removed]").parentElement;
   removed.classList.remove("pulse");
   void removed.offsetWidth;
@@ -239,6 +243,11 @@ export function refused(error, request) {
     renderGame();
   }
   if (error.code === "game-over" || error.code === "no-game") {
+    refuse(error.message);
+    return;
+  }
+  // the rule in words; a move typed with the keys is said with what was typed, as simon says it
+  if (!typed.delete(request.id) && (request.type === "move" || request.type === "auto")) {
     refuse(error.message);
     return;
   }

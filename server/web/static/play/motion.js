@@ -1,0 +1,88 @@
+// Motion that explains a move: cards glide from where they were to where they land (FLIP:
+// the old boxes measured, the table drawn, then each moved card animated from its old place
+// with the Web Animations API, on the compositor: a transform only), a removed run sweeps
+// off as one, a group dropped nowhere glides back. None of it with prefers-reduced-motion.
+
+export const GLIDE = 200; // ms a card takes to land
+export const SWEEP = 520; // ms a removed run takes to leave
+const EASE = "cubic-bezier(0.2, 0.7, 0.3, 1)";
+
+const reduced = matchMedia("(prefers-reduced-motion: reduce)");
+
+/** Whether the page may move things (the player has not asked for less motion). */
+export function moving() {
+  return !reduced.matches;
+}
+
+/** @typedef {{left: number, top: number}} Place */
+
+/** Glide `element` from `from` (a box on the screen) to where it is drawn now, `to`.
+ * Whatever glide it had is dropped: `from` was read where it was on its way. */
+export function glide(/** @type {HTMLElement} */ element, /** @type {Place} */ from, /** @type {Place} */ to) {
+  const dx = from.left - to.left;
+  const dy = from.top - to.top;
+  for (const running of element.getAnimations()) if (running.id === "glide") running.cancel();
+  if (Math.abs(dx) < 0.5 && Math.abs(dy) < 0.5) return null;
+  const animation = element.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }], {
+    duration: GLIDE,
+    easing: EASE,
+  });
+  animation.id = "glide";
+  return animation;
+}
+
+/** Cards that come back from nowhere (an undone removal): they drop in from above. */
+export function arrive(/** @type {HTMLElement} */ element, /** @type {number} */ order) {
+  const animation = element.animate(
+    [
+      { transform: "translateY(-40vh)", opacity: 0 },
+      { transform: "none", opacity: 1 },
+    ],
+    { duration: GLIDE, easing: EASE, delay: Math.min(order, 12) * 4, fill: "backwards" },
+  );
+  animation.id = "glide";
+  return animation;
+}
+
+/** A removed run leaves the table as one: `cards` (its elements, the deepest first, each
+ * with where it lands and where it came from) copied into a layer over the page, which
+ * sweeps up and away once the last of them has landed.
+ * @param {{element: HTMLElement, at: DOMRect, from?: Place}[]} cards */
+export function sweep(cards) {
+  const layer = document.createElement("div");
+  layer.className = "leaving-layer";
+  layer.setAttribute("aria-hidden", "true");
+  const base = cards[0].at;
+  const last = cards[cards.length - 1].at;
+  // the layer is the run's box, so it turns about the run's middle
+  layer.style.left = `${base.left}px`;
+  layer.style.top = `${base.top}px`;
+  layer.style.width = `${base.width}px`;
+  layer.style.height = `${last.bottom - base.top}px`;
+  let landing = false;
+  for (const { element, at, from } of cards) {
+    const copy = /** @type {HTMLElement} */ (element.cloneNode(true));
+    copy.removeAttribute("data-card");
+    copy.removeAttribute("role");
+    copy.removeAttribute("aria-label");
+    copy.classList.remove("movable", "selected", "lifted");
+    copy.style.left = `${at.left - base.left}px`;
+    copy.style.top = `${at.top - base.top}px`;
+    layer.append(copy);
+    if (from && glide(copy, from, at)) landing = true;
+  }
+  document.body.append(layer);
+  const leaving = layer.animate(
+    [
+      { transform: "none", opacity: 1 },
+      { transform: "translate3d(0, -70vh, 0) rotate(-12deg) scale(0.6)", opacity: 0 },
+    ],
+    { duration: SWEEP, delay: landing ? GLIDE : 60, easing: "cubic-bezier(0.5, 0, 0.75, 0)", fill: "both" },
+  );
+  leaving.id = "sweep";
+  leaving.finished.then(
+    () => layer.remove(),
+    () => layer.remove(),
+  );
+  return landing ? GLIDE + SWEEP : SWEEP + 60;
+}
