@@ -223,7 +223,7 @@ async def test_a_group_let_go_below_the_table_glides_back_and_sends_nothing(
     def let_go_below() -> None:
         x0, y0 = play.card_point(move.source + 1, move.count or 1)
         x1, _ = play.column_point(move.target + 1)  # a column that takes it
-        left, top, width, height = play._rect("[data-board]", 0)
+        _, top, _, height = play._rect("[data-board]", 0)
         y1 = top + height + 90  # past the foot of the felt, more than half a card
         assert y1 < DESKTOP["height"] - 5
         play._drag((x0, y0), (x1, y1), 8)
