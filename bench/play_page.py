@@ -18,7 +18,8 @@ input from Chromium's DevTools protocol:
   returning player whose game is taken up again (the table shown), median of ``--loads``;
 - **drag**: a card dragged in a circle for ``--drag-seconds`` with a pointer event every
   16 ms; from the DevTools timeline trace, the main thread's tasks longer than 50 ms and
-  the frames drawn, and the gaps between them;
+  the frames drawn, and the gaps between them; the same while a move's cards glide (from
+  the drop, for 0.35 s: ``glide``) and while a restart's do (``restart_glide``);
 - **round trip**: the moves of ``--games`` won 1-suit deals (the first ``--moves`` of each,
   if given) played by drag and drop, each from its send to its ``moved`` (the page's
   ``simon:move`` measures), interleaved with the same moves sent by ``simon``'s websocket
@@ -207,7 +208,8 @@ def rect(driver: Any, selector: str, index: int = -1) -> tuple[float, float, flo
     )
 
 
-def drag_move(driver: Any, move: Move) -> None:
+def drag_move(driver: Any, move: Move, mark: str | None = None) -> None:
+    """Drag ``move``'s group onto its column (``mark``: a performance mark at the release)."""
     assert move.count is not None
     left, top, width, _ = rect(
         driver, f'[data-column="{move.source + 1}"] [data-card]', -move.count
@@ -227,6 +229,8 @@ def drag_move(driver: Any, move: Move) -> None:
     mouse(driver, "mousePressed", x0, y0, 1)
     for step in range(1, 5):
         mouse(driver, "mouseMoved", x0 + (x1 - x0) * step / 4, y0 + (y1 - y0) * step / 4, 1)
+    if mark:
+        driver.execute_script("performance.mark(arguments[0])", mark)
     mouse(driver, "mouseReleased", x1, y1, 0)
 
 
@@ -257,8 +261,9 @@ def register(driver: Any, url: str) -> None:
 
 
 def drag_trace(driver: Any, seconds: float) -> dict[str, Any]:
-    """Drag the last card of column 1 round in circles (a fresh browser whose timeline
-    trace has not been read yet: chromedriver hands it over once)."""
+    """Drag the last card of column 1 round in circles, then make a move by drag and drop
+    and restart the game, each watched while its cards glide (a fresh browser whose
+    timeline trace has not been read yet: chromedriver hands it over once)."""
     driver.execute_script("performance.mark('bench:drag-start')")
     left, top, width, _ = rect(driver, '[data-column="1"] [data-card]', -1)
     x0, y0 = left + width / 2, top + 6
@@ -273,11 +278,41 @@ def drag_trace(driver: Any, seconds: float) -> dict[str, Any]:
         time.sleep(max(0.0, started + step * 0.016 - time.monotonic()))
     mouse(driver, "mouseReleased", x0, y0, 0)  # back where it came from: no move
     driver.execute_script("performance.mark('bench:drag-end')")
+    time.sleep(0.5)
+    # a move's glide: from the release to a little past the glide's end
+    code = driver.execute_script("return document.querySelector('[data-view=game]').dataset.code")
+    game = Game.from_code(code)
+    drag_move(driver, game.resolve(next(game.legal_moves())), mark="bench:glide-start")
+    time.sleep(GLIDE_WATCHED)
+    driver.execute_script("performance.mark('bench:glide-end')")
+    time.sleep(0.3)
+    # a restart's: every card that moved glides back to the deal
+    driver.execute_script("performance.mark('bench:restart-start')")
+    for _ in range(2):
+        driver.find_element("css selector", '[data-action="restart"]').click()
+    time.sleep(GLIDE_WATCHED + 0.2)
+    driver.execute_script("performance.mark('bench:restart-end')")
     time.sleep(0.3)
     events = [json.loads(entry["message"])["message"] for entry in driver.get_log("performance")]
     trace = [e["params"] for e in events if e.get("method") == "Tracing.dataCollected"]
-    marks = {e["name"]: e for e in trace if e.get("name", "").startswith("bench:drag-")}
-    begin, end = marks["bench:drag-start"], marks["bench:drag-end"]
+    drag = timeline(trace, "drag")
+    return {
+        "pointer_events": step,
+        **drag,
+        "glide": timeline(trace, "glide"),
+        "restart_glide": timeline(trace, "restart"),
+    }
+
+
+#: Seconds a glide is watched for from its start (motion.js's GLIDE is 0.2 s).
+GLIDE_WATCHED = 0.35
+
+
+def timeline(trace: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    """The main thread's tasks and the frames drawn between the page's marks
+    ``bench:NAME-start`` and ``bench:NAME-end``."""
+    marks = {e["name"]: e for e in trace if e.get("name", "").startswith(f"bench:{name}-")}
+    begin, end = marks[f"bench:{name}-start"], marks[f"bench:{name}-end"]
     page = begin["pid"]
     names = {
         (e["pid"], e["tid"]): e["args"]["name"] for e in trace if e.get("name") == "thread_name"
@@ -298,7 +333,6 @@ def drag_trace(driver: Any, seconds: float) -> dict[str, Any]:
     gaps = [(b - a) / 1000 for a, b in itertools.pairwise(frames)]
     drawn = (end["ts"] - begin["ts"]) / 1e6
     return {
-        "pointer_events": step,
         "seconds": round(drawn, 2),
         "main_thread_tasks": len(tasks),
         "long_tasks_over_50ms": sum(d > LONG_TASK_MS for d in tasks),
