@@ -15,6 +15,7 @@ never called into.
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,10 @@ PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True}
 _READ_COLUMNS = """
 return Array.from(document.querySelectorAll('[data-column]')).map(
   (column) => Array.from(column.querySelectorAll('[data-card]')).map((card) => card.dataset.card));
+"""
+#: Whether a card is on its way (the page's glides, motion.js): read, never changed.
+_GLIDING = """
+return document.getAnimations().some((a) => a.id === 'glide' && a.playState === 'running');
 """
 _RECT = """
 const r = arguments[0].getBoundingClientRect();
@@ -217,6 +222,13 @@ class PlayPage:
 
     # -- real input -------------------------------------------------------------------
 
+    def _landed(self, timeout: float = 2.0) -> None:
+        """Wait while a card glides (as a person waits to see where it lands): a point read
+        on a moving card is not where the card is when the press comes."""
+        deadline = time.monotonic() + timeout
+        while self.driver.execute_script(_GLIDING) and time.monotonic() < deadline:
+            time.sleep(0.02)
+
     def _mouse(self, kind: str, x: float, y: float, *, buttons: int, clicks: int = 1) -> None:
         event = {"type": kind, "x": x, "y": y, "button": "left", "buttons": buttons}
         if kind != "mouseMoved":
@@ -242,6 +254,7 @@ class PlayPage:
         """Press on the group's first card, move to the target column, release."""
 
         def go() -> None:
+            self._landed()
             self._drag(self.card_point(source, count), self.column_point(target), steps)
 
         await run(go)
@@ -250,6 +263,7 @@ class PlayPage:
         """Press on a group and move half way to a column, without releasing."""
 
         def go() -> None:
+            self._landed()
             x0, y0 = self.card_point(source, count)
             x1, y1 = self.column_point(towards)
             self._mouse("mousePressed", x0, y0, buttons=1)
@@ -270,6 +284,7 @@ class PlayPage:
 
     async def double_click(self, column: int, count: int) -> None:
         def go() -> None:
+            self._landed()
             x, y = self.card_point(column, count)
             self._mouse("mouseMoved", x, y, buttons=0)
             for clicks in (1, 2):
@@ -286,6 +301,7 @@ class PlayPage:
 
     async def touch_drag(self, source: int, count: int, target: int, steps: int = 8) -> None:
         def go() -> None:
+            self._landed()
             (x0, y0), (x1, y1) = self.card_point(source, count), self.column_point(target)
             self._touch("touchStart", [(x0, y0)])
             for step in range(1, steps + 1):
@@ -298,6 +314,7 @@ class PlayPage:
 
     async def double_tap(self, column: int, count: int) -> None:
         def go() -> None:
+            self._landed()
             x, y = self.card_point(column, count)
             for _ in range(2):
                 self._touch("touchStart", [(x, y)])

@@ -445,3 +445,35 @@ async def test_no_focus_ring_in_a_race_started_from_its_link(
         await play.shows(game, "the race's first move")
         assert await ring(play) in (0, None)
         await owner.send({"type": "resign"})
+
+
+async def test_a_removed_run_lands_then_sweeps_off_as_one(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver]
+) -> None:
+    server, prover = served
+    game = await practising(play, server.http_url, "sweep")
+    await watch(play)
+    for move in (Move.from_text(text) for text in prover.solution(DEAL)):
+        assert move.count is not None
+        await play.drag(move.source + 1, move.count, move.target + 1)
+        game.push(move)
+        if game.removed_count:
+            break
+        await play.shows(game, f"the move {move.text()}")
+        await glides(play, 0)
+    found = await glides(play, 0.3)
+    sweeps = [g for g in found if g["id"] == "sweep"]
+    assert len(sweeps) == 1, found  # one layer, the whole run in it
+    assert "leaving-layer" in sweeps[0]["layer"]
+    copies = await run(
+        lambda: play.driver.execute_script(
+            "return Array.from(document.querySelectorAll('.leaving-layer'),"
+            " (layer) => layer.children.length)"
+        )
+    )
+    assert copies == [13]
+    await play.shows(game, "the run gone")
+    await asyncio.sleep(1.0)
+    assert await run(lambda: play.driver.execute_script(
+        "return document.querySelectorAll('.leaving-layer').length"
+    )) == 0  # fmt: skip
