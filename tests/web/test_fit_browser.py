@@ -1,7 +1,8 @@
 """The play page fits its screen, in a real headless Chromium with real input: a fresh 4-suit
 deal fills a 390x844 phone and a 1280x800 window down to three quarters of their height with
 nothing to scroll, a column grown long by many moves compresses its overlap rather than
-scroll. Screenshots of each go to ``artifacts/web/``.
+scroll, and the lobby takes the width it has. Its list of games in progress takes a player
+back to a practice game they left for another. Screenshots of each go to ``artifacts/web/``.
 """
 
 from __future__ import annotations
@@ -60,6 +61,15 @@ return {
 """
 
 
+#: How far across the lobby's panels reach: the leftmost left edge and the rightmost right.
+_LOBBY_SPAN = """
+const boxes = Array.from(document.querySelectorAll('[data-view="lobby"] .panel, [data-daily]'))
+  .filter((element) => element.offsetParent)
+  .map((element) => element.getBoundingClientRect());
+return [Math.min(...boxes.map((box) => box.left)), Math.max(...boxes.map((box) => box.right))];
+"""
+
+
 @pytest.fixture(scope="module")
 async def served(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[RunningServer]:
     settings = server_settings(embedded_backend(tmp_path_factory.mktemp("fit")))
@@ -104,6 +114,9 @@ async def test_a_fresh_deal_fills_the_screen_and_a_long_column_never_scrolls(
     await play.open(f"{served.http_url}/play")
     await play.register(unique_name("fit"))
     await play.snapshot(f"fit-lobby-{label}")
+    left, right = await run(lambda: play.driver.execute_script(_LOBBY_SPAN))
+    if not phone:  # the lobby takes the width it has
+        assert right - left >= 0.85 * metrics["width"], (left, right)
     assert await run(play.sideways_overflow) == 0
 
     assert await play.practice(FOUR_SUITS) == FOUR_SUITS
@@ -133,3 +146,55 @@ async def test_a_fresh_deal_fills_the_screen_and_a_long_column_never_scrolls(
     assert grown["down"] <= 0 and grown["sideways"] <= 0, grown
     # the cards kept their size: the overlap gave way, not the cards
     assert grown["card"] == fresh["card"], (grown, fresh)
+
+
+def _listed(play: PlayPage) -> dict[str, str]:
+    """The lobby's games in progress: each button's text, by the game id it resumes."""
+    buttons = play.driver.find_elements("css selector", "[data-games] [data-resume]")
+    return {str(b.get_attribute("data-resume")): str(b.text) for b in buttons}
+
+
+@pytest.mark.parametrize(("metrics", "label"), [(DESKTOP, "1280"), (PHONE, "390")])
+async def test_the_lobby_lists_your_games_in_progress_and_takes_one_up_again(
+    play: PlayPage, served: RunningServer, metrics: dict[str, Any], label: str
+) -> None:
+    await play.viewport(metrics, touch=metrics is PHONE)
+    await play.open(f"{served.http_url}/play")
+    await play.register(unique_name("back"))
+    assert not await run(lambda: play.find("[data-games]").is_displayed())  # none yet
+
+    # a practice game, two moves in
+    assert await play.practice(FOUR_SUITS) == FOUR_SUITS
+    first = Game.from_code(FOUR_SUITS)
+    for _ in range(2):
+        move = first.resolve(next(first.legal_moves()))
+        assert move.count is not None
+        if metrics is PHONE:
+            await play.touch_drag(move.source + 1, move.count, move.target + 1)
+        else:
+            await play.drag(move.source + 1, move.count, move.target + 1)
+        first.push(move)
+        await play.shows(first, f"the move {move.text()}")
+        await play.settled()
+    # to the lobby, and another practice game
+    await play.click('[data-view="game"] [data-action="lobby"]')
+    await wait_for(lambda: play.find("[data-games]").is_displayed(), 10, "your games")
+    assert await run(lambda: len(_listed(play))) == 1
+    second = await play.start("practice", 2)
+    assert second != FOUR_SUITS
+    await play.click('[data-view="game"] [data-action="lobby"]')
+    listed = await wait_for(
+        lambda: (found := _listed(play)) and len(found) == 2 and found, 10, "both"
+    )
+    await play.snapshot(f"fit-your-games-{label}")
+    assert await run(play.sideways_overflow) == 0
+    (wanted,) = [game for game, text in listed.items() if FOUR_SUITS in text]
+    assert "2 moves" in listed[wanted] and "Practice · 4 suits" in listed[wanted]
+    (other,) = [text for game, text in listed.items() if game != wanted]
+    assert second in other and "0 moves" in other
+
+    # the first is taken up again, with its moves
+    await play.click(f'[data-resume="{wanted}"]')
+    assert await play.dealt() == FOUR_SUITS
+    await play.shows(first, "the first game, as it was left")
+    assert await run(lambda: play.figure("data-moves")) == 2
