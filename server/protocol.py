@@ -319,6 +319,13 @@ class HistoryRequest(_Request):
     limit: Annotated[int, Field(ge=1, le=100)] = 20
 
 
+class UnfinishedRequest(_Request):
+    """The signed-in player's games in progress, to take one up again (``resume``)."""
+
+    type: Literal["unfinished"]
+    limit: Annotated[int, Field(ge=1, le=50)] = 20
+
+
 class RaceRequest(_Request):
     """Follow the live race on today's deal for a suit count (joined automatically by ``start``)."""
 
@@ -479,6 +486,7 @@ ClientMessage = Annotated[
     | LeaderboardRequest
     | RankRequest
     | HistoryRequest
+    | UnfinishedRequest
     | RaceRequest
     | RaceNew
     | RaceJoin
@@ -780,6 +788,25 @@ class History(_Message):
     counts_from: date | None = None
 
 
+class UnfinishedGame(_Message):
+    game: str  # its id: what ``resume`` takes
+    mode: Mode
+    suits: SuitCount
+    code: str | None = None  # None: today's daily (its code is told only by ``state``)
+    day: date | None = None  # a daily: its day (today)
+    race: str | None = None  # a race room's game: its room's code
+    moves: int  # as the game counts them (an undo takes one back, a restart starts over)
+    started: str  # ISO 8601: when it was first started
+
+
+class Unfinished(_Message):
+    """The reply to ``unfinished``: the player's games in progress, newest started first."""
+
+    type: Literal["unfinished"] = "unfinished"
+    id: MessageId | None = None
+    games: list[UnfinishedGame]
+
+
 class RaceEntry(_Message):
     player: str
     moves: int
@@ -1038,6 +1065,7 @@ ServerMessage = Annotated[
     | LeaderboardPage
     | RankInfo
     | History
+    | Unfinished
     | RaceStandings
     | RaceDigest
     | RaceRoom

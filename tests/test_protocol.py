@@ -65,6 +65,8 @@ from server.protocol import (
     Stretch,
     TargetList,
     TodayDeal,
+    Unfinished,
+    UnfinishedGame,
     ValidationError,
     Welcome,
     YouAreHere,
@@ -115,6 +117,7 @@ DOCUMENTED: dict[str, str] = {
     "rank": '{"type": "rank", "day": "2026-03-01", "suits": 1, "board": "humans",'
     ' "player": "bob", "around": 5}',
     "history": '{"type": "history", "player": "bob", "limit": 20}',
+    "unfinished": '{"type": "unfinished", "limit": 20}',
     "race": '{"type": "race", "suits": 1}',
     "race_new": '{"type": "race_new", "suits": 1, "public": false, "capacity": 10,'
     ' "allow_bots": false, "time_limit": 900}',
@@ -559,6 +562,24 @@ SERVER_SAMPLES: list[BaseModel] = [
             )
         ],
         streak=Streak(current=0, best=1),
+    ),
+    Unfinished(
+        id=13,
+        games=[
+            UnfinishedGame(
+                game="9a1e", mode="practice", suits=2, code="SS1-S2-Q", moves=14, started=AT
+            ),
+            UnfinishedGame(game="5f0c", mode="daily", suits=1, day=DAY, moves=3, started=AT),
+            UnfinishedGame(
+                game="77b2",
+                mode="practice",
+                suits=1,
+                code="SS1-S1-A",
+                race="KXR4M-7M2PQ",
+                moves=0,
+                started=AT,
+            ),
+        ],
     ),
     RaceStandings(id=11, day=DAY, suits=1, players=[RACER], total=1, playing=1),
     RaceDigest(day=DAY, suits=1, players=[RACER, RACER.model_copy(update={"player": "cy"})]),

@@ -22,6 +22,7 @@ from server.store.lease import Leases
 from server.store.records import (
     DailyDealRecord,
     FairPlayRecord,
+    GameInProgress,
     GameLog,
     GameRecord,
     LeaderboardSlice,
@@ -114,6 +115,10 @@ class GameStore(Protocol):
     def finished_games(self, *, batch: int = 1000) -> AsyncIterator[GameLog]: ...
 
     async def history(self, *, player_id: int, limit: int = 20) -> PlayerHistory: ...
+
+    async def games_in_progress(
+        self, *, player_id: int, today: date, now: datetime, limit: int = 20
+    ) -> list[GameInProgress]: ...
 
 
 class BoardStore(Protocol):

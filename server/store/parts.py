@@ -50,6 +50,7 @@ from server.store.records import (
     DailyDealRecord,
     Decision,
     FairPlayRecord,
+    GameInProgress,
     GameLog,
     GameRecord,
     LeaderboardSlice,
@@ -325,6 +326,17 @@ class GamePart(StoreRecords):
         if limit < 0:
             raise InvalidRequest(f"limit must be non-negative, got {limit}")
         return await self._games.history(player_id, limit)
+
+    async def games_in_progress(
+        self, *, player_id: int, today: date, now: datetime, limit: int = 20
+    ) -> list[GameInProgress]:
+        """The player's unfinished games that can be taken up again, newest started first:
+        practice games, today's dailies (``today``) and the games of race rooms racing at
+        ``now`` (not one still counting down, nor one whose race is over)."""
+        if limit < 0:
+            raise InvalidRequest(f"limit must be non-negative, got {limit}")
+        _require_aware("now", now)
+        return await self._games.in_progress(player_id, today, now, limit)
 
     async def finished_games(self, *, batch: int = 1000) -> AsyncIterator[GameLog]:
         """Every finished game with its action log, in game id order, read in batches."""

@@ -194,6 +194,22 @@ class PlayerHistory:
 
 
 @dataclass(frozen=True)
+class GameInProgress:
+    """A player's unfinished game that can be taken up again (``resume`` by its id): a
+    practice game, today's daily, or the game of a race room that is racing."""
+
+    id: str
+    mode: Mode
+    code: str
+    suits: int
+    day: date | None  # a daily's day (today's)
+    started_at: datetime
+    #: Moves as the game counts them: those since its last restart, less the undone ones.
+    moves: int
+    race: str | None = None  # a race room's game: its room's code
+
+
+@dataclass(frozen=True)
 class TrustRecord:
     """A human account's fair-play evidence across days (server/play/fairplay/trust.py)."""
 

@@ -24,6 +24,7 @@ from server.store import (
     DayFigures,
     FairPlayRecord,
     GameEnd,
+    GameInProgress,
     GameLog,
     GameRecord,
     LeaderboardSlice,
@@ -384,6 +385,36 @@ class FakeStore(FakeBoards):
         for g in done:
             best[g.suits] = max(best.get(g.suits, -(10**9)), g.score or 0)
         return PlayerHistory(done[:limit], len(done), sum(bool(g.won) for g in done), best)
+
+    async def games_in_progress(
+        self, *, player_id: int, today: date, now: datetime, limit: int = 20
+    ) -> list[GameInProgress]:
+        # no race rooms here: practice games and today's dailies
+        going = [
+            g
+            for g in self.games.values()
+            if g.player_id == player_id
+            and not g.finished_at
+            and (g.mode == "practice" or g.day == today)
+        ]
+        going.sort(key=lambda g: (g.started_at, g.id), reverse=True)
+        return [
+            GameInProgress(
+                g.id, g.mode, g.code, g.suits, g.day, g.started_at, self._moves(g.id), None
+            )
+            for g in going[:limit]
+        ]
+
+    def _moves(self, game_id: str) -> int:
+        moves = 0
+        for entry in self.logs.get(game_id, []):
+            if entry.action == "restart":
+                moves = 0
+            elif entry.action == "undo":
+                moves -= 1
+            elif entry.action not in ("won", "resign", "closed"):
+                moves += 1
+        return moves
 
     async def finished_games(self, *, batch: int = 1000) -> AsyncIterator[GameLog]:
         for g in list(self.games.values()):

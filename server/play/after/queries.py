@@ -25,6 +25,8 @@ from server.protocol import (
     RaceStandings,
     RankInfo,
     TodayDeal,
+    Unfinished,
+    UnfinishedGame,
 )
 from server.store import GameRecord, LeaderboardEntry, PlayerRecord, RaceStore, ResultStore
 
@@ -232,6 +234,30 @@ class Queries:
             ),
         )
         return history, found.games
+
+    async def unfinished(self, player: PlayerRecord, limit: int) -> Unfinished:
+        """The player's games in progress: practice games, today's dailies, the games of
+        race rooms racing; newest started first."""
+        today = self._today()
+        found = await self._store.games_in_progress(
+            player_id=player.id, today=today, now=self._clock.now(), limit=limit
+        )
+        return Unfinished(
+            games=[
+                UnfinishedGame(
+                    game=game.id,
+                    mode=game.mode,
+                    suits=game.suits,
+                    # today's deal stays secret until the day is over, as in ``history``
+                    code=None if game.day is not None and game.day >= today else game.code,
+                    day=game.day,
+                    race=game.race,
+                    moves=game.moves,
+                    started=game.started_at.isoformat(),
+                )
+                for game in found
+            ]
+        )
 
     async def race_standings(
         self, suits: int, day: date | None = None, player: str | None = None

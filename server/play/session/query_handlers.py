@@ -1,5 +1,6 @@
-"""The conversation's answers to ``daily``, ``race``, ``leaderboard``, ``rank`` and ``history``
-(the daily, its race and its boards: :mod:`server.play.after.queries`)."""
+"""The conversation's answers to ``daily``, ``race``, ``leaderboard``, ``rank``, ``history``
+and ``unfinished`` (the daily, its race and its boards, the player's games:
+:mod:`server.play.after.queries`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from server.protocol import (
     LeaderboardRequest,
     RaceRequest,
     RankRequest,
+    UnfinishedRequest,
 )
 
 if TYPE_CHECKING:
@@ -65,4 +67,11 @@ async def history(conversation: Conversation, message: HistoryRequest) -> Replie
     )
     own = conversation.player is not None and conversation.player.id == player.id
     found = await conversation.hub.queries.history(player, message.limit, own=own)
+    return [found.model_copy(update={"id": message.id})]
+
+
+async def unfinished(conversation: Conversation, message: UnfinishedRequest) -> Replies:
+    found = await conversation.hub.queries.unfinished(
+        conversation.signed_in_player(), message.limit
+    )
     return [found.model_copy(update={"id": message.id})]

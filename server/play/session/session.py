@@ -63,6 +63,7 @@ from server.protocol import (
     State,
     Targets,
     Undo,
+    UnfinishedRequest,
     encode,
 )
 from server.store import PlayerRecord
@@ -164,6 +165,8 @@ class Session:
                 return await query_handlers.rank(self, message)
             case HistoryRequest():
                 return await query_handlers.history(self, message)
+            case UnfinishedRequest():
+                return await query_handlers.unfinished(self, message)
             case RaceRequest():
                 return await query_handlers.race(self, message)
             case RaceNew():

@@ -10,17 +10,26 @@ game methods.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from server.engine.actions import END_ACTIONS, RESTART, UNDO
 from server.kinds import Result
 from server.store.database import Database
 from server.store.errors import AttemptExists, StoreError
-from server.store.models import IS_DAILY, GameAction, GameRow, Player
-from server.store.records import GameLog, GameRecord, LogEntry, PlayerHistory, record_of
+from server.store.models import IS_DAILY, GameAction, GameRow, Player, Race, RaceEntrant
+from server.store.records import (
+    GameInProgress,
+    GameLog,
+    GameRecord,
+    LogEntry,
+    PlayerHistory,
+    record_of,
+)
 
 #: A log entry's columns, in :class:`LogEntry`'s order.
 _LOG_COLUMNS = tuple(getattr(GameAction, name) for name in LogEntry._fields)
@@ -182,6 +191,51 @@ class GameRecords:
             best_score={row[0]: row[3] for row in figures},
         )
 
+    async def in_progress(
+        self, player_id: int, today: date, now: datetime, limit: int
+    ) -> list[GameInProgress]:
+        games_query = (
+            sa.select(
+                GameRow.id,
+                GameRow.mode,
+                GameRow.code,
+                GameRow.suits,
+                GameRow.day,
+                GameRow.started_at,
+                RaceEntrant.race_code.label("race"),
+            )
+            .outerjoin(RaceEntrant, RaceEntrant.game_id == GameRow.id)
+            .outerjoin(Race, Race.code == RaceEntrant.race_code)
+            .where(
+                GameRow.player_id == player_id,
+                GameRow.finished_at.is_(None),
+                sa.or_(
+                    sa.and_(IS_DAILY, GameRow.day == today),
+                    sa.and_(GameRow.mode == "practice", RaceEntrant.game_id.is_(None)),
+                    # a race's game from its reveal (before it, it cannot be taken up)
+                    sa.and_(Race.state == "started", Race.starts_at <= now),
+                ),
+            )
+            .order_by(GameRow.started_at.desc(), GameRow.id.desc())
+            .limit(limit)
+        )
+        async with self._database.reads() as session:
+            rows = list(await session.execute(games_query))
+            moves = await _moves_of(session, [row.id for row in rows]) if rows else {}
+        return [
+            GameInProgress(
+                id=row.id,
+                mode=row.mode,
+                code=row.code,
+                suits=row.suits,
+                day=row.day,
+                started_at=row.started_at,
+                moves=moves.get(row.id, 0),
+                race=row.race,
+            )
+            for row in rows
+        ]
+
     async def finished(self, batch: int) -> AsyncIterator[GameLog]:
         last: str | None = None
         while True:
@@ -204,3 +258,34 @@ class GameRecords:
             if len(games) < batch:
                 return
             last = games[-1].id
+
+
+async def _moves_of(session: AsyncSession, game_ids: list[str]) -> dict[str, int]:
+    """The moves of each game as the engine counts them, from its log: a move counts one,
+    an undo takes one back, and a restart starts the count again (only what follows a
+    game's last restart is counted)."""
+    last_restart = (
+        sa.select(GameAction.game_id, sa.func.max(GameAction.seq).label("seq"))
+        .where(GameAction.game_id.in_(game_ids), GameAction.action == RESTART)
+        .group_by(GameAction.game_id)
+        .subquery()
+    )
+    counted = (
+        sa.select(
+            GameAction.game_id,
+            sa.func.sum(
+                sa.case(
+                    (GameAction.action == UNDO, -1),
+                    (GameAction.action.in_(sorted(END_ACTIONS | {RESTART})), 0),
+                    else_=1,
+                )
+            ),
+        )
+        .outerjoin(last_restart, last_restart.c.game_id == GameAction.game_id)
+        .where(
+            GameAction.game_id.in_(game_ids),
+            GameAction.seq > sa.func.coalesce(last_restart.c.seq, 0),
+        )
+        .group_by(GameAction.game_id)
+    )
+    return {game_id: int(total or 0) for game_id, total in await session.execute(counted)}

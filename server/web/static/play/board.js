@@ -3,19 +3,21 @@
 // deepest first, data-legal="true" on the columns a lifted group may go to.
 
 import { card } from "./cards.js";
+import { fit, measure, stepOf, watch } from "./fit.js";
 import { t, tn } from "./i18n.js";
 import { arrive, glide, moving } from "./motion.js";
-
-const MOST_CARD_WIDTH = 118;
 
 export class Board {
   constructor(element) {
     this.element = element;
-    /** @type {(HTMLDivElement & {placedHeight?: number})[]} the ten columns, the height last written kept on each */
+    /** @type {(HTMLDivElement & {placedHeight?: number, placedStep?: number})[]} the ten columns, the height and step last written kept on each */
     this.columns = [];
     this.counts = [];
     this.focused = 1;
-    this.size = { width: 60, height: 84, font: 14 };
+    /** @type {import("./fit.js").Size} */
+    this.size = { width: 0, height: 0, font: 0, gap: 0, least: 0, most: 0, room: 0 }; // written at the first fit
+    /** @type {{width: number, felt: number, frame: number, room: number} | null} the room last measured */
+    this.box = null;
     /** @type {Map<HTMLElement, DOMRect>} where cards are seen now when not on the table (a
      * dragged group's copies): the next render glides them from there */
     this.from = new Map();
@@ -37,14 +39,8 @@ export class Board {
       element.append(column);
       this.columns.push(column);
     }
-    // a new width resizes the cards; the table growing taller with a move does not
-    new ResizeObserver(([entry]) => {
-      if (entry.contentRect.width !== this.observedWidth) {
-        this.observedWidth = entry.contentRect.width;
-        this.layout();
-      }
-    }).observe(element);
-    window.addEventListener("resize", () => this.layout());
+    // a new width or window resizes the cards; the table growing taller with a move does not
+    watch(element, () => this.layout());
   }
 
   /** Show `columns` (arrays of card texts); `movable[c]` cards at the end of column c+1
@@ -90,6 +86,7 @@ export class Board {
         let element = freed.get(cards[position])?.shift();
         if (element) element.setAttribute("aria-label", cardLabel(cards[position], number));
         else fresh.push((element = cardElement(cards[position], number)));
+        element.style.setProperty("--i", String(position)); // its place: --i times its column's --step
         column.append(element);
       }
       const lit = movable ? movable[index] : 0;
@@ -140,57 +137,48 @@ export class Board {
     animation.finished.then(done, done);
   }
 
-  /** Size the cards to the board's width and the overlap to the window's height (on a
-   * resize, or when the table is shown: it measures, so never on a move). */
+  /** Measure the room the table has (on a resize, or when the table is shown: never on a
+   * move), fill it with felt, and fit the cards to it. */
   layout() {
-    const width = this.element.clientWidth;
-    if (!width) return;
-    const gap = Math.max(2, Math.round(width * 0.008));
-    const cardWidth = Math.min(MOST_CARD_WIDTH, Math.floor((width - 11 * gap) / 10)); // padding: a gap each side
-    const cardHeight = Math.round(cardWidth * 1.4);
-    const font = Math.max(12, Math.min(20, Math.round(cardWidth * 0.26)));
-    const changed = cardWidth !== this.size.width || gap !== this.size.gap;
-    this.size = { width: cardWidth, height: cardHeight, font, gap };
-    if (changed) {
-      // on the root: the dragged and the leaving cards are drawn outside the table
-      const style = document.documentElement.style;
-      style.setProperty("--card-width", `${cardWidth}px`);
-      style.setProperty("--card-height", `${cardHeight}px`);
-      style.setProperty("--card-font", `${font}px`);
-      style.setProperty("--gap", `${gap}px`);
-    }
-    const top = this.element.getBoundingClientRect().top + window.scrollY;
-    this.room = Math.max(cardHeight * 2, window.innerHeight - top - 12);
+    if (!this.element.clientWidth) return;
+    this.box = measure(this.element, this.columns[0]);
+    this.element.style.height = `${this.box.felt}px`;
+    document.documentElement.style.setProperty("--felt", `${this.box.felt}px`);
     this.arrange();
   }
 
-  /** Place the cards by the last measures: only what changed is written, so a move
-   * restyles two columns and nothing is measured. */
+  /** Fit the cards to the room last measured and the columns' lengths: only what changed
+   * is written (a column's step and height; the cards' sizes only when the longest column
+   * no longer fits them), so a move restyles two columns and nothing is measured. */
   arrange() {
-    const { height: cardHeight, font } = this.size;
-    const room = this.room ?? cardHeight * 4;
-    // a card's strip shows its rank and suit; with room to spare (a tall phone) it grows
-    const most = Math.max(Math.round(cardHeight * 0.3), Math.round(font * 1.9));
-    const least = Math.round(font * 1.2);
-    let tallest = cardHeight;
+    if (!this.box) return;
+    const size = fit(this.box.width, this.box.room, Math.max(0, ...this.counts));
+    const old = this.size;
+    this.size = size;
+    if (size.width !== old.width || size.height !== old.height || size.gap !== old.gap) {
+      // on the root: the dragged and the leaving cards are drawn outside the table
+      const style = document.documentElement.style;
+      style.setProperty("--card-width", `${size.width}px`);
+      style.setProperty("--card-height", `${size.height}px`);
+      style.setProperty("--card-font", `${size.font}px`);
+      style.setProperty("--gap", `${size.gap}px`);
+    }
+    let tallest = size.height;
     this.columns.forEach((column, index) => {
       const count = this.counts[index] ?? 0;
-      const step = count > 1 ? Math.max(least, Math.min(most, Math.floor((room - cardHeight) / (count - 1)))) : most;
-      // the place last written is kept on the element: written again only when it changes
-      /** @type {(HTMLElement & {placedAt?: number})[]} */ (Array.from(column.children)).forEach((element, position) => {
-        const top = position * step;
-        if (element.placedAt !== top) {
-          element.placedAt = top;
-          element.style.top = `${top}px`;
-        }
-      });
-      const height = cardHeight + Math.max(0, count - 1) * step;
+      const step = stepOf(size, count);
+      if (column.placedStep !== step) {
+        column.placedStep = step;
+        column.style.setProperty("--step", `${step}px`);
+      }
+      const height = size.height + Math.max(0, count - 1) * step;
       if (column.placedHeight !== height) {
         column.placedHeight = height;
         column.style.height = `${height}px`;
       }
       tallest = Math.max(tallest, height);
     });
+    tallest += this.box.frame; // the table's own frame: its padding and the column numbers
     if (this.tallest !== tallest) {
       this.tallest = tallest;
       this.element.style.setProperty("--band", `${tallest}px`); // a lit column's band, to the felt's foot

@@ -1,15 +1,16 @@
 // The welcome and the lobby: signing in (a new account, or a token from another device),
-// the account's language, the day's deals and its countdown, practice by code, starting a
-// game.
+// the account's language, the day's deals and its countdown, your games in progress,
+// practice by code, starting a game or taking one up again.
 
 import { controller as c } from "./controller.js";
 import { $, $$, clock, current, setError, setText } from "./dom.js";
-import { lang, number, t } from "./i18n.js";
+import { lang, number, t, tn } from "./i18n.js";
 import { joinRoom } from "./room.js";
 
 /** @typedef {import("./net.js").Connection} Connection */
 /** @typedef {import("./messages.js").Player} Player */
 /** @typedef {import("./messages.js").ServerMessage} ServerMessage */
+/** @typedef {import("./messages.js").UnfinishedGame} UnfinishedGame */
 
 // -- signing in -------------------------------------------------------------------------
 
@@ -177,10 +178,12 @@ export async function enterLobby() {
 }
 
 export async function refreshDaily() {
-  const [daily, history] = await Promise.all([
+  const [daily, history, unfinished] = await Promise.all([
     c.connection.request({ type: "daily" }),
     c.connection.request({ type: "history", limit: 20 }),
+    c.connection.request({ type: "unfinished" }),
   ]);
+  if (unfinished.type === "unfinished") renderGames(unfinished.games);
   if (daily.type === "daily") {
     c.daily = daily;
     c.dayEnds = Date.now() + daily.seconds_left * 1000;
@@ -269,6 +272,68 @@ async function start(mode, suits, code) {
   }
 }
 
+// -- your games in progress ----------------------------------------------------------------
+
+/** The games you can take up again, each a button (`[data-resume]` with its id); none: the
+ * list is not shown. @param {UnfinishedGame[]} games */
+function renderGames(games) {
+  $("[data-games-list]").replaceChildren(...games.map(gameItem));
+  $("[data-games]").hidden = !games.length;
+}
+
+/** @param {UnfinishedGame} game */
+function gameItem(game) {
+  const suits = tn("%(count)s suit", "%(count)s suits", game.suits);
+  let name = t("Practice · %(suits)s", { suits });
+  if (game.race) name = t("Race %(code)s · %(suits)s", { code: game.race, suits });
+  else if (game.mode === "daily") name = t("Daily · %(suits)s", { suits });
+  const moves = tn("%(count)s move", "%(count)s moves", game.moves);
+  const button = document.createElement("button");
+  button.type = "button";
+  button.dataset.resume = game.game;
+  button.append(
+    part("game-name", name),
+    part("game-when", startedAt(new Date(game.started))),
+    part("game-about", game.code ? `${game.code} · ${moves}` : moves),
+  );
+  const item = document.createElement("li");
+  item.append(button);
+  return item;
+}
+
+/** @param {string} kind @param {string} text */
+function part(kind, text) {
+  const span = document.createElement("span");
+  span.className = kind;
+  span.textContent = text;
+  return span;
+}
+
+/** When a game was started: the time today, else the day and time. @param {Date} when */
+function startedAt(when) {
+  const today = when.toDateString() === new Date().toDateString();
+  const format = today ? { timeStyle: "short" } : { dateStyle: "medium", timeStyle: "short" };
+  return new Intl.DateTimeFormat(lang, /** @type {Intl.DateTimeFormatOptions} */ (format)).format(when);
+}
+
+/** Take game `id` up again, at the table. @param {string} id */
+async function resume(id) {
+  const panel = $("[data-games]");
+  setError(panel, "");
+  const seq = c.game?.id === id ? c.game.seq : 0;
+  const reply = await c.connection.requestNow({ type: "resume", game: id, seq });
+  if (reply.type === "error") {
+    setError(panel, reply.message);
+    refreshDaily(); // it may be over by now
+    return;
+  }
+  // the game's state is on the table (table.js), behind the lobby: shown now
+  if (current() === "lobby") {
+    c.show("game");
+    c.board.focus(c.board.focused);
+  }
+}
+
 /** The welcome's forms, the lobby's buttons, the day's countdown. */
 export function setupLobby() {
   // the day's countdown ticks only while the lobby shows it
@@ -302,6 +367,10 @@ export function setupLobby() {
       start(button.dataset.start, suits);
     });
   }
+  $("[data-games-list]").addEventListener("click", (/** @type {MouseEvent} */ event) => {
+    const button = /** @type {HTMLElement} */ (event.target).closest("[data-resume]");
+    if (button instanceof HTMLElement) resume(button.dataset.resume);
+  });
   $("[data-form=practice-code]").addEventListener("submit", (/** @type {SubmitEvent} */ event) => {
     event.preventDefault();
     const form = /** @type {HTMLFormElement} */ (event.currentTarget);

@@ -50,6 +50,7 @@ const HANDLERS = {
   targets: answered,
   daily: answered,
   history: answered,
+  unfinished: answered,
   pong: answered,
 };
 

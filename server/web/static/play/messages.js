@@ -127,6 +127,20 @@
  */
 
 /**
+ * A game in progress, as `unfinished` lists it.
+ * @typedef {object} UnfinishedGame
+ * @property {string} game
+ * @property {Mode} mode
+ * @property {SuitCount} suits
+ * @property {string | null} [code]
+ * @property {string | null} [day]
+ * @property {string | null} [race]
+ * @property {number} moves
+ * @property {string} started
+ */
+/** @typedef {{type: "unfinished", id?: MessageId, games: UnfinishedGame[]}} Unfinished */
+
+/**
  * A racer of the daily race.
  * @typedef {object} RaceEntry
  * @property {string} player
@@ -208,7 +222,7 @@
 /**
  * Every message the play page reads; `type` tells them apart.
  * @typedef {Welcome | Registered | Authenticated | State | Moved | Finished | TargetList
- *   | DailyInfo | DailyChanged | History | RaceBoard | RaceRoom | RaceUpdate | Pong
+ *   | DailyInfo | DailyChanged | History | Unfinished | RaceBoard | RaceRoom | RaceUpdate | Pong
  *   | LanguageSet | ErrorMessage} ServerMessage
  */
 
