@@ -79,10 +79,12 @@ export class Board {
     const width = this.element.clientWidth;
     if (!width) return;
     const gap = Math.max(2, Math.round(width * 0.008));
-    const cardWidth = Math.min(MOST_CARD_WIDTH, Math.floor((width - 11 * gap) / 10)); // padding: a gap each side
+    // the settings' large cards: wider where the screen has room, and a larger rank and suit
+    const large = document.body.classList.contains("large-cards") ? 1.3 : 1;
+    const cardWidth = Math.min(Math.round(MOST_CARD_WIDTH * large), Math.floor((width - 11 * gap) / 10)); // padding: a gap each side
     const cardHeight = Math.round(cardWidth * 1.4);
-    const font = Math.max(12, Math.min(20, Math.round(cardWidth * 0.26)));
-    const changed = cardWidth !== this.size.width || gap !== this.size.gap;
+    const font = Math.round(Math.max(12, Math.min(20, cardWidth * 0.26)) * large);
+    const changed = cardWidth !== this.size.width || gap !== this.size.gap || font !== this.size.font;
     this.size = { width: cardWidth, height: cardHeight, font, gap };
     if (changed) {
       // on the root: the dragged and the leaving cards are drawn outside the table

@@ -16,7 +16,8 @@ export class Pointer {
    * @param {import("./board.js").Board} board
    * @param {object} play canLift(column, count) -> true | false | null (not known yet),
    *   targets(column, count) -> columns | null, drop(from, to, count, legal), auto(column,
-   *   count), refuseLift(column, count), tap(column, count)
+   *   count), autoPlace() -> whether a drop on no column that takes it goes to the best
+   *   place, refuseLift(column, count), tap(column, count)
    */
   constructor(board, play) {
     this.board = board;
@@ -147,6 +148,13 @@ export class Pointer {
     const targets = this.play.targets(press.column, press.count);
     // not known yet (a move still on its way): shown as dropped, and the server settles it
     const legal = Boolean(to && to !== press.column && (targets === null || targets.includes(to)));
+    // auto placement: dropped anywhere but its own column or one that takes it, the group
+    // goes to its best place (the double-click's move)
+    if (!legal && to !== press.column && this.play.autoPlace?.()) {
+      this.play.auto(press.column, press.count);
+      this.end(false);
+      return;
+    }
     // the move is sent first, before the dragged copy and the lit columns are taken down
     if (to && to !== press.column) this.play.drop(press.column, to, press.count, legal);
     this.end(!legal);
