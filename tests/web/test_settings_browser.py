@@ -172,6 +172,17 @@ async def test_settings_stay_across_a_reload_and_reach_another_browser_by_the_ac
     await open_settings(play)
     assert await run(lambda: chosen(play)) == wanted
     await close_settings(play)
+    # large cards: a larger rank and suit (normal cards' is 20 px at most), and a phone's
+    # table still fits its width
+    assert await play.practice(DEAL) == DEAL
+    await play.shows(Game.from_code(DEAL), "the deal in large cards")
+    size = await run(lambda: play.find("[data-card]").value_of_css_property("font-size"))
+    assert float(size.removesuffix("px")) > 20, size
+    await play.viewport(PHONE)
+    await wait_for(lambda: play.sideways_overflow() == 0, 5, "no sideways scrolling")
+    await play.snapshot("settings-large-cards-390")
+    await play.viewport(DESKTOP)
+    await play.click('[data-action="lobby"]')
 
     # kept on the account: the server has them
     token = await token_of(play)

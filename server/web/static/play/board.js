@@ -80,7 +80,7 @@ export class Board {
     if (!width) return;
     const gap = Math.max(2, Math.round(width * 0.008));
     // the settings' large cards: wider where the screen has room, and a larger rank and suit
-    const large = document.body.classList.contains("large-cards") ? 1.3 : 1;
+    const large = document.body.classList.contains("large-cards") ? 1.2 : 1;
     const cardWidth = Math.min(Math.round(MOST_CARD_WIDTH * large), Math.floor((width - 11 * gap) / 10)); // padding: a gap each side
     const cardHeight = Math.round(cardWidth * 1.4);
     const font = Math.round(Math.max(12, Math.min(20, cardWidth * 0.26)) * large);
