@@ -175,6 +175,30 @@ class SetLanguage(_Request):
     lang: Language
 
 
+#: How big the cards are drawn (the play page's setting).
+CardSize = Literal["normal", "large"]
+
+
+class PlayerSettings(_Message):
+    """A player's settings for the table, kept on the account so that every device has
+    them: each left out (or ``null`` in ``set_settings``) is at its default."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    four_colour: bool | None = None  # diamonds blue, clubs green (default false)
+    auto_place: bool | None = None  # a drop anywhere sends the group to its best place (false)
+    sound: bool | None = None  # short tones for a pick-up, a drop, a run removed, a win (false)
+    card_size: CardSize | None = None  # "normal" (the default) or "large"
+
+
+class SetSettings(_Request):
+    """Keep the settings given on the account (those left out stay as they are; ``null``
+    puts one back to its default)."""
+
+    type: Literal["set_settings"]
+    settings: PlayerSettings
+
+
 class Auth(_Request):
     type: Literal["auth"]
     token: Annotated[str, Field(min_length=1, max_length=128), CLEAN]
@@ -474,6 +498,7 @@ ClientMessage = Annotated[
     | Register
     | Auth
     | SetLanguage
+    | SetSettings
     | Start
     | MoveRequest
     | AutoMove
@@ -522,6 +547,8 @@ class PlayerInfo(_Message):
     bot: bool = False
     #: The language the player chose for the account (``set_language``), if any.
     language: Language | None = None
+    #: The settings the player keeps on the account (``set_settings``), if any.
+    settings: PlayerSettings | None = None
 
 
 #: Placement help: ``legal[c][n - 1]`` lists the columns (1-based) the last ``n`` cards of
@@ -572,6 +599,12 @@ class LanguageSet(_Message):
     type: Literal["language_set"] = "language_set"
     id: MessageId | None = None
     lang: Language
+
+
+class SettingsSet(_Message):
+    type: Literal["settings_set"] = "settings_set"
+    id: MessageId | None = None
+    settings: PlayerSettings  # the account's, all of them: those at their default left out
 
 
 class Authenticated(_Message):
@@ -1057,6 +1090,7 @@ ServerMessage = Annotated[
     | Registered
     | Authenticated
     | LanguageSet
+    | SettingsSet
     | State
     | Moved
     | Finished

@@ -39,6 +39,7 @@ from server.protocol import (
     MovesBin,
     NodeMessage,
     PlayerInfo,
+    PlayerSettings,
     PlayerStats,
     Pong,
     Queued,
@@ -60,6 +61,7 @@ from server.protocol import (
     RoomEntry,
     RoomView,
     ServerMessage,
+    SettingsSet,
     State,
     Streak,
     Stretch,
@@ -103,6 +105,8 @@ DOCUMENTED: dict[str, str] = {
     "register": '{"type": "register", "id": 1, "name": "robo", "bot": true}',
     "auth": '{"type": "auth", "id": 2, "token": "k3...Q"}',
     "set_language": '{"type": "set_language", "id": 3, "lang": "pl"}',
+    "set_settings": '{"type": "set_settings", "id": 4,'
+    ' "settings": {"auto_place": true, "card_size": "large"}}',
     "start": '{"type": "start", "mode": "practice", "code": "SS1-S2-QWERTYU"}',
     "move": '{"type": "move", "move": "3-7x2"}',
     "auto": '{"type": "auto", "column": 3, "count": 2}',
@@ -230,6 +234,12 @@ def test_every_message_the_server_sends_clients_is_documented(message_type: str)
         '{"type": "report", "game": "g", "reason": ""}',
         '{"type": "hello", "version": "1"}',
         '{"type": "hello", "legal": 1}',
+        '{"type": "set_settings"}',
+        '{"type": "set_settings", "settings": "sound"}',
+        '{"type": "set_settings", "settings": {"volume": 3}}',
+        '{"type": "set_settings", "settings": {"sound": 1}}',
+        '{"type": "set_settings", "settings": {"sound": "true"}}',
+        '{"type": "set_settings", "settings": {"card_size": "huge"}}',
     ],
 )
 def test_malformed_frames_are_refused(frame: str) -> None:
@@ -480,8 +490,14 @@ ROOM = RoomView(
 SERVER_SAMPLES: list[BaseModel] = [
     Welcome(id=1, server_time=AT, player=PLAYER),
     Registered(id="r", player=PLAYER, token="k3Q"),
-    Authenticated(id=2, player=PlayerInfo(name="robo", bot=True, language="pl")),
+    Authenticated(
+        id=2,
+        player=PlayerInfo(
+            name="robo", bot=True, language="pl", settings=PlayerSettings(sound=True)
+        ),
+    ),
     LanguageSet(id=3, lang="pl"),
+    SettingsSet(id=4, settings=PlayerSettings(four_colour=True, card_size="large")),
     State(
         id=3,
         state=GameView(

@@ -200,10 +200,17 @@ def refusal(frame: str | bytes, error: ValidationError) -> Error:
         )
     first = error.errors()[0]
     # Messages are flat: the field is the second part of the location (after the type);
-    # what follows names pydantic's inner schemas, which mean nothing to a client.
-    field = str(first["loc"][1]) if len(first["loc"]) > 1 else "message"
+    # what follows names pydantic's inner schemas, which mean nothing to a client. An object
+    # of named keys (``set_settings``'s ``settings``) names its key too: ``settings.sound``.
+    loc = first["loc"]
+    field = str(loc[1]) if len(loc) > 1 else "message"
+    nested = field in _OBJECT_FIELDS and len(loc) > 2
+    if nested:
+        field = f"{field}.{loc[2]}"
     if first["type"] == "string_pattern_mismatch":  # the only pattern: no control characters
         rule = gettext("control characters are not allowed")
+    elif nested and first["type"] == "extra_forbidden":
+        rule = gettext("there is no such setting")
     elif field == "id":
         rule = gettext("a string of up to 64 characters or a whole number from 0")
     else:
@@ -215,6 +222,9 @@ def refusal(frame: str | bytes, error: ValidationError) -> Error:
         detail={"field": field},
     )
 
+
+#: The fields whose value is an object of named keys, each checked as a field of its own.
+_OBJECT_FIELDS = frozenset({"settings"})
 
 #: What a field's value must be, by pydantic's error type (its own sentences are English).
 _FIELD_RULES: dict[str, str] = {

@@ -9,8 +9,10 @@ and changing the server secret logs nobody out.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import secrets
+from collections.abc import Mapping
 
 from server.i18n import Language
 from server.names import name_fault, name_key, normal_name
@@ -75,6 +77,18 @@ class Accounts:
     async def set_language(self, player: PlayerRecord, language: Language) -> None:
         """Keep ``language`` as ``player``'s account's."""
         await self._store.set_language(player_id=player.id, language=language)
+
+    async def set_settings(
+        self, player: PlayerRecord, given: Mapping[str, object | None]
+    ) -> PlayerRecord:
+        """Keep the settings ``given`` on ``player``'s account, beside those it kept already
+        (read afresh: another device may have changed them); a setting given as None goes
+        back to its default. The account as it is now."""
+        now = await self._store.player_by_id(player.id) or player
+        settings = {**(now.settings or {}), **given}
+        kept = {name: value for name, value in settings.items() if value is not None}
+        await self._store.set_settings(player_id=player.id, settings=kept)
+        return dataclasses.replace(now, settings=kept)
 
     async def named(self, name: str) -> PlayerRecord:
         player = await self._store.player_by_name(name)

@@ -12,7 +12,7 @@ ValueError too); a driver's failure is :class:`~server.store.errors.StoreUnavail
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any, Protocol
 
@@ -48,6 +48,8 @@ class PlayerStore(Protocol):
     async def player_by_id(self, player_id: int) -> PlayerRecord | None: ...
 
     async def set_language(self, *, player_id: int, language: str) -> None: ...
+
+    async def set_settings(self, *, player_id: int, settings: Mapping[str, object]) -> None: ...
 
 
 class DealStore(Protocol):

@@ -88,6 +88,8 @@ class Player(Base):
     flagged: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
     #: The language its player chose (``set_language``: ``en``, ``pl``, ``ru``), if any.
     language: Mapped[str | None] = mapped_column(sa.String(8))
+    #: The settings its player keeps (``set_settings``: names to values, JSON), if any.
+    settings: Mapped[dict[str, Any] | None] = mapped_column(sa.JSON)
 
     __table_args__ = (
         sa.Index("ix_players_name_key", "name_key", unique=True),

@@ -12,7 +12,8 @@ guarded by the store's boundary (a driver's failure is :class:`StoreUnavailable`
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Awaitable, Sequence
+import json
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -101,6 +102,8 @@ _PLAYER_BY_LOOK_KEY = _PLAYERS.where(Player.look_key == sa.bindparam("key"))
 _PLAYER_BY_ID = _PLAYERS.where(Player.id == sa.bindparam("key"))
 #: The longest language tag an account keeps (``players.language``).
 LANGUAGE_LENGTH = 8
+#: The most characters an account's settings take as JSON (``players.settings``).
+SETTINGS_LENGTH = 1024
 
 
 @store_boundary
@@ -148,6 +151,19 @@ class PlayerPart(StoreRecords):
         async with self._database.engine.begin() as connection:
             await connection.execute(
                 sa.update(Player).where(Player.id == player_id).values(language=language)
+            )
+
+    async def set_settings(self, *, player_id: int, settings: Mapping[str, object]) -> None:
+        """The settings the account's player keeps, all of them (names to JSON values)."""
+        try:
+            size = len(json.dumps(settings))
+        except (TypeError, ValueError) as error:
+            raise InvalidRequest(f"settings are JSON: {error}") from None
+        if size > SETTINGS_LENGTH:
+            raise InvalidRequest(f"settings take at most {SETTINGS_LENGTH} characters as JSON")
+        async with self._database.engine.begin() as connection:
+            await connection.execute(
+                sa.update(Player).where(Player.id == player_id).values(settings=dict(settings))
             )
 
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:

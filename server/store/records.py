@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple, TypeVar
@@ -39,6 +40,8 @@ class PlayerRecord:
     bot: bool = False  # a declared bot account: its dailies are on the bots' leaderboard
     flagged: bool = False  # a review confirmed machine play: its later dailies are held
     language: str | None = None  # the language its player chose (``set_language``), if any
+    #: The settings its player keeps on the account (``set_settings``): names to values.
+    settings: Mapping[str, object] | None = dataclasses.field(default=None, hash=False)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,14 @@ UNFINISHED = GameRecord(
 
 def test_a_record_copies_the_fields_of_its_source_but_those_given() -> None:
     row = SimpleNamespace(
-        id=7, name="ann", created_at=T0, bot=True, flagged=False, language=None, extra=1
+        id=7,
+        name="ann",
+        created_at=T0,
+        bot=True,
+        flagged=False,
+        language=None,
+        settings=None,
+        extra=1,
     )
     assert record_of(PlayerRecord, row) == PlayerRecord(7, "ann", T0, bot=True)
     assert record_of(PlayerRecord, row, name="Ann", flagged=True) == PlayerRecord(

@@ -6,7 +6,7 @@ Integration tests use the real Store on both backends (the ``backend`` fixture).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -194,6 +194,13 @@ class FakeStore(FakeBoards):
     async def set_language(self, *, player_id: int, language: str) -> None:
         player, token_hash = self.players[player_id]
         self.players[player_id] = (dataclasses.replace(player, language=language), token_hash)
+
+    async def set_settings(self, *, player_id: int, settings: Mapping[str, object]) -> None:
+        player, token_hash = self.players[player_id]
+        self.players[player_id] = (
+            dataclasses.replace(player, settings=dict(settings)),
+            token_hash,
+        )
 
     async def get_daily_deal(self, *, day: date, suits: int) -> DailyDealRecord | None:
         return self.deals.get((day, suits))

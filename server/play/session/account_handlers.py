@@ -1,10 +1,13 @@
-"""The conversation's answers to ``hello``, ``register``, ``auth``, ``set_language`` and
-``ping`` (the connection and its account: :mod:`server.play.accounts`)."""
+"""The conversation's answers to ``hello``, ``register``, ``auth``, ``set_language``,
+``set_settings`` and ``ping`` (the connection and its account: :mod:`server.play.accounts`)."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
 
 from server.i18n import LANGUAGES
 from server.play.errors import Refused
@@ -16,10 +19,13 @@ from server.protocol import (
     Hello,
     LanguageSet,
     Ping,
+    PlayerSettings,
     Pong,
     Register,
     Registered,
     SetLanguage,
+    SetSettings,
+    SettingsSet,
     Welcome,
 )
 
@@ -76,6 +82,37 @@ async def set_language(conversation: Conversation, message: SetLanguage) -> Repl
     conversation.sign_in_as(dataclasses.replace(player, language=message.lang))
     conversation.language = message.lang
     return [LanguageSet(id=message.id, lang=message.lang)]
+
+
+async def set_settings(conversation: Conversation, message: SetSettings) -> Replies:
+    given = {name: getattr(message.settings, name) for name in message.settings.model_fields_set}
+    player = await conversation.hub.accounts.set_settings(conversation.signed_in_player(), given)
+    conversation.sign_in_as(player)
+    return [SettingsSet(id=message.id, settings=settings_info(player.settings) or PlayerSettings())]
+
+
+def settings_info(kept: Mapping[str, object] | None) -> PlayerSettings | None:
+    """The settings an account keeps, as the protocol says them (``player.settings``): a
+    name this server does not know, or a value it no longer takes, is left out."""
+    known = {
+        name: value for name, value in (kept or {}).items() if name in PlayerSettings.model_fields
+    }
+    if not known:
+        return None
+    try:
+        return PlayerSettings.model_validate(known)
+    except ValidationError:
+        return PlayerSettings.model_validate(
+            {name: value for name, value in known.items() if _takes(name, value)}
+        )
+
+
+def _takes(name: str, value: object) -> bool:
+    try:
+        PlayerSettings.model_validate({name: value})
+    except ValidationError:
+        return False
+    return True
 
 
 async def ping(conversation: Conversation, message: Ping) -> Replies:

@@ -59,6 +59,7 @@ from server.protocol import (
     ReviewRequest,
     ServerMessage,
     SetLanguage,
+    SetSettings,
     Start,
     State,
     Targets,
@@ -155,6 +156,8 @@ class Session:
                 return await account_handlers.auth(self, message)
             case SetLanguage():
                 return await account_handlers.set_language(self, message)
+            case SetSettings():
+                return await account_handlers.set_settings(self, message)
             case Ping():
                 return await account_handlers.ping(self, message)
             case DailyRequest():
@@ -242,6 +245,7 @@ class Session:
             created=player.created_at.isoformat(),
             bot=player.bot,
             language=player.language if player.language in LANGUAGES else None,
+            settings=account_handlers.settings_info(player.settings),
         )
 
     async def make_current(self, game: PlayerGame) -> None:

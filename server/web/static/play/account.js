@@ -1,10 +1,8 @@
 // The account menu (the player's name, top right): who you are, the token for another
-// device, the four-colour pack, signing out.
+// device, the settings (settings.js), signing out.
 
 import { $, click, copyText } from "./dom.js";
 import { t } from "./i18n.js";
-
-const FOUR_COLOUR = "simon.four-colour";
 
 /** @param {object} account token() -> the token kept, signOut() */
 export function setupAccountMenu(account) {
@@ -51,12 +49,5 @@ export function setupAccountMenu(account) {
     const question = t('Sign out of this browser? Sign in again with your token ("Use on another device" shows it).');
     if (!confirm(question)) return;
     account.signOut();
-  });
-  const fourColour = $("[data-option=four-colour]");
-  fourColour.checked = localStorage.getItem(FOUR_COLOUR) === "1";
-  document.body.classList.toggle("four-colour", fourColour.checked);
-  fourColour.addEventListener("change", () => {
-    localStorage.setItem(FOUR_COLOUR, fourColour.checked ? "1" : "0");
-    document.body.classList.toggle("four-colour", fourColour.checked);
   });
 }

@@ -152,10 +152,12 @@ export class Board {
    * no longer fits them), so a move restyles two columns and nothing is measured. */
   arrange() {
     if (!this.box) return;
-    const size = fit(this.box.width, this.box.room, Math.max(0, ...this.counts));
+    // the settings' large cards: a larger rank and suit, and more of each covered card
+    const scale = document.body.classList.contains("large-cards") ? 1.2 : 1;
+    const size = fit(this.box.width, this.box.room, Math.max(0, ...this.counts), scale);
     const old = this.size;
     this.size = size;
-    if (size.width !== old.width || size.height !== old.height || size.gap !== old.gap) {
+    if (size.width !== old.width || size.height !== old.height || size.gap !== old.gap || size.font !== old.font) {
       // on the root: the dragged and the leaving cards are drawn outside the table
       const style = document.documentElement.style;
       style.setProperty("--card-width", `${size.width}px`);

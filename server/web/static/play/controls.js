@@ -8,6 +8,8 @@ import { $, $$, announce, clearRefusal, click, current, refuse } from "./dom.js"
 import { Pointer } from "./drag.js";
 import { t, tn } from "./i18n.js";
 import { Keys } from "./keys.js";
+import { settings } from "./settings.js";
+import { sound } from "./sound.js";
 import { act, auto, move, moveTo } from "./table.js";
 
 /** @typedef {import("./game.js").Game} Game */
@@ -36,6 +38,7 @@ function select(column, count, keys = false) {
     return;
   }
   c.selected = { column, count: size };
+  sound.pickUp();
   c.board.select(column, size);
   c.board.highlight(game.targets(column, size));
   const cards = game.columns()[column - 1].slice(-size);
@@ -149,17 +152,23 @@ export function setupControls() {
     },
     targets: (column, count) => c.game?.targets(column, count) ?? null,
     lifted: (column, count) => {
+      sound.pickUp();
       cancelSelection();
       clearRefusal();
       if (c.game) nowhere(c.game, column, count);
     },
     drop: (from, to, count, legal) => move(from, to, count, legal),
     auto: (column, count) => auto(column, count),
+    // auto placement (the settings): a drop on no column that takes the group sends it to its best place
+    autoPlace: () => settings.auto_place,
     refuseLift: (column, count) => liftRefused(column, count),
     tap(column, count) {
       const selected = c.selected;
-      if (selected && selected.column !== column) moveTo(selected.column, column, selected.count);
-      else if (selected) cancelSelection();
+      if (selected && selected.column !== column) {
+        const takes = c.game?.targets(selected.column, selected.count);
+        if (settings.auto_place && takes && !takes.includes(column)) auto(selected.column, selected.count);
+        else moveTo(selected.column, column, selected.count);
+      } else if (selected) cancelSelection();
       else if (count > 0) select(column, count);
     },
   });

@@ -18,7 +18,8 @@ export class Pointer {
    * @param {import("./board.js").Board} board
    * @param {object} play canLift(column, count) -> true | false | null (not known yet),
    *   targets(column, count) -> columns | null, drop(from, to, count, legal), auto(column,
-   *   count), refuseLift(column, count), tap(column, count)
+   *   count), autoPlace() -> whether a drop on no column that takes it goes to the best
+   *   place, refuseLift(column, count), tap(column, count)
    */
   constructor(board, play) {
     this.board = board;
@@ -149,10 +150,18 @@ export class Pointer {
     const targets = this.play.targets(press.column, press.count);
     // not known yet (a move still on its way): shown as dropped, and the server settles it
     const legal = Boolean(to && to !== press.column && (targets === null || targets.includes(to)));
+    // auto placement: dropped anywhere but its own column or one that takes it, the group
+    // goes to its best place (the double-click's move)
+    const placed = !legal && to !== press.column && Boolean(this.play.autoPlace?.());
     // the table is drawn with the move: its cards glide from where the hand let them go
-    if (legal && moving()) {
+    if ((legal || placed) && moving()) {
       const copies = Array.from(this.drag.layer.children);
       this.drag.cards.forEach((card, index) => this.board.from.set(card, copies[index].getBoundingClientRect()));
+    }
+    if (placed) {
+      this.play.auto(press.column, press.count);
+      this.end(false);
+      return;
     }
     // the move is sent first, before the dragged copy and the lit columns are taken down; a
     // group let go off the table (or on its own column) sends nothing and goes back

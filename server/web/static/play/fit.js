@@ -14,9 +14,9 @@ const TALLEST = 1.8;
 
 /** @typedef {{width: number, height: number, font: number, gap: number, least: number, most: number, room: number}} Size */
 
-/** @param {number} cardWidth */
-function fontOf(cardWidth) {
-  return Math.max(12, Math.min(20, Math.round(cardWidth * 0.26)));
+/** @param {number} cardWidth @param {number} scale the settings' large cards: 1.2 */
+function fontOf(cardWidth, scale) {
+  return Math.round(Math.max(12, Math.min(20, Math.round(cardWidth * 0.26))) * scale);
 }
 
 /** The least of a covered card that shows: its rank and suit. @param {number} font */
@@ -29,15 +29,18 @@ function leastOf(font) {
  * the longest column would not fit even with the least of each card showing; taller on a
  * screen with height to spare; a covered card shows at most `most` (the deal's deepest column
  * then reaches the bottom), at least `least`.
- * @param {number} width @param {number} room @param {number} longest @returns {Size} */
-export function fit(width, room, longest) {
+ * With `scale` over 1 (the settings' large cards) the rank and suit are that much larger,
+ * and so is what shows of a covered card.
+ * @param {number} width @param {number} room @param {number} longest @param {number} [scale]
+ * @returns {Size} */
+export function fit(width, room, longest, scale = 1) {
   const gap = Math.max(2, Math.round(width * 0.006));
   const depth = Math.max(longest, DEAL_DEPTH);
   let cardWidth = Math.max(LEAST_CARD_WIDTH, Math.min(MOST_CARD_WIDTH, Math.floor((width - 11 * gap) / 10)));
-  while (cardWidth > LEAST_CARD_WIDTH && Math.round(cardWidth * ASPECT) + (depth - 1) * leastOf(fontOf(cardWidth)) > room) {
+  while (cardWidth > LEAST_CARD_WIDTH && Math.round(cardWidth * ASPECT) + (depth - 1) * leastOf(fontOf(cardWidth, scale)) > room) {
     cardWidth -= 1;
   }
-  const font = fontOf(cardWidth);
+  const font = fontOf(cardWidth, scale);
   const least = leastOf(font);
   let height = Math.round(cardWidth * ASPECT);
   // height to spare: the cards grow taller, up to the deal's columns of whole cards

@@ -11,6 +11,8 @@ import { t } from "./i18n.js";
 import { enterLobby, refreshDaily, setupLobby, showWelcome, signIn } from "./lobby.js";
 import { setupResult } from "./result.js";
 import { digestCame, raceUpdated, roomChanged, setupRoom } from "./room.js";
+import { followAccount, settingsSet, setupSettings } from "./settings.js";
+import { setupSound, sound } from "./sound.js";
 import { finished, refused, settled, takeState, tick } from "./table.js";
 
 /** @typedef {import("./messages.js").ServerMessage} ServerMessage */
@@ -30,6 +32,8 @@ const HANDLERS = {
   moved: (message, request) => {
     if (request) measureMove(request);
     settled(message);
+    if (message.removed_run) sound.run();
+    else sound.drop();
   },
   finished: (message) => finished(message),
   error: (message, request) => {
@@ -44,9 +48,10 @@ const HANDLERS = {
     if (c.player) refreshDaily();
   },
   welcome: answered,
-  registered: answered,
-  authenticated: answered,
+  registered: (message) => followAccount(message.player),
+  authenticated: (message) => followAccount(message.player),
   language_set: answered,
+  settings_set: (message) => settingsSet(message.settings),
   targets: answered,
   daily: answered,
   history: answered,
@@ -91,6 +96,8 @@ setupAccountMenu({
     location.reload();
   },
 });
+setupSettings();
+setupSound();
 
 setInterval(tick, 250);
 

@@ -13,7 +13,9 @@
  * @typedef {number[][][]} Placements */
 
 /** @typedef {"en" | "pl" | "ru"} Language */
-/** @typedef {{name: string, created?: string | null, bot?: boolean, language?: Language | null}} Player */
+/** The settings kept on the account (`set_settings`): each left out is at its default.
+ * @typedef {{four_colour?: boolean, auto_place?: boolean, sound?: boolean, card_size?: "normal" | "large"}} PlayerSettings */
+/** @typedef {{name: string, created?: string | null, bot?: boolean, language?: Language | null, settings?: PlayerSettings | null}} Player */
 
 /**
  * The whole state of one game.
@@ -209,6 +211,7 @@
 
 /** @typedef {{type: "pong", id?: MessageId, server_time: string}} Pong */
 /** @typedef {{type: "language_set", id?: MessageId, lang: Language}} LanguageSet */
+/** @typedef {{type: "settings_set", id?: MessageId, settings: PlayerSettings}} SettingsSet */
 /**
  * @typedef {object} ErrorMessage
  * @property {"error"} type
@@ -223,7 +226,7 @@
  * Every message the play page reads; `type` tells them apart.
  * @typedef {Welcome | Registered | Authenticated | State | Moved | Finished | TargetList
  *   | DailyInfo | DailyChanged | History | Unfinished | RaceBoard | RaceRoom | RaceUpdate | Pong
- *   | LanguageSet | ErrorMessage} ServerMessage
+ *   | LanguageSet | SettingsSet | ErrorMessage} ServerMessage
  */
 
 export {};

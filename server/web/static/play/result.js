@@ -1,12 +1,17 @@
-// The end of a game, or of a race, over the table: the result as the server said it,
-// the racers' places, the text to share, the links on, a rematch.
+// The end of a game, or of a race, over the table: the result as the server said it (a
+// win celebrated first, celebrate.js), its rank, par and streak, the racers' places, the
+// text to share, the links on, a rematch.
 
+import { celebrate } from "./celebrate.js";
 import { cancelSelection } from "./controls.js";
 import { controller as c } from "./controller.js";
-import { $, click, clock, copyText } from "./dom.js";
+import { $, click, clock, copyText, current } from "./dom.js";
 import { lang, number, t, tn } from "./i18n.js";
 import { refreshDaily, showLobby } from "./lobby.js";
 import { racerLine } from "./race.js";
+import { sound } from "./sound.js";
+
+/** @typedef {import("./messages.js").Finished} Finished */
 
 /** A share of the board as the language writes it ("42%", "42 %"). */
 const PERCENT = new Intl.NumberFormat(lang, { style: "percent", maximumFractionDigits: 1 });
@@ -18,13 +23,25 @@ export function hasResult() {
   return Boolean(c.result || (inRace && view.state === "over"));
 }
 
-/** The end of a game, or of a race, over the table. */
+/** The games won and celebrated on this page: each once (not again when it is resumed). */
+const celebrated = new Set();
+
+/** The end of a game, or of a race, over the table; a game just won on the table is
+ * celebrated first. */
 export function showResult() {
   const result = c.result;
   const game = c.game;
   const view = c.room.view;
   const inRace = game?.view.race && view?.code === game.view.race;
   if (!hasResult()) return;
+  if (result?.won && game?.id === result.game && !celebrated.has(result.game)) {
+    celebrated.add(result.game);
+    sound.win();
+    celebrate(c.board.element).then(() => {
+      if (c.result === result && current() === "game") showResult();
+    });
+    return;
+  }
   const box = $("[data-result-box]");
   const me = c.player?.name;
   let heading = t("Game over");
@@ -40,10 +57,7 @@ export function showResult() {
         score,
       ),
     );
-    const rank = { rank: number(result.rank ?? 0) };
     if (result.review === "held") lines.push(t("Your result is under review: it reaches the board once a person has looked."));
-    else if (result.rank && result.board === "new") lines.push(t("Rank %(rank)s on the new players' board.", rank));
-    else if (result.rank) lines.push(t("Rank %(rank)s on today's board.", rank));
     if (result.board === "new" && result.counts_from) {
       lines.push(t("Your dailies count on the public board from %(day)s.", { day: result.counts_from }));
     }
@@ -52,12 +66,8 @@ export function showResult() {
       const percent = PERCENT.format(result.percentile / 100);
       lines.push(t("You did as well as or better than %(percent)s of the board.", { percent }));
     }
-    if (result.par != null) lines.push(tn("Par: %(count)s move.", "Par: %(count)s moves.", result.par));
-    if (result.streak) {
-      const { current, best } = result.streak;
-      lines.push(t("Days in a row: %(current)s (best %(best)s).", { current: number(current), best: number(best) }));
-    }
   }
+  showFigures(result);
   const share = $("[data-result-share]");
   $("[data-result-share-box]").hidden = !result?.share;
   // the server names the day's page by its path when it has no public address: this one
@@ -103,6 +113,45 @@ export function showResult() {
   box.hidden = false;
   $("[data-result-card]").dataset.result = result?.won ? "won" : result ? (result.resigned ? "resigned" : "over") : "race";
   $("[data-result-box] button[data-action=lobby]").focus();
+}
+
+/** A daily's rank, par and days in a row, each a figure of its own (`[data-figure]`).
+ * @param {Finished | null} result */
+function showFigures(result) {
+  const figures = $("[data-result-figures]");
+  figures.replaceChildren();
+  /** @param {string} name @param {string} term @param {string} value @param {string} [note]
+   * @param {boolean} [figure] false: a word, not a figure (said smaller) */
+  const add = (name, term, value, note, figure = true) => {
+    const row = document.createElement("div");
+    row.dataset.figure = name;
+    const dt = document.createElement("dt");
+    dt.textContent = term;
+    const dd = document.createElement("dd");
+    dd.textContent = value;
+    dd.classList.toggle("words", !figure);
+    if (note) {
+      const small = document.createElement("small");
+      small.textContent = note;
+      dd.append(" ", small);
+    }
+    row.append(dt, dd);
+    figures.append(row);
+  };
+  if (result?.mode === "daily") {
+    if (result.review === "held") add("rank", t("Rank"), t("under review"), undefined, false);
+    else if (result.rank) {
+      const board = result.board === "new" ? t("on the new players' board") : t("on today's board");
+      add("rank", t("Rank"), number(result.rank), board);
+    }
+    if (result.par != null) add("par", t("Par"), tn("%(count)s move", "%(count)s moves", result.par));
+    else add("par", t("Par"), t("shown once the day is over"), undefined, false);
+  }
+  if (result?.streak) {
+    const { current: days, best } = result.streak;
+    add("streak", t("Days in a row"), number(days), t("best %(best)s", { best: number(best) }));
+  }
+  figures.hidden = !figures.childElementCount;
 }
 
 export function hideResult() {
