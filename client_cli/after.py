@@ -265,7 +265,12 @@ async def online_replay(args: argparse.Namespace) -> int:
         "day": replay.day,
         "code": replay.code,
     }
-    if replay.day:
+    if replay.race:  # a race room's game (a practice game to the server): its room
+        print(
+            _("%(player)s, %(suits)s race game in room %(room)s, deal %(code)s")
+            % {**said, "room": replay.race}
+        )
+    elif replay.day:
         print(_("%(player)s, %(suits)s %(mode)s of %(day)s, deal %(code)s") % said)
     else:
         print(_("%(player)s, %(suits)s %(mode)s, deal %(code)s") % said)
