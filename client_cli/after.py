@@ -7,8 +7,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import time
 from collections.abc import Callable, Sequence
-from typing import Any, get_args
+from typing import Any, TextIO, get_args
 
 from pydantic import BaseModel
 
@@ -284,28 +285,89 @@ async def online_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _queued(message: ServerMessage) -> None:
-    """Where a review waiting for the server's solver stands (on stderr: ``--json`` keeps
-    stdout for the review)."""
-    if isinstance(message, Queued):
-        if message.position == 1:
-            where = _("waiting for the solver: next in line")
+class SolverProgress:
+    """What ``simon review`` shows on stderr while the server's solver works (``--json``
+    keeps stdout for the review): a line at once, where the review stands in line when it
+    waits, a spinner with the seconds on a terminal, and how long it took once done."""
+
+    FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+    #: How often the spinner turns (seconds).
+    TURN = 0.1
+
+    def __init__(self, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic):
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = self.stream.isatty()
+        self.clock = clock
+        self.started = clock()
+        self.doing = _("Asking the solver…")
+        self.turns = 0
+
+    def start(self) -> None:
+        if self.tty:
+            self._draw()
         else:
-            where = _("waiting for the solver: number %(position)s in line") % {
+            self._say(self.doing)
+
+    def queued(self, message: ServerMessage) -> None:
+        """A ``queued`` message: where the review waits (said again as it moves)."""
+        if not isinstance(message, Queued):
+            return
+        if message.position == 1:
+            self.doing = _("waiting for the solver: next in line")
+        else:
+            self.doing = _("waiting for the solver: number %(position)s in line") % {
                 "position": message.position
             }
-        print(where, file=sys.stderr)
+        if self.tty:
+            self._draw()
+        else:
+            self._say(self.doing)
+
+    async def spin(self) -> None:
+        """Turn the spinner until cancelled (on a terminal only)."""
+        if not self.tty:
+            return
+        while True:
+            await asyncio.sleep(self.TURN)
+            self.turns += 1
+            self._draw()
+
+    def done(self, ok: bool) -> None:
+        """The review came (``ok``), or the request failed: the spinner's line is cleared."""
+        if self.tty:
+            self.stream.write("\r\x1b[2K")
+        if ok:
+            seconds = f"{self.clock() - self.started:.1f}"
+            self._say(_("The solver is done (%(seconds)s s).") % {"seconds": seconds})
+        else:
+            self.stream.flush()
+
+    def _draw(self) -> None:
+        frame = self.FRAMES[self.turns % len(self.FRAMES)]
+        seconds = int(self.clock() - self.started)
+        self.stream.write(f"\r\x1b[2K{frame} {self.doing} {seconds} s")
+        self.stream.flush()
+
+    def _say(self, line: str) -> None:
+        print(line, file=self.stream, flush=True)
 
 
 async def _review(args: argparse.Namespace) -> int:
-    review = await _ask(
-        args,
-        ReviewRequest(type="review", game=args.game),
-        Review,
-        account=True,
-        wait=REVIEW_TIMEOUT,
-        on_message=_queued,
-    )
+    connection = await open_connection(args, account=True)  # no account: said before a line
+    progress = SolverProgress()
+    connection.on_message = progress.queued
+    connection.timeout = max(connection.timeout, REVIEW_TIMEOUT)
+    progress.start()
+    spinner = asyncio.create_task(progress.spin())
+    try:
+        review = await connection.request(ReviewRequest(type="review", game=args.game), Review)
+    except BaseException:
+        progress.done(ok=False)
+        raise
+    finally:
+        spinner.cancel()
+        await connection.close()
+    progress.done(ok=True)
     if args.json:
         print_json(_dump(review))
         return 0
