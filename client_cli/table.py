@@ -112,6 +112,8 @@ class Table:
         #: new players', the first day whose daily counts on the public board.
         self.board: Board | None = None
         self.counts_from: date | None = None
+        #: How long a fair-play review usually takes on the server (hours), when it says.
+        self.review_hours: int | None = None
         self.finished = False
         #: A finished game's ``finished`` (percentile, streak, share) and its day's figures.
         self.after: Finished | None = None
@@ -489,6 +491,7 @@ class OnlineTable(Table):
         self.after = message
         self.rank = message.rank
         self.review = message.review
+        self.review_hours = self.connection.review_hours
         self.board = message.board
         self.counts_from = message.counts_from
         self.par = message.par if message.par is not None else self.par

@@ -551,6 +551,9 @@ class Welcome(_Message):
     version: int = PROTOCOL_VERSION
     server_time: str
     player: PlayerInfo | None = None
+    #: How long a fair-play review of a held result usually takes on this server, in hours
+    #: (``SIMON_HELD_REVIEW_HOURS``): what a client tells a player whose result is held.
+    review_hours: int | None = None
 
 
 class Registered(_Message):
