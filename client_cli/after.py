@@ -1,6 +1,7 @@
 """After a game: ``simon stats`` (a player's figures and streak, or a day's results),
 ``simon replay --game ID`` (a finished game, step by step), ``simon review ID`` (a game
-against the solver) and ``simon report ID REASON``; each prints JSON with ``--json``."""
+against the solver), ``simon report ID REASON`` and ``simon share`` (a finished daily's text
+to share); each prints JSON with ``--json``."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from pydantic import BaseModel
 from server.engine import SUIT_COUNTS, Game
 from server.protocol import (
     Board,
+    DailyResultRequest,
     DayStats,
     DayStatsRequest,
+    Finished,
     History,
     HistoryRequest,
     Queued,
@@ -42,6 +45,7 @@ from .boards import (
     parse_day,
 )
 from .connection import Reply
+from .errors import ClientError
 from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
 from .ui.widgets import format_clock
@@ -435,6 +439,24 @@ async def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _share(args: argparse.Namespace) -> int:
+    """``simon share``: the text to share of your finished daily, as its end gave it (in
+    your language), outside the play screen."""
+    finished = await _ask(
+        args,
+        DailyResultRequest(type="daily_result", day=args.day, suits=args.suits),
+        Finished,
+        account=True,
+    )
+    if args.json:
+        print_json(_dump(finished))
+        return 0
+    if finished.share is None:  # a server that made none (it always makes one for a daily)
+        raise ClientError(_("the server gave no text to share for this game"))
+    print(finished.share)
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "stats", help=_("a player's figures and streak, or a day's results (--today, --day)")
@@ -462,6 +484,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_server_argument(parser)
     add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_review(args)))
+
+    parser = subparsers.add_parser(
+        "share", help=_("the text to share of your finished daily (today's by default)")
+    )
+    parser.add_argument("--suits", type=int, choices=SUIT_COUNTS, default=1)
+    parser.add_argument("--day", type=parse_day, metavar="YYYY-MM-DD", help=_("default: today"))
+    add_server_argument(parser)
+    add_json_argument(parser)
+    parser.set_defaults(handler=lambda args: asyncio.run(_share(args)))
 
     parser = subparsers.add_parser("report", help=_("report a ranked result of a past day"))
     parser.add_argument("game", metavar=_("game"), help=_("the game's id (from its replay)"))

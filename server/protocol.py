@@ -462,6 +462,15 @@ class ReportRequest(_Request):
     reason: Annotated[str, Field(min_length=1, max_length=200), CLEAN]
 
 
+class DailyResultRequest(_Request):
+    """The signed-in player's finished daily of a day and suit count, afterwards: answered
+    by its ``finished`` (the share text, the rank and standing as they are now)."""
+
+    type: Literal["daily_result"]
+    day: date | None = None  # today (UTC) when omitted
+    suits: SuitCount = 1
+
+
 ClientMessage = Annotated[
     Hello
     | Register
@@ -491,7 +500,8 @@ ClientMessage = Annotated[
     | DayStatsRequest
     | ReplayRequest
     | ReviewRequest
-    | ReportRequest,
+    | ReportRequest
+    | DailyResultRequest,
     Field(discriminator="type"),
 ]
 

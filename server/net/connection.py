@@ -56,7 +56,14 @@ log = logging.getLogger(__name__)
 PUSH_QUEUE: int = 64
 #: Reads that cost the database, and what each costs of the address's budget of HTTP
 #: requests (which they share).
-_READS: Final = {"leaderboard": 1, "rank": 1, "history": 1, "replay": REPLAY_COST, "review": 1}
+_READS: Final = {
+    "leaderboard": 1,
+    "rank": 1,
+    "history": 1,
+    "replay": REPLAY_COST,
+    "review": 1,
+    "daily_result": 1,
+}
 #: Answered beside the reading task: a review waits seconds on the solver, and the
 #: connection reads (and plays) on meanwhile; a client matches replies by id. One review
 #: of an account at a time (``busy``) bounds them.
