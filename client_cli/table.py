@@ -516,8 +516,7 @@ class OnlineTable(Table):
         if self.view is None or digest.suits != self.view.suits:
             return
         for entry in digest.players:
-            event = _change(self.race.get(entry.player), entry)
-            if event is not None:
+            for event in _changes(self.race.get(entry.player), entry):
                 self._log_race(event, entry)
         self._standings(digest)
 
@@ -538,14 +537,17 @@ class OnlineTable(Table):
             self.race_log.append(line % said)
 
 
-def _change(before: RaceEntry | None, now: RaceEntry) -> RaceEventKind | None:
-    """What a racer did between two digests, as the event that says it (None: only moves)."""
+def _changes(before: RaceEntry | None, now: RaceEntry) -> list[RaceEventKind]:
+    """What a racer did between two digests, as the events that say it, in their order
+    (none: only moves). A digest comes at most once a second: the last run and the win it
+    made come in one, and both are told."""
     if before is None:  # new to this follower's rows: not told apart from a newcomer
-        return None
-    if now.finished and not before.finished:
-        return "resigned" if now.resigned else "finished"
-    if now.left and not before.left:
-        return "left"
+        return []
+    found: list[RaceEventKind] = []
     if now.removed > before.removed:
-        return "removed"
-    return None
+        found.append("removed")
+    if now.finished and not before.finished:
+        found.append("resigned" if now.resigned else "finished")
+    elif now.left and not before.left:
+        found.append("left")
+    return found
