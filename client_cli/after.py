@@ -1,22 +1,26 @@
 """After a game: ``simon stats`` (a player's figures and streak, or a day's results),
 ``simon replay --game ID`` (a finished game, step by step), ``simon review ID`` (a game
-against the solver) and ``simon report ID REASON``; each prints JSON with ``--json``."""
+against the solver), ``simon report ID REASON`` and ``simon share`` (a finished daily's text
+to share); each prints JSON with ``--json``."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
+import time
 from collections.abc import Callable, Sequence
-from typing import Any, get_args
+from typing import Any, TextIO, get_args
 
 from pydantic import BaseModel
 
 from server.engine import SUIT_COUNTS, Game
 from server.protocol import (
     Board,
+    DailyResultRequest,
     DayStats,
     DayStatsRequest,
+    Finished,
     History,
     HistoryRequest,
     Queued,
@@ -41,6 +45,7 @@ from .boards import (
     parse_day,
 )
 from .connection import Reply
+from .errors import ClientError
 from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
 from .ui.widgets import format_clock
@@ -265,7 +270,12 @@ async def online_replay(args: argparse.Namespace) -> int:
         "day": replay.day,
         "code": replay.code,
     }
-    if replay.day:
+    if replay.race:  # a race room's game (a practice game to the server): its room
+        print(
+            _("%(player)s, %(suits)s race game in room %(room)s, deal %(code)s")
+            % {**said, "room": replay.race}
+        )
+    elif replay.day:
         print(_("%(player)s, %(suits)s %(mode)s of %(day)s, deal %(code)s") % said)
     else:
         print(_("%(player)s, %(suits)s %(mode)s, deal %(code)s") % said)
@@ -279,28 +289,89 @@ async def online_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _queued(message: ServerMessage) -> None:
-    """Where a review waiting for the server's solver stands (on stderr: ``--json`` keeps
-    stdout for the review)."""
-    if isinstance(message, Queued):
-        if message.position == 1:
-            where = _("waiting for the solver: next in line")
+class SolverProgress:
+    """What ``simon review`` shows on stderr while the server's solver works (``--json``
+    keeps stdout for the review): a line at once, where the review stands in line when it
+    waits, a spinner with the seconds on a terminal, and how long it took once done."""
+
+    FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+    #: How often the spinner turns (seconds).
+    TURN = 0.1
+
+    def __init__(self, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic):
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = self.stream.isatty()
+        self.clock = clock
+        self.started = clock()
+        self.doing = _("Asking the solver…")
+        self.turns = 0
+
+    def start(self) -> None:
+        if self.tty:
+            self._draw()
         else:
-            where = _("waiting for the solver: number %(position)s in line") % {
+            self._say(self.doing)
+
+    def queued(self, message: ServerMessage) -> None:
+        """A ``queued`` message: where the review waits (said again as it moves)."""
+        if not isinstance(message, Queued):
+            return
+        if message.position == 1:
+            self.doing = _("waiting for the solver: next in line")
+        else:
+            self.doing = _("waiting for the solver: number %(position)s in line") % {
                 "position": message.position
             }
-        print(where, file=sys.stderr)
+        if self.tty:
+            self._draw()
+        else:
+            self._say(self.doing)
+
+    async def spin(self) -> None:
+        """Turn the spinner until cancelled (on a terminal only)."""
+        if not self.tty:
+            return
+        while True:
+            await asyncio.sleep(self.TURN)
+            self.turns += 1
+            self._draw()
+
+    def done(self, ok: bool) -> None:
+        """The review came (``ok``), or the request failed: the spinner's line is cleared."""
+        if self.tty:
+            self.stream.write("\r\x1b[2K")
+        if ok:
+            seconds = f"{self.clock() - self.started:.1f}"
+            self._say(_("The solver is done (%(seconds)s s).") % {"seconds": seconds})
+        else:
+            self.stream.flush()
+
+    def _draw(self) -> None:
+        frame = self.FRAMES[self.turns % len(self.FRAMES)]
+        seconds = int(self.clock() - self.started)
+        self.stream.write(f"\r\x1b[2K{frame} {self.doing} {seconds} s")
+        self.stream.flush()
+
+    def _say(self, line: str) -> None:
+        print(line, file=self.stream, flush=True)
 
 
 async def _review(args: argparse.Namespace) -> int:
-    review = await _ask(
-        args,
-        ReviewRequest(type="review", game=args.game),
-        Review,
-        account=True,
-        wait=REVIEW_TIMEOUT,
-        on_message=_queued,
-    )
+    connection = await open_connection(args, account=True)  # no account: said before a line
+    progress = SolverProgress()
+    connection.on_message = progress.queued
+    connection.timeout = max(connection.timeout, REVIEW_TIMEOUT)
+    progress.start()
+    spinner = asyncio.create_task(progress.spin())
+    try:
+        review = await connection.request(ReviewRequest(type="review", game=args.game), Review)
+    except BaseException:
+        progress.done(ok=False)
+        raise
+    finally:
+        spinner.cancel()
+        await connection.close()
+    progress.done(ok=True)
     if args.json:
         print_json(_dump(review))
         return 0
@@ -368,6 +439,24 @@ async def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _share(args: argparse.Namespace) -> int:
+    """``simon share``: the text to share of your finished daily, as its end gave it (in
+    your language), outside the play screen."""
+    finished = await _ask(
+        args,
+        DailyResultRequest(type="daily_result", day=args.day, suits=args.suits),
+        Finished,
+        account=True,
+    )
+    if args.json:
+        print_json(_dump(finished))
+        return 0
+    if finished.share is None:  # a server that made none (it always makes one for a daily)
+        raise ClientError(_("the server gave no text to share for this game"))
+    print(finished.share)
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "stats", help=_("a player's figures and streak, or a day's results (--today, --day)")
@@ -395,6 +484,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_server_argument(parser)
     add_json_argument(parser)
     parser.set_defaults(handler=lambda args: asyncio.run(_review(args)))
+
+    parser = subparsers.add_parser(
+        "share", help=_("the text to share of your finished daily (today's by default)")
+    )
+    parser.add_argument("--suits", type=int, choices=SUIT_COUNTS, default=1)
+    parser.add_argument("--day", type=parse_day, metavar="YYYY-MM-DD", help=_("default: today"))
+    add_server_argument(parser)
+    add_json_argument(parser)
+    parser.set_defaults(handler=lambda args: asyncio.run(_share(args)))
 
     parser = subparsers.add_parser("report", help=_("report a ranked result of a past day"))
     parser.add_argument("game", metavar=_("game"), help=_("the game's id (from its replay)"))

@@ -37,7 +37,7 @@ from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
 from .race_table import ordinal
 from .ui.widgets import format_clock
-from .wording import UNDER_REVIEW, board_note, player_label, plural
+from .wording import UNDER_REVIEW, board_note, player_label, plural, review_wait
 from .words import N_, _, long_day, ngettext, pad
 
 #: The games' modes, as the history says them.
@@ -114,7 +114,9 @@ async def _leaderboard(args: argparse.Namespace) -> int:
             result = _dump(info)
             rows = info.around
             title = f"{info.day} · {plural(info.suits, 'suit')}{board_title(info.board)} · "
-            title += f"{info.player}: " + _rank_text(info)
+            # held: said by the server on the board it is held from, else by your history
+            held_here = info.review == "held" or (mine is not None and bool(mine.review))
+            title += f"{info.player}: " + _rank_text(info, held=held_here)
             day, suits, total, dealt = info.day, info.suits, info.total, info.dealt is not False
         else:
             rows, after, page = [], None, None
@@ -164,8 +166,11 @@ async def _leaderboard(args: argparse.Namespace) -> int:
     finally:
         await connection.close()
     held = mine if mine is not None and mine.review else None
-    if held is not None:
-        result["review"] = held.review
+    held_anyhow = held is not None or result.get("review") == "held"
+    if held_anyhow:
+        result["review"] = "held"
+        if connection.review_hours is not None:
+            result["review_hours"] = connection.review_hours
     result["dealt"] = dealt
     if elsewhere is not None:
         result["new_board"] = elsewhere.as_json()
@@ -176,12 +181,13 @@ async def _leaderboard(args: argparse.Namespace) -> int:
         Console().print(leaderboard_table(title, rows, me))
     else:  # plain lines: a command in them is never wrapped
         print(title)
-        if elsewhere is None:
+        if elsewhere is None and not held_anyhow:  # held: the line below says it all
             print(_no_rows(day, suits, board, today, dealt=dealt))
     if elsewhere is not None:
         print(elsewhere.text())
-    if held is not None:
-        print(_held_line(held))
+    if held_anyhow:
+        score = held.score if held is not None else None
+        print(_held_line(score, connection.review_hours, empty=not rows))
     return 0
 
 
@@ -194,11 +200,12 @@ def leaderboard_board(asked: Board | None, around_me: bool, connection: Connecti
     return "bots" if around_me and player is not None and player.bot else "humans"
 
 
-def _rank_text(info: RankInfo) -> str:
-    """Where the player stands, or why they have no rank (``rank`` absent)."""
+def _rank_text(info: RankInfo, *, held: bool) -> str:
+    """Where the player stands, or why they have no rank (``rank`` absent; ``held``: their
+    result is held for review)."""
     if info.rank is not None:
         return _("rank %(rank)s of %(total)s") % {"rank": info.rank, "total": info.total}
-    why = _("result held for review") if info.review == "held" else _("no result")
+    why = _("result held for review") if held else _("no result")
     return f"{why}, {plural(info.total, 'result')}"
 
 
@@ -236,11 +243,31 @@ def _no_rows(day: date, suits: int, board: Board, today: date, *, dealt: bool) -
     return _("No results: nobody finished the %(suits)s-suit deal of %(day)s.") % said
 
 
-def _held_line(game: HistoryGame) -> str:
-    return _(
-        "Your result (score %(score)s) is under review: held for fair-play review, "
-        "it stays off the public leaderboard until a reviewer clears it."
-    ) % {"score": game.score}
+def _held_line(score: int | None, hours: int | None, *, empty: bool) -> str:
+    """What a player whose result is held is told under a board: one thing, whether the
+    board shows others' results or none (``empty``), and how long a review usually takes."""
+    if empty and score is not None:
+        said = _(
+            "No result on this board yet; yours (score %(score)s) is under review: held for "
+            "fair-play review, it stays off the public leaderboard until a reviewer clears it."
+        ) % {"score": score}
+    elif empty:
+        said = _(
+            "No result on this board yet; yours is under review: held for fair-play review, "
+            "it stays off the public leaderboard until a reviewer clears it."
+        )
+    elif score is not None:
+        said = _(
+            "Your result (score %(score)s) is under review: held for fair-play review, "
+            "it stays off the public leaderboard until a reviewer clears it."
+        ) % {"score": score}
+    else:
+        said = _(
+            "Your result is under review: held for fair-play review, it stays off the "
+            "public leaderboard until a reviewer clears it."
+        )
+    wait = review_wait(hours)
+    return f"{said} {wait}" if wait else said
 
 
 async def own_daily(
@@ -505,6 +532,8 @@ async def _daily(args: argparse.Namespace) -> int:
         if deal.suits in held:
             progress += _(", under review (off the leaderboard for now)")
         print(f"  {pad(plural(deal.suits, 'suit'), 7)}  {progress}")
+    if any(deal.suits in held for deal in deals) and (wait := review_wait(connection.review_hours)):
+        print(f"  {wait}")
     if deals and connection.player is None:
         print(
             _("No account here: `simon register NAME` to play (server %(server)s).")

@@ -148,6 +148,9 @@ class Connection:
         self.player: PlayerInfo | None = None
         #: The server's clock minus this machine's (seconds), from its welcome.
         self.clock_offset = 0.0
+        #: How long a fair-play review of a held result usually takes on this server (hours;
+        #: None: an older server that does not say).
+        self.review_hours: int | None = None
         self._ids = itertools.count(1)
         self._waiters: dict[int | str, asyncio.Future[ServerMessage]] = {}
         self._socket: ClientConnection | None = None
@@ -177,6 +180,7 @@ class Connection:
                 Hello(type="hello", client=CLIENT_NAME, lang=language()), Welcome
             )
             self.clock_offset = _clock_offset(welcome.server_time)
+            self.review_hours = welcome.review_hours
             if welcome.player is not None:
                 self.player = await self._agree_on_language(welcome.player)
             if self.token is not None:

@@ -112,6 +112,8 @@ class Table:
         #: new players', the first day whose daily counts on the public board.
         self.board: Board | None = None
         self.counts_from: date | None = None
+        #: How long a fair-play review usually takes on the server (hours), when it says.
+        self.review_hours: int | None = None
         self.finished = False
         #: A finished game's ``finished`` (percentile, streak, share) and its day's figures.
         self.after: Finished | None = None
@@ -489,6 +491,7 @@ class OnlineTable(Table):
         self.after = message
         self.rank = message.rank
         self.review = message.review
+        self.review_hours = self.connection.review_hours
         self.board = message.board
         self.counts_from = message.counts_from
         self.par = message.par if message.par is not None else self.par
@@ -513,8 +516,7 @@ class OnlineTable(Table):
         if self.view is None or digest.suits != self.view.suits:
             return
         for entry in digest.players:
-            event = _change(self.race.get(entry.player), entry)
-            if event is not None:
+            for event in _changes(self.race.get(entry.player), entry):
                 self._log_race(event, entry)
         self._standings(digest)
 
@@ -535,14 +537,17 @@ class OnlineTable(Table):
             self.race_log.append(line % said)
 
 
-def _change(before: RaceEntry | None, now: RaceEntry) -> RaceEventKind | None:
-    """What a racer did between two digests, as the event that says it (None: only moves)."""
+def _changes(before: RaceEntry | None, now: RaceEntry) -> list[RaceEventKind]:
+    """What a racer did between two digests, as the events that say it, in their order
+    (none: only moves). A digest comes at most once a second: the last run and the win it
+    made come in one, and both are told."""
     if before is None:  # new to this follower's rows: not told apart from a newcomer
-        return None
-    if now.finished and not before.finished:
-        return "resigned" if now.resigned else "finished"
-    if now.left and not before.left:
-        return "left"
+        return []
+    found: list[RaceEventKind] = []
     if now.removed > before.removed:
-        return "removed"
-    return None
+        found.append("removed")
+    if now.finished and not before.finished:
+        found.append("resigned" if now.resigned else "finished")
+    elif now.left and not before.left:
+        found.append("left")
+    return found

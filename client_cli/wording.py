@@ -76,6 +76,29 @@ def player_label(name: str, bot: bool) -> str:
 UNDER_REVIEW = N_("under review")
 
 
+def review_wait(hours: int | None) -> str:
+    """How long a fair-play review usually takes on the server (its ``review_hours``), as a
+    sentence told to a player whose result is held; "" when the server does not say.
+
+    >>> review_wait(24), review_wait(72), review_wait(None)
+    ('A review usually takes about 24 hours.', 'A review usually takes about 3 days.', '')
+    """
+    if hours is None:
+        return ""
+    if hours >= 48:
+        days = round(hours / 24)
+        return ngettext(
+            "A review usually takes about %(count)s day.",
+            "A review usually takes about %(count)s days.",
+            days,
+        ) % {"count": days}
+    return ngettext(
+        "A review usually takes about %(count)s hour.",
+        "A review usually takes about %(count)s hours.",
+        hours,
+    ) % {"count": hours}
+
+
 def _standing(rank: int | None, review: str | None) -> str:
     if review is not None:
         return _(", under review (off the leaderboard for now)")

@@ -493,6 +493,15 @@ class ReportRequest(_Request):
     reason: Annotated[str, Field(min_length=1, max_length=200), CLEAN]
 
 
+class DailyResultRequest(_Request):
+    """The signed-in player's finished daily of a day and suit count, afterwards: answered
+    by its ``finished`` (the share text, the rank and standing as they are now)."""
+
+    type: Literal["daily_result"]
+    day: date | None = None  # today (UTC) when omitted
+    suits: SuitCount = 1
+
+
 ClientMessage = Annotated[
     Hello
     | Register
@@ -524,7 +533,8 @@ ClientMessage = Annotated[
     | DayStatsRequest
     | ReplayRequest
     | ReviewRequest
-    | ReportRequest,
+    | ReportRequest
+    | DailyResultRequest,
     Field(discriminator="type"),
 ]
 
@@ -586,6 +596,9 @@ class Welcome(_Message):
     version: int = PROTOCOL_VERSION
     server_time: str
     player: PlayerInfo | None = None
+    #: How long a fair-play review of a held result usually takes on this server, in hours
+    #: (``SIMON_HELD_REVIEW_HOURS``): what a client tells a player whose result is held.
+    review_hours: int | None = None
 
 
 class Registered(_Message):

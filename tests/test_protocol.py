@@ -137,6 +137,7 @@ DOCUMENTED: dict[str, str] = {
     "replay": '{"type": "replay", "game": "<id>"}',
     "review": '{"type": "review", "game": "<id>"}',
     "report": '{"type": "report", "game": "<id>", "reason": "too quick to be true"}',
+    "daily_result": '{"type": "daily_result", "day": "2026-03-01", "suits": 1}',
 }
 
 

@@ -15,7 +15,7 @@ from textual.widgets import Static
 from server.protocol import DayStats, Finished
 
 from ..table import Table
-from ..wording import replay_line
+from ..wording import replay_line, review_wait
 from ..words import _, ngettext, number
 from ..words import width as width_of
 
@@ -47,9 +47,12 @@ def sparkline(stats: DayStats) -> tuple[str, str] | None:
     return line, marks
 
 
-def after_text(finished: Finished, stats: DayStats | None) -> Text:
-    """The lines the finished screen shows under the board."""
+def after_text(finished: Finished, stats: DayStats | None, review_hours: int | None = None) -> Text:
+    """The lines the finished screen shows under the board (``review_hours``: how long a
+    fair-play review usually takes, told when the result is held)."""
     text = Text()
+    if finished.review == "held" and (wait := review_wait(review_hours)):
+        text.append(wait + "\n", "magenta")
     facts = []
     if finished.percentile is not None:
         facts.append(
@@ -106,4 +109,4 @@ class AfterPanel(Static):
         finished = table.after
         self.display = finished is not None
         if finished is not None:
-            self.update(after_text(finished, table.day_stats))
+            self.update(after_text(finished, table.day_stats, table.review_hours))

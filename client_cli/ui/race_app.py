@@ -27,7 +27,7 @@ from ..wording import player_label, plural
 from ..words import N_, _
 from .app import SimonApp
 from .commands import Command
-from .widgets import BoardBox, BoardView, ScoreLine, panel_grid
+from .widgets import BoardBox, BoardView, ScoreLine, latest_events, panel_grid
 
 #: The prompt's hint in the room, before the reveal; in the race; once it is over.
 ROOM_PLACEHOLDER = N_("s start (the owner) · q leave · ? help")
@@ -139,14 +139,20 @@ def standings_grid(table: RaceTable, expand: bool = True) -> RichTable:
 
 
 class StandingsPanel(Static):
-    """The room's standings beside the board, and its latest events."""
+    """The room's standings beside the board, and its latest events (the newest kept when
+    the panel is short)."""
+
+    table: RaceTable | None = None
+
+    def on_resize(self) -> None:
+        if self.table is not None:
+            self.update_from(self.table)
 
     def update_from(self, table: RaceTable) -> None:
-        parts: list[RenderableType] = [standings_grid(table)]
-        if table.race_log:
-            log = Text("\n".join(table.race_log), "dim", overflow="ellipsis", no_wrap=True)
-            parts += [Text(""), Text(_("Latest"), "bold"), log]
-        self.update(Group(*parts))
+        self.table = table
+        standings = 2 + len(table.ordered())  # the title, the heading and a line a racer
+        latest = latest_events(table.race_log, self.size.height, standings)
+        self.update(Group(standings_grid(table), *latest))
 
 
 class RaceApp(SimonApp):

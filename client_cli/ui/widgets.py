@@ -271,6 +271,41 @@ def panel_grid(title: str, expand: bool = True) -> RichTable:
     )
 
 
+#: The newest race events the panel keeps room for, however many racers it lists.
+LATEST_AT_LEAST = 2
+
+
+def racers_room(height: int, racers: int, events: int) -> int:
+    """How many racers' lines the race panel shows (``height`` lines in all, 0: not laid out
+    yet), so that the newest events (up to :data:`LATEST_AT_LEAST`) show beneath them.
+
+    >>> racers_room(10, 9, 5), racers_room(30, 9, 5), racers_room(10, 9, 0)
+    (4, 9, 8)
+    """
+    if height <= 0:
+        return racers
+    events_room = 2 + min(events, LATEST_AT_LEAST) if events else 0  # a blank line, a heading
+    return max(1, min(racers, height - 2 - events_room))  # the title and the heading
+
+
+def latest_events(log: Sequence[str], height: int, standings: int) -> list[RenderableType]:
+    """The race's latest events under its standings, as many of the newest as the panel has
+    lines for (``height``, 0: not laid out yet; ``standings``: the lines the standings take):
+    a panel cut short by the finished screen's lines or by many racers drops the oldest
+    events, never the last run and the win that came last.
+
+    >>> [str(part) for part in latest_events(["a", "b", "c"], 5, 2)]
+    ['', 'Latest', 'c']
+    """
+    if not log:
+        return []
+    lines = list(log)
+    if height > 0:
+        lines = lines[-max(1, height - standings - 2) :]  # 2: the blank line and the heading
+    shown = Text("\n".join(lines), "dim", overflow="ellipsis", no_wrap=True)
+    return [Text(""), Text(_("Latest"), "bold"), shown]
+
+
 class RacePanel(Static):
     """The others on the same deal: their moves, score, runs, how they stand; the latest events."""
 
@@ -297,6 +332,10 @@ class RacePanel(Static):
         grid.add_column(_("Runs"), justify="right")
         grid.add_column("", no_wrap=True, min_width=4 if narrow else 7)
         entries = sorted(table.race.values(), key=RaceEntry.standing)  # the server's order
+        room = racers_room(self.size.height, len(entries), len(table.race_log))
+        if room < len(entries):  # a short panel: the leaders, and you, above the latest events
+            mine = [entry for entry in entries[room - 1 :] if entry.player == table.player]
+            entries = entries[: room - len(mine)] + mine
         for entry in entries:
             left = entry.player in table.race_left
             style = "bold cyan" if entry.player == table.player else ("dim" if left else "")
@@ -312,8 +351,6 @@ class RacePanel(Static):
             grid.add_row(*cells)  # type: ignore[arg-type]  # mixed Text and str cells
         if not entries:
             grid.add_row(Text(_("nobody yet"), "dim"))
-        parts: list[RenderableType] = [grid]
-        if table.race_log:
-            log = Text("\n".join(table.race_log), "dim", overflow="ellipsis", no_wrap=True)
-            parts += [Text(""), Text(_("Latest"), "bold"), log]
-        self.update(Group(*parts))
+        standings = 2 + max(1, len(entries))  # the title, the heading and a line a racer
+        latest = latest_events(table.race_log, self.size.height, standings)
+        self.update(Group(grid, *latest))

@@ -281,6 +281,7 @@ async def run_server(
             reviewers=settings.reviewer_names,
             public_url=settings.public_url,
             review_seconds=settings.review_seconds,
+            held_review_hours=settings.held_review_hours,
             review_worker=reviews,
             max_game_actions=settings.max_game_actions,
             fairplay_worker=fairplay_worker,

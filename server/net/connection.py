@@ -63,6 +63,7 @@ _READS: Final = {
     "unfinished": 1,
     "replay": REPLAY_COST,
     "review": 1,
+    "daily_result": 1,
 }
 #: Answered beside the reading task: a review waits seconds on the solver, and the
 #: connection reads (and plays) on meanwhile; a client matches replies by id. One review

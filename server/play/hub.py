@@ -65,6 +65,7 @@ class Hub:
         reviewers: frozenset[str] = frozenset(),
         public_url: str = "",
         review_seconds: float = 20.0,
+        held_review_hours: int = 24,
         review_worker: SolverProver | None = None,
         max_game_actions: int = MAX_GAME_ACTIONS,
         fairplay_worker: SolverProver | None = None,
@@ -74,11 +75,14 @@ class Hub:
         ``reviewers``: the accounts (``name_key`` form) that may see held results' replays;
         ``public_url``: the server's address as players reach it (share texts);
         ``review_seconds``: the solver's CPU budget per game review, in ``review_worker``
-        (by default a worker process of its own); ``max_game_actions``: a game's actions
+        (by default a worker process of its own); ``held_review_hours``: how long a
+        fair-play review of a held result usually takes (what its player is told);
+        ``max_game_actions``: a game's actions
         at most (a resignation is still taken then); ``fairplay_worker``: where a finished
         daily's fair-play evidence is worked out, off the event loop (None: a thread; the
         server brings a worker process)."""
         self.store = store
+        self.held_review_hours = held_review_hours
         self.max_game_actions = max_game_actions
         self.clock = clock
         #: The log's lines for requests refused ``unavailable`` (a database or bus outage

@@ -31,7 +31,7 @@ from urllib.parse import unquote
 from websockets.http11 import Request, Response
 
 from server.engine import SUIT_COUNTS
-from server.i18n import Language, gettext, speaking
+from server.i18n import Language, gettext, ngettext, speaking
 from server.kinds import parse_day
 from server.protocol import (
     Board,
@@ -229,6 +229,7 @@ async def day_board(source: Source, query: Query, text: str) -> Page:
                 "%(player)s's result on this board that day is held for fair-play "
                 "review: it is ranked once a reviewer clears it."
             ) % {"player": ranked.player}
+            notice += " " + review_wait(source.review_hours())
         else:
             notice = gettext("%(player)s has no result on this board that day.") % {
                 "player": ranked.player
@@ -290,6 +291,27 @@ def _day_links(
     }
 
 
+def review_wait(hours: int) -> str:
+    """How long a fair-play review usually takes here (``SIMON_HELD_REVIEW_HOURS``), as the
+    pages tell it beside a held result.
+
+    >>> review_wait(24), review_wait(72)
+    ('A review usually takes about 24 hours.', 'A review usually takes about 3 days.')
+    """
+    if hours >= 48:
+        days = round(hours / 24)
+        return ngettext(
+            "A review usually takes about %(count)s day.",
+            "A review usually takes about %(count)s days.",
+            days,
+        ) % {"count": days}
+    return ngettext(
+        "A review usually takes about %(count)s hour.",
+        "A review usually takes about %(count)s hours.",
+        hours,
+    ) % {"count": hours}
+
+
 async def player(source: Source, query: Query, text: str) -> Page:
     name = unquote(text)
     if not name or len(name) > 64 or CONTROL.search(name):
@@ -316,6 +338,7 @@ async def player(source: Source, query: Query, text: str) -> Page:
             "history": history,
             "games": shown,
             "held": held,
+            "review_wait": review_wait(source.review_hours()) if held else "",
             "best": best,
             "firsts": sum(game.rank == 1 and game.board != "new" for game in games),
             "chart": score_chart(games),

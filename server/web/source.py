@@ -144,6 +144,10 @@ class Source:
         on the public board (0: from its first)."""
         return self._hub.screening.thresholds.new_account_days
 
+    def review_hours(self) -> int:
+        """How long a fair-play review of a held result usually takes here (hours)."""
+        return self._hub.held_review_hours
+
     async def daily(self) -> DailyInfo:
         return await _asking(self._hub.queries.daily_info())
 

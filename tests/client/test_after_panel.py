@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from client_cli.table import OnlineTable
+from client_cli.ui.after_panel import after_text
 from client_cli.ui.app import SimonApp
 from server.engine import Game
 from server.protocol import (
@@ -85,3 +86,15 @@ async def test_the_finished_screen_shows_the_standing_streak_histogram_and_share
         await pilot.pause()
         assert notice(app) == "Copied the share text."
         assert (tmp_path / "copied").read_text() == share
+
+
+def test_a_held_result_is_told_how_long_a_review_usually_takes() -> None:
+    held = Finished(
+        game="g1", code="SS1-S1-AAAAABD", mode="daily", won=True, resigned=False, moves=60,
+        score=840, removed=4, elapsed=120.0, finished_at="2026-01-02T10:00:00Z", review="held",
+        share="Simple Simon 2026-01-02 · 1 suit · won in 60 moves · 2:00\n/day/2026-01-02?suits=1",
+    )  # fmt: skip
+    shown = after_text(held, None, review_hours=24).plain
+    assert shown.startswith("A review usually takes about 24 hours.\n")
+    ranked = held.model_copy(update={"review": None, "rank": 1})
+    assert "review" not in after_text(ranked, None, review_hours=24).plain  # only when held

@@ -120,8 +120,23 @@ def test_a_leaderboard_lines_up_names_of_every_alphabet() -> None:
     assert len(rules) == 1 and len({cells(line) for line in lines}) == 1
 
 
+@pytest.mark.parametrize(
+    ("newcomers", "hours", "wait"),
+    [
+        (False, 24, "A review usually takes about 24 hours."),
+        # a new account's result is held from the new players' board, where rank does not
+        # look: the client says "held" all the same, never "no result" (issue #44)
+        (True, 72, "A review usually takes about 3 days."),
+    ],
+)
 async def test_an_empty_leaderboard_says_why_and_a_held_result_is_told_to_its_player(
-    backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    newcomers: bool,
+    hours: int,
+    wait: str,
+    backend: Backend,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: Any,
 ) -> None:
     solver = SolverProver(30.0, processes=False)
     proofs: dict[str, tuple[str, ...]] = {}
@@ -137,7 +152,10 @@ async def test_an_empty_leaderboard_says_why_and_a_held_result_is_told_to_its_pl
     day = clock.now().date()
     monkeypatch.setenv("SIMON_CONFIG_DIR", str(tmp_path))
     monkeypatch.delenv("SIMON_SERVER", raising=False)
-    async with serving(server_settings(backend), clock=clock, prover=prover) as server:
+    settings = server_settings(backend, held_review_hours=hours)
+    if newcomers:
+        settings = settings.model_copy(update={"fairplay": Thresholds()})
+    async with serving(settings, clock=clock, prover=prover) as server:
 
         async def simon(*argv: str) -> tuple[int, str, str]:
             status = await asyncio.to_thread(main, [*argv, "--server", server.url])
@@ -176,15 +194,35 @@ async def test_an_empty_leaderboard_says_why_and_a_held_result_is_told_to_its_pl
             finished = await human.pushed_event(lambda frame: frame["type"] == "finished")
             assert finished["review"] == "held"
 
+        # one thing said: the board is empty but for yours, held, and how long that takes
         status, out, _ = await simon("leaderboard", "--suits", "1")
-        assert status == 0 and "No results yet" in out
-        assert f"Your result (score {finished['score']}) is under review" in out
+        said = " ".join(out.split())
+        assert status == 0 and "nobody" not in out and "No results yet" not in out
+        assert (
+            f"No result on this board yet; yours (score {finished['score']}) is under review"
+            in said
+        )
+        assert said.endswith(wait)
         status, out, _ = await simon("leaderboard", "--suits", "1", "--json")
-        assert '"review": "held"' in out
+        shown = json.loads(out)
+        assert (shown["review"], shown["review_hours"]) == ("held", hours)
         status, out, _ = await simon("leaderboard", "--suits", "1", "--around-me")
-        assert status == 0 and "held for review" in out and "Your result (score" in out
+        said = " ".join(out.split())
+        assert status == 0 and "result held for review" in said and "no result" not in said
+        assert "nobody" not in said and f"yours (score {finished['score']}) is under" in said
+        assert said.endswith(wait)
         status, out, _ = await simon("daily", "--suits", "1")
-        assert "played, under review" in out
+        assert "played, under review" in out and wait in out
+        if not newcomers:  # someone else's result on the board: its rows, and yours held
+            async with Client.connect(server.url) as other:
+                await registered(other, unique_name("bob"))
+                await other.request({"type": "start", "suits": 1})
+                await other.request({"type": "resign"})
+            status, out, _ = await simon("leaderboard", "--suits", "1")
+            said = " ".join(out.split())
+            assert "bob" in out and "1 result" in said and "No result" not in said
+            assert f"Your result (score {finished['score']}) is under review" in said
+            assert said.endswith(wait)
         status, out, _ = await simon("leaderboard", "--suits", "1", "--board", "bots")
         assert "under review" not in out and "no bot has finished" in out
         assert json.loads((await simon("leaderboard", "--suits", "1", "--json"))[1])["dealt"]

@@ -277,6 +277,8 @@ def test_after_a_solved_daily_stats_replay_review_and_report(
     practice = json.loads(out)["game"]
     status, out, err = simon("review", practice, "--json")
     assert status == 0, err
+    # said at once, then when done (on stderr: stdout is the review's JSON)
+    assert err.startswith("Asking the solver…\n") and "The solver is done (" in err
     review = json.loads(out)
     assert review["won"] and review["positions"][-1]["distance"] == 0
     status, out, _ = simon("review", practice)

@@ -289,6 +289,10 @@ def test_two_bots_race_a_fresh_deal_in_a_room_that_allows_bots(
     assert re.search(rf"\n  \S+ {game['code']} {game['game']}\n", shown)  # the id to replay it
     place = ordinal(owner_last["you"]["place"])
     assert re.search(rf"race {first['room']}\s.*\s{place}\n", shown)  # one line, whole
+    # its replay names it a race game, with its room (never "practice": issue #44)
+    assert main(["replay", "--game", game["game"]]) == 0
+    heading = capsys.readouterr().out.splitlines()[0]
+    assert f"1 suit race game in room {first['room']}" in heading and "practice" not in heading
 
 
 def test_race_bot_mode_needs_a_bot_account(

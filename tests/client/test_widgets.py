@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from datetime import date
 
 import pytest
 from rich.console import Console
@@ -14,7 +15,16 @@ from client_cli.table import LocalTable, OnlineTable, Table
 from client_cli.ui.app import SimonApp
 from client_cli.ui.widgets import BoardView
 from server.engine import Game, Rule
-from server.protocol import Error, ErrorCode, RaceDigest, RaceEntry, RaceStandings, State
+from server.protocol import (
+    Error,
+    ErrorCode,
+    Finished,
+    RaceDigest,
+    RaceEntry,
+    RaceStandings,
+    State,
+    Streak,
+)
 from tests.client.screen import CODE, SIZE, game, notice, online_opener, opener
 from tests.support.client import ScriptedConnection, view_of
 
@@ -192,3 +202,43 @@ async def test_a_board_taller_than_the_terminal_shows_the_ends_of_its_columns() 
         await pilot.press(*"1-3", "enter")  # and it plays as ever
         await pilot.pause()
         assert game(app).moves == 1
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_the_latest_events_keep_the_last_run_and_the_win_once_the_game_is_over(
+    size: tuple[int, int],
+) -> None:
+    """Issue #44: once the finished screen's lines took the bottom of the screen, the race
+    panel was cut short and its newest events, the last run and the win, never showed."""
+    racers = [entry(name, 480 + index) for index, name in enumerate("abcdefgh")]
+    bob = entry("bob", 700).model_copy(update={"removed": 3})
+    start = view_of(Game.from_code(CODE), 0, mode="daily").model_copy(
+        update={"day": date(2026, 1, 2)}
+    )
+    connection = ScriptedConnection(
+        [State(id=1, state=start), RaceStandings(day="2026-01-02", suits=4, players=[bob, *racers])]
+    )
+    app = SimonApp(online_opener(connection))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        table = app.table
+        assert isinstance(table, OnlineTable)
+        for step in range(len(racers)):  # older events fill the log
+            racers[step] = racers[step].model_copy(update={"removed": 1})
+            table.receive(RaceDigest(day="2026-01-02", suits=4, players=[bob, *racers]))
+        table.receive(  # the player's own game ends: the finished screen's lines show
+            Finished(
+                game=start.game, code=CODE, mode="daily", won=False, resigned=True, moves=0,
+                score=500, removed=0, elapsed=30.0, finished_at="2026-01-02T10:00:00Z", rank=2,
+                percentile=50.0, streak=Streak(current=3, best=3),
+                share="Simple Simon 2026-01-02 · 4 suits · 0 of 4 runs\n/day/2026-01-02?suits=4",
+            )
+        )  # fmt: skip
+        won = bob.model_copy(update={"removed": 4, "finished": True, "won": True, "score": 850})
+        table.receive(RaceDigest(day="2026-01-02", suits=4, players=[won, *racers]))
+        await pilot.pause()
+        assert app.query_one("#after").display
+        race = app.query_one("#race", Static)
+        shown = "\n".join(panel_text(app)[: race.content_region.height])  # what fits is seen
+        assert "bob removed a run (4/4)" in shown and shown.rstrip().endswith("bob won: 850")
+        assert "Latest" in shown

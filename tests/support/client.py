@@ -55,6 +55,7 @@ class ScriptedConnection:
         self.requests: list[Any] = []
         self.player = PlayerInfo(name="ann")
         self.clock_offset = 0.0
+        self.review_hours: int | None = 24  # what the server says in its welcome
         self.on_message: Any = None
         self.on_reconnect: Any = None
         self.on_status: Any = None

@@ -249,7 +249,8 @@ async def test_todays_race_live_and_the_bots_board(backend: Backend) -> None:
 
 async def test_results_held_for_review_appear_on_no_page(backend: Backend) -> None:
     clock = fresh_clock()
-    async with serving(server_settings(backend, fairplay=HOLD_EVERYTHING), clock=clock) as server:
+    settings = server_settings(backend, fairplay=HOLD_EVERYTHING, held_review_hours=36)
+    async with serving(settings, clock=clock) as server:
         no_cache(server)
         base = server.http_url
         held = await finish_daily(server.url, suits=1)
@@ -262,9 +263,12 @@ async def test_results_held_for_review_appear_on_no_page(backend: Backend) -> No
         assert player.status == 200 and "No ranked daily results yet." in player.text
         # counted, as its figures count it, but not shown
         assert "1 daily result is held for fair-play review" in player.text
+        # and how long a review usually takes here (SIMON_HELD_REVIEW_HOURS)
+        assert "A review usually takes about 36 hours." in player.text
         assert "No finished games yet." not in player.text
         found = await page(f"{base}/day/{day}?suits=1&player={held}")
         assert "result on this board that day is held for fair-play review" in found.text
+        assert "A review usually takes about 36 hours." in found.text
 
 
 EVIL = [

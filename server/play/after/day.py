@@ -276,8 +276,10 @@ class AfterDay:
         self._figures[key] = (now + (PAST_STATS_SECONDS if over else STATS_SECONDS), stats)
         return stats
 
-    async def streak(self, player_id: int) -> Streak:
-        return streak_of(await self._store.daily_days(player_id=player_id), self._today())
+    async def streak(self, player_id: int, *, upto: date | None = None) -> Streak:
+        """The player's streak as of ``upto`` (None: today): a past day's run ends that day."""
+        on = self._today() if upto is None else min(upto, self._today())
+        return streak_of(await self._store.daily_days(player_id=player_id), on)
 
     # -- replays -------------------------------------------------------------------------
 

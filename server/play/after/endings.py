@@ -84,7 +84,11 @@ class GameEndings:
         except StoreError:  # cannot tell just now: say held, as it may be
             return True
 
-    async def finished_message(self, game: PlayerGame) -> Finished:
+    async def finished_message(
+        self, game: PlayerGame, *, streak_upto: date | None = None
+    ) -> Finished:
+        """``game``'s ``finished``; ``streak_upto``: its streak (and share text) as of that
+        day, for a daily told again afterwards (None: as of now)."""
         result = game.result
         assert result is not None
         rank = par = None
@@ -108,7 +112,7 @@ class GameEndings:
             par = await self.par(game)
         streak = share = None
         if game.day is not None:
-            streak = await self.streak(game.player_id)
+            streak = await self.streak(game.player_id, upto=streak_upto)
             share = share_text(
                 day=game.day,
                 suits=game.suits,
@@ -138,10 +142,11 @@ class GameEndings:
             counts_from=counts_from,
         )
 
-    async def streak(self, player_id: int) -> Streak | None:
-        """The player's streak of days with a finished daily (None: cannot tell just now)."""
+    async def streak(self, player_id: int, *, upto: date | None = None) -> Streak | None:
+        """The player's streak of days with a finished daily, as of ``upto`` (None: today;
+        and None when it cannot tell just now)."""
         try:
-            return await self._after.streak(player_id)
+            return await self._after.streak(player_id, upto=upto)
         except StoreError as error:
             log.warning("no streak for player %s: %s", player_id, error)
             return None

@@ -48,6 +48,7 @@ async def hello(conversation: Conversation, message: Hello) -> Replies:
             id=message.id,
             server_time=conversation.hub.now().isoformat(),
             player=conversation.player_info() if conversation.player else None,
+            review_hours=conversation.hub.held_review_hours,
         )
     ]
 

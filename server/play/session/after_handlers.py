@@ -1,12 +1,17 @@
-"""The conversation's answers to ``day_stats``, ``replay``, ``review`` and ``report`` (what
-comes after a game: :mod:`server.play.after.day`, :mod:`server.play.after.review`)."""
+"""The conversation's answers to ``day_stats``, ``replay``, ``review``, ``report`` and
+``daily_result`` (what comes after a game: :mod:`server.play.after.day`,
+:mod:`server.play.after.review`, :mod:`server.play.after.endings`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from server.play.errors import Refused
+from server.play.games.player_game import PlayerGame
 from server.protocol import (
+    DailyResultRequest,
     DayStatsRequest,
+    ErrorCode,
     Queued,
     ReplayRequest,
     Reported,
@@ -52,3 +57,29 @@ async def report(conversation: Conversation, message: ReportRequest) -> Replies:
         conversation.signed_in_player(), message.game, message.reason
     )
     return [Reported(id=message.id, game=message.game)]
+
+
+async def daily_result(conversation: Conversation, message: DailyResultRequest) -> Replies:
+    """The player's finished daily of a day, told again as its end told it (``finished``,
+    with its share text in the connection's language), its rank and streak as of now; the
+    game is read, never taken up (nor its race followed)."""
+    player = conversation.signed_in_player()
+    hub = conversation.hub
+    day = message.day or hub.today()
+    said = {"suits": message.suits, "day": day.isoformat()}
+    record = await hub.store.daily_attempt(player_id=player.id, day=day, suits=message.suits)
+    if record is None:
+        raise Refused(
+            ErrorCode.NOT_FOUND, "you played no %(suits)s-suit daily on %(day)s", params=said
+        )
+    if record.finished_at is None:
+        raise Refused(
+            ErrorCode.NOT_FOUND,
+            "your %(suits)s-suit daily of %(day)s is not finished: finish it first",
+            params=said,
+        )
+    logged = await hub.store.load_game(record.id)
+    assert logged is not None  # it was just read
+    game = PlayerGame.from_log(logged, hub.store)
+    finished = await hub.endings.finished_message(game, streak_upto=day)
+    return [finished.model_copy(update={"id": message.id})]

@@ -31,6 +31,7 @@ from server.protocol import (
     AutoMove,
     ClientMessage,
     DailyRequest,
+    DailyResultRequest,
     DayStatsRequest,
     Error,
     ErrorCode,
@@ -194,6 +195,8 @@ class Session:
                 return await after_handlers.review(self, message)
             case ReportRequest():
                 return await after_handlers.report(self, message)
+            case DailyResultRequest():
+                return await after_handlers.daily_result(self, message)
             case _:
                 assert_never(message)
 

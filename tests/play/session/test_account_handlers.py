@@ -60,6 +60,7 @@ async def test_a_hello_of_another_version_is_refused_and_of_ours_welcomed(hub: H
     welcome = await talk.one(type="hello", id=3)
     assert (welcome["type"], welcome["id"], welcome["version"]) == ("welcome", 3, PROTOCOL_VERSION)
     assert welcome["player"]["name"] == "Hal"  # the account this connection is signed in as
+    assert welcome["review_hours"] == hub.held_review_hours == 24  # what a held player is told
 
 
 async def test_a_ping_is_answered_with_the_servers_time(hub: Hub) -> None:
