@@ -171,6 +171,7 @@ async def serve_simon(
 ) -> None:
     from server.main import tune_gc
     from server.net import run_server
+
     try:
         from server.play.daily.deals import Proof
     except ImportError:  # a --before tree from before server/play's packages
