@@ -14,11 +14,14 @@ The map is an inline script, allowed by its hash in the Content-Security-Policy
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.resources import files
 from typing import Final
+
+import brotli
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,20 @@ class StaticFile:
     body: bytes
     content_type: str
     version: str
+    #: Its body compressed, by coding, made on the first request that asks for it.
+    _encoded: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
+
+    def encoded(self, coding: str) -> bytes:
+        """The body in ``coding`` (``br`` or ``gzip``), each at its best compression: a file
+        never changes while the server runs, so it is compressed once."""
+        found = self._encoded.get(coding)
+        if found is None:
+            if coding == "br":
+                found = brotli.compress(self.body, quality=11)
+            else:
+                found = gzip.compress(self.body, compresslevel=9, mtime=0)
+            self._encoded[coding] = found
+        return found
 
 
 _TYPES: Final = {
@@ -76,6 +93,24 @@ def _versioned_icons(found: dict[str, StaticFile]) -> None:
 
 STATIC: Final = _load_static()
 _versioned_icons(STATIC)
+
+
+#: The play page's JSDoc types (checked by ``tsc``): never imported at run time, not loaded.
+PLAY_TYPES: Final = "play/messages.js"
+#: The play page's modules it loads only when they are needed (a win's celebration, the
+#: tones once sound is on): not preloaded, so a first visit does not pay for them.
+PLAY_LATER: Final = frozenset({"play/result-view.js", "play/celebrate.js", "play/tones.js"})
+#: The play page's modules, preloaded beside its entry point (``play/main.js``).
+PLAY_MODULES: Final = tuple(
+    sorted(
+        name
+        for name in STATIC
+        if name.startswith("play/")
+        and name.endswith(".js")
+        and name != PLAY_TYPES
+        and name not in PLAY_LATER
+    )
+)
 
 
 def static_url(name: str) -> str:

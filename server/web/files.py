@@ -13,7 +13,7 @@ from server.i18n import gettext
 from server.protocol import ErrorCode
 
 from . import assets
-from .responses import IMMUTABLE, REVALIDATE, content
+from .responses import IMMUTABLE, REVALIDATE, static
 from .source import PageError
 
 #: The service worker's Cache-Control: a day (the longest a browser lets it be cached).
@@ -25,23 +25,10 @@ def static_file(request: Request, name: str, query: str) -> Response:
     if found is None:
         raise PageError(404, ErrorCode.NOT_FOUND, gettext("no such file %(name)r") % {"name": name})
     versioned = parse_qs(query).get("v") == [found.version]
-    return content(
-        request,
-        found.body,
-        content_type=found.content_type,
-        cache_control=IMMUTABLE if versioned else REVALIDATE,
-        etag=f'"{found.version}"',
-    )
+    return static(request, found, cache_control=IMMUTABLE if versioned else REVALIDATE)
 
 
 def service_worker(request: Request) -> Response:
     """``/sw.js``, from the root so that the worker's scope is the whole site; kept a day by
     the HTTP cache, which answers the worker's own update checks meanwhile (install.js)."""
-    found = assets.STATIC[assets.SERVICE_WORKER]
-    return content(
-        request,
-        found.body,
-        content_type=found.content_type,
-        cache_control=SERVICE_WORKER_CACHE,
-        etag=f'"{found.version}"',
-    )
+    return static(request, assets.STATIC[assets.SERVICE_WORKER], cache_control=SERVICE_WORKER_CACHE)

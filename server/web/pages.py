@@ -426,23 +426,11 @@ async def replay(source: Source, query: Query, game_id: str) -> Page:
     )
 
 
-#: The play page's JSDoc types (checked by ``tsc``): never imported at run time, not loaded.
-PLAY_TYPES: Final = "play/messages.js"
-#: The play page's modules, preloaded beside its entry point (``play/main.js``).
-PLAY_MODULES: Final = tuple(
-    sorted(
-        name
-        for name in assets.STATIC
-        if name.startswith("play/") and name.endswith(".js") and name != PLAY_TYPES
-    )
-)
-
-
 async def play(source: Source, query: Query, _: str) -> Page:
     """``/play``: the game itself, played over the websocket by the page's script; ``race``
     names a room to join (read by the script)."""
     query.text("race", 32)
-    return Page("play.html", {"modules": [m for m in PLAY_MODULES if m != "play/main.js"]})
+    return Page("play.html", {"modules": [m for m in assets.PLAY_MODULES if m != "play/main.js"]})
 
 
 async def offline(source: Source, query: Query, _: str) -> Page:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import gzip
 
+import brotli
 import pytest
 from websockets.datastructures import Headers
 from websockets.http11 import Request
 
-from server.web.responses import accepts_gzip, content, wants_json
+from server.web.assets import STATIC
+from server.web.responses import accepts_gzip, content, static, wants_json
 
 
 def request(path: str = "/", **headers: str) -> Request:
@@ -64,3 +66,28 @@ def test_a_page_answer_validators_and_gzip() -> None:
     small = content(request(Accept_Encoding="gzip"), b"tiny", content_type="text/html",
                     cache_control="x")  # fmt: skip
     assert "Content-Encoding" not in small.headers
+
+
+def test_a_static_file_is_brotli_where_taken_else_gzip_each_made_once() -> None:
+    found = STATIC["play/board.js"]
+    answers = {
+        given: static(request(Accept_Encoding=given), found, cache_control="x")
+        for given in ("gzip, deflate, br, zstd", "gzip", "", "br;q=0, gzip")
+    }
+    brotli_answer = answers["gzip, deflate, br, zstd"]
+    assert brotli_answer.headers["Content-Encoding"] == "br"
+    assert brotli.decompress(bytes(brotli_answer.body)) == found.body
+    assert answers["gzip"].headers["Content-Encoding"] == "gzip"
+    assert answers["br;q=0, gzip"].headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(bytes(answers["gzip"].body)) == found.body
+    assert "Content-Encoding" not in answers[""].headers and answers[""].body == found.body
+    # the smallest of the three, each made once and kept
+    assert len(brotli_answer.body) < len(answers["gzip"].body) < len(found.body)
+    assert found.encoded("br") is found.encoded("br")
+    for answer in answers.values():
+        assert answer.headers["Vary"] == "Accept-Encoding"
+        assert answer.headers["ETag"] == f'"{found.version}"'
+        assert "Content-Security-Policy" not in answer.headers  # a document's, not a script's
+        assert answer.headers["Content-Length"] == str(len(answer.body))
+    again = static(request(If_None_Match=f'"{found.version}"'), found, cache_control="x")
+    assert again.status_code == 304 and again.body == b""
