@@ -33,9 +33,16 @@ VARY: Final = "Accept-Language, Cookie"
 
 
 def cookie_language(request: Request) -> Language | None:
+    return _cookie_language(header(request, "Cookie"))
+
+
+@lru_cache(maxsize=256)
+def _cookie_language(cookie: str) -> Language | None:
+    if "lang" not in cookie:  # no need to parse the cookies of a visitor who never chose
+        return None
     cookies = SimpleCookie()
     try:
-        cookies.load(header(request, "Cookie"))
+        cookies.load(cookie)
     except CookieError:
         return None
     found = cookies.get(COOKIE)
@@ -43,6 +50,8 @@ def cookie_language(request: Request) -> Language | None:
 
 
 def query_language(query: str) -> Language | None:
+    if "lang" not in query:
+        return None
     values = parse_qs(query).get("lang")
     return language_named(values[0]) if values and len(values) == 1 else None
 
@@ -52,9 +61,16 @@ def choose(request: Request, query: str) -> Language:
     return (
         query_language(query)
         or cookie_language(request)
-        or negotiate(header(request, "Accept-Language"))
+        or _negotiated(header(request, "Accept-Language"))
         or DEFAULT_LANGUAGE
     )
+
+
+@lru_cache(maxsize=256)
+def _negotiated(accept_language: str) -> Language | None:
+    """:func:`negotiate`, remembered: a site's visitors send few distinct headers, and every
+    page and websocket asks."""
+    return negotiate(accept_language)
 
 
 #: ``/language/CODE?next=PATH``: the picker's link.

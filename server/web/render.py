@@ -65,7 +65,13 @@ def long_day(day: date) -> str:
 
 def url(path: str, **params: Any) -> str:
     """``path`` with the query ``params`` that are not None (values URL-encoded)."""
-    given = {name: value for name, value in params.items() if value is not None}
+    return _url(path, tuple(params.items()))
+
+
+@lru_cache(maxsize=4096)
+def _url(path: str, params: tuple[tuple[str, Any], ...]) -> str:
+    # kept: a page links the same few dozen URLs on every request
+    given = [(name, value) for name, value in params if value is not None]
     return f"{path}?{urlencode(given)}" if given else path
 
 
@@ -103,6 +109,7 @@ def _environment_speaking(language: Language) -> TranslatedEnvironment:
         loader=PackageLoader("server.web", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
+        auto_reload=False,  # the templates are the package's: no file is looked at again
         trim_blocks=True,
         lstrip_blocks=True,
         enable_async=False,
