@@ -175,6 +175,7 @@ async def test_a_new_player_wins_the_daily_by_drag_and_drop(
     assert f"Score {900 - len(moves)} in {len(moves)} moves" in line
     # the solver's line at machine speed: fair play holds it for review, and the page says so
     assert "under review" in line
+    assert "A review usually takes about 24 hours." in line  # SIMON_HELD_REVIEW_HOURS's default
     streak = await run(lambda: play.text('[data-figure="streak"]'))
     assert streak.split() == ["Days", "in", "a", "row", "1", "best", "1"]
     assert "under review" in await run(lambda: play.text('[data-figure="rank"]'))

@@ -30,6 +30,8 @@ export class Controller {
     this.game = null;
     /** @type {Finished | null} the last `finished` */
     this.result = null;
+    /** @type {number | null} how long a fair-play review usually takes here (`welcome`) */
+    this.reviewHours = null;
     this.room = new Room();
     /** @type {RaceBoard | null} the daily race's last digest */
     this.digest = null;

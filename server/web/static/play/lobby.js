@@ -21,6 +21,7 @@ export async function signIn(conn) {
   if (welcome.type !== "welcome") {
     throw new Error(welcome.type === "error" ? welcome.message : t("the server did not say welcome"));
   }
+  c.reviewHours = welcome.review_hours ?? null;
   if (!c.token) return;
   const reply = await conn.early({ type: "auth", token: c.token, lang });
   if (reply.type === "error") {

@@ -39,7 +39,7 @@
  * @property {Placements | null} [legal] absent once finished
  */
 
-/** @typedef {{type: "welcome", id?: MessageId, version: number, server_time: string, player?: Player | null}} Welcome */
+/** @typedef {{type: "welcome", id?: MessageId, version: number, server_time: string, player?: Player | null, review_hours?: number | null}} Welcome */
 /** @typedef {{type: "registered", id?: MessageId, player: Player, token: string}} Registered */
 /** @typedef {{type: "authenticated", id?: MessageId, player: Player}} Authenticated */
 /** @typedef {{type: "state", id?: MessageId, state: GameView}} State */

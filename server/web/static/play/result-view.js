@@ -50,7 +50,10 @@ export function drawResult() {
         score,
       ),
     );
-    if (result.review === "held") lines.push(t("Your result is under review: it reaches the board once a person has looked."));
+    if (result.review === "held") {
+      lines.push(t("Your result is under review: it reaches the board once a person has looked."));
+      if (c.reviewHours) lines.push(reviewWait(c.reviewHours));
+    }
     if (result.board === "new" && result.counts_from) {
       lines.push(t("Your dailies count on the public board from %(day)s.", { day: result.counts_from }));
     }
@@ -147,3 +150,13 @@ function showFigures(result) {
   figures.hidden = !figures.childElementCount;
 }
 
+
+/** How long a review usually takes here, as the pages say it (server/web/pages.py's
+ * review_wait): in days from two days on. @param {number} hours */
+function reviewWait(hours) {
+  if (hours >= 48) {
+    const days = Math.round(hours / 24);
+    return tn("A review usually takes about %(count)s day.", "A review usually takes about %(count)s days.", days);
+  }
+  return tn("A review usually takes about %(count)s hour.", "A review usually takes about %(count)s hours.", hours);
+}
