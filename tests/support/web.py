@@ -135,6 +135,9 @@ def chromium(chromium_session: Any) -> Any:
     the test before, whose server has stopped, polls no more and logs nothing here."""
     chromium_session.get("about:blank")
     chromium_session.get_log("browser")
+    # a cookie is the host's whatever the port: one test's language (lang=ru) must not
+    # follow the browser to the next test's server
+    chromium_session.execute_cdp_cmd("Network.clearBrowserCookies", {})
     return chromium_session
 
 

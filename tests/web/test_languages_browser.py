@@ -151,6 +151,15 @@ async def test_a_player_in_polish_or_russian_plays_a_whole_daily_in_their_langua
         assert await wait_for(play.result, 15, "the result") == "resigned"
         await _reads_only(play, language, "the result")
         await _both_widths(play, f"play-resigned-{language}")
+
+        # a race room of one's own: its waiting room, as the page draws it
+        await play.click('[data-result-box] [data-action="lobby"]')
+        await wait_for(lambda: play.find('[data-view="lobby"]').is_displayed(), 10, "the lobby")
+        await play.click('[data-action="race-new"]')
+        await wait_for(lambda: play.find('[data-view="room"]').is_displayed(), 10, "the room")
+        await wait_for(lambda: play.text("[data-room-code]") != "", 10, "the room's code")
+        await _reads_only(play, language, "the race room")
+        await _both_widths(play, f"play-room-{language}")
         assert await run(lambda: severe_logs(driver)) == []
 
         day = server.hub.today().isoformat()
@@ -175,6 +184,7 @@ async def test_a_device_follows_the_accounts_language_and_a_choice_made_on_it_is
             assert said == {"type": "language_set", "id": said["id"], "lang": "ru"}
         play = PlayPage(chromium)  # a browser in English, with nothing stored for the site
         await play.viewport(DESKTOP)
+        assert await run(lambda: chromium.get_cookies()) == []
         await play.open(f"{server.http_url}/healthz")
         origin = server.http_url
         await run(
