@@ -30,5 +30,6 @@ def static_file(request: Request, name: str, query: str) -> Response:
 
 def service_worker(request: Request) -> Response:
     """``/sw.js``, from the root so that the worker's scope is the whole site; kept a day by
-    the HTTP cache, which answers the worker's own update checks meanwhile (install.js)."""
+    the HTTP cache, which answers the worker's own update checks meanwhile (play/dom.js,
+    installServiceWorker)."""
     return static(request, assets.STATIC[assets.SERVICE_WORKER], cache_control=SERVICE_WORKER_CACHE)

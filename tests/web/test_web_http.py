@@ -325,7 +325,7 @@ async def test_static_files_are_versioned_and_cached_for_a_year(backend: Backend
         links = re.findall(r'(?:href|src)="(/static/[^"]+)"', home.text)
         assert sorted(link.split("?")[0] for link in links) == [
             "/static/app.js", "/static/icon.svg", "/static/icons/icon-192.png",
-            "/static/install.js", "/static/manifest.webmanifest",
+            "/static/manifest.webmanifest",
             "/static/play/i18n/en.json", "/static/style.css",
         ]  # fmt: skip
         types = {

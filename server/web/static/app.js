@@ -7,8 +7,10 @@
 // A module (deferred, strict): it imports the play page's clock, so both count down alike,
 // and its words (the "play" catalog, in the page's language).
 
-import { clock } from "./play/dom.js";
+import { clock, installServiceWorker } from "./play/dom.js";
 import { t, timeOfDay, tn } from "./play/i18n.js";
+
+installServiceWorker();
 
 (function () {
   function announce(text) {

@@ -86,3 +86,14 @@ export async function copyText(text, button, element) {
 export function click(selector, handler) {
   for (const element of $$(selector)) element.addEventListener("click", handler);
 }
+
+/** Install the service worker (sw.js): the app shell kept, and an offline visit told so. Called
+ * by each page's entry (main.js, app.js), so that no page fetches a module for it alone.
+ * updateViaCache "all": the worker's own update check is answered by the HTTP cache for a day
+ * (its Cache-Control), so that a repeat visit asks the network for nothing unchanged. */
+export function installServiceWorker() {
+  if (!("serviceWorker" in navigator)) return;
+  navigator.serviceWorker.register("/sw.js", { updateViaCache: "all" }).catch((error) => {
+    console.warn("service worker not installed", error);
+  });
+}

@@ -6,7 +6,7 @@
 import { setupAccountMenu } from "./account.js";
 import { setupControls } from "./controls.js";
 import { controller as c } from "./controller.js";
-import { $, refuse } from "./dom.js";
+import { $, installServiceWorker, refuse } from "./dom.js";
 import { t } from "./i18n.js";
 import { enterLobby, refreshDaily, setupLobby, showWelcome, signIn } from "./lobby.js";
 import { setupResult } from "./result.js";
@@ -98,6 +98,7 @@ setupAccountMenu({
 });
 setupSettings();
 setupSound();
+installServiceWorker();
 
 setInterval(tick, 250);
 
