@@ -47,8 +47,8 @@ class StaticFile:
 
 _TYPES: Final = {
     ".css": "text/css; charset=utf-8",
-    ".json": "application/json; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
+    ".json": "application/json",
+    ".js": "text/javascript",  # a module, a worker and a fetched JSON are read as UTF-8 always
     ".svg": "image/svg+xml; charset=utf-8",
     ".png": "image/png",
     ".webmanifest": "application/manifest+json; charset=utf-8",
@@ -97,9 +97,12 @@ _versioned_icons(STATIC)
 
 #: The play page's JSDoc types (checked by ``tsc``): never imported at run time, not loaded.
 PLAY_TYPES: Final = "play/messages.js"
-#: The play page's modules it loads only when they are needed (a win's celebration, the
-#: tones once sound is on): not preloaded, so a first visit does not pay for them.
-PLAY_LATER: Final = frozenset({"play/result-view.js", "play/celebrate.js", "play/tones.js"})
+#: The play page's modules it loads only when they are needed (a game's end, a race room, a
+#: win's celebration, the tones once sound is on): not preloaded, so a first visit does not
+#: pay for them.
+PLAY_LATER: Final = frozenset(
+    {"play/result-view.js", "play/room-view.js", "play/celebrate.js", "play/tones.js"}
+)
 #: The play page's modules, preloaded beside its entry point (``play/main.js``).
 PLAY_MODULES: Final = tuple(
     sorted(

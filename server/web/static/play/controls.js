@@ -8,8 +8,7 @@ import { $, $$, announce, clearRefusal, click, current, refuse } from "./dom.js"
 import { Pointer } from "./drag.js";
 import { t, tn } from "./i18n.js";
 import { Keys } from "./keys.js";
-import { settings } from "./settings.js";
-import { sound } from "./sound.js";
+import { settings, sound } from "./account.js";
 import { act, auto, move, moveTo } from "./table.js";
 
 /** @typedef {import("./game.js").Game} Game */

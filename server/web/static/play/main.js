@@ -3,7 +3,6 @@
 // what the player does, and shows the server's answers. The state is the controller's
 // (controller.js); the server's messages go to the views by their type (HANDLERS).
 
-import { setupAccountMenu } from "./account.js";
 import { setupControls } from "./controls.js";
 import { controller as c } from "./controller.js";
 import { $, installServiceWorker, refuse } from "./dom.js";
@@ -11,8 +10,7 @@ import { t } from "./i18n.js";
 import { enterLobby, refreshDaily, setupLobby, showWelcome, signIn } from "./lobby.js";
 import { setupResult } from "./result.js";
 import { digestCame, raceUpdated, roomChanged, setupRoom } from "./room.js";
-import { followAccount, settingsSet, setupSettings } from "./settings.js";
-import { setupSound, sound } from "./sound.js";
+import { followAccount, settingsSet, setupAccountMenu, setupSettings, setupSound, sound } from "./account.js";
 import { finished, refused, settled, takeState, tick } from "./table.js";
 
 /** @typedef {import("./messages.js").ServerMessage} ServerMessage */

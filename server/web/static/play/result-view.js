@@ -7,7 +7,7 @@ import { $, clock, current } from "./dom.js";
 import { lang, number, t, tn } from "./i18n.js";
 import { racerLine } from "./race.js";
 import { hasResult, showResult } from "./result.js";
-import { sound } from "./sound.js";
+import { sound } from "./account.js";
 
 /** @typedef {import("./messages.js").Finished} Finished */
 

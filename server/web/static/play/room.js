@@ -3,57 +3,25 @@
 // leaving and rematches. race.js keeps the room's newest view.
 
 import { controller as c } from "./controller.js";
-import { $, announce, click, clock, copyText, refuse, setError, setText } from "./dom.js";
-import { refreshDaily, showLobby } from "./lobby.js";
-import { number, t, tn } from "./i18n.js";
+import { $, announce, click, clock, refuse, setError, setText } from "./dom.js";
+import { number, t } from "./i18n.js";
 import { racerLine, racerName } from "./race.js";
 import { hideResult, showResult } from "./result.js";
-import { renderGame, tick } from "./table.js";
+import { renderGame } from "./table.js";
 
 /** @typedef {import("./messages.js").RaceRoom} RaceRoom */
 /** @typedef {import("./messages.js").RaceUpdate} RaceUpdate */
 /** @typedef {import("./messages.js").RaceBoard} RaceBoard */
 /** @typedef {import("./messages.js").RoomEntry} RoomEntry */
 
-/** The waiting room: its code and link, who is in, how it starts. */
+/** The waiting room (drawn by room-view.js, a module loaded when a room is first shown: a
+ * visit that never races does not pay for it). */
 export function renderRoom() {
-  const view = c.room.view;
-  if (!view) return;
-  const me = c.player?.name;
-  $("[data-room-code]").textContent = view.code;
-  const link = `${location.origin}/play?race=${encodeURIComponent(view.code)}`;
-  const anchor = $("[data-room-link]");
-  anchor.href = link;
-  anchor.textContent = link;
-  const suits = tn("%(count)s suit", "%(count)s suits", view.suits);
-  const waiting = tn("%(racers)s of %(count)s racer", "%(racers)s of %(count)s racers", view.capacity, {
-    racers: number(view.racers.length),
-  });
-  const how = view.public
-    ? t("It starts by itself: at once with 3 racers, or shortly after a second racer comes.")
-    : view.owner === me
-      ? t("Start the race when your friends are in.")
-      : t("%(owner)s starts the race.", { owner: view.owner });
-  const ledes = {
-    open: () => t("%(suits)s, %(waiting)s. %(how)s", { suits, waiting, how }),
-    countdown: () =>
-      t("%(suits)s: the race is about to start. Everyone gets the same deal at the same instant.", { suits }),
-    racing: () => t("%(suits)s: racing.", { suits }),
-    over: () => t("%(suits)s: the race is over.", { suits }),
-    expired: () => t("This room expired before its race started."),
-  };
-  const lede = ledes[view.state]?.();
-  $("[data-room-lede]").textContent = lede;
-  const list = $("[data-room-racers]");
-  list.replaceChildren(...view.racers.map((racer, index) => racerLine(racer, view, me, index)));
-  const startButton = $("[data-action=race-start]");
-  startButton.hidden = !(view.state === "open" && view.owner === me && !view.public);
-  startButton.disabled = view.racers.length < 2;
-  const why = $("[data-race-start-why]");
-  why.hidden = startButton.hidden || !startButton.disabled;
-  why.textContent = t("A race needs 2 racers: send the link.");
-  $("[data-action=race-leave]").hidden = view.state !== "open";
-  tick();
+  if (!c.room.view) return;
+  import("./room-view.js").then(
+    ({ drawRoom }) => drawRoom(),
+    (error) => console.error("the race room could not be shown", error),
+  );
 }
 
 /** Beside the table: the room's racers, or the daily race's leaders. */
@@ -204,24 +172,8 @@ export function setupRoom() {
     const reply = await c.connection.requestNow({ type: "race_quick", suits: Number($("[data-race-suits]").value) });
     if (reply.type === "error") setError($(".race-panel"), reply.message);
   });
-  click("[data-action=race-start]", async () => {
-    const reply = await c.connection.requestNow({ type: "race_start", code: c.room.view.code });
-    if (reply.type === "error") setError($("[data-view=room]"), reply.message);
-  });
-  click("[data-action=race-leave]", async () => {
-    const code = c.room.view?.code;
-    c.room.view = null;
-    c.keepRoom(null);
-    if (code) c.connection.request({ type: "race_leave", code }); // sent once connected
-    showLobby();
-    refreshDaily();
-  });
   click("[data-action=race-rematch]", async () => {
     const reply = await c.connection.requestNow({ type: "race_rematch", code: c.room.view.code });
     if (reply.type === "error") refuse(reply.message);
-  });
-  click("[data-action=copy-link]", (/** @type {MouseEvent} */ event) => {
-    const link = $("[data-room-link]");
-    copyText(link.href, /** @type {HTMLElement} */ (event.currentTarget), link);
   });
 }

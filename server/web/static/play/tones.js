@@ -1,4 +1,4 @@
-// The sounds themselves (sound.js loads this module only once sound is on): tiny tones made
+// The sounds themselves (account.js loads this module only once sound is on): tiny tones made
 // on the spot with the Web Audio API, no audio file. The AudioContext is made at the first
 // sound; <body data-audio="on"> then says so (read by tests, never written by them).
 
