@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ from server.engine import Game
 from server.play.daily.deals import Proof
 from server.solver import solve
 from tests.support.servers import quick_prover
-from tests.support.web import ARTIFACTS, run, wait_for
+from tests.support.web import ARTIFACTS, run, severe_logs, wait_for
 
 #: Viewports the page must fit with no sideways scrolling.
 DESKTOP = {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False}
@@ -329,3 +331,24 @@ class PlayPage:
                 "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
             )
         )
+
+
+@asynccontextmanager
+async def fresh_table(driver: Any, origin: str) -> AsyncIterator[PlayPage]:
+    """A tab at 1280x800 on ``origin`` with nothing stored for it (a new visitor), the console
+    read of what earlier tests left; afterwards no error may be in the console, and the screen
+    and media a test emulated are the browser's own again."""
+    table = PlayPage(driver)
+    await table.viewport(DESKTOP)
+    await table.open(f"{origin}/healthz")
+    await run(
+        lambda: driver.execute_cdp_cmd(
+            "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"}
+        )
+    )
+    await run(lambda: driver.get_log("browser"))
+    yield table
+    errors = await run(lambda: severe_logs(driver))
+    await run(lambda: driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []}))
+    await table.plain()
+    assert errors == []

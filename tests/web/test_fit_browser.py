@@ -14,9 +14,9 @@ import pytest
 
 from server.engine import Game, Move
 from server.net import RunningServer
-from tests.support.play import DESKTOP, PHONE, PlayPage
+from tests.support.play import DESKTOP, PHONE, PlayPage, fresh_table
 from tests.support.servers import server_settings, serving, unique_name
-from tests.support.web import chromium, embedded_backend, run, severe_logs, wait_for
+from tests.support.web import chromium, embedded_backend, run, wait_for
 
 __all__ = ["chromium"]  # the fixture, used by name
 
@@ -79,20 +79,9 @@ async def served(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Runn
 
 @pytest.fixture
 async def play(chromium: Any, served: RunningServer) -> AsyncIterator[PlayPage]:
-    """A tab on an origin with nothing stored; afterwards no error may be in the console."""
-    table = PlayPage(chromium)
-    await table.open(f"{served.http_url}/healthz")
-    origin = served.http_url
-    await run(
-        lambda: chromium.execute_cdp_cmd(
-            "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"}
-        )
-    )
-    await run(lambda: chromium.get_log("browser"))
-    yield table
-    errors = await run(lambda: severe_logs(chromium))
-    await table.plain()
-    assert errors == []
+    """A tab for a new visitor (:func:`fresh_table`)."""
+    async with fresh_table(chromium, served.http_url) as table:
+        yield table
 
 
 async def measured(play: PlayPage) -> dict[str, Any]:

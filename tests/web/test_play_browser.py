@@ -26,7 +26,7 @@ import pytest
 
 from server.engine import Game, IllegalMoveError, Move
 from server.net import RunningServer
-from tests.support.play import DESKTOP, PHONE, PlayPage, SolvingProver, board_of
+from tests.support.play import DESKTOP, PHONE, PlayPage, SolvingProver, board_of, fresh_table
 from tests.support.proxy import TcpProxy
 from tests.support.rooms import room_reply, signed_up
 from tests.support.servers import (
@@ -71,23 +71,9 @@ async def served(
 async def play(
     chromium: Any, served: tuple[RunningServer, SolvingProver]
 ) -> AsyncIterator[PlayPage]:
-    """The play page's tab at 1280x800, on an origin with nothing stored; afterwards no
-    error may be in the console."""
-    server, _ = served
-    table = PlayPage(chromium)
-    await table.viewport(DESKTOP)
-    await table.open(f"{server.http_url}/healthz")
-    origin = server.http_url
-    await run(
-        lambda: chromium.execute_cdp_cmd(
-            "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"}
-        )
-    )
-    await run(lambda: chromium.get_log("browser"))  # what earlier tests left
-    yield table
-    errors = await run(lambda: severe_logs(chromium))
-    await table.plain()
-    assert errors == []
+    """The play page's tab for a new visitor (:func:`fresh_table`)."""
+    async with fresh_table(chromium, served[0].http_url) as table:
+        yield table
 
 
 def first_illegal(game: Game) -> tuple[int, int, int, str]:

@@ -21,10 +21,10 @@ import pytest
 
 from server.engine import Game, IllegalMoveError, Move
 from server.net import RunningServer
-from tests.support.play import DESKTOP, PHONE, PlayPage, SolvingProver, board_of
+from tests.support.play import DESKTOP, PHONE, PlayPage, SolvingProver, board_of, fresh_table
 from tests.support.rooms import room_reply, signed_up
 from tests.support.servers import Client, fresh_clock, server_settings, serving, unique_name
-from tests.support.web import chromium, embedded_backend, run, severe_logs, wait_for
+from tests.support.web import chromium, embedded_backend, run, wait_for
 from tests.web.test_play_browser import DEAL, first_illegal, key_of, practising
 
 __all__ = ["chromium"]  # the fixture, used by name
@@ -82,24 +82,9 @@ async def served(
 async def play(
     chromium: Any, served: tuple[RunningServer, SolvingProver]
 ) -> AsyncIterator[PlayPage]:
-    """The play page's tab at 1280x800 on a fresh origin; afterwards no console error, and
-    the media the test emulated is the browser's own again."""
-    server, _ = served
-    table = PlayPage(chromium)
-    await table.viewport(DESKTOP)
-    await table.open(f"{server.http_url}/healthz")
-    origin = server.http_url
-    await run(
-        lambda: chromium.execute_cdp_cmd(
-            "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"}
-        )
-    )
-    await run(lambda: chromium.get_log("browser"))
-    yield table
-    errors = await run(lambda: severe_logs(chromium))
-    await media(table)
-    await table.plain()
-    assert errors == []
+    """The play page's tab for a new visitor (:func:`fresh_table`)."""
+    async with fresh_table(chromium, served[0].http_url) as table:
+        yield table
 
 
 async def media(play: PlayPage, **features: str) -> None:

@@ -22,9 +22,9 @@ import pytest
 from server.engine import Game, IllegalMoveError, Move
 from server.net import RunningServer
 from server.play.fairplay.evidence import Thresholds
-from tests.support.play import DESKTOP, PHONE, PlayPage, SolvingProver, board_of
+from tests.support.play import DESKTOP, PHONE, PlayPage, SolvingProver, board_of, fresh_table
 from tests.support.servers import Client, fresh_clock, server_settings, serving, unique_name
-from tests.support.web import chromium, embedded_backend, run, severe_logs, wait_for
+from tests.support.web import chromium, embedded_backend, run, wait_for
 
 __all__ = ["chromium"]  # the fixture, used by name
 
@@ -65,19 +65,9 @@ async def clear_storage(driver: Any, origin: str) -> None:
 async def play(
     chromium: Any, served: tuple[RunningServer, SolvingProver]
 ) -> AsyncIterator[PlayPage]:
-    """The play page's tab at 1280x800, on an origin with nothing stored; afterwards no
-    error may be in the console."""
-    server, _ = served
-    table = PlayPage(chromium)
-    await table.viewport(DESKTOP)
-    await table.open(f"{server.http_url}/healthz")
-    await clear_storage(chromium, server.http_url)
-    await run(lambda: chromium.get_log("browser"))
-    yield table
-    errors = await run(lambda: severe_logs(chromium))
-    await run(lambda: chromium.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []}))
-    await table.plain()
-    assert errors == []
+    """The play page's tab for a new visitor (:func:`fresh_table`)."""
+    async with fresh_table(chromium, served[0].http_url) as table:
+        yield table
 
 
 # -- reading the page ---------------------------------------------------------------------
