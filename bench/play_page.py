@@ -390,6 +390,12 @@ def solution(code: str, moves: int | None) -> list[Move]:
     return solve(Game.from_code(code), shorten=False).moves[:moves]
 
 
+#: Whether every card's glide is over (the page's animations read, not acted on).
+GLIDES_OVER = (
+    "return !document.getAnimations().some((a) => a.id === 'glide' && a.playState === 'running')"
+)
+
+
 def round_trips(
     driver: Any, url: str, games: int, moves: int | None
 ) -> tuple[list[float], list[float]]:
@@ -405,6 +411,9 @@ def round_trips(
                 drag_move(driver, move)
                 time.sleep(0.1)  # the page's main thread to itself while the move goes round
                 wait(driver, "return document.querySelector('[data-board]').dataset.pending == 0")
+                # a person's hand waits for the cards to land (a glide lasts 200 ms): a card
+                # picked up mid-flight is not where it will lie
+                wait(driver, GLIDES_OVER)
                 simon_times.append(simon.move(move))
     finally:
         simon.close()
