@@ -14,20 +14,19 @@ installed for the test (it records, it acts on nothing), long tasks by a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from server.engine import Game, IllegalMoveError, Move
 from server.net import RunningServer
-from tests.support.play import DESKTOP, PHONE, PlayPage, SolvingProver, board_of, fresh_table
+from tests.support.play import DESKTOP, PHONE, PlayPage, SolvingProver, board_of
 from tests.support.rooms import room_reply, signed_up
-from tests.support.servers import Client, fresh_clock, server_settings, serving, unique_name
-from tests.support.web import chromium, embedded_backend, run, wait_for
-from tests.web.test_play_browser import DEAL, first_illegal, key_of, practising
+from tests.support.servers import Client, unique_name
+from tests.support.web import chromium, run, wait_for
+from tests.web.test_play_browser import DEAL, first_illegal, key_of, play, practising, served
 
-__all__ = ["chromium"]  # the fixture, used by name
+__all__ = ["chromium", "play", "served"]  # the fixtures, used by name (a server a module)
 
 #: A glide's length (motion.js's GLIDE) must read as motion, not as a wait.
 SHORTEST, LONGEST = 150, 250
@@ -62,29 +61,6 @@ new PerformanceObserver((list) => {
 }).observe({ type: "longtask", buffered: true });
 """
 _RECORDED = "const g = window.__glides; window.__glides = []; return g;"
-
-
-@pytest.fixture(scope="module")
-async def served(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> AsyncIterator[tuple[RunningServer, SolvingProver]]:
-    prover = SolvingProver()
-    settings = server_settings(
-        embedded_backend(tmp_path_factory.mktemp("motion")),
-        race_countdown_seconds=1,
-        race_quick_wait_seconds=1,
-    )
-    async with serving(settings, clock=fresh_clock(), prover=prover) as server:
-        yield server, prover
-
-
-@pytest.fixture
-async def play(
-    chromium: Any, served: tuple[RunningServer, SolvingProver]
-) -> AsyncIterator[PlayPage]:
-    """The play page's tab for a new visitor (:func:`fresh_table`)."""
-    async with fresh_table(chromium, served[0].http_url) as table:
-        yield table
 
 
 async def media(play: PlayPage, **features: str) -> None:

@@ -22,11 +22,12 @@ import pytest
 from server.engine import Game, IllegalMoveError, Move
 from server.net import RunningServer
 from server.play.fairplay.evidence import Thresholds
-from tests.support.play import DESKTOP, PHONE, PlayPage, SolvingProver, board_of, fresh_table
+from tests.support.play import DESKTOP, PHONE, PlayPage, SolvingProver, board_of
 from tests.support.servers import Client, fresh_clock, server_settings, serving, unique_name
 from tests.support.web import chromium, embedded_backend, run, wait_for
+from tests.web.test_play_browser import play
 
-__all__ = ["chromium"]  # the fixture, used by name
+__all__ = ["chromium", "play"]  # the fixtures, used by name (`play` on this module's server)
 
 #: A 1-suit practice deal (winnable).
 DEAL = "SS1-S1-AAAAABD"
@@ -59,15 +60,6 @@ async def clear_storage(driver: Any, origin: str) -> None:
             "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"}
         )
     )
-
-
-@pytest.fixture
-async def play(
-    chromium: Any, served: tuple[RunningServer, SolvingProver]
-) -> AsyncIterator[PlayPage]:
-    """The play page's tab for a new visitor (:func:`fresh_table`)."""
-    async with fresh_table(chromium, served[0].http_url) as table:
-        yield table
 
 
 # -- reading the page ---------------------------------------------------------------------
