@@ -522,7 +522,7 @@ async def stage_table(
         async with run_server(settings, prover=no_solver) as running:
             store = running.hub.store
             assert isinstance(store, Store)
-            player, _ = await running.hub.accounts.register(f"c{seed}")
+            player = (await running.hub.accounts.register(f"c{seed}")).player
             game_ids = []
             for code, _ in played[:batch]:
                 game = await running.hub.starts.practice(player, code, 1)

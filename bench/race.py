@@ -153,6 +153,8 @@ class Tally:
     histogram: Counter[int] = field(default_factory=Counter)  # move -> others' update
     updates: int = 0  # updates received in the window (the others' lines)
     moves: int = 0  # moves answered in the window
+    answered: int = 0  # moves answered at any time (says why a window saw none)
+    slowest: float = 0.0  # the slowest move's round trip, seconds
     errors: Counter[str] = field(default_factory=Counter)
     late: bool = False  # the bots were not all ready when play began
 
@@ -294,11 +296,13 @@ async def play(bot: Bot, code: str, share: Share, index: int, world: World) -> N
             if clock() >= end:
                 return
             played += 1
-            sent[(bot.name, played)] = clock()
+            sent[(bot.name, played)] = asked = clock()
             reply = await bot.request({"type": "move", "move": move})
+            tally.slowest = max(tally.slowest, clock() - asked)
             if reply["type"] != "moved":
                 tally.errors[str(reply.get("code", reply["type"]))] += 1
                 break
+            tally.answered += 1
             if world.window[0] <= clock() < end:
                 tally.moves += 1
         await bot.request({"type": "restart"})
@@ -340,6 +344,8 @@ async def drive(share: Share) -> dict[str, Any]:
         "histogram": dict(tally.histogram),
         "updates": tally.updates,
         "moves": tally.moves,
+        "answered": tally.answered,
+        "slowest": tally.slowest,
         "errors": dict(tally.errors),
         "late": tally.late,
     }
@@ -366,6 +372,8 @@ class Figures:
     updates_per_move: float  # timed deliveries per move (receivers in the mover's process)
     errors: dict[str, int]
     late: bool
+    answered: int  # moves answered at any time, the window's and the others
+    slowest_ms: float  # the slowest move's round trip
 
 
 async def measure(
@@ -422,6 +430,8 @@ async def measure(
         updates_per_move=round(sum(r["updates"] for r in results) / moves, 2) if moves else 0.0,
         errors=dict(errors),
         late=any(r["late"] for r in results),
+        answered=sum(r["answered"] for r in results),
+        slowest_ms=round(max(r["slowest"] for r in results) * 1000, 1),
     )
 
 
@@ -475,7 +485,7 @@ def free_ports(count: int) -> list[int]:
 
 #: Its arguments at a tiny size, for ``python -m bench --smoke``.
 SMOKE: Final = (
-    "--racers 4 --room-size 2 --daily-players 2 --rate 5 --seconds 1 --warmup 0.5 --setup 8 "
+    "--racers 4 --room-size 2 --daily-players 2 --rate 5 --seconds 2 --warmup 1 --setup 8 "
     "--client-processes 1"
 )
 
@@ -539,9 +549,15 @@ def main() -> None:
                 indent=1,
             )
         )
-    idle = [f.path for f in figures if not f.moves_per_second]
+    idle = [f for f in figures if not f.moves_per_second]
     if idle:
-        sys.exit(f"no move was measured on: {', '.join(idle)}")
+        sys.exit(
+            "no move was measured on: "
+            + ", ".join(
+                f"{f.path} ({f.answered} answered outside the window, slowest {f.slowest_ms} ms)"
+                for f in idle
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -117,6 +117,13 @@ class ErrorCode(StrEnum):
     NOT_VISIBLE = "not-visible"  # a replay (or review) its asker may not see, or not yet
     ALREADY_REPORTED = "already-reported"  # one report per player per result
     BUSY = "busy"  # a review of the account's is still being computed
+    # accounts: terminal sign-in codes answer as RFC 8628's token endpoint does
+    AUTHORIZATION_PENDING = "authorization-pending"  # not yet approved: poll again
+    SLOW_DOWN = "slow-down"  # polled sooner than ``interval``: poll 5 s less often
+    EXPIRED_TOKEN = "expired-token"  # the code expired (or was spent): start again
+    ACCESS_DENIED = "access-denied"  # the player refused it
+    PASSKEY_FAILED = "passkey-failed"  # a passkey's answer did not verify
+    NOT_CONFIRMED = "not-confirmed"  # deleting an account asks for its name, as confirmation
 
 
 #: The HTTP status of a refusal over HTTP (JSON routes and pages), where it is not 400.
@@ -159,12 +166,18 @@ class Hello(_Request):
     lang: Language | None = None
 
 
+#: What a client calls the device it runs on, for the list of places an account is signed
+#: in (the browser and system otherwise, from the handshake's ``User-Agent``).
+DeviceName = Annotated[str, Field(min_length=1, max_length=64), CLEAN]
+
+
 class Register(_Request):
     """Create an account; the reply carries the secret token, shown this once."""
 
     type: Literal["register"]
     name: PlayerName
     bot: bool = False  # a bot account, for good: its dailies go on the bots' leaderboard
+    device: DeviceName | None = None
 
 
 class SetLanguage(_Request):
@@ -204,6 +217,116 @@ class Auth(_Request):
     token: Annotated[str, Field(min_length=1, max_length=128), CLEAN]
     #: As ``hello``'s: the language of the connection's sentences from now on.
     lang: Language | None = None
+
+
+class DevicesRequest(_Request):
+    """Where the account is signed in: its credentials, passkeys and recovery codes left."""
+
+    type: Literal["devices"]
+
+
+class Revoke(_Request):
+    """Sign out one place (``credential``, an id from ``devices``), or every other
+    (``others``): refused at once on every node."""
+
+    type: Literal["revoke"]
+    credential: Annotated[int, Field(ge=1, lt=2**53)] | None = None
+    others: bool = False
+
+
+class RotateToken(_Request):
+    """Replace this connection's token with a new one (the old is refused from now on)."""
+
+    type: Literal["rotate_token"]
+
+
+class RecoveryCodesRequest(_Request):
+    """Ten new one-time recovery codes, shown this once (those made before are spent)."""
+
+    type: Literal["recovery_codes"]
+
+
+class Recover(_Request):
+    """Sign in with a recovery code (spent), as a new credential of the account's."""
+
+    type: Literal["recover"]
+    code: Annotated[str, Field(min_length=1, max_length=64), CLEAN]
+    device: DeviceName | None = None
+    lang: Language | None = None
+
+
+class PasskeyOptions(_Request):
+    """The WebAuthn options for ``navigator.credentials.create`` (``add``, signed in) or
+    ``.get`` (``sign_in``): a challenge of this connection's, good for five minutes."""
+
+    type: Literal["passkey_options"]
+    purpose: Literal["add", "sign_in"]
+
+
+#: A WebAuthn credential as ``PublicKeyCredential.toJSON()`` gives it (checked by the
+#: WebAuthn library; at most 16 KB as JSON).
+WebAuthnCredential = dict[str, Any]
+
+
+class PasskeyAdd(_Request):
+    type: Literal["passkey_add"]
+    name: DeviceName
+    credential: WebAuthnCredential
+
+
+class PasskeyRemove(_Request):
+    type: Literal["passkey_remove"]
+    passkey: Annotated[int, Field(ge=1, lt=2**53)]
+
+
+class PasskeySignIn(_Request):
+    type: Literal["passkey_sign_in"]
+    credential: WebAuthnCredential
+    device: DeviceName | None = None
+    lang: Language | None = None
+
+
+class DeviceCodeRequest(_Request):
+    """A terminal asks to be signed in (RFC 8628's device authorization request): the reply
+    has a code for the player to approve at ``verification_uri``, signed in."""
+
+    type: Literal["device_code"]
+    device: DeviceName | None = None
+
+
+class DeviceToken(_Request):
+    """The terminal polls (RFC 8628's token request), at most every ``interval`` seconds:
+    ``signed_in`` once approved, else an error ``authorization-pending``, ``slow-down``,
+    ``expired-token`` or ``access-denied``."""
+
+    type: Literal["device_token"]
+    device_code: Annotated[str, Field(min_length=1, max_length=128), CLEAN]
+
+
+UserCode = Annotated[str, Field(min_length=1, max_length=16), CLEAN]
+
+
+class DeviceLookup(_Request):
+    """What asks to be signed in with a user code (shown before the player approves)."""
+
+    type: Literal["device_lookup"]
+    user_code: UserCode
+
+
+class DeviceApprove(_Request):
+    """Approve (or refuse, ``approve`` false) a terminal's sign-in, signed in."""
+
+    type: Literal["device_approve"]
+    user_code: UserCode
+    approve: bool = True
+
+
+class DeleteAccount(_Request):
+    """Delete the account: its credentials and personal data; its results stay on past
+    boards under an anonymous name. ``confirm`` is the account's name."""
+
+    type: Literal["delete_account"]
+    confirm: PlayerName
 
 
 class Start(_Request):
@@ -534,7 +657,21 @@ ClientMessage = Annotated[
     | ReplayRequest
     | ReviewRequest
     | ReportRequest
-    | DailyResultRequest,
+    | DailyResultRequest
+    | DevicesRequest
+    | Revoke
+    | RotateToken
+    | RecoveryCodesRequest
+    | Recover
+    | PasskeyOptions
+    | PasskeyAdd
+    | PasskeyRemove
+    | PasskeySignIn
+    | DeviceCodeRequest
+    | DeviceToken
+    | DeviceLookup
+    | DeviceApprove
+    | DeleteAccount,
     Field(discriminator="type"),
 ]
 
@@ -624,6 +761,105 @@ class Authenticated(_Message):
     type: Literal["authenticated"] = "authenticated"
     id: MessageId | None = None
     player: PlayerInfo
+
+
+class SignedIn(_Message):
+    """Signed in by a recovery code, a passkey or an approved terminal code: the new
+    credential's token, shown this once."""
+
+    type: Literal["signed_in"] = "signed_in"
+    id: MessageId | None = None
+    player: PlayerInfo
+    token: str
+
+
+class SignedOut(_Message):
+    """Pushed when this connection's credential is revoked (``revoked``) or its account
+    deleted (``deleted``): it is signed out, and its token refused from now on."""
+
+    type: Literal["signed_out"] = "signed_out"
+    reason: Literal["revoked", "deleted"]
+
+
+class CredentialInfo(_Message):
+    id: int
+    kind: str  # registration, rotation, passkey, terminal, recovery
+    device: str  # what made it
+    created: str  # ISO 8601
+    created_from: str  # the address it was made from
+    last_used: str
+    last_used_from: str
+    current: bool = False  # this connection's
+
+
+class PasskeyInfo(_Message):
+    id: int
+    name: str
+    created: str
+    last_used: str | None = None
+
+
+class Devices(_Message):
+    type: Literal["devices"] = "devices"
+    id: MessageId | None = None
+    credentials: list[CredentialInfo]
+    passkeys: list[PasskeyInfo]
+    recovery_codes_left: int
+
+
+class TokenRotated(_Message):
+    type: Literal["token_rotated"] = "token_rotated"
+    id: MessageId | None = None
+    token: str  # the new one, shown this once
+
+
+class RecoveryCodes(_Message):
+    type: Literal["recovery_codes"] = "recovery_codes"
+    id: MessageId | None = None
+    codes: list[str]  # shown this once: each signs in once
+
+
+class PasskeyOptionsReply(_Message):
+    type: Literal["passkey_options"] = "passkey_options"
+    id: MessageId | None = None
+    purpose: Literal["add", "sign_in"]
+    #: ``PublicKeyCredentialCreationOptionsJSON`` or ``...RequestOptionsJSON``.
+    options: dict[str, Any]
+
+
+class DeviceCode(_Message):
+    """RFC 8628's device authorization response."""
+
+    type: Literal["device_code"] = "device_code"
+    id: MessageId | None = None
+    device_code: str  # the terminal's secret, to poll with
+    user_code: str  # what the player checks and approves
+    verification_uri: str
+    verification_uri_complete: str
+    expires_in: int  # seconds
+    interval: int  # seconds between polls
+
+
+class DeviceRequest(_Message):
+    type: Literal["device_request"] = "device_request"
+    id: MessageId | None = None
+    user_code: str
+    device: str
+    created_from: str
+    expires_in: int
+
+
+class DeviceApproved(_Message):
+    type: Literal["device_approved"] = "device_approved"
+    id: MessageId | None = None
+    user_code: str
+    approved: bool
+
+
+class AccountDeleted(_Message):
+    type: Literal["account_deleted"] = "account_deleted"
+    id: MessageId | None = None
+    name: str  # the anonymous name its results keep
 
 
 class State(_Message):
@@ -1124,7 +1360,17 @@ ServerMessage = Annotated[
     | Replay
     | Review
     | Queued
-    | Reported,
+    | Reported
+    | SignedIn
+    | SignedOut
+    | Devices
+    | TokenRotated
+    | RecoveryCodes
+    | PasskeyOptionsReply
+    | DeviceCode
+    | DeviceRequest
+    | DeviceApproved
+    | AccountDeleted,
     Field(discriminator="type"),
 ]
 

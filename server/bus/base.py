@@ -19,6 +19,9 @@ StandingsHandler = Callable[[date, int, str], None]
 #: Called with (room code, encoded frame) for every event of a joined race room (rooms of
 #: friends racing one fresh deal: server/play/rooms/rooms.py).
 RoomHandler = Callable[[str, str], None]
+#: Called with the ids of credentials revoked (on any node): whoever is signed in by one
+#: here is signed out.
+RevokedHandler = Callable[[Sequence[int]], None]
 
 
 class BusError(Exception):
@@ -68,12 +71,14 @@ class StandingUpdate:
 
 
 class Bus(ABC):
-    """Race rooms shared by every node. It holds nothing the database cannot rebuild: games
-    are rebuilt from their action log, ranks from the results."""
+    """Race rooms, and revoked credentials, shared by every node. It holds nothing the
+    database cannot rebuild: games are rebuilt from their action log, ranks from the
+    results."""
 
     def __init__(self) -> None:
         self._race_handler: StandingsHandler | None = None
         self._room_handler: RoomHandler | None = None
+        self._revoked_handler: RevokedHandler | None = None
 
     def set_standings_handler(self, handler: StandingsHandler) -> None:
         """The one receiver of race events on this node (the node's race rooms)."""
@@ -82,6 +87,10 @@ class Bus(ABC):
     def set_room_handler(self, handler: RoomHandler) -> None:
         """The one receiver of race room events on this node."""
         self._room_handler = handler
+
+    def set_revoked_handler(self, handler: RevokedHandler) -> None:
+        """The one receiver of revoked credentials on this node (its accounts)."""
+        self._revoked_handler = handler
 
     async def start(self) -> None:  # noqa: B027  # optional hook
         """Connect; the in-process bus has nothing to do."""
@@ -126,6 +135,10 @@ class Bus(ABC):
         """One more of ``name`` on ``day``, counted for every node: the count now (an
         account's reviews of the day, say). Redis keeps it two days."""
 
+    @abstractmethod
+    async def publish_revoked(self, credential_ids: Sequence[int]) -> None:
+        """Tell every node (this one too) that these credentials are revoked."""
+
     def _deliver(self, day: date, suits: int, frame: str) -> None:
         if self._race_handler is not None:
             self._race_handler(day, suits, frame)
@@ -133,3 +146,7 @@ class Bus(ABC):
     def _deliver_room(self, code: str, frame: str) -> None:
         if self._room_handler is not None:
             self._room_handler(code, frame)
+
+    def _deliver_revoked(self, credential_ids: Sequence[int]) -> None:
+        if self._revoked_handler is not None:
+            self._revoked_handler(credential_ids)

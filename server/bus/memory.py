@@ -45,6 +45,9 @@ class InProcessBus(Bus):
         if code in self._rooms:
             self._deliver_room(code, frame)
 
+    async def publish_revoked(self, credential_ids: Sequence[int]) -> None:
+        self._deliver_revoked(list(credential_ids))
+
     async def count_for_day(self, day: date, name: str) -> int:
         return self._counts.add(day, name)
 

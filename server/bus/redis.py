@@ -1,4 +1,5 @@
-"""The bus over Redis: pub/sub for race events and a hash of standings per room.
+"""The bus over Redis: pub/sub for race events and a hash of standings per room, and a
+channel of revoked credentials every node listens to.
 
 Pub/sub drops what is published while a subscriber is disconnected, which suits race
 events (the standings hash holds the state; a follower asks for it again with ``race``).
@@ -113,12 +114,16 @@ class RedisBus(Bus):
     def _room_channel(self, code: str) -> str:
         return f"{self._prefix}:room:{code}"
 
+    def _revoked_channel(self) -> str:
+        return f"{self._prefix}:revoked"
+
     def _parse_channel(self, channel: str) -> tuple[date, int]:
         day, suits = channel[len(self._prefix) + 6 :].split(":")
         return date.fromisoformat(day), int(suits)
 
     async def start(self) -> None:
         await self._client.ping()  # fail early on a wrong URL
+        self._joined.add(self._revoked_channel())  # always: a revocation reaches every node
         self._reader = asyncio.create_task(self._read_loop(), name="redis-bus-reader")
 
     async def close(self) -> None:
@@ -165,6 +170,12 @@ class RedisBus(Bus):
     async def publish_room(self, code: str, frame: str) -> None:
         async with self.breaker.call():
             await self._client.publish(self._room_channel(code), frame)
+
+    async def publish_revoked(self, credential_ids: Sequence[int]) -> None:
+        async with self.breaker.call():
+            await self._client.publish(
+                self._revoked_channel(), " ".join(str(i) for i in credential_ids)
+            )
 
     async def _unsubscribe(self, channel: str) -> None:
         if channel not in self._joined:
@@ -222,6 +233,7 @@ class RedisBus(Bus):
 
     async def _read_loop(self) -> None:
         rooms = f"{self._prefix}:room:"
+        revoked = self._revoked_channel()
         backoff = _BACKOFF_FIRST
         while not self._closing:
             if not self._joined:
@@ -241,6 +253,9 @@ class RedisBus(Bus):
                     channel = message["channel"].decode()
                     if channel.startswith(rooms):
                         self._deliver_room(channel[len(rooms) :], message["data"].decode())
+                        continue
+                    if channel == revoked:
+                        self._deliver_revoked([int(i) for i in message["data"].split()])
                         continue
                     try:
                         day, suits = self._parse_channel(channel)

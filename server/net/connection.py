@@ -26,13 +26,13 @@ from typing import Any, Final
 from pydantic import ValidationError
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request
 from websockets.protocol import State
 
 from server.i18n import N_, gettext, speaking
 from server.play.hub import Hub
-from server.play.session.session import Replies, Session
+from server.play.session.session import SIGN_IN_MESSAGES, Replies, Session, SignInMessage
 from server.protocol import (
-    Auth,
     ClientMessage,
     Error,
     ErrorCode,
@@ -64,6 +64,13 @@ _READS: Final = {
     "replay": REPLAY_COST,
     "review": 1,
     "daily_result": 1,
+    # accounts: each writes, and a terminal's code or a lookup is something to guess at
+    "device_code": REPLAY_COST,
+    "device_lookup": REPLAY_COST,
+    "device_approve": REPLAY_COST,
+    "recovery_codes": REPLAY_COST,
+    "passkey_options": 1,
+    "devices": 1,
 }
 #: Answered beside the reading task: a review waits seconds on the solver, and the
 #: connection reads (and plays) on meanwhile; a client matches replies by id. One review
@@ -278,17 +285,30 @@ async def close_draining(websocket: GatedConnection, code: int, reason: str) -> 
     await closing
 
 
+def _site(request: Request | None) -> str:
+    """Where the client reached this server: its page's origin, else ``http://`` and the
+    ``Host`` it connected to (the links a terminal is given, where no public URL is set)."""
+    if request is None:
+        return ""
+    origin = request.headers.get("Origin")
+    if origin and origin != "null":
+        return origin
+    host = request.headers.get("Host", "")
+    return f"http://{host}" if host else ""
+
+
 async def _signing_in(
     gate: Gate,
     address: str,
     websocket: ServerConnection,
     session: Session,
-    message: Register | Auth,
+    message: SignInMessage,
 ) -> Replies:
-    """``register`` and ``auth`` under the per-address limits: so many new accounts per
-    window (a register that makes none does not count; attempts count in the message
-    budget), and a growing back-off after failed sign-ins (the token is not even checked
-    while the address is locked out)."""
+    """Messages that sign in (``register``, ``auth``, ``recover``, ``passkey_sign_in``,
+    ``device_token``) under the per-address limits: so many new accounts per window (a
+    register that makes none does not count; attempts count in the message budget), and a
+    growing back-off after failed sign-ins (a wrong token, code or passkey: the secret is
+    not even checked while the address is locked out)."""
     registering = type(message) is Register
     refused = gate.registration(address) if registering else gate.sign_in(address)
     if refused is not None:
@@ -313,8 +333,16 @@ async def serve_connection(
     budget = websocket.budget
     assert budget is not None  # admitted before its handshake was answered
     address = budget.address
-    session = Session(hub, outbox.push, address)
     request = websocket.request
+    headers = request.headers if request is not None else None
+    session = Session(
+        hub,
+        outbox.push,
+        address,
+        origin=headers.get("Origin") if headers is not None else None,
+        user_agent=headers.get("User-Agent", "") if headers is not None else "",
+        site=_site(request),
+    )
     if request is not None:  # until hello's lang: the language its handshake asked for
         session.language = languages.choose(request, request_target(request).query)
     gate.unauthenticated(websocket)
@@ -322,7 +350,7 @@ async def serve_connection(
 
     async def handled(message: ClientMessage) -> Replies:
         try:
-            if type(message) is Register or type(message) is Auth:
+            if isinstance(message, SIGN_IN_MESSAGES):
                 return await _signing_in(gate, address, websocket, session, message)
             cost = _READS.get(message.type)
             if cost is not None and (limited := gate.read(address, cost)) is not None:

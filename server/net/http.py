@@ -4,7 +4,9 @@
 ``/rank?day=&suits=&board=&player=``, ``/history?player=&limit=``, ``/race/CODE`` (a race
 room), ``/day/YYYY-MM-DD/stats?suits=&board=&player=`` (everyone's results of a day),
 ``/replay/ID`` (a finished game's actions; ``Authorization: Bearer TOKEN`` signs in, under
-the same back-off per address as ``auth``, and a bad token gets ``401``).
+the same back-off per address as ``auth``, and a bad token gets ``401``),
+``/account/export`` (everything kept about the account the bearer token signs in, as a
+JSON file).
 The bodies are the same objects the websocket sends, without ``id``. Bad parameters
 get ``400`` and ``{"error": {"code": ..., "message": ...}}``. Every other path goes to the
 web pages (:mod:`server.web`), which answer unknown paths with the same JSON 404 unless a
@@ -31,6 +33,7 @@ from websockets.http11 import Request, Response
 from server import web
 from server.i18n import gettext
 from server.kinds import parse_day
+from server.play.accounts import SignedIn
 from server.play.errors import Refused, refusal_of
 from server.play.hub import Hub
 from server.protocol import (
@@ -292,33 +295,61 @@ async def _day_stats(hub: Hub, day_text: str, query: Query) -> Response:
     )
 
 
+async def _bearer(
+    hub: Hub, request: Request, sign_ins: SignIns | None
+) -> SignedIn | Response | None:
+    """Who ``Authorization: Bearer TOKEN`` signs in (None without the header), or the
+    refusal to answer with: under the address's back-off (``sign_ins``), the token not even
+    checked while it is locked out."""
+    authorization = header(request, "Authorization")
+    if not authorization:
+        return None
+    locked = sign_ins.gate.sign_in(sign_ins.address) if sign_ins is not None else None
+    if locked is not None:
+        return limited(locked)
+    scheme, _, token = authorization.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or has_control(token):
+        return _unauthorized(gettext("Authorization is Bearer and the account's token"))
+    try:
+        return await hub.accounts.authenticate(
+            token, address=sign_ins.address if sign_ins is not None else ""
+        )
+    except Refused as refused:
+        if refused.code is not ErrorCode.BAD_TOKEN:
+            raise
+        if sign_ins is not None:
+            sign_ins.gate.sign_in_failed(sign_ins.address)
+        return _unauthorized(refused.sentence)
+
+
 async def _replay(hub: Hub, game_id: str, request: Request, sign_ins: SignIns | None) -> Response:
     """``/replay/ID``: a finished game's actions, if the asker may see them (the owner and
-    reviewers sign in with ``Authorization: Bearer TOKEN``; ``sign_ins``: under the
-    address's back-off, the token not even checked while it is locked out)."""
-    asker = None
-    authorization = header(request, "Authorization")
-    if authorization:
-        locked = sign_ins.gate.sign_in(sign_ins.address) if sign_ins is not None else None
-        if locked is not None:
-            return limited(locked)
-        scheme, _, token = authorization.partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token or has_control(token):
-            return _unauthorized(gettext("Authorization is Bearer and the account's token"))
-        try:
-            asker = await hub.accounts.authenticate(token)
-        except Refused as refused:
-            if refused.code is not ErrorCode.BAD_TOKEN:
-                raise
-            if sign_ins is not None:
-                sign_ins.gate.sign_in_failed(sign_ins.address)
-            return _unauthorized(refused.sentence)
+    reviewers sign in with ``Authorization: Bearer TOKEN``)."""
+    asker = await _bearer(hub, request, sign_ins)
+    if isinstance(asker, Response):
+        return asker
     if len(game_id) > GAME_ID_LONGEST:  # no game has one: not worth asking the database
         return error_response(
             404, ErrorCode.NOT_FOUND, gettext("no finished game has an id that long")
         )
-    return _model(await hub.after.replay(asker, game_id))
+    return _model(await hub.after.replay(None if asker is None else asker.player, game_id))
+
+
+async def _account_export(hub: Hub, request: Request, sign_ins: SignIns | None) -> Response:
+    """``/account/export``: everything the server keeps about the account that
+    ``Authorization: Bearer TOKEN`` signs in, as a JSON file to download."""
+    asker = await _bearer(hub, request, sign_ins)
+    if isinstance(asker, Response):
+        return asker
+    if asker is None:
+        return _unauthorized(gettext("Authorization is Bearer and the account's token"))
+    data = await hub.accounts.data(asker.player)
+    response = json_response(200, {"exported": hub.now().isoformat(), **data})
+    response.headers["Content-Disposition"] = (
+        f'attachment; filename="simon-{asker.player.id}-data.json"'
+    )
+    return response
 
 
 #: The longest game id (as the protocol's ``GameId``).
@@ -343,10 +374,11 @@ async def _race(hub: Hub, code: str) -> Response:
 
 def cost_of(request: Request) -> int:
     """What ``request`` costs of its address's HTTP budget: a replay (its actions, or its
-    page, also asked as a page's live part) :data:`~.limits.REPLAY_COST` requests, anything
-    else one."""
+    page, also asked as a page's live part) or an account's export
+    :data:`~.limits.REPLAY_COST` requests, anything else one."""
     path = request_target(request).path
-    return REPLAY_COST if path.startswith(("/replay/", "/live/replay/")) else 1
+    heavy = path.startswith(("/replay/", "/live/replay/")) or path == "/account/export"
+    return REPLAY_COST if heavy else 1
 
 
 def is_health_check(request: Request) -> bool:
@@ -376,9 +408,14 @@ async def respond(
     after = _after_path(url.path)
     if after is not None and not wants_json(request, default=True):
         after = None  # a browser: the day's page with its chart, the replay's page
-    if route is None and room is None and after is None:
+    export = url.path == "/account/export"
+    if route is None and room is None and after is None and not export:
         return await web.respond(hub, request)
     try:
+        if export:
+            if url.query:
+                raise BadQuery(gettext("this path takes no parameters"))
+            return await _account_export(hub, request, sign_ins)
         if after is not None:
             what, argument = after
             raw = parse_qs(url.query, keep_blank_values=True, strict_parsing=False)

@@ -2,7 +2,8 @@
 
 Each part does one job; sessions and the HTTP routes call the parts by name:
 
-- ``accounts``: registering and knowing players (:mod:`.accounts`);
+- ``accounts``, ``sign_ins``, ``passkeys``: registering and knowing players, where each is
+  signed in, recovery and terminal codes, passkeys (:mod:`.accounts`);
 - ``starts``: starting, resuming and letting go of player games (:mod:`.games.starts`), held in
   ``live`` (:mod:`.games.live`), whose actions go to the store's action log;
 - ``endings``: screening a finished game and its ``finished`` answer (:mod:`.after.endings`);
@@ -25,7 +26,7 @@ from datetime import date, datetime
 
 from server.bus import Bus
 from server.logs import Throttle
-from server.play.accounts import Accounts
+from server.play.accounts import Accounts, Passkeys, SignIns
 from server.play.after.day import AfterDay
 from server.play.after.endings import GameEndings
 from server.play.after.queries import Queries
@@ -97,7 +98,11 @@ class Hub:
             worker=fairplay_worker,
         )
         self._fairplay_worker = fairplay_worker
-        self.accounts = Accounts(store, clock)
+        self.accounts = Accounts(store, clock, bus)
+        self.sign_ins = SignIns(store, self.accounts, clock, clock.monotonic)
+        self.passkeys = Passkeys(store, self.accounts, clock, public_url, clock.monotonic)
+        #: The server's address as players reach it (``SIMON_PUBLIC_URL``), or "".
+        self.public_url = public_url
         self.standings = DailyStandings(bus, clock)
         self.live = LiveGames(store)
         self.rooms = Rooms(

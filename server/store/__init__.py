@@ -19,11 +19,15 @@ protocols it is made of), ``migrate``.
 from server.engine.actions import CLOSED, END_ACTIONS, RESIGN, WON
 from server.kinds import Result
 from server.names import name_key
+from server.store.accounts import CredentialRecord, DeviceCodeRecord, PasskeyRecord
 from server.store.action_log import ActionLog, GameEnd
 from server.store.api import (
+    AccountDataStore,
+    AccountStore,
     AfterDayStore,
     AfterResultStore,
     BoardStore,
+    CredentialStore,
     DealStore,
     DealtGameStore,
     FairPlayStore,
@@ -91,6 +95,8 @@ __all__ = [
     "QUEUED",
     "RESIGN",
     "WON",
+    "AccountDataStore",
+    "AccountStore",
     "ActionLog",
     "AfterDayStore",
     "AfterResultStore",
@@ -99,11 +105,14 @@ __all__ = [
     "BadCursor",
     "BoardStore",
     "CodeTaken",
+    "CredentialRecord",
+    "CredentialStore",
     "DailyDealRecord",
     "DayFigures",
     "DealStore",
     "DealtGameStore",
     "Decision",
+    "DeviceCodeRecord",
     "Due",
     "EntrantRecord",
     "EntrantResult",
@@ -119,6 +128,7 @@ __all__ = [
     "LeaderboardSlice",
     "LogEntry",
     "NameTaken",
+    "PasskeyRecord",
     "PlayStore",
     "PlayerHistory",
     "PlayerRecord",

@@ -17,6 +17,7 @@ from datetime import date, datetime
 from typing import Any, Protocol
 
 from server.kinds import DayBoard, Mode, Result
+from server.store.accounts.records import CredentialRecord, DeviceCodeRecord, PasskeyRecord
 from server.store.games import DayFigures
 from server.store.lease import Leases
 from server.store.records import (
@@ -35,13 +36,18 @@ from server.store.records import (
 
 
 class PlayerStore(Protocol):
-    """Accounts: made, found by token, name or id, and their player's language kept."""
+    """Accounts: made, found by name or id, and their player's language kept."""
 
     async def create_player(
-        self, *, name: str, token_hash: str, now: datetime, bot: bool = False
+        self,
+        *,
+        name: str,
+        token_hash: str,
+        now: datetime,
+        bot: bool = False,
+        label: str = "",
+        address: str = "",
     ) -> PlayerRecord: ...
-
-    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None: ...
 
     async def player_by_name(self, name: str) -> PlayerRecord | None: ...
 
@@ -50,6 +56,100 @@ class PlayerStore(Protocol):
     async def set_language(self, *, player_id: int, language: str) -> None: ...
 
     async def set_settings(self, *, player_id: int, settings: Mapping[str, object]) -> None: ...
+
+
+class CredentialStore(Protocol):
+    """Where an account is signed in (credentials), its passkeys, recovery codes and
+    terminal sign-in codes (:mod:`server.store.accounts.credentials`)."""
+
+    async def add_credential(
+        self,
+        *,
+        player_id: int,
+        kind: str,
+        label: str,
+        secret_hash: str,
+        now: datetime,
+        address: str,
+    ) -> CredentialRecord: ...
+
+    async def signed_in_by(
+        self, *, secret_hash: str, now: datetime, address: str
+    ) -> tuple[PlayerRecord, CredentialRecord] | None: ...
+
+    async def credentials_of(self, player_id: int) -> list[CredentialRecord]: ...
+
+    async def revoke_credentials(
+        self, *, player_id: int, ids: Sequence[int] | None = None, keep: int | None = None
+    ) -> list[int]: ...
+
+    async def replace_credential(
+        self, *, player_id: int, credential_id: int, secret_hash: str, now: datetime, address: str
+    ) -> CredentialRecord | None: ...
+
+    async def add_passkey(
+        self,
+        *,
+        player_id: int,
+        credential_id: str,
+        public_key: bytes,
+        sign_count: int,
+        name: str,
+        now: datetime,
+    ) -> PasskeyRecord: ...
+
+    async def passkeys_of(self, player_id: int) -> list[PasskeyRecord]: ...
+
+    async def passkey_by_credential_id(self, credential_id: str) -> PasskeyRecord | None: ...
+
+    async def passkey_used(self, *, passkey_id: int, sign_count: int, now: datetime) -> None: ...
+
+    async def remove_passkey(self, *, player_id: int, passkey_id: int) -> bool: ...
+
+    async def replace_recovery_codes(
+        self, *, player_id: int, code_hashes: Sequence[str], now: datetime
+    ) -> None: ...
+
+    async def recovery_codes_left(self, player_id: int) -> int: ...
+
+    async def spend_recovery_code(self, code_hash: str) -> int | None: ...
+
+    async def add_device_code(
+        self,
+        *,
+        device_code_hash: str,
+        user_code: str,
+        label: str,
+        now: datetime,
+        address: str,
+        expires_at: datetime,
+    ) -> None: ...
+
+    async def device_code(self, user_code: str) -> DeviceCodeRecord | None: ...
+
+    async def approve_device_code(
+        self, *, user_code: str, player_id: int, now: datetime
+    ) -> bool: ...
+
+    async def deny_device_code(self, user_code: str) -> bool: ...
+
+    async def device_code_by_hash(
+        self, device_code_hash: str, *, claim: bool
+    ) -> DeviceCodeRecord | None: ...
+
+
+class AccountDataStore(Protocol):
+    """An account's data taken out, or the account deleted (:mod:`server.store.accounts.export`)."""
+
+    async def account_data(self, player_id: int) -> dict[str, Any] | None: ...
+
+    async def delete_account(
+        self, *, player_id: int, anonymous_name: str, now: datetime
+    ) -> bool: ...
+
+
+class AccountStore(PlayerStore, CredentialStore, AccountDataStore, Protocol):
+    """Accounts with their credentials and data (the play layer's accounts)."""
 
 
 class DealStore(Protocol):
@@ -210,7 +310,7 @@ class ScreeningStore(PlayerStore, GameStore, BoardStore, FairPlayStore, AfterDay
 
 
 class PlayStore(
-    PlayerStore, DealStore, GameStore, BoardStore, FairPlayStore, AfterDayStore, Protocol
+    AccountStore, DealStore, GameStore, BoardStore, FairPlayStore, AfterDayStore, Protocol
 ):
     """The store as sessions, races, daily deals, screening and verification use it: every
     narrow protocol at once."""

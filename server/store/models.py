@@ -64,6 +64,12 @@ GameId = sa.String(GAME_ID_LENGTH).with_variant(
 )
 
 
+#: The longest label of a credential, passkey or device code (what made it, its name).
+LABEL_LENGTH = 64
+#: The longest client address kept (an IPv6 address in text is at most 45 characters).
+ADDRESS_LENGTH = 64
+
+
 class Base(DeclarativeBase):
     metadata = sa.MetaData(naming_convention=NAMING_CONVENTION)
 
@@ -79,7 +85,6 @@ class Player(Base):
     #: another (``аnna`` in Cyrillic letters as ``anna``). None only for an account made
     #: before the rule whose look an older account already had.
     look_key: Mapped[str | None] = mapped_column(sa.String(LOOK_KEY_LENGTH))
-    token_hash: Mapped[str] = mapped_column(sa.String(128))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     #: A declared bot account (chosen at registration, permanent): its dailies go on the
     #: bots' leaderboard, never on the humans'.
@@ -90,12 +95,93 @@ class Player(Base):
     language: Mapped[str | None] = mapped_column(sa.String(8))
     #: The settings its player keeps (``set_settings``: names to values, JSON), if any.
     settings: Mapped[dict[str, Any] | None] = mapped_column(sa.JSON)
+    #: When its player deleted the account: its name is an anonymous one since, and it has
+    #: no credential, passkey or personal setting left (its results stay on past boards).
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
     __table_args__ = (
         sa.Index("ix_players_name_key", "name_key", unique=True),
         sa.Index("ix_players_look_key", "look_key", unique=True),
-        sa.Index("ix_players_token_hash", "token_hash", unique=True),
     )
+
+
+class Credential(Base):
+    """One place an account is signed in: a secret token (a browser, a terminal, a bot)
+    of which only the SHA-256 is kept. Revoking it deletes the row."""
+
+    __tablename__ = "credentials"
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=True)
+    player_id: Mapped[int] = mapped_column(sa.ForeignKey("players.id", ondelete="CASCADE"))
+    #: How it was made: ``registration``, ``rotation``, ``passkey``, ``terminal``, ``recovery``.
+    kind: Mapped[str] = mapped_column(sa.String(16))
+    #: What made it, as its client said (a browser and its system, ``simon``).
+    label: Mapped[str] = mapped_column(sa.String(LABEL_LENGTH))
+    secret_hash: Mapped[str] = mapped_column(sa.String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    created_from: Mapped[str] = mapped_column(sa.String(ADDRESS_LENGTH))
+    last_used_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    last_used_from: Mapped[str] = mapped_column(sa.String(ADDRESS_LENGTH))
+
+    __table_args__ = (
+        sa.Index("ix_credentials_secret_hash", "secret_hash", unique=True),
+        sa.Index("ix_credentials_player_id", "player_id"),
+    )
+
+
+class Passkey(Base):
+    """A WebAuthn credential of an account's (a passkey): its public key, never a secret."""
+
+    __tablename__ = "passkeys"
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=True)
+    player_id: Mapped[int] = mapped_column(sa.ForeignKey("players.id", ondelete="CASCADE"))
+    #: The authenticator's credential id, base64url (at most 1,023 bytes).
+    credential_id: Mapped[str] = mapped_column(sa.String(1400))
+    public_key: Mapped[bytes] = mapped_column(sa.LargeBinary)
+    sign_count: Mapped[int] = mapped_column(sa.BigInteger)
+    name: Mapped[str] = mapped_column(sa.String(LABEL_LENGTH))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    __table_args__ = (
+        sa.Index("ix_passkeys_credential_id", "credential_id", unique=True),
+        sa.Index("ix_passkeys_player_id", "player_id"),
+    )
+
+
+class RecoveryCode(Base):
+    """One of an account's one-time recovery codes, as its SHA-256: spent (deleted) once
+    it signs in."""
+
+    __tablename__ = "recovery_codes"
+
+    code_hash: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    player_id: Mapped[int] = mapped_column(sa.ForeignKey("players.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+    __table_args__ = (sa.Index("ix_recovery_codes_player_id", "player_id"),)
+
+
+class DeviceCode(Base):
+    """A terminal's sign-in waiting for its player's approval (the device authorization of
+    RFC 8628): the terminal polls with the device code (kept as its SHA-256), the player
+    approves the short user code at ``/play``."""
+
+    __tablename__ = "device_codes"
+
+    device_code_hash: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    user_code: Mapped[str] = mapped_column(sa.String(16))
+    label: Mapped[str] = mapped_column(sa.String(LABEL_LENGTH))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    created_from: Mapped[str] = mapped_column(sa.String(ADDRESS_LENGTH))
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    #: The account that approved it; None while it waits.
+    player_id: Mapped[int | None] = mapped_column(sa.ForeignKey("players.id", ondelete="CASCADE"))
+    #: Its player refused it.
+    denied: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
+
+    __table_args__ = (sa.Index("ix_device_codes_user_code", "user_code", unique=True),)
 
 
 class DailyDeal(Base):

@@ -22,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 
 from server.kinds import MODES, DayBoard, Mode, Result
 from server.names import look_key, name_key
+from server.store.accounts.credentials import insert_credential
 from server.store.action_log import ActionLog
 from server.store.boundary import store_boundary
 from server.store.database import Database
@@ -91,12 +92,11 @@ class StoreRecords:
     log: ActionLog
 
 
-# A player's record made, or read by token (every sign-in), name or id: prebuilt, in Core
+# A player's record made, or read by name or id: prebuilt, in Core
 # (no ORM rows).
 _PLAYER_COLUMNS = [getattr(Player, field.name) for field in dataclasses.fields(PlayerRecord)]
 _PLAYERS = sa.select(*_PLAYER_COLUMNS)
 _INSERT_PLAYER = sa.insert(Player).returning(*_PLAYER_COLUMNS)
-_PLAYER_BY_TOKEN_HASH = _PLAYERS.where(Player.token_hash == sa.bindparam("key"))
 _PLAYER_BY_NAME_KEY = _PLAYERS.where(Player.name_key == sa.bindparam("key"))
 _PLAYER_BY_LOOK_KEY = _PLAYERS.where(Player.look_key == sa.bindparam("key"))
 _PLAYER_BY_ID = _PLAYERS.where(Player.id == sa.bindparam("key"))
@@ -111,11 +111,19 @@ class PlayerPart(StoreRecords):
     """Accounts: :class:`~server.store.api.PlayerStore`."""
 
     async def create_player(
-        self, *, name: str, token_hash: str, now: datetime, bot: bool = False
+        self,
+        *,
+        name: str,
+        token_hash: str,
+        now: datetime,
+        bot: bool = False,
+        label: str = "",
+        address: str = "",
     ) -> PlayerRecord:
-        """A new account; ``bot`` declares a bot account (for good: it is never changed).
-        Raises :class:`NameTaken` when another account has this name in any case, or one
-        that looks like it (its ``holder``)."""
+        """A new account, signed in by its first credential (the token whose hash is
+        given, made by ``label`` from ``address``); ``bot`` declares a bot account (for
+        good: it is never changed). Raises :class:`NameTaken` when another account has
+        this name in any case, or one that looks like it (its ``holder``)."""
         if not name or len(name) > NAME_LENGTH:
             raise InvalidRequest(f"a name has 1 to {NAME_LENGTH} characters, got {len(name)}")
         if not token_hash:
@@ -128,13 +136,21 @@ class PlayerPart(StoreRecords):
             "name": name,
             "name_key": name_key(name),
             "look_key": looks,
-            "token_hash": token_hash,
             "created_at": now,
             "bot": bot,
         }
         try:
             async with self._database.engine.begin() as connection:
                 made = (await connection.execute(_INSERT_PLAYER, values)).one()
+                await insert_credential(
+                    connection,
+                    player_id=made.id,
+                    kind="registration",
+                    label=label,
+                    secret_hash=token_hash,
+                    now=now,
+                    address=address,
+                )
         except IntegrityError as error:
             holder = await self.player_by_name(name) or await self._one_player(
                 _PLAYER_BY_LOOK_KEY, looks
@@ -165,9 +181,6 @@ class PlayerPart(StoreRecords):
             await connection.execute(
                 sa.update(Player).where(Player.id == player_id).values(settings=dict(settings))
             )
-
-    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
-        return await self._one_player(_PLAYER_BY_TOKEN_HASH, token_hash)
 
     async def player_by_name(self, name: str) -> PlayerRecord | None:
         return await self._one_player(_PLAYER_BY_NAME_KEY, name_key(name))

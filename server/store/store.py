@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.breaker import OPEN_SECONDS
 from server.names import look_key
+from server.store.accounts import CredentialPart, ExportPart
 from server.store.action_log import DEFAULT_COMMIT_TIMEOUT, DEFAULT_WINDOW, ActionLog, open_writer
 from server.store.boundary import store_boundary
 from server.store.database import DEFAULT_SYNCHRONOUS, Database, Synchronous, create_engine
@@ -39,7 +40,16 @@ from server.store.ranks import LocalRankCache, RankCache, RedisRankCache
 
 
 @store_boundary
-class Store(PlayerPart, DealPart, GamePart, BoardPart, FairPlayPart, AfterDayPart):
+class Store(
+    PlayerPart,
+    CredentialPart,
+    ExportPart,
+    DealPart,
+    GamePart,
+    BoardPart,
+    FairPlayPart,
+    AfterDayPart,
+):
     """Everything the server keeps. Open with :meth:`open`, close with :meth:`close`; its
     methods are its parts' (:mod:`server.store.parts`)."""
 

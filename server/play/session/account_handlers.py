@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from server.i18n import LANGUAGES
+from server.play.accounts import device_label
 from server.play.errors import Refused
 from server.protocol import (
     PROTOCOL_VERSION,
@@ -56,22 +57,31 @@ async def hello(conversation: Conversation, message: Hello) -> Replies:
 async def register(conversation: Conversation, message: Register) -> Replies:
     if conversation.player is not None:
         raise Refused(ErrorCode.ALREADY_AUTHENTICATED, "this connection has an account")
-    player, token = await conversation.hub.accounts.register(message.name, bot=message.bot)
-    conversation.sign_in_as(player)
-    return [Registered(id=message.id, player=conversation.player_info(), token=token)]
+    signed = await conversation.hub.accounts.register(
+        message.name,
+        bot=message.bot,
+        device=device_label(conversation.user_agent, message.device),
+        address=conversation.address,
+    )
+    conversation.sign_in_as(signed.player, signed.credential)
+    assert signed.token is not None  # a new credential's
+    return [Registered(id=message.id, player=conversation.player_info(), token=signed.token)]
 
 
 async def auth(conversation: Conversation, message: Auth) -> Replies:
     if message.lang is not None:  # a refusal of the token is said in it too
         conversation.language = message.lang
-    player = await conversation.hub.accounts.authenticate(message.token)
+    signed = await conversation.hub.accounts.authenticate(
+        message.token, address=conversation.address
+    )
+    player = signed.player
     if conversation.player is not None and conversation.player.id != player.id:
         raise Refused(
             ErrorCode.ALREADY_AUTHENTICATED,
             "already signed in as %(name)s",
             params={"name": conversation.player.name},
         )
-    conversation.sign_in_as(player)
+    conversation.sign_in_as(player, signed.credential)
     if message.lang is None and player.language in LANGUAGES:  # the account's, else hello's
         conversation.language = player.language
     return [Authenticated(id=message.id, player=conversation.player_info())]

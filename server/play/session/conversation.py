@@ -14,10 +14,11 @@ from server.i18n.languages import Language
 from server.protocol import MessageId, PlayerInfo, Reply, ServerMessage, State
 
 if TYPE_CHECKING:
+    from server.play.accounts import Challenge
     from server.play.games.player_game import PlayerGame
     from server.play.hub import Hub
     from server.play.sending import Push
-    from server.store import PlayerRecord
+    from server.store import CredentialRecord, PlayerRecord
 
 #: What a handler returns: messages (``moved`` encoded already), encoded at the socket.
 Replies = list[Reply]
@@ -30,6 +31,8 @@ class Conversation(Protocol):
     legal: bool
     #: The language of the connection's sentences (``hello``'s or ``auth``'s ``lang``).
     language: Language
+    #: The passkey ceremony under way on this connection, if any.
+    challenge: Challenge | None
 
     @property
     def hub(self) -> Hub:
@@ -45,8 +48,24 @@ class Conversation(Protocol):
         """The client's address, as the network layer counts it."""
 
     @property
+    def origin(self) -> str | None:
+        """The ``Origin`` of the page that opened the connection (None for no page)."""
+
+    @property
+    def site(self) -> str:
+        """Where the client reached the server (``http://host:port``), or ""."""
+
+    @property
+    def user_agent(self) -> str:
+        """The handshake's ``User-Agent`` ("" without one)."""
+
+    @property
     def player(self) -> PlayerRecord | None:
         """The account signed in on this connection, if any."""
+
+    @property
+    def credential(self) -> CredentialRecord | None:
+        """The credential the connection signed in with, if any."""
 
     def send(self, message: ServerMessage) -> None:
         """Push ``message`` to the client, unasked (encoded here)."""
@@ -54,8 +73,13 @@ class Conversation(Protocol):
     def signed_in_player(self) -> PlayerRecord:
         """The account signed in; refused ``not-authenticated`` without one."""
 
-    def sign_in_as(self, player: PlayerRecord) -> None:
-        """The connection has this account now."""
+    def sign_in_as(self, player: PlayerRecord, credential: CredentialRecord | None = None) -> None:
+        """The connection has this account now (signed in by ``credential``, when given: it
+        is signed out when that is revoked)."""
+
+    def let_go_of_credential(self) -> None:
+        """Stop being signed out when the connection's credential is revoked (it is about to
+        be replaced)."""
 
     def player_info(self) -> PlayerInfo:
         """The signed-in account as the protocol shows it."""

@@ -16,12 +16,14 @@ without a ``case`` fails ``mypy``. Handlers see the session as a
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import date
 from typing import NamedTuple, assert_never
 
 from server.engine.actions import parse_move
 from server.i18n import DEFAULT_LANGUAGE, LANGUAGES, Language, speaking
+from server.play.accounts import Challenge
 from server.play.errors import Refused, refusal_of
 from server.play.games.player_game import PlayerGame
 from server.play.hub import Hub
@@ -33,6 +35,12 @@ from server.protocol import (
     DailyRequest,
     DailyResultRequest,
     DayStatsRequest,
+    DeleteAccount,
+    DeviceApprove,
+    DeviceCodeRequest,
+    DeviceLookup,
+    DevicesRequest,
+    DeviceToken,
     Error,
     ErrorCode,
     Hello,
@@ -40,6 +48,10 @@ from server.protocol import (
     LeaderboardRequest,
     MessageId,
     MoveRequest,
+    PasskeyAdd,
+    PasskeyOptions,
+    PasskeyRemove,
+    PasskeySignIn,
     Ping,
     PlayerInfo,
     RaceJoin,
@@ -51,6 +63,8 @@ from server.protocol import (
     RaceStart,
     RaceWatch,
     RankRequest,
+    Recover,
+    RecoveryCodesRequest,
     Register,
     ReplayRequest,
     ReportRequest,
@@ -58,9 +72,12 @@ from server.protocol import (
     Restart,
     Resume,
     ReviewRequest,
+    Revoke,
+    RotateToken,
     ServerMessage,
     SetLanguage,
     SetSettings,
+    SignedOut,
     Start,
     State,
     Targets,
@@ -68,15 +85,29 @@ from server.protocol import (
     UnfinishedRequest,
     encode,
 )
-from server.store import PlayerRecord
+from server.store import CredentialRecord, PlayerRecord
 
-from . import account_handlers, after_handlers, query_handlers, room_handlers
+from . import (
+    account_handlers,
+    after_handlers,
+    credential_handlers,
+    query_handlers,
+    room_handlers,
+)
 from .conversation import Replies
 from .playing import Playing
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Replies", "Session", "SignIn"]
+__all__ = ["Replies", "Session", "SignIn", "SignInMessage"]
+
+#: The messages that sign a connection in, under the network layer's sign-in limits.
+SignInMessage = Register | Auth | Recover | PasskeySignIn | DeviceToken
+SIGN_IN_MESSAGES = (Register, Auth, Recover, PasskeySignIn, DeviceToken)
+#: Refusals that count as a failed sign-in (a wrong secret) in the address's back-off.
+FAILED_SIGN_INS = frozenset({ErrorCode.BAD_TOKEN, ErrorCode.BAD_CODE, ErrorCode.PASSKEY_FAILED})
+#: Connections being let go of after a revocation (kept until done).
+_LETTING_GO: set[asyncio.Task[None]] = set()
 
 
 class SignIn(NamedTuple):
@@ -93,15 +124,45 @@ class Session:
     """The state of one connection: who is playing, which game, which races it follows (a
     :class:`~.conversation.Conversation` to its handlers)."""
 
-    __slots__ = ("_playing", "_rooms", "address", "hub", "language", "legal", "player", "push")
+    __slots__ = (
+        "_playing",
+        "_rooms",
+        "address",
+        "challenge",
+        "credential",
+        "hub",
+        "language",
+        "legal",
+        "origin",
+        "player",
+        "push",
+        "site",
+        "user_agent",
+    )
 
-    def __init__(self, hub: Hub, push: Push, address: str = "") -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        push: Push,
+        address: str = "",
+        *,
+        origin: str | None = None,
+        user_agent: str = "",
+        site: str = "",
+    ) -> None:
         """``address``: the client's, as the network layer counts it (whose turn a review
-        takes in the solver's line)."""
+        takes in the solver's line); ``origin`` and ``user_agent``: its handshake's headers
+        (the page that opened it, for passkeys; what it is, for the places signed in);
+        ``site``: where the client reached the server (the links a terminal is given)."""
         self.hub = hub
         self.push = push
         self.address = address
+        self.origin = origin
+        self.user_agent = user_agent
+        self.site = site
         self.player: PlayerRecord | None = None
+        self.credential: CredentialRecord | None = None
+        self.challenge: Challenge | None = None
         #: ``hello`` asked for placement help with each state and move (a browser's board).
         self.legal = False
         self.language: Language = DEFAULT_LANGUAGE
@@ -197,19 +258,52 @@ class Session:
                 return await after_handlers.report(self, message)
             case DailyResultRequest():
                 return await after_handlers.daily_result(self, message)
+            case DevicesRequest():
+                return await credential_handlers.devices(self, message)
+            case Revoke():
+                return await credential_handlers.revoke(self, message)
+            case RotateToken():
+                return await credential_handlers.rotate_token(self, message)
+            case RecoveryCodesRequest():
+                return await credential_handlers.recovery_codes(self, message)
+            case PasskeyOptions():
+                return await credential_handlers.passkey_options(self, message)
+            case PasskeyAdd():
+                return await credential_handlers.passkey_add(self, message)
+            case PasskeyRemove():
+                return await credential_handlers.passkey_remove(self, message)
+            case DeviceCodeRequest():
+                return await credential_handlers.device_code(self, message)
+            case DeviceLookup():
+                return await credential_handlers.device_lookup(self, message)
+            case DeviceApprove():
+                return await credential_handlers.device_approve(self, message)
+            case DeleteAccount():
+                return await credential_handlers.delete_account(self, message)
+            case Register() | Auth() | Recover() | PasskeySignIn() | DeviceToken():
+                return (await self.sign_in(message)).replies
             case _:
                 assert_never(message)
 
-    async def sign_in(self, message: Register | Auth) -> SignIn:
-        """Answer ``register`` or ``auth``, saying how it went."""
+    async def sign_in(self, message: SignInMessage) -> SignIn:
+        """Answer a message that signs in (``register``, ``auth``, ``recover``,
+        ``passkey_sign_in``, ``device_token``), saying how it went."""
         try:
-            if type(message) is Auth:
-                replies = await account_handlers.auth(self, message)
-            else:
-                assert type(message) is Register
-                replies = await account_handlers.register(self, message)
+            match message:
+                case Auth():
+                    replies = await account_handlers.auth(self, message)
+                case Register():
+                    replies = await account_handlers.register(self, message)
+                case Recover():
+                    replies = await credential_handlers.recover(self, message)
+                case PasskeySignIn():
+                    replies = await credential_handlers.passkey_sign_in(self, message)
+                case DeviceToken():
+                    replies = await credential_handlers.device_token(self, message)
+                case _:
+                    assert_never(message)
         except Refused as refused:
-            bad_token = refused.code is ErrorCode.BAD_TOKEN
+            bad_token = refused.code in FAILED_SIGN_INS
             with speaking(self.language):
                 error = _refusal(message, refused, self.hub)
             return SignIn([error], self.player is not None, bad_token)
@@ -222,11 +316,25 @@ class Session:
     async def close(self) -> None:
         """The connection is gone: let go of the game and the races."""
         self.hub.days.stop_listening(self.push)
+        self.let_go_of_credential()
+        await self._let_go()
+
+    async def _let_go(self) -> None:
         await self.hub.rooms.forget(self.push)
         for day, suits in self._rooms:
             await self.hub.standings.unfollow(day, suits, self.push)
         self._rooms.clear()
         self._playing.release()
+
+    def _signed_out(self) -> None:
+        """The connection's credential was revoked (here or on another node)."""
+        self.player = None
+        self.credential = None
+        self.challenge = None
+        self.push(encode(SignedOut(reason="revoked")))
+        task = asyncio.get_running_loop().create_task(self._let_go())
+        _LETTING_GO.add(task)
+        task.add_done_callback(_LETTING_GO.discard)
 
     # -- the conversation, as its handlers see it ---------------------------------------
 
@@ -238,8 +346,16 @@ class Session:
             raise Refused(ErrorCode.NOT_AUTHENTICATED, "authenticate first (auth or register)")
         return self.player
 
-    def sign_in_as(self, player: PlayerRecord) -> None:
+    def sign_in_as(self, player: PlayerRecord, credential: CredentialRecord | None = None) -> None:
         self.player = player
+        if credential is not None:
+            self.let_go_of_credential()
+            self.credential = credential
+            self.hub.accounts.watch(credential.id, self._signed_out)
+
+    def let_go_of_credential(self) -> None:
+        if self.credential is not None:
+            self.hub.accounts.unwatch(self.credential.id, self._signed_out)
 
     def player_info(self) -> PlayerInfo:
         player = self.signed_in_player()
