@@ -30,7 +30,7 @@ async def open_dailies(hub: Hub, count: int) -> None:
     """``count`` players with today's 1-suit daily started and left unfinished."""
 
     async def one() -> None:
-        player, _ = await hub.accounts.register(unique_name("idle"))
+        player = (await hub.accounts.register(unique_name("idle"))).player
         hub.starts.release(await hub.starts.daily(player, 1))
 
     for _ in range(count // 50):

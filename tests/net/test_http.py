@@ -79,11 +79,11 @@ class StandIn:
     async def _named(self, name: str) -> str:
         return f"player:{name}"
 
-    async def _authenticate(self, token: str) -> str:
+    async def _authenticate(self, token: str, *, address: str = "") -> SimpleNamespace:
         self.asked.append(("authenticate", {"token": token}))
         if token.startswith("bad"):
             raise Refused(ErrorCode.BAD_TOKEN, "no account has that token")
-        return f"account:{token}"
+        return SimpleNamespace(player=f"account:{token}")
 
 
 @pytest.fixture

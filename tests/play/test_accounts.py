@@ -13,12 +13,16 @@ from server.protocol import ErrorCode
 
 
 async def test_register_then_authenticate_and_find_by_name(hub: Hub) -> None:
-    player, token = await hub.accounts.register("  Alice ")
+    signed = await hub.accounts.register("  Alice ")
+    player, token = signed.player, signed.token
+    assert token is not None
     assert player.name == "Alice" and not player.bot
-    assert (await hub.accounts.authenticate(token)).id == player.id
+    assert (await hub.accounts.authenticate(token)).player.id == player.id
     assert (await hub.accounts.named("alice")).id == player.id  # names ignore case
-    assert await hub.store.player_by_token_hash(token) is None  # only the hash is kept
-    assert await hub.store.player_by_token_hash(hash_token(token)) is not None
+    now = hub.now()
+    assert await hub.store.signed_in_by(secret_hash=token, now=now, address="") is None
+    found = await hub.store.signed_in_by(secret_hash=hash_token(token), now=now, address="")
+    assert found is not None and found[1].id == signed.credential.id  # only the hash is kept
 
 
 @pytest.mark.parametrize(
@@ -48,7 +52,7 @@ async def test_a_taken_name_an_unknown_token_and_an_unknown_name(hub: Hub) -> No
 @pytest.mark.parametrize("name", ["Łukasz", "Zoë", "Дмитрий", "Ελένη", "山田たろう"])
 async def test_names_in_their_own_alphabet_register_in_nfc(hub: Hub, name: str) -> None:
     decomposed = unicodedata.normalize("NFD", name)
-    player, _ = await hub.accounts.register(decomposed)
+    player = (await hub.accounts.register(decomposed)).player
     assert player.name == name == unicodedata.normalize("NFC", decomposed)
     assert (await hub.accounts.named(name.upper())).id == player.id
 

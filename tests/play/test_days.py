@@ -11,7 +11,7 @@ from server.play.hub import Hub
 async def test_a_new_day_closes_unfinished_attempts_and_tells_listeners(
     hub: Hub, clock: ManualClock
 ) -> None:
-    player, _ = await hub.accounts.register("owl", bot=True)
+    player = (await hub.accounts.register("owl", bot=True)).player
     game = await hub.starts.daily(player, 1)
     heard: list[dict[str, object]] = []
     hub.days.listen(lambda frame: heard.append(json.loads(frame)))

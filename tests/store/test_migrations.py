@@ -32,6 +32,10 @@ TABLES = {
     "install_secrets",
     "account_trust",
     "solver_reviews",
+    "credentials",
+    "passkeys",
+    "recovery_codes",
+    "device_codes",
 }
 HEAD = migrate.head_revision()
 

@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from server.store import (
+    AccountDataStore,
     AfterDayStore,
     BoardStore,
+    CredentialStore,
     DealStore,
     FairPlayStore,
     GameStore,
@@ -54,7 +56,16 @@ def test_the_protocol_lists_what_the_play_layer_uses() -> None:
 
 
 def test_each_method_belongs_to_one_narrow_protocol() -> None:
-    parts = (PlayerStore, DealStore, GameStore, BoardStore, FairPlayStore, AfterDayStore)
+    parts = (
+        PlayerStore,
+        CredentialStore,
+        AccountDataStore,
+        DealStore,
+        GameStore,
+        BoardStore,
+        FairPlayStore,
+        AfterDayStore,
+    )
     owners = {
         name: [part.__name__ for part in parts if name in vars(part)] for name in PROTOCOL_METHODS
     }

@@ -103,10 +103,13 @@ async def test_token_lookup_and_created_at_in_utc(store: Store) -> None:
     token = uuid.uuid4().hex
     created = T0.astimezone(timezone(timedelta(hours=5)))
     player = await store.create_player(name=unique_name(), token_hash=token, now=created)
-    found = await store.player_by_token_hash(token)
-    assert found is not None and found.id == player.id
+    signed = await store.signed_in_by(secret_hash=token, now=T0, address="")
+    assert signed is not None
+    found, credential = signed
+    assert found.id == player.id and credential.player_id == player.id
     assert found.created_at == T0 and found.created_at.tzinfo == UTC
-    assert await store.player_by_token_hash("no such token") is None
+    assert credential.kind == "registration" and credential.created_at == T0
+    assert await store.signed_in_by(secret_hash="no such token", now=T0, address="") is None
     with pytest.raises(StoreError):  # the token hash is taken: refused, nothing stored
         await store.create_player(name=unique_name(), token_hash=token, now=T0)
 

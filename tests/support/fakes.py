@@ -42,6 +42,8 @@ from server.store.leaderboard import decode_cursor, encode_cursor, leaderboard_e
 from server.store.lease import Leases, ProcessLeases
 from server.store.order import ResultKey
 
+from .fake_accounts import FakeAccounts
+
 
 class FakeLogWriter:
     """Keeps the log in the fake store, with the real log's rules: a (game, seq) once, a
@@ -144,8 +146,9 @@ class FakeBoards:
             self.ranked.append((record.id, record.result))
 
 
-class FakeStore(FakeBoards):
+class FakeStore(FakeAccounts, FakeBoards):
     def __init__(self) -> None:
+        super().__init__()
         self.players: dict[int, tuple[PlayerRecord, str]] = {}
         self.deals: dict[tuple[date, int], DailyDealRecord] = {}
         self.games: dict[str, GameRecord] = {}
@@ -164,7 +167,14 @@ class FakeStore(FakeBoards):
         await self.log.close()
 
     async def create_player(
-        self, *, name: str, token_hash: str, now: datetime, bot: bool = False
+        self,
+        *,
+        name: str,
+        token_hash: str,
+        now: datetime,
+        bot: bool = False,
+        label: str = "",
+        address: str = "",
     ) -> PlayerRecord:
         holder = next(
             (
@@ -178,10 +188,15 @@ class FakeStore(FakeBoards):
             raise NameTaken(name, holder=holder.name)
         player = PlayerRecord(id=len(self.players) + 1, name=name, created_at=now, bot=bot)
         self.players[player.id] = (player, token_hash)
+        await self.add_credential(
+            player_id=player.id,
+            kind="registration",
+            label=label,
+            secret_hash=token_hash,
+            now=now,
+            address=address,
+        )
         return player
-
-    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
-        return next((p for p, h in self.players.values() if h == token_hash), None)
 
     async def player_by_name(self, name: str) -> PlayerRecord | None:
         key = name_key(name)

@@ -280,7 +280,11 @@ class Session:
                 return await credential_handlers.device_approve(self, message)
             case DeleteAccount():
                 return await credential_handlers.delete_account(self, message)
-            case Register() | Auth() | Recover() | PasskeySignIn() | DeviceToken():
+            case Recover():
+                return (await self.sign_in(message)).replies
+            case PasskeySignIn():
+                return (await self.sign_in(message)).replies
+            case DeviceToken():
                 return (await self.sign_in(message)).replies
             case _:
                 assert_never(message)

@@ -10,7 +10,7 @@ from server.play.hub import Hub
 async def resigned_daily(
     hub: Hub, clock: ManualClock, name: str, *, bot: bool = False
 ) -> PlayerGame:
-    player, _ = await hub.accounts.register(name, bot=bot)
+    player = (await hub.accounts.register(name, bot=bot)).player
     game = await hub.starts.daily(player, 1)
     await game.play("resign", clock.now())
     return game
@@ -40,7 +40,7 @@ async def test_a_human_daily_is_held_until_screened_then_ranked(
 
 
 async def test_practice_games_are_never_under_review(hub: Hub, clock: ManualClock) -> None:
-    player, _ = await hub.accounts.register("pia")
+    player = (await hub.accounts.register("pia")).player
     game = await hub.starts.practice(player, None, 1)
     await game.play("resign", clock.now())
     finished = await hub.endings.finished_message(game)

@@ -14,7 +14,7 @@ from server.store import BadCursor
 async def test_daily_info_hides_todays_codes_and_shows_yesterdays(
     hub: Hub, clock: ManualClock
 ) -> None:
-    player, _ = await hub.accounts.register("ivy")
+    player = (await hub.accounts.register("ivy")).player
     await hub.starts.daily(player, 4)
     info = await hub.queries.daily_info(player)
     assert [(d.suits, d.started, d.finished) for d in info.deals] == [
@@ -31,7 +31,7 @@ async def test_daily_info_hides_todays_codes_and_shows_yesterdays(
 
 
 async def test_history_names_each_game_by_the_id_replay_takes(hub: Hub, clock: ManualClock) -> None:
-    player, _ = await hub.accounts.register("finn")
+    player = (await hub.accounts.register("finn")).player
     daily = await hub.starts.daily(player, 1)
     await daily.play("resign", clock.now())
     practice = await hub.starts.practice(player, None, 2)
@@ -44,7 +44,7 @@ async def test_history_names_each_game_by_the_id_replay_takes(hub: Hub, clock: M
 async def test_leaderboard_rank_and_history_of_bot_results(hub: Hub, clock: ManualClock) -> None:
     names = ["bot-a", "bot-b", "bot-c"]
     for name in names:
-        player, _ = await hub.accounts.register(name, bot=True)
+        player = (await hub.accounts.register(name, bot=True)).player
         game = await hub.starts.daily(player, 1)
         clock.advance(seconds=10)
         await game.play("resign", clock.now())

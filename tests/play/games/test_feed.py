@@ -15,7 +15,7 @@ from tests.support.servers import first_legal
 
 async def racing(hub: Hub, name: str) -> tuple[PlayerGame, list[dict[str, Any]]]:
     """``name``'s daily 1-suit game, and what the feed announces to its race."""
-    player, _ = await hub.accounts.register(name)
+    player = (await hub.accounts.register(name)).player
     game = await hub.starts.daily(player, 1)
     seen: list[dict[str, Any]] = []
 
@@ -70,7 +70,7 @@ async def test_an_ending_goes_at_once_and_drops_the_trailing_move(
 
 
 async def test_practice_games_have_no_race(hub: Hub) -> None:
-    player, _ = await hub.accounts.register("cat")
+    player = (await hub.accounts.register("cat")).player
     practice = await hub.starts.practice(player, None, 1)
     _, seen = await racing(hub, "dan")
     hub.feed.tell(practice, "moved")

@@ -15,7 +15,7 @@ from server.solver import solve
 
 async def cleared(hub: Hub, name: str) -> PlayerGame:
     """``name``'s 1-suit daily with its board cleared by the solver's line, not yet ended."""
-    player, _ = await hub.accounts.register(name)
+    player = (await hub.accounts.register(name)).player
     game = await hub.starts.daily(player, 1)
     solution = solve(Game.from_code(game.code), shorten=False)
     for move in solution.moves:

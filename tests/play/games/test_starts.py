@@ -18,7 +18,7 @@ from tests.support.servers import first_legal
 async def test_one_daily_attempt_a_day_resumed_while_under_way(
     hub: Hub, clock: ManualClock
 ) -> None:
-    player, _ = await hub.accounts.register("amy")
+    player = (await hub.accounts.register("amy")).player
     game = await hub.starts.daily(player, 2)
     assert game.day == utc_day(clock.now()) and game.suits == 2 and game.mode == "daily"
     await game.play(parse_move(first_legal(game.code)), clock.now())
@@ -31,7 +31,7 @@ async def test_one_daily_attempt_a_day_resumed_while_under_way(
 
 
 async def test_practice_of_a_code_random_practice_and_todays_daily_refused(hub: Hub) -> None:
-    player, _ = await hub.accounts.register("bea")
+    player = (await hub.accounts.register("bea")).player
     chosen = await hub.starts.practice(player, "SS1-S2-AAAAABD", 1)  # the code's count
     assert chosen.code == "SS1-S2-AAAAABD" and chosen.day is None and chosen.suits == 2
     random = await hub.starts.practice(player, None, 4)
@@ -48,7 +48,7 @@ async def test_practice_of_a_code_random_practice_and_todays_daily_refused(hub: 
 async def test_a_random_practice_deal_has_a_move_to_make(
     hub: Hub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    player, _ = await hub.accounts.register("dee")
+    player = (await hub.accounts.register("dee")).player
     draws = iter([224, 5])  # the first, SS1-S1-AAAAAIQ, has no legal move at all
     monkeypatch.setattr(secrets, "randbelow", lambda below: next(draws))
     game = await hub.starts.practice(player, None, 1)
@@ -57,8 +57,8 @@ async def test_a_random_practice_deal_has_a_move_to_make(
 
 
 async def test_resume_only_ones_own_game_and_release_lets_go(hub: Hub) -> None:
-    owner, _ = await hub.accounts.register("cid")
-    other, _ = await hub.accounts.register("dot")
+    owner = (await hub.accounts.register("cid")).player
+    other = (await hub.accounts.register("dot")).player
     game = await hub.starts.practice(owner, None, 1)
     with pytest.raises(Refused) as refused:
         await hub.starts.resume(other, game.id)
