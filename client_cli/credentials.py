@@ -211,7 +211,8 @@ def _login(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(run(args))
     except KeyboardInterrupt:
-        print(_("\nsimon: stopped; no account was kept"), file=sys.stderr)
+        print(file=sys.stderr)  # past the ^C the terminal echoed
+        print(_("simon: stopped; no account was kept"), file=sys.stderr)
         return 130
 
 
