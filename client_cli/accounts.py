@@ -1,5 +1,5 @@
-"""Accounts: ``simon register NAME``, ``whoami``, ``accounts``, ``use NAME``, ``login`` and
-``token``.
+"""Accounts: ``simon register NAME``, ``whoami``, ``accounts`` and ``use NAME`` (signing in
+elsewhere, tokens and devices are :mod:`client_cli.credentials`'s).
 
 The config keeps every account registered (or logged in) on each server, and which one
 is current; ``--as NAME`` picks another for one command. No command forgets a token.
@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import getpass
-import sys
 from collections.abc import Callable
 
 from server.protocol import Register, Registered
@@ -18,12 +16,10 @@ from server.protocol import Register, Registered
 from .arguments import player_name
 from .config import Account, Config, server_address
 from .connection import Connection
-from .errors import ClientError, NoAccountError, UsageError
+from .errors import ClientError
 from .offline import add_json_argument
 from .online import (
     add_server_argument,
-    chosen_account,
-    no_account,
     open_connection,
     print_json,
 )
@@ -31,7 +27,7 @@ from .wording import player_label
 from .words import _, language
 
 
-def _also_kept(config: Config, server: str, name: str, before: str | None) -> str:
+def also_kept(config: Config, server: str, name: str, before: str | None) -> str:
     """`` (also kept here: alice; `simon use alice` switches back)``, or nothing: the other
     accounts kept, and the way back to ``before``, the account current until ``name``."""
     others = [a.name for a in config.accounts(server) if a.name != name]
@@ -76,7 +72,7 @@ async def _register(args: argparse.Namespace) -> int:
                 "server": server,
                 "path": config.path,
                 "name": name,
-                "also": _also_kept(config, server, name, before),
+                "also": also_kept(config, server, name, before),
             }
         )
     return 0
@@ -148,69 +144,7 @@ def _use(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_token() -> str:
-    """The token from standard input (a pipe) or a prompt that does not echo it."""
-    if sys.stdin.isatty():
-        token = getpass.getpass(_("Token (from `simon token` on the other machine): "))
-    else:
-        token = sys.stdin.readline()
-    token = token.strip()
-    if not token:
-        raise UsageError(
-            _("no token given: pipe it in (simon token | ...) or type it at the prompt")
-        )
-    return token
-
-
-async def _login(args: argparse.Namespace) -> int:
-    server = server_address(args.server)
-    token = _read_token()
-    async with Connection(server, token=token) as connection:
-        player = connection.player
-    assert player is not None
-    config = Config()
-    before = config.current(server)
-    replaced = config.add_account(server, Account(player.name, token, player.bot))
-    config.account_language = player.language
-    config.save()
-    if args.json:
-        print_json({"player": player.name, "server": server, "bot": player.bot})
-    else:
-        said = {
-            "player": player_label(player.name, player.bot),
-            "server": server,
-            "path": config.path,
-            "name": player.name,
-            "also": _also_kept(config, server, player.name, before),
-        }
-        if replaced:
-            line = _(
-                "Logged in as %(player)s on %(server)s; the token is saved in %(path)s, in "
-                "place of the one kept for that name, and %(name)s is the current "
-                "account%(also)s."
-            )
-        else:
-            line = _(
-                "Logged in as %(player)s on %(server)s; the token is saved in %(path)s, and "
-                "%(name)s is the current account%(also)s."
-            )
-        print(line % said)
-    return 0
-
-
-def _token(args: argparse.Namespace) -> int:
-    server = server_address(args.server)
-    account = chosen_account(args, server)
-    if account is None:
-        raise NoAccountError(no_account(server))
-    if args.json:
-        print_json({"player": account.name, "server": server, "token": account.token})
-    else:
-        print(account.token)
-    return 0
-
-
-def _command(
+def command(
     subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     name: str,
     handler: Callable[[argparse.Namespace], int],
@@ -227,7 +161,7 @@ def _command(
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = _command(
+    parser = command(
         subparsers,
         "register",
         lambda args: asyncio.run(_register(args)),
@@ -244,34 +178,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help=_("a bot account, for good: it plays the daily deals on the bots' leaderboard"),
     )
-    _command(
+    command(
         subparsers,
         "whoami",
         lambda args: asyncio.run(_whoami(args)),
         help=_("the account this machine plays as"),
     )
-    _command(
+    command(
         subparsers,
         "accounts",
         _accounts,
         help=_("the accounts kept for the server (* marks the current one)"),
     )
-    parser = _command(subparsers, "use", _use, help=_("make a kept account the current one"))
+    parser = command(subparsers, "use", _use, help=_("make a kept account the current one"))
     parser.add_argument("name", metavar=_("name"), help=_("an account `simon accounts` lists"))
-    _command(
-        subparsers,
-        "login",
-        lambda args: asyncio.run(_login(args)),
-        help=_("keep an account from another machine: reads its token from stdin or a prompt"),
-        description=_(
-            "Reads the token (printed by `simon token` on the machine that has the "
-            "account) from standard input, or asks for it without echoing it, checks it with "
-            "the server, keeps the account and makes it current."
-        ),
-    )
-    _command(
-        subparsers,
-        "token",
-        _token,
-        help=_("print the account's secret token, for `simon login` on another machine"),
-    )

@@ -184,17 +184,30 @@ class Config:
         name = name if name is not None else self.current(server)
         return next((a for a in self.accounts(server) if a.name == name), None)
 
-    def add_account(self, server: str, account: Account) -> Account | None:
-        """Keep an account and make it current; return the one it replaced (same name and
-        server, another token), so the caller can say so."""
+    def add_account(self, server: str, account: Account, *, current: bool = True) -> Account | None:
+        """Keep an account and make it current (unless not ``current``); return the one it
+        replaced (same name and server, another token), so the caller can say so."""
         replaced = self.account(server, account.name)
         servers = self._servers()
         entry = servers.get(server)
         if not isinstance(entry, dict) or not isinstance(entry.get("players"), dict):
             entry = servers[server] = {"players": {}}
         entry["players"][account.name] = {"token": account.token, "bot": account.bot}
-        entry["current"] = account.name
+        if current or not isinstance(entry.get("current"), str):
+            entry["current"] = account.name
         return replaced if replaced is not None and replaced.token != account.token else None
+
+    def remove_account(self, server: str, name: str) -> bool:
+        """Forget a kept account (its token with it); whether there was one. If it was the
+        current one, no account is current on that server until ``simon use``."""
+        players = self._players(server)
+        if name not in players:
+            return False
+        del players[name]
+        entry = self._servers()[server]
+        if entry.get("current") == name:
+            entry.pop("current", None)
+        return True
 
     def mark_bot(self, server: str, name: str, bot: bool) -> None:
         """Whether a kept account is a bot, as the server says (its token unchanged)."""

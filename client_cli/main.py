@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from server.i18n import Language
 
-from . import accounts, after, boards, offline, play, race, solve
+from . import account_data, accounts, after, boards, credentials, offline, play, race, solve
 from .config import Config
 from .errors import (
     ArgumentsError,
@@ -55,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.register(subparsers)
     race.register(subparsers)
     accounts.register(subparsers)
+    credentials.register(subparsers)
+    account_data.register(subparsers)
     boards.register(subparsers)
     after.register(subparsers)
     return parser

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from client_cli.accounts import _also_kept
+from client_cli.accounts import also_kept
 from client_cli.config import Account, Config
 from client_cli.main import main
 
@@ -40,7 +40,7 @@ def test_the_hint_switches_back_to_the_account_current_before(tmp_path: Path) ->
     config.use(SERVER, "amy")
     before = config.current(SERVER)
     config.add_account(SERVER, Account("new", "token-new"))
-    hint = _also_kept(config, SERVER, "new", before)
+    hint = also_kept(config, SERVER, "new", before)
     assert hint == " (also kept here: amy, bob, zed; `simon use amy` switches back)"
-    assert _also_kept(config, SERVER, "new", None) == " (also kept here: amy, bob, zed)"
-    assert _also_kept(Config(tmp_path / "empty"), SERVER, "new", None) == ""
+    assert also_kept(config, SERVER, "new", None) == " (also kept here: amy, bob, zed)"
+    assert also_kept(Config(tmp_path / "empty"), SERVER, "new", None) == ""

@@ -324,7 +324,7 @@ def test_a_person_and_a_bot_on_one_machine_keep_both_accounts(simon: Any) -> Non
     assert status == 1 and json.loads(simon("whoami", "--json")[1])["player"] == alice
 
 
-def test_login_on_a_second_machine_takes_the_token_from_stdin(
+def test_login_token_on_a_second_machine_takes_the_token_from_stdin(
     simon: Any, server_url: str, tmp_path: Path
 ) -> None:
     name = new_name()
@@ -345,9 +345,9 @@ def test_login_on_a_second_machine_takes_the_token_from_stdin(
             timeout=60,
         )
 
-    done = second("login", stdin="not-a-token\n")
+    done = second("login", "--token", stdin="not-a-token\n")
     assert done.returncode == 1 and not (other / "config.json").exists()
-    done = second("login", stdin=token)
+    done = second("login", "--token", stdin=token)
     assert done.returncode == 0, done.stderr
     assert f"Logged in as {name}" in done.stdout and token.strip() not in done.stdout
     assert stat.S_IMODE((other / "config.json").stat().st_mode) == 0o600
