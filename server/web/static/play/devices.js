@@ -242,7 +242,7 @@ export async function openPanel(name) {
   $("[data-action=account]").setAttribute("aria-expanded", "false");
   const [title, draw] = PANELS[name];
   $("[data-panel-title]").textContent = title();
-  box.dataset.panel = name;
+  box.dataset.open = name;
   box.hidden = false;
   const panel = el("div", { "data-panel-content": name });
   body.replaceChildren(panel);
@@ -255,7 +255,7 @@ function closePanel(focus = true) {
   for (const leave of leaving.splice(0)) leave();
   if (box.hidden) return;
   box.hidden = true;
-  delete box.dataset.panel;
+  delete box.dataset.open;
   body.replaceChildren();
   if (focus) $("[data-action=account]").focus();
 }
