@@ -234,3 +234,24 @@ async def test_a_deleted_account_signs_out_and_its_token_is_refused(
         await client.request(HELLO)
         refused = await client.request({"type": "auth", "token": token})
         assert refused["type"] == "error" and refused["code"] == "bad-token"
+
+
+async def test_a_terminal_is_approved_from_the_address_its_code_names(
+    play: PlayPage, served: RunningServer
+) -> None:
+    await play.open(f"{site(served)}/play")
+    await play.register(unique_name("term"))
+    async with Client.connect(served.url) as terminal:
+        await terminal.request(HELLO)
+        asked = await terminal.request({"type": "device_code", "device": "simon on a laptop"})
+        await play.open(f"{site(served)}/play?code={asked['user_code']}")
+        await wait_for(lambda: shown(play, "[data-asking]"), 10, "what asks")
+        assert "simon on a laptop" in play.text("[data-asking]")
+        assert asked["user_code"] in play.text("[data-time-left]")
+        await pictures(play, "terminal")
+        await play.click('[data-action="approve-terminal"]')
+        await wait_for(lambda: shown(play, '[data-answered="approved"]'), 5, "approved")
+        polled = await terminal.request(
+            {"type": "device_token", "device_code": asked["device_code"]}
+        )
+        assert polled["type"] == "signed_in"

@@ -77,7 +77,7 @@ async function passkeysPanel(panel) {
     el("p.hint", null, t("A passkey signs you in with this device's screen lock, fingerprint or face: no token to keep, and it still works after the browser's data is cleared.")),
     list,
     form,
-    !can && el("p.hint", null, t("This browser cannot make passkeys.")),
+    el("p.hint", { hidden: can }, t("This browser cannot make passkeys.")),
     errorLine(),
   );
   /** @param {Devices} found */
