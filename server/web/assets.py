@@ -98,10 +98,18 @@ _versioned_icons(STATIC)
 #: The play page's JSDoc types (checked by ``tsc``): never imported at run time, not loaded.
 PLAY_TYPES: Final = "play/messages.js"
 #: The play page's modules it loads only when they are needed (a game's end, a race room, a
-#: win's celebration, the tones once sound is on): not preloaded, so a first visit does not
-#: pay for them.
+#: win's celebration, the tones once sound is on, the account's panels and passkeys): not
+#: preloaded, so a first visit does not pay for them.
 PLAY_LATER: Final = frozenset(
-    {"play/result-view.js", "play/room-view.js", "play/celebrate.js", "play/tones.js"}
+    {
+        "play/result-view.js",
+        "play/room-view.js",
+        "play/celebrate.js",
+        "play/tones.js",
+        "play/devices.js",
+        "play/account-data.js",
+        "play/passkey.js",
+    }
 )
 #: The play page's modules, preloaded beside its entry point (``play/main.js``).
 PLAY_MODULES: Final = tuple(

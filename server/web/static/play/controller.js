@@ -19,6 +19,8 @@ import { Room } from "./race.js";
 const TOKEN = "simon.token";
 const GAME = "simon.game";
 const ROOM = "simon.room";
+/** What the welcome says once after the page signed out by itself (a tab's, sessionStorage). */
+const NOTICE = "simon.notice";
 
 export class Controller {
   constructor() {
@@ -47,6 +49,8 @@ export class Controller {
     this.confirming = null;
     /** @type {string | null} the room named by the address (?race=CODE), joined once */
     this.joinCode = new URLSearchParams(location.search).get("race");
+    /** @type {string | null} a terminal's sign-in code the address names (?code=), to approve */
+    this.approveCode = new URLSearchParams(location.search).get("code");
     this.board = new Board($("[data-board]"));
     /** @type {Connection} set by connect() */
     this.connection = null;
@@ -114,6 +118,30 @@ export class Controller {
     this.token = null;
     this.player = null;
     $("[data-account]").hidden = true;
+  }
+
+  /** Signed out here by the server or for good (revoked elsewhere, the account deleted): the
+   * token forgotten, and the page loaded again at its welcome, which says `notice` once.
+   * @param {string} notice */
+  leave(notice) {
+    this.forgetAccount();
+    try {
+      sessionStorage.setItem(NOTICE, notice);
+    } catch {
+      // no storage: the welcome shows without it
+    }
+    location.reload();
+  }
+
+  /** The notice left by leave(), said once. @returns {string | null} */
+  takeNotice() {
+    try {
+      const notice = sessionStorage.getItem(NOTICE);
+      sessionStorage.removeItem(NOTICE);
+      return notice;
+    } catch {
+      return null;
+    }
   }
 }
 

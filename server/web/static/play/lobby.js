@@ -135,6 +135,10 @@ function reloadIn(language) {
 
 export function showWelcome() {
   c.show("welcome");
+  const code = c.approveCode;
+  const notice = c.takeNotice() ?? (code && t("A terminal asks to sign in with the code %(code)s: sign in first, then approve it.", { code }));
+  $("[data-welcome-notice]").textContent = notice || "";
+  $("[data-welcome-notice]").hidden = !notice;
   $("[data-form=register] input[name=name]").focus();
 }
 
@@ -151,12 +155,19 @@ async function welcomed(event, message, tokenOf) {
   const form = /** @type {HTMLFormElement} */ (event.currentTarget);
   setError(form, "");
   const reply = await c.connection.request(message(form.elements));
+  await enterWith(form, reply, reply.type === "error" ? "" : tokenOf(/** @type {Registered} */ (reply), form.elements));
+}
+
+/** Signed in by `reply` (`registered`, `authenticated`, or `signed_in` from a passkey or a
+ * recovery code), with `token` kept; an `error` is said in `scope`.
+ * @param {Element} scope @param {ServerMessage} reply @param {string} token */
+export async function enterWith(scope, reply, token) {
   if (reply.type === "error") {
-    setError(form, reply.message);
+    setError(scope, reply.message);
     return;
   }
   const welcome = /** @type {Registered | Authenticated} */ (reply);
-  c.keepToken(tokenOf(/** @type {Registered} */ (welcome), form.elements));
+  c.keepToken(token);
   signedIn(welcome.player);
   c.connection.wanted = true;
   const send = (/** @type {Request} */ request) => c.connection.request(request);
@@ -175,6 +186,7 @@ export async function enterLobby() {
     if (await joinRoom(code)) return;
   }
   if (current() !== "game" && current() !== "room") showLobby();
+  if (c.approveCode) import("./devices.js").then(({ openPanel }) => openPanel("terminal"));
   await refreshDaily();
 }
 

@@ -5,9 +5,9 @@
 
 import { setupControls } from "./controls.js";
 import { controller as c } from "./controller.js";
-import { $, installServiceWorker, refuse } from "./dom.js";
-import { t } from "./i18n.js";
-import { enterLobby, refreshDaily, setupLobby, showWelcome, signIn } from "./lobby.js";
+import { $, click, installServiceWorker, refuse } from "./dom.js";
+import { lang, t } from "./i18n.js";
+import { enterLobby, enterWith, refreshDaily, setupLobby, showWelcome, signIn } from "./lobby.js";
 import { setupResult } from "./result.js";
 import { digestCame, raceUpdated, roomChanged, setupRoom } from "./room.js";
 import { followAccount, settingsSet, setupAccountMenu, setupSettings, setupSound, sound } from "./account.js";
@@ -55,6 +55,20 @@ const HANDLERS = {
   history: answered,
   unfinished: answered,
   pong: answered,
+  signed_in: answered,
+  signed_out: (message) =>
+    c.leave(
+      message.reason === "deleted"
+        ? t("Your account is deleted: this device is signed out.")
+        : t("This device was signed out from another of your devices. Sign in again to play as you."),
+    ),
+  devices: answered,
+  token_rotated: answered,
+  recovery_codes: answered,
+  passkey_options: answered,
+  device_request: answered,
+  device_approved: answered,
+  account_deleted: answered,
 };
 
 /** A move's round trip, for DevTools' timeline and bench/play_page.py. @param {Request} request */
@@ -96,6 +110,26 @@ setupAccountMenu({
 });
 setupSettings();
 setupSound();
+// the account's panels (passkeys, devices, codes, a terminal, its data): a module loaded at the first
+for (const button of document.querySelectorAll("[data-panel]")) {
+  const name = /** @type {HTMLElement} */ (button).dataset.panel;
+  button.addEventListener("click", () => import("./devices.js").then(({ openPanel }) => openPanel(name)));
+}
+// the welcome's other ways in: a passkey (its module loaded when asked), a recovery code
+click("[data-action=passkey-sign-in]", async () => {
+  const scope = $("[data-passkey-sign-in]");
+  const { usePasskey } = await import("./passkey.js");
+  const reply = await usePasskey("sign_in", (credential) => ({ type: "passkey_sign_in", credential, lang }));
+  await enterWith(scope, reply, reply.type === "signed_in" ? reply.token : "");
+});
+$("[data-form=recover]").addEventListener("submit", async (/** @type {SubmitEvent} */ event) => {
+  event.preventDefault();
+  const form = /** @type {HTMLFormElement} */ (event.currentTarget);
+  const code = /** @type {any} */ (form.elements).code.value.trim().toUpperCase();
+  const reply = await c.connection.request({ type: "recover", code, lang });
+  await enterWith(form, reply, reply.type === "signed_in" ? reply.token : "");
+});
+if (!window.PublicKeyCredential) $("[data-passkey-sign-in]").hidden = true;
 installServiceWorker();
 
 setInterval(tick, 250);

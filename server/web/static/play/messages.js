@@ -222,11 +222,35 @@
  * @property {{[key: string]: string | number | null} | null} [detail]
  */
 
+/** @typedef {{type: "signed_in", id?: MessageId, player: Player, token: string}} SignedIn */
+/** @typedef {{type: "signed_out", reason: "revoked" | "deleted"}} SignedOut */
+/**
+ * A place the account is signed in (a credential of its own).
+ * @typedef {object} CredentialInfo
+ * @property {number} id
+ * @property {"registration" | "rotation" | "passkey" | "terminal" | "recovery" | string} kind
+ * @property {string} device what made it
+ * @property {string} created
+ * @property {string} created_from the address it was made from
+ * @property {string} last_used
+ * @property {string} last_used_from
+ * @property {boolean} [current] this connection's
+ */
+/** @typedef {{id: number, name: string, created: string, last_used?: string | null}} PasskeyInfo */
+/** @typedef {{type: "devices", id?: MessageId, credentials: CredentialInfo[], passkeys: PasskeyInfo[], recovery_codes_left: number}} Devices */
+/** @typedef {{type: "token_rotated", id?: MessageId, token: string}} TokenRotated */
+/** @typedef {{type: "recovery_codes", id?: MessageId, codes: string[]}} RecoveryCodes */
+/** @typedef {{type: "passkey_options", id?: MessageId, purpose: "add" | "sign_in", options: {[field: string]: any}}} PasskeyOptions */
+/** @typedef {{type: "device_request", id?: MessageId, user_code: string, device: string, created_from: string, expires_in: number}} DeviceRequest */
+/** @typedef {{type: "device_approved", id?: MessageId, user_code: string, approved: boolean}} DeviceApproved */
+/** @typedef {{type: "account_deleted", id?: MessageId, name: string}} AccountDeleted */
+
 /**
  * Every message the play page reads; `type` tells them apart.
  * @typedef {Welcome | Registered | Authenticated | State | Moved | Finished | TargetList
  *   | DailyInfo | DailyChanged | History | Unfinished | RaceBoard | RaceRoom | RaceUpdate | Pong
- *   | LanguageSet | SettingsSet | ErrorMessage} ServerMessage
+ *   | LanguageSet | SettingsSet | SignedIn | SignedOut | Devices | TokenRotated | RecoveryCodes
+ *   | PasskeyOptions | DeviceRequest | DeviceApproved | AccountDeleted | ErrorMessage} ServerMessage
  */
 
 export {};
