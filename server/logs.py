@@ -40,10 +40,10 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False, default=str)
 
 
-#: Database drivers whose DEBUG records carry every query's parameters (today's deal
-#: codes, players' games): they log at INFO at most, whatever the level. (The websocket
-#: library's DEBUG lines carry every frame: docs/operations.md says so of DEBUG.)
-QUIET_LIBRARIES = ("aiosqlite", "asyncpg")
+#: Libraries whose DEBUG records carry secrets: the database drivers every query's
+#: parameters (today's deal codes, credentials' hashes), the websocket library every frame
+#: (tokens, recovery codes, terminals' codes). They log at INFO at most, whatever the level.
+QUIET_LIBRARIES = ("aiosqlite", "asyncpg", "websockets")
 
 
 def configure(level: str, log_format: LogFormat) -> None:

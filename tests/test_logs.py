@@ -59,12 +59,14 @@ def library_levels() -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("library_levels")
-def test_the_database_drivers_never_log_below_info() -> None:
-    driver, other = (logging.getLogger(name) for name in QUIET_LIBRARIES)
+def test_the_libraries_that_log_secrets_never_log_below_info() -> None:
+    assert {"aiosqlite", "asyncpg", "websockets"} <= set(QUIET_LIBRARIES)
+    driver, other, frames = (logging.getLogger(name) for name in QUIET_LIBRARIES)
     driver.setLevel(logging.DEBUG)
     other.setLevel(logging.ERROR)
+    frames.setLevel(logging.DEBUG)
     quiet_libraries()
-    assert driver.level == logging.INFO
+    assert driver.level == logging.INFO and frames.level == logging.INFO
     assert other.level == logging.ERROR  # quieter already: left as it is
 
 

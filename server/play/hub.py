@@ -99,7 +99,7 @@ class Hub:
         )
         self._fairplay_worker = fairplay_worker
         self.accounts = Accounts(store, clock, bus)
-        self.sign_ins = SignIns(store, self.accounts, clock, clock.monotonic)
+        self.sign_ins = SignIns(store, self.accounts, clock)
         self.passkeys = Passkeys(store, self.accounts, clock, public_url, clock.monotonic)
         #: The server's address as players reach it (``SIMON_PUBLIC_URL``), or "".
         self.public_url = public_url

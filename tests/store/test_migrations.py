@@ -338,3 +338,42 @@ async def test_the_look_key_migration_fills_every_account_and_keeps_look_alikes_
         assert await _sql(url, "SELECT count(*) FROM players") == [(5,)]
         await migrate.upgrade(url, "head")
         assert await migrate.check(url) == []
+
+
+async def test_the_credentials_migration_keeps_every_token_signing_in(
+    backend: Backend, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """0013 moves each account's token hash to a credential of its own: the same token signs
+    in after it; down again, the account has its oldest credential's hash back."""
+    before = _before("0013")
+    async with fresh_database(backend, tmp_path_factory.mktemp("migrations")) as url:
+        await migrate.upgrade(url, before)
+        await _sql(
+            url,
+            "INSERT INTO players (name, name_key, token_hash, created_at)"
+            " VALUES ('Ann', 'ann', 'hash-of-ann', '2030-05-01 09:00:00')",
+        )
+        await migrate.upgrade(url, "0013")
+        store = await Store.open(url)
+        try:
+            now = datetime(2030, 5, 2, tzinfo=UTC)
+            signed = await store.signed_in_by(secret_hash="hash-of-ann", now=now, address="::1")
+            assert signed is not None
+            player, credential = signed
+            assert player.name == "Ann" and credential.kind == "registration"
+            assert credential.created_at == datetime(2030, 5, 1, 9, tzinfo=UTC)
+            assert credential.last_used_at == now and credential.last_used_from == "::1"
+            await store.add_credential(
+                player_id=player.id,
+                kind="terminal",
+                label="simon",
+                secret_hash="hash-of-terminal",
+                now=now,
+                address="::1",
+            )
+        finally:
+            await store.close()
+        await migrate.downgrade(url, before)
+        assert await _sql(url, "SELECT name, token_hash FROM players") == [("Ann", "hash-of-ann")]
+        await migrate.upgrade(url, "head")
+        assert await migrate.check(url) == []

@@ -11,8 +11,6 @@ its own. Each code is for one sign-in.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -57,12 +55,10 @@ class SignIns:
         store: AccountStore,
         accounts: Accounts,
         clock: Clock,
-        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._store = store
         self._accounts = accounts
         self._clock = clock
-        self._monotonic = monotonic
         #: When each device code (its hash) last polled, and its interval now.
         self._polls: dict[str, tuple[float, int]] = {}
 
@@ -156,7 +152,7 @@ class SignIns:
 
     def _paced(self, key: str) -> None:
         """Refuse ``slow-down`` a poll sooner than its interval (which grows by 5 s)."""
-        now = self._monotonic()
+        now = self._clock.now().timestamp()  # the wall's, as the code's expiry
         last, interval = self._polls.get(key, (None, POLL_SECONDS))
         if last is not None and now - last < interval - 0.5:  # a little early is on time
             self._polls[key] = (now, interval + 5)
