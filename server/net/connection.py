@@ -72,6 +72,20 @@ _READS: Final = {
     "passkey_options": 1,
     "devices": 1,
 }
+#: Requests about an account's sign-ins, and what each costs of the account's own budget
+#: (:meth:`Gate.account_request`) besides its address's.
+_ACCOUNT_REQUESTS: Final = {
+    "device_lookup": REPLAY_COST,
+    "device_approve": REPLAY_COST,
+    "recovery_codes": REPLAY_COST,
+    "rotate_token": REPLAY_COST,
+    "passkey_options": 1,
+    "passkey_add": 1,
+    "passkey_remove": 1,
+    "revoke": 1,
+    "devices": 1,
+    "delete_account": 1,
+}
 #: Answered beside the reading task: a review waits seconds on the solver, and the
 #: connection reads (and plays) on meanwhile; a client matches replies by id. One review
 #: of an account at a time (``busy``) bounds them.
@@ -356,6 +370,13 @@ async def serve_connection(
             if cost is not None and (limited := gate.read(address, cost)) is not None:
                 with speaking(session.language):
                     return [limited.error(message.id)]
+            cost = _ACCOUNT_REQUESTS.get(message.type)
+            player = session.player
+            if cost is not None and player is not None:
+                limited = gate.account_request(player.id, cost)
+                if limited is not None:
+                    with speaking(session.language):
+                        return [limited.error(message.id)]
             return await session.handle(message)
         except Exception:  # what no table knows: a bug
             log.exception("handling %s failed", message.type)

@@ -332,6 +332,26 @@ class Gate:
             )
         )
 
+    def account_request(self, player_id: int, cost: int = 1) -> LimitRefusal | None:
+        """A request about an account's sign-ins (its places, codes, passkeys): it costs
+        ``cost`` of the account's own budget, the size of an address's, whatever address
+        it comes from (so many addresses cannot guess at one account's codes), or the
+        refusal (nothing taken)."""
+        wait = self.http.take(f"account:{player_id}", cost)
+        if not wait:
+            return None
+        return self._refuse(
+            LimitRefusal(
+                ErrorCode.RATE_LIMITED,
+                "too many requests about this account: at most %(most)s every %(seconds)s s",
+                params={
+                    "most": self.limits.http_requests,
+                    "seconds": format(self.limits.http_window, "g"),
+                },
+                retry_after=wait,
+            )
+        )
+
     def frame_budget(self, address: str) -> FrameBudget:
         """The budget of a connection from ``address`` (see :class:`FrameBudget`)."""
         return FrameBudget(self, address)

@@ -356,3 +356,28 @@ async def test_reads_over_the_websocket_share_the_address_http_budget(backend: B
         assert (await asyncio.to_thread(_get, server.http_url + "/daily", "198.51.100.43"))[
             0
         ] == 200
+
+
+async def test_an_accounts_sign_in_requests_have_a_budget_of_their_own(backend: Backend) -> None:
+    """Requests about an account's sign-ins (a terminal's code looked up, say) cost the
+    account's own budget as well as the address's: guesses spread over many addresses
+    still stop at one account's budget."""
+    async with limited_server(backend, http_requests_per_address=10, http_window_seconds=60) as (
+        server,
+        _,
+    ):
+        addresses = [f"198.51.100.{n}" for n in range(60, 64)]
+        async with Client.connect(server.url, **from_address(addresses[0])) as first:
+            registered = await first.request({"type": "register", "name": unique_name("ab")})
+            codes = []
+            for address in addresses:  # 2 lookups of 5 a connection: 10 in all, 4 addresses
+                async with Client.connect(server.url, **from_address(address)) as guesser:
+                    await guesser.request({"type": "auth", "token": registered["token"]})
+                    for _ in range(2):
+                        reply = await guesser.request(
+                            {"type": "device_lookup", "user_code": "BCDF-GHJK"}
+                        )
+                        codes.append(reply["code"])
+            assert codes[:2] == ["bad-code", "bad-code"] and codes[2:] == ["rate-limited"] * 6
+            message = reply["message"]
+            assert "account" in message  # the account's budget, not the address's
