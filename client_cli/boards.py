@@ -17,6 +17,7 @@ from rich.table import Table
 from server.engine import SUIT_COUNTS, SuitCount
 from server.protocol import (
     Board,
+    BoardName,
     DailyInfo,
     DailyRequest,
     ErrorCode,
@@ -366,9 +367,11 @@ def result_text(game: HistoryGame) -> str:
     return score + _(", rank %(rank)s") % {"rank": game.rank} + board + verified
 
 
-def board_title(board: Board) -> str:
+def board_title(board: BoardName) -> str:
     if board == "bots":
         return " · " + _("bots")
+    if board == "friends":
+        return " · " + _("friends")
     return " · " + _("new players") if board == "new" else ""
 
 

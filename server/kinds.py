@@ -25,6 +25,9 @@ MODES: Final[tuple[Mode, ...]] = get_args(Mode)
 #: human accounts with too few earlier days on the new players' board ("new").
 Board = Literal["humans", "bots", "new"]
 BOARDS: Final[tuple[Board, ...]] = get_args(Board)
+#: A board as a request names it: one of the day's :data:`Board` values, or ``friends``:
+#: the one who asks and everyone they follow (a :class:`FriendsBoard`, with its viewer).
+BoardName = Board | Literal["friends"]
 #: The boards of human accounts: those whose leaders the fair-play review checks.
 HUMAN_BOARDS: Final[tuple[Board, ...]] = ("humans", "new")
 
@@ -52,6 +55,24 @@ class DayBoard:
     day: date
     suits: SuitCount
     kind: Board = "humans"
+
+
+def named_day_board(name: BoardName) -> Board:
+    """The day's board a request names; :class:`ValueError` for ``friends``, which is
+    nobody's without a viewer (the websocket's, signed in)."""
+    if name == "friends":
+        raise ValueError("a friends' board is yours: ask for it over the websocket, signed in")
+    return name
+
+
+@dataclass(frozen=True, slots=True)
+class FriendsBoard:
+    """A friends' board: a day's results (on any of its boards, none held) of ``viewer``
+    and everyone ``viewer`` follows. It depends on who looks, so it is never cached."""
+
+    day: date
+    suits: SuitCount
+    viewer: int
 
 
 #: What a race event tells the others of one racer.

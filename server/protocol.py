@@ -32,7 +32,7 @@ from pydantic import (
 from server import kinds
 from server.i18n import gettext
 from server.i18n.languages import Language
-from server.kinds import Board, Mode, RaceEventKind, Result, RoomEventKind, RoomState
+from server.kinds import Board, BoardName, Mode, RaceEventKind, Result, RoomEventKind, RoomState
 
 PROTOCOL_VERSION = 1
 
@@ -124,12 +124,20 @@ class ErrorCode(StrEnum):
     ACCESS_DENIED = "access-denied"  # the player refused it
     PASSKEY_FAILED = "passkey-failed"  # a passkey's answer did not verify
     NOT_CONFIRMED = "not-confirmed"  # deleting an account asks for its name, as confirmation
+    # friends and leagues
+    BLOCKED = "blocked"  # following a player who blocked you
+    LIMIT_REACHED = "limit-reached"  # follows, leagues owned or joined: see the limits
+    NO_SUCH_LEAGUE = "no-such-league"  # no league has that code (or you may not see it)
+    LEAGUE_FULL = "league-full"
+    NOT_LEAGUE_OWNER = "not-league-owner"
+    NOT_IN_LEAGUE = "not-in-league"
 
 
 #: The HTTP status of a refusal over HTTP (JSON routes and pages), where it is not 400.
 HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.NOT_FOUND: 404,
     ErrorCode.NO_SUCH_RACE: 404,
+    ErrorCode.NO_SUCH_LEAGUE: 404,
     ErrorCode.RATE_LIMITED: 429,
     ErrorCode.PROVING: 503,
     ErrorCode.NOT_VISIBLE: 403,
@@ -321,6 +329,100 @@ class DeviceApprove(_Request):
     approve: bool = True
 
 
+class Follow(_Request):
+    """Follow a player (one way): their dailies go on your friends' board, and you are told
+    when they finish one."""
+
+    type: Literal["follow"]
+    name: PlayerName
+
+
+class Unfollow(_Request):
+    type: Literal["unfollow"]
+    name: PlayerName
+
+
+class Block(_Request):
+    """Stop a player following you, now and later."""
+
+    type: Literal["block"]
+    name: PlayerName
+
+
+class Unblock(_Request):
+    type: Literal["unblock"]
+    name: PlayerName
+
+
+class FollowingRequest(_Request):
+    """Whom you follow, who follows you, and whom you blocked."""
+
+    type: Literal["following"]
+
+
+LeagueName = Annotated[str, Field(min_length=1, max_length=40), CLEAN]
+LeagueCode = Annotated[str, Field(min_length=1, max_length=32), CLEAN]
+#: A season: a calendar month, ``2026-12``.
+Month = Annotated[str, Field(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")]
+
+
+class LeagueNew(_Request):
+    """Create a private league (you own it and are its first member)."""
+
+    type: Literal["league_new"]
+    name: LeagueName
+    suits: SuitCount = 1
+
+
+class LeagueJoin(_Request):
+    type: Literal["league_join"]
+    code: LeagueCode
+
+
+class LeagueLeave(_Request):
+    type: Literal["league_leave"]
+    code: LeagueCode
+
+
+class LeagueRemove(_Request):
+    """The owner removes a member (their past points stay in past days)."""
+
+    type: Literal["league_remove"]
+    code: LeagueCode
+    name: PlayerName
+
+
+class LeagueHandOver(_Request):
+    """The owner makes another member the owner."""
+
+    type: Literal["league_hand_over"]
+    code: LeagueCode
+    name: PlayerName
+
+
+class LeaguePublic(_Request):
+    """The owner puts the league's page on the web for anyone (or takes it off)."""
+
+    type: Literal["league_public"]
+    code: LeagueCode
+    public: bool
+
+
+class LeagueRequest(_Request):
+    """A league's page: today, a season's table (``month``: this one by default), past
+    seasons' winners and its members' streaks."""
+
+    type: Literal["league"]
+    code: LeagueCode
+    month: Month | None = None
+
+
+class LeaguesRequest(_Request):
+    """The leagues you are in."""
+
+    type: Literal["leagues"]
+
+
 class DeleteAccount(_Request):
     """Delete the account: its credentials and personal data; its results stay on past
     boards under an anonymous name. ``confirm`` is the account's name."""
@@ -397,7 +499,8 @@ class LeaderboardRequest(_Request):
     type: Literal["leaderboard"]
     day: date | None = None  # today (UTC) when omitted
     suits: SuitCount = 1
-    board: Board = "humans"
+    #: ``friends``: you and everyone you follow (signed in; the websocket only).
+    board: BoardName = "humans"
     limit: Annotated[int, Field(ge=1, le=100)] = 20
     after: Annotated[str, Field(max_length=256), CLEAN] | None = None
 
@@ -671,7 +774,20 @@ ClientMessage = Annotated[
     | DeviceToken
     | DeviceLookup
     | DeviceApprove
-    | DeleteAccount,
+    | DeleteAccount
+    | Follow
+    | Unfollow
+    | Block
+    | Unblock
+    | FollowingRequest
+    | LeagueNew
+    | LeagueJoin
+    | LeagueLeave
+    | LeagueRemove
+    | LeagueHandOver
+    | LeaguePublic
+    | LeagueRequest
+    | LeaguesRequest,
     Field(discriminator="type"),
 ]
 
@@ -856,6 +972,96 @@ class DeviceApproved(_Message):
     approved: bool
 
 
+class FollowedPlayer(_Message):
+    name: str
+    since: str  # ISO 8601
+
+
+class Following(_Message):
+    type: Literal["following"] = "following"
+    id: MessageId | None = None
+    following: list[FollowedPlayer]
+    followers: list[FollowedPlayer]
+    blocked: list[FollowedPlayer]
+
+
+class LeagueSummary(_Message):
+    code: str
+    name: str
+    owner: str
+    suits: SuitCount
+    members: int
+    public: bool
+
+
+class Leagues(_Message):
+    type: Literal["leagues"] = "leagues"
+    id: MessageId | None = None
+    leagues: list[LeagueSummary]
+
+
+class LeagueMemberInfo(_Message):
+    name: str
+    joined: date
+    streak: int  # days in a row up to today (or yesterday) with the league's daily finished
+
+
+class LeagueDayRow(_Message):
+    """A member's result of the day, its place among the members and the points it earns."""
+
+    name: str
+    place: int
+    points: int
+    won: bool
+    moves: int
+    score: int
+    removed: int
+    elapsed: float
+
+
+class SeasonRow(_Message):
+    place: int
+    name: str
+    points: int
+    days: int  # days with a result
+    wins: int  # days won (first among the members)
+
+
+class SeasonWinner(_Message):
+    month: str
+    name: str
+    points: int
+
+
+class LeagueView(_Message):
+    type: Literal["league"] = "league"
+    id: MessageId | None = None
+    code: str
+    name: str
+    owner: str
+    suits: SuitCount
+    public: bool
+    invite: str  # the link that joins it
+    members: list[LeagueMemberInfo]
+    day: date  # today
+    today: list[LeagueDayRow]
+    #: Today before you finished today's daily: who of the members has (``today`` empty).
+    finished_today: list[str] | None = None
+    month: str  # the season shown
+    season: list[SeasonRow]
+    winners: list[SeasonWinner]  # past seasons', the latest first
+
+
+class FriendFinished(_Message):
+    """Pushed when someone you follow, or a member of a league of yours, finishes today's
+    daily (no score: yours may not be done)."""
+
+    type: Literal["friend_finished"] = "friend_finished"
+    name: str
+    day: date
+    suits: SuitCount
+
+
 class AccountDeleted(_Message):
     type: Literal["account_deleted"] = "account_deleted"
     id: MessageId | None = None
@@ -1008,10 +1214,13 @@ class LeaderboardPage(_Message):
     id: MessageId | None = None
     day: date
     suits: SuitCount
-    board: Board = "humans"
+    board: BoardName = "humans"
     rows: list[LeaderboardRow]
     next: str | None = None  # cursor for the next page, None at the end
     total: int
+    #: A friends' board of today before you finished today's daily: who of them has
+    #: finished, and ``rows`` is empty (no scores before yours).
+    finished: list[str] | None = None
     #: False: the day is over and had no deal of this suit count (left out otherwise).
     dealt: Literal[False] | None = None
 
@@ -1370,7 +1579,11 @@ ServerMessage = Annotated[
     | DeviceCode
     | DeviceRequest
     | DeviceApproved
-    | AccountDeleted,
+    | AccountDeleted
+    | Following
+    | Leagues
+    | LeagueView
+    | FriendFinished,
     Field(discriminator="type"),
 ]
 
@@ -1433,6 +1646,7 @@ def encode_reply(reply: Reply) -> str:
 __all__ = [
     "PROTOCOL_VERSION",
     "Board",
+    "BoardName",
     "ClientMessage",
     "ErrorCode",
     "Mode",

@@ -22,6 +22,9 @@ RoomHandler = Callable[[str, str], None]
 #: Called with the ids of credentials revoked (on any node): whoever is signed in by one
 #: here is signed out.
 RevokedHandler = Callable[[Sequence[int]], None]
+#: Called with (player ids, encoded frame) for a frame to the players of those ids that are
+#: online on this node (a friend's finished daily).
+PlayersHandler = Callable[[Sequence[int], str], None]
 
 
 class BusError(Exception):
@@ -79,6 +82,7 @@ class Bus(ABC):
         self._race_handler: StandingsHandler | None = None
         self._room_handler: RoomHandler | None = None
         self._revoked_handler: RevokedHandler | None = None
+        self._players_handler: PlayersHandler | None = None
 
     def set_standings_handler(self, handler: StandingsHandler) -> None:
         """The one receiver of race events on this node (the node's race rooms)."""
@@ -91,6 +95,10 @@ class Bus(ABC):
     def set_revoked_handler(self, handler: RevokedHandler) -> None:
         """The one receiver of revoked credentials on this node (its accounts)."""
         self._revoked_handler = handler
+
+    def set_players_handler(self, handler: PlayersHandler) -> None:
+        """The one receiver of frames to players on this node."""
+        self._players_handler = handler
 
     async def start(self) -> None:  # noqa: B027  # optional hook
         """Connect; the in-process bus has nothing to do."""
@@ -139,6 +147,11 @@ class Bus(ABC):
     async def publish_revoked(self, credential_ids: Sequence[int]) -> None:
         """Tell every node (this one too) that these credentials are revoked."""
 
+    @abstractmethod
+    async def publish_to_players(self, player_ids: Sequence[int], frame: str) -> None:
+        """Send ``frame`` to those of ``player_ids`` online on any node (this one too): one
+        message, however many they are."""
+
     def _deliver(self, day: date, suits: int, frame: str) -> None:
         if self._race_handler is not None:
             self._race_handler(day, suits, frame)
@@ -150,3 +163,7 @@ class Bus(ABC):
     def _deliver_revoked(self, credential_ids: Sequence[int]) -> None:
         if self._revoked_handler is not None:
             self._revoked_handler(credential_ids)
+
+    def _deliver_to_players(self, player_ids: Sequence[int], frame: str) -> None:
+        if self._players_handler is not None:
+            self._players_handler(player_ids, frame)

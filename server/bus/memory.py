@@ -48,6 +48,9 @@ class InProcessBus(Bus):
     async def publish_revoked(self, credential_ids: Sequence[int]) -> None:
         self._deliver_revoked(list(credential_ids))
 
+    async def publish_to_players(self, player_ids: Sequence[int], frame: str) -> None:
+        self._deliver_to_players(list(player_ids), frame)
+
     async def count_for_day(self, day: date, name: str) -> int:
         return self._counts.add(day, name)
 

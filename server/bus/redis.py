@@ -1,5 +1,6 @@
 """The bus over Redis: pub/sub for race events and a hash of standings per room, and a
-channel of revoked credentials every node listens to.
+channel of revoked credentials and one of frames to players (a friend's finished daily)
+every node listens to.
 
 Pub/sub drops what is published while a subscriber is disconnected, which suits race
 events (the standings hash holds the state; a follower asks for it again with ``race``).
@@ -117,6 +118,9 @@ class RedisBus(Bus):
     def _revoked_channel(self) -> str:
         return f"{self._prefix}:revoked"
 
+    def _players_channel(self) -> str:
+        return f"{self._prefix}:players"
+
     def _parse_channel(self, channel: str) -> tuple[date, int]:
         day, suits = channel[len(self._prefix) + 6 :].split(":")
         return date.fromisoformat(day), int(suits)
@@ -124,6 +128,7 @@ class RedisBus(Bus):
     async def start(self) -> None:
         await self._client.ping()  # fail early on a wrong URL
         self._joined.add(self._revoked_channel())  # always: a revocation reaches every node
+        self._joined.add(self._players_channel())  # and a frame to players wherever they are
         self._reader = asyncio.create_task(self._read_loop(), name="redis-bus-reader")
 
     async def close(self) -> None:
@@ -176,6 +181,12 @@ class RedisBus(Bus):
             await self._client.publish(
                 self._revoked_channel(), " ".join(str(i) for i in credential_ids)
             )
+
+    async def publish_to_players(self, player_ids: Sequence[int], frame: str) -> None:
+        # the ids on the first line, the frame (one line of JSON) on the second
+        message = " ".join(str(i) for i in player_ids) + "\n" + frame
+        async with self.breaker.call():
+            await self._client.publish(self._players_channel(), message)
 
     async def _unsubscribe(self, channel: str) -> None:
         if channel not in self._joined:
@@ -234,6 +245,7 @@ class RedisBus(Bus):
     async def _read_loop(self) -> None:
         rooms = f"{self._prefix}:room:"
         revoked = self._revoked_channel()
+        players = self._players_channel()
         backoff = _BACKOFF_FIRST
         while not self._closing:
             if not self._joined:
@@ -256,6 +268,10 @@ class RedisBus(Bus):
                         continue
                     if channel == revoked:
                         self._deliver_revoked([int(i) for i in message["data"].split()])
+                        continue
+                    if channel == players:
+                        ids, _, frame = message["data"].decode().partition("\n")
+                        self._deliver_to_players([int(i) for i in ids.split()], frame)
                         continue
                     try:
                         day, suits = self._parse_channel(channel)

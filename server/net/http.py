@@ -32,7 +32,7 @@ from websockets.http11 import Request, Response
 
 from server import web
 from server.i18n import gettext
-from server.kinds import parse_day
+from server.kinds import named_day_board, parse_day
 from server.play.accounts import SignedIn
 from server.play.errors import Refused, refusal_of
 from server.play.hub import Hub
@@ -249,8 +249,14 @@ async def _daily(hub: Hub, query: Query) -> Response:
 
 async def _leaderboard(hub: Hub, query: Query) -> Response:
     asked = _request(LeaderboardRequest, query, wholes=("suits", "limit"), texts=("after",))
+    try:
+        board = named_day_board(asked.board)
+    except ValueError:
+        raise BadQuery(
+            gettext("a friends' board is yours: ask for it over the websocket")
+        ) from None
     page = await hub.queries.leaderboard(
-        day=asked.day, suits=asked.suits, limit=asked.limit, after=asked.after, board=asked.board
+        day=asked.day, suits=asked.suits, limit=asked.limit, after=asked.after, board=board
     )
     return _model(page)
 

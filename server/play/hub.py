@@ -43,7 +43,9 @@ from server.play.games.player_game import MAX_GAME_ACTIONS
 from server.play.games.starts import GameStarts
 from server.play.rooms.deals import DealPicker
 from server.play.rooms.rooms import Rooms, RoomSettings
+from server.play.social import Friends, FriendsFeed, Leagues
 from server.store import PlayStore, RaceStore
+from server.store.social import SocialStore
 
 #: At most one log line this often for requests refused ``unavailable`` (see Hub).
 UNAVAILABLE_LOG_SECONDS = 10.0
@@ -63,6 +65,7 @@ class Hub:
         room_settings: RoomSettings | None = None,
         deal_prover: Prover | None = None,
         race_store: RaceStore | None = None,
+        social_store: SocialStore | None = None,
         reviewers: frozenset[str] = frozenset(),
         public_url: str = "",
         review_seconds: float = 20.0,
@@ -72,7 +75,8 @@ class Hub:
         fairplay_worker: SolverProver | None = None,
     ) -> None:
         """``deal_prover`` proves race rooms' fresh deals (by default ``prover``);
-        ``race_store`` defaults to the rooms' queries on ``store``'s database;
+        ``race_store`` defaults to the rooms' queries on ``store``'s database, and
+        ``social_store`` (follows and leagues) to theirs;
         ``reviewers``: the accounts (``name_key`` form) that may see held results' replays;
         ``public_url``: the server's address as players reach it (share texts);
         ``review_seconds``: the solver's CPU budget per game review, in ``review_worker``
@@ -104,6 +108,10 @@ class Hub:
         #: The server's address as players reach it (``SIMON_PUBLIC_URL``), or "".
         self.public_url = public_url
         self.standings = DailyStandings(bus, clock)
+        social = social_store or SocialStore.of(store)
+        self.friends = Friends(social, store, self.accounts, clock)
+        self.leagues = Leagues(social, store, self.accounts, clock)
+        self.friends_feed = FriendsFeed(social, bus)
         self.live = LiveGames(store)
         self.rooms = Rooms(
             store=store,
@@ -132,6 +140,7 @@ class Hub:
             after=self.after,
             feed=self.feed,
             race_game_ended=self.rooms.game_ended,
+            daily_finished=self.friends_feed.finished,
             public_url=public_url,
         )
         self.reviews = Reviews(

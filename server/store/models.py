@@ -184,6 +184,79 @@ class DeviceCode(Base):
     __table_args__ = (sa.Index("ix_device_codes_user_code", "user_code", unique=True),)
 
 
+class Follow(Base):
+    """One player following another (one way, as lichess): the follower's friends' board
+    shows the followed player's dailies, and the follower is told when they finish one."""
+
+    __tablename__ = "follows"
+
+    follower_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    followed_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+    # who follows a player: a finished daily's fan-out, the followers' list
+    __table_args__ = (sa.Index("ix_follows_followed_id", "followed_id"),)
+
+
+class Block(Base):
+    """A player who may not follow another (and no longer does)."""
+
+    __tablename__ = "blocks"
+
+    blocker_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    blocked_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class League(Base):
+    """A private league: its members' dailies of one suit count earn points by place among
+    them each day, summed over a calendar month (a season)."""
+
+    __tablename__ = "leagues"
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=True)
+    #: Its invitation: a room code's form and size (50 random bits).
+    code: Mapped[str] = mapped_column(sa.String(ROOM_CODE_LENGTH))
+    name: Mapped[str] = mapped_column(sa.String(LABEL_LENGTH))
+    owner_id: Mapped[int] = mapped_column(sa.ForeignKey("players.id", ondelete="CASCADE"))
+    suits: Mapped[int] = mapped_column(sa.SmallInteger)
+    #: Its page is on the web for anyone (the owner's choice); else for its members only.
+    public: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+    __table_args__ = (
+        sa.Index("ix_leagues_code", "code", unique=True),
+        sa.Index("ix_leagues_owner_id", "owner_id"),
+    )
+
+
+class LeagueMember(Base):
+    """A player's membership of a league, from the day they joined to the day they left
+    (None while a member): a day's points count for those who were members on it, so a
+    member who leaves keeps the points of past seasons."""
+
+    __tablename__ = "league_members"
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=True)
+    league_id: Mapped[int] = mapped_column(sa.ForeignKey("leagues.id", ondelete="CASCADE"))
+    player_id: Mapped[int] = mapped_column(sa.ForeignKey("players.id", ondelete="CASCADE"))
+    joined_on: Mapped[date] = mapped_column(sa.Date)
+    left_on: Mapped[date | None] = mapped_column(sa.Date)
+
+    __table_args__ = (
+        sa.Index("ix_league_members_league_id", "league_id", "left_on"),
+        sa.Index("ix_league_members_player_id", "player_id", "left_on"),
+    )
+
+
 class DailyDeal(Base):
     __tablename__ = "daily_deals"
 

@@ -32,7 +32,7 @@ from websockets.http11 import Request, Response
 
 from server.engine import SUIT_COUNTS
 from server.i18n import Language, gettext, ngettext, speaking
-from server.kinds import parse_day
+from server.kinds import named_day_board, parse_day
 from server.protocol import (
     Board,
     ErrorCode,
@@ -199,7 +199,11 @@ async def day_board(source: Source, query: Query, text: str) -> Page:
     asked = query.request(
         LeaderboardRequest, wholes=("suits", "limit"), texts=("after",), limit=DAY_ROWS
     )
-    suits, board, after, limit = asked.suits, asked.board, asked.after, asked.limit
+    try:
+        board = named_day_board(asked.board)
+    except ValueError:
+        raise bad(gettext("a friends' board is yours: ask for it over the websocket")) from None
+    suits, after, limit = asked.suits, asked.after, asked.limit
     name = query.text("player", 64)
     path = f"/day/{day.isoformat()}"
     if day < today and not await source.dealt(day, suits):

@@ -11,7 +11,7 @@ import pytest
 from server.bus import InProcessBus
 from server.play.clock import ManualClock
 from server.play.hub import Hub
-from tests.support.fakes import FakeStore, NoRaceRooms, fixed_prover
+from tests.support.fakes import FakeStore, NoRaceRooms, NoSocial, fixed_prover
 from tests.support.servers import NO_NEW_PLAYERS_BOARD
 
 SECRET = "unit-test-secret"
@@ -33,6 +33,7 @@ async def hub(clock: ManualClock) -> AsyncIterator[Hub]:
         prover=fixed_prover(par=42),
         race_interval=0.5,
         race_store=NoRaceRooms(),  # type: ignore[arg-type]
+        social_store=NoSocial(),  # type: ignore[arg-type]
         thresholds=NO_NEW_PLAYERS_BOARD,
     )
     yield hub

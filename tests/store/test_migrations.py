@@ -36,6 +36,10 @@ TABLES = {
     "passkeys",
     "recovery_codes",
     "device_codes",
+    "follows",
+    "blocks",
+    "leagues",
+    "league_members",
 }
 HEAD = migrate.head_revision()
 

@@ -502,3 +502,15 @@ class NoRaceRooms:
 
     async def get_many(self, codes: Any) -> dict[str, Any]:
         return {}
+
+
+class NoSocial:
+    """Follows and leagues of a store that has none (unit tests on :class:`FakeStore`):
+    nobody follows anybody, nobody is in a league. They are tested on the real store
+    (tests/net/test_friends.py)."""
+
+    async def follower_ids(self, player_id: int) -> list[int]:
+        return []
+
+    async def league_mate_ids(self, player_id: int, *, suits: int) -> list[int]:
+        return []

@@ -37,10 +37,13 @@ class GameEndings:
         after: AfterDay,
         feed: GameFeed,
         race_game_ended: Callable[[PlayerGame], Awaitable[None]] | None = None,
+        daily_finished: Callable[[PlayerGame], Awaitable[None]] | None = None,
         public_url: str = "",
     ) -> None:
         """``race_game_ended`` is told when a race room's game ends (server/play/rooms/rooms.py);
-        ``public_url``: the server's public address, for the day's page in a share text
+        ``daily_finished`` is told when a daily ends on a board (not held: a friend's
+        followers hear of it, server/play/social/live.py); ``public_url``: the server's
+        public address, for the day's page in a share text
         ("": a path)."""
         self._store = store
         self._clock = clock
@@ -49,6 +52,7 @@ class GameEndings:
         self._after = after
         self._feed = feed
         self._race_game_ended = race_game_ended
+        self._daily_finished = daily_finished
         self._public_url = public_url
 
     async def screen(self, game: PlayerGame) -> None:
@@ -73,6 +77,8 @@ class GameEndings:
         else:
             assert game.result is not None
             self._feed.tell(game, "resigned" if game.result.resigned else "finished")
+            if self._daily_finished is not None:
+                await self._daily_finished(game)
 
     async def under_review(self, game: PlayerGame) -> bool:
         """Whether a finished daily is off the public board for fair-play review (or its

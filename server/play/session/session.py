@@ -31,6 +31,7 @@ from server.play.sending import Push
 from server.protocol import (
     Auth,
     AutoMove,
+    Block,
     ClientMessage,
     DailyRequest,
     DailyResultRequest,
@@ -43,9 +44,19 @@ from server.protocol import (
     DeviceToken,
     Error,
     ErrorCode,
+    Follow,
+    FollowingRequest,
     Hello,
     HistoryRequest,
     LeaderboardRequest,
+    LeagueHandOver,
+    LeagueJoin,
+    LeagueLeave,
+    LeagueNew,
+    LeaguePublic,
+    LeagueRemove,
+    LeagueRequest,
+    LeaguesRequest,
     MessageId,
     MoveRequest,
     PasskeyAdd,
@@ -81,8 +92,10 @@ from server.protocol import (
     Start,
     State,
     Targets,
+    Unblock,
     Undo,
     UnfinishedRequest,
+    Unfollow,
     encode,
 )
 from server.store import CredentialRecord, PlayerRecord
@@ -93,6 +106,7 @@ from . import (
     credential_handlers,
     query_handlers,
     room_handlers,
+    social_handlers,
 )
 from .conversation import Replies
 from .playing import Playing
@@ -280,6 +294,32 @@ class Session:
                 return await credential_handlers.device_approve(self, message)
             case DeleteAccount():
                 return await credential_handlers.delete_account(self, message)
+            case Follow():
+                return await social_handlers.follow(self, message)
+            case Unfollow():
+                return await social_handlers.unfollow(self, message)
+            case Block():
+                return await social_handlers.block(self, message)
+            case Unblock():
+                return await social_handlers.unblock(self, message)
+            case FollowingRequest():
+                return await social_handlers.following(self, message)
+            case LeagueNew():
+                return await social_handlers.league_new(self, message)
+            case LeagueJoin():
+                return await social_handlers.league_join(self, message)
+            case LeagueLeave():
+                return await social_handlers.league_leave(self, message)
+            case LeagueRemove():
+                return await social_handlers.league_remove(self, message)
+            case LeagueHandOver():
+                return await social_handlers.league_hand_over(self, message)
+            case LeaguePublic():
+                return await social_handlers.league_public(self, message)
+            case LeagueRequest():
+                return await social_handlers.league(self, message)
+            case LeaguesRequest():
+                return await social_handlers.leagues(self, message)
             case Recover():
                 return (await self.sign_in(message)).replies
             case PasskeySignIn():
@@ -321,6 +361,8 @@ class Session:
         """The connection is gone: let go of the game and the races."""
         self.hub.days.stop_listening(self.push)
         self.let_go_of_credential()
+        if self.player is not None:
+            self.hub.friends_feed.offline(self.player.id, self.push)
         await self._let_go()
 
     async def _let_go(self) -> None:
@@ -332,6 +374,8 @@ class Session:
 
     def _signed_out(self) -> None:
         """The connection's credential was revoked (here or on another node)."""
+        if self.player is not None:
+            self.hub.friends_feed.offline(self.player.id, self.push)
         self.player = None
         self.credential = None
         self.challenge = None
@@ -351,7 +395,11 @@ class Session:
         return self.player
 
     def sign_in_as(self, player: PlayerRecord, credential: CredentialRecord | None = None) -> None:
-        self.player = player
+        previous, self.player = self.player, player
+        if previous is None or previous.id != player.id:  # its friends' news come here now
+            if previous is not None:
+                self.hub.friends_feed.offline(previous.id, self.push)
+            self.hub.friends_feed.online(player.id, self.push)
         if credential is not None:
             self.let_go_of_credential()
             self.credential = credential

@@ -14,7 +14,7 @@ from server.play.daily.deals import Proof
 from server.play.daily.standings import FOLLOWS_PER_ACCOUNT
 from server.play.hub import Hub
 from tests.play.talk import Talk, signed_in
-from tests.support.fakes import FakeStore, NoRaceRooms
+from tests.support.fakes import FakeStore, NoRaceRooms, NoSocial
 
 SECRET = "unit-test-secret"
 
@@ -53,6 +53,7 @@ async def test_daily_is_refused_proving_until_all_three_deals_are_known(
         secret=SECRET,
         prover=prover,
         race_store=NoRaceRooms(),  # type: ignore[arg-type]
+        social_store=NoSocial(),  # type: ignore[arg-type]
     )
     talk = Talk(hub)
     refused = await talk.one(type="daily", id=1)

@@ -27,7 +27,7 @@ from server.protocol import (
 )
 from server.solver import solve
 from tests.play.talk import Talk, signed_in
-from tests.support.fakes import FakeStore, NoRaceRooms, fixed_prover
+from tests.support.fakes import FakeStore, NoRaceRooms, NoSocial, fixed_prover
 from tests.support.servers import NO_NEW_PLAYERS_BOARD, first_legal
 
 SECRET = "unit-test-secret"
@@ -43,6 +43,7 @@ async def hub() -> AsyncIterator[Hub]:
         secret=SECRET,
         prover=fixed_prover(par=42),
         race_store=NoRaceRooms(),  # type: ignore[arg-type]
+        social_store=NoSocial(),  # type: ignore[arg-type]
         thresholds=NO_NEW_PLAYERS_BOARD,
     )
     yield hub
@@ -484,6 +485,7 @@ async def test_a_copy_left_behind_on_another_node_plays_against_the_true_game() 
             secret=SECRET,
             prover=fixed_prover(),
             race_store=NoRaceRooms(),  # type: ignore[arg-type]
+            social_store=NoSocial(),  # type: ignore[arg-type]
         )
         for _ in range(2)
     )
