@@ -108,11 +108,8 @@ async def fill(dsn: str, rows: int, big_day: int, per_day: int, seed: int) -> li
         created = datetime(2026, 1, 1, tzinfo=UTC)
         await connection.copy_records_to_table(
             "players",
-            records=(
-                (n + 1, f"player{n + 1}", f"player{n + 1}", uuid.UUID(int=n).hex, created)
-                for n in range(players)
-            ),
-            columns=["id", "name", "name_key", "token_hash", "created_at"],
+            records=((n + 1, f"player{n + 1}", f"player{n + 1}", created) for n in range(players)),
+            columns=["id", "name", "name_key", "created_at"],
         )
         await connection.execute(f"SELECT setval('players_id_seq', {players})")
 

@@ -102,8 +102,8 @@ async def fill(dsn: str, rows: int, per_day: int) -> list[tuple[date, int, int]]
     connection = await asyncpg.connect(dsn)
     try:
         await connection.execute(
-            "INSERT INTO players (id, name, name_key, token_hash, created_at, bot, flagged) "
-            "SELECT n, 'player' || n, 'player' || n, md5(n::text) || md5('t' || n), "
+            "INSERT INTO players (id, name, name_key, created_at, bot, flagged) "
+            "SELECT n, 'player' || n, 'player' || n, "
             "'2026-01-01T00:00:00Z', false, false FROM generate_series(1, $1::int) AS n",
             players,
         )

@@ -107,6 +107,17 @@ class RedisBus(Bus):
         self._changed = asyncio.Event()
         self._ready = asyncio.Event()  # set while the reader is subscribed
         self._reader: asyncio.Task[None] | None = None
+        #: Every node always reads the revoked credentials and the frames to players, on a
+        #: connection of their own (the races' reader connects only once a race is joined).
+        self._node_client = redis.Redis.from_url(
+            url,
+            socket_timeout=None,
+            socket_connect_timeout=connect_timeout,
+            health_check_interval=30,
+            client_name=f"{prefix}:nodes",
+        )
+        self._node_reader: asyncio.Task[None] | None = None
+        self._nodes_ready = asyncio.Event()  # set once the node reader first subscribed
         self._closing = False
 
     def _channel(self, day: date, suits: int) -> str:
@@ -127,18 +138,21 @@ class RedisBus(Bus):
 
     async def start(self) -> None:
         await self._client.ping()  # fail early on a wrong URL
-        self._joined.add(self._revoked_channel())  # always: a revocation reaches every node
-        self._joined.add(self._players_channel())  # and a frame to players wherever they are
+        self._node_reader = asyncio.create_task(self._read_node_loop(), name="redis-bus-nodes")
+        with contextlib.suppress(TimeoutError):  # it goes on trying: a node starts anyway
+            await asyncio.wait_for(self._nodes_ready.wait(), _JOIN_WAIT)
         self._reader = asyncio.create_task(self._read_loop(), name="redis-bus-reader")
 
     async def close(self) -> None:
         self._closing = True
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
+        for reader in (self._reader, self._node_reader):
+            if reader is not None:
+                reader.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await reader
         await self._client.aclose()
         await self._pubsub_client.aclose()
+        await self._node_client.aclose()
 
     async def join_standings(self, day: date, suits: int) -> None:
         await self._subscribe(self._channel(day, suits))
@@ -244,8 +258,6 @@ class RedisBus(Bus):
 
     async def _read_loop(self) -> None:
         rooms = f"{self._prefix}:room:"
-        revoked = self._revoked_channel()
-        players = self._players_channel()
         backoff = _BACKOFF_FIRST
         while not self._closing:
             if not self._joined:
@@ -265,13 +277,6 @@ class RedisBus(Bus):
                     channel = message["channel"].decode()
                     if channel.startswith(rooms):
                         self._deliver_room(channel[len(rooms) :], message["data"].decode())
-                        continue
-                    if channel == revoked:
-                        self._deliver_revoked([int(i) for i in message["data"].split()])
-                        continue
-                    if channel == players:
-                        ids, _, frame = message["data"].decode().partition("\n")
-                        self._deliver_to_players([int(i) for i in ids.split()], frame)
                         continue
                     try:
                         day, suits = self._parse_channel(channel)
@@ -293,3 +298,38 @@ class RedisBus(Bus):
                 self._ready.clear()
                 with contextlib.suppress(RedisError, OSError):
                     await pubsub.aclose()  # type: ignore[no-untyped-call,unused-ignore]  # untyped before redis-py 8.2
+
+    async def _read_node_loop(self) -> None:
+        """Read the channels every node hears (revoked credentials, frames to players), in a
+        reconnect loop with backoff: what is published while it is away is lost (a revoked
+        token is still refused from the database at its next sign-in)."""
+        revoked, players = self._revoked_channel(), self._players_channel()
+        backoff = _BACKOFF_FIRST
+        while not self._closing:
+            pubsub = self._node_client.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(revoked, players)
+                self._nodes_ready.set()
+                backoff = _BACKOFF_FIRST
+                while not self._closing:
+                    message = await pubsub.get_message(timeout=1.0)
+                    if message is None or message.get("type") != "message":
+                        continue
+                    channel = message["channel"].decode()
+                    if channel == revoked:
+                        self._deliver_revoked([int(i) for i in message["data"].split()])
+                    elif channel == players:
+                        ids, _, frame = message["data"].decode().partition("\n")
+                        self._deliver_to_players([int(i) for i in ids.split()], frame)
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError) as error:
+                log.warning("node reader lost Redis (%s); retrying in %.1f s", error, backoff)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, _BACKOFF_MAX)
+            except Exception:  # a bad handler must not end the reader for everyone
+                log.exception("node reader failed; restarting")
+                await asyncio.sleep(backoff)
+            finally:
+                with contextlib.suppress(RedisError, OSError):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call,unused-ignore]

@@ -71,6 +71,10 @@ _READS: Final = {
     "recovery_codes": REPLAY_COST,
     "passkey_options": 1,
     "devices": 1,
+    # friends and leagues: each writes
+    "follow": 1,
+    "league_new": REPLAY_COST,
+    "league_join": REPLAY_COST,
 }
 #: Requests about an account's sign-ins, and what each costs of the account's own budget
 #: (:meth:`Gate.account_request`) besides its address's.
@@ -85,6 +89,9 @@ _ACCOUNT_REQUESTS: Final = {
     "revoke": 1,
     "devices": 1,
     "delete_account": 1,
+    "follow": 1,
+    "league_new": REPLAY_COST,
+    "league_join": REPLAY_COST,
 }
 #: Answered beside the reading task: a review waits seconds on the solver, and the
 #: connection reads (and plays) on meanwhile; a client matches replies by id. One review
@@ -367,7 +374,7 @@ async def serve_connection(
             if isinstance(message, SIGN_IN_MESSAGES):
                 return await _signing_in(gate, address, websocket, session, message)
             cost = _READS.get(message.type)
-            if cost is not None and (limited := gate.read(address, cost)) is not None:
+            if cost is not None and (limited := gate.http_request(address, cost)) is not None:
                 with speaking(session.language):
                     return [limited.error(message.id)]
             cost = _ACCOUNT_REQUESTS.get(message.type)

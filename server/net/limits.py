@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from server.i18n import say
+from server.i18n import N_, say
 from server.protocol import Error, ErrorCode
 
 from .addresses import Addresses, Network, networks, parse_address
@@ -313,44 +313,28 @@ class Gate:
     # -- per-address budgets -------------------------------------------------------------
 
     def http_request(self, address: str, cost: int = 1) -> LimitRefusal | None:
-        """An HTTP request from ``address`` that costs ``cost`` requests of its budget (a
-        heavy one more than one, :data:`REPLAY_COST`), or the refusal (nothing taken)."""
+        """An HTTP request from ``address`` (or a database read over the websocket) that
+        costs ``cost`` of its budget (a heavy one more, :data:`REPLAY_COST`), or the
+        refusal (nothing taken)."""
         if self.exempt(address):
             return None
-        wait = self.http.take(address, cost)
-        if not wait:
-            return None
-        return self._refuse(
-            LimitRefusal(
-                ErrorCode.RATE_LIMITED,
-                "too many requests: at most %(most)s every %(seconds)s s from one address",
-                params={
-                    "most": self.limits.http_requests,
-                    "seconds": format(self.limits.http_window, "g"),
-                },
-                retry_after=wait,
-            )
-        )
+        sentence = N_("too many requests: at most %(most)s every %(seconds)s s from one address")
+        return self._budget(address, cost, sentence)
 
     def account_request(self, player_id: int, cost: int = 1) -> LimitRefusal | None:
-        """A request about an account's sign-ins (its places, codes, passkeys): it costs
-        ``cost`` of the account's own budget, the size of an address's, whatever address
-        it comes from (so many addresses cannot guess at one account's codes), or the
-        refusal (nothing taken)."""
-        wait = self.http.take(f"account:{player_id}", cost)
-        if not wait:
-            return None
-        return self._refuse(
-            LimitRefusal(
-                ErrorCode.RATE_LIMITED,
-                "too many requests about this account: at most %(most)s every %(seconds)s s",
-                params={
-                    "most": self.limits.http_requests,
-                    "seconds": format(self.limits.http_window, "g"),
-                },
-                retry_after=wait,
-            )
-        )
+        """A request about an account's sign-ins: ``cost`` of the account's own budget, the
+        size of an address's, whichever addresses ask (guesses at one account's codes)."""
+        sentence = N_("too many requests about this account: at most %(most)s every %(seconds)s s")
+        return self._budget(f"account:{player_id}", cost, sentence)
+
+    def _budget(self, key: str, cost: int, sentence: str) -> LimitRefusal | None:
+        wait = self.http.take(key, cost)
+        params = {
+            "most": self.limits.http_requests,
+            "seconds": format(self.limits.http_window, "g"),
+        }
+        refusal = LimitRefusal(ErrorCode.RATE_LIMITED, sentence, params=params, retry_after=wait)
+        return self._refuse(refusal) if wait else None
 
     def frame_budget(self, address: str) -> FrameBudget:
         """The budget of a connection from ``address`` (see :class:`FrameBudget`)."""
@@ -417,12 +401,6 @@ class Gate:
             address,
             self.limits.fragments,
         )
-
-    def read(self, address: str, cost: int = 1) -> LimitRefusal | None:
-        """A read that costs the database (a leaderboard, a rank, a history, a replay, a
-        review) over the websocket: it takes ``cost`` from the address's HTTP budget, as the
-        same read over HTTP does."""
-        return self.http_request(address, cost)
 
     def registration(self, address: str) -> LimitRefusal | None:
         """A new account's place in the address's budget, taken before the account is

@@ -22,8 +22,8 @@ import pytest
 
 STATIC = Path(str(files("server.web").joinpath("static")))
 #: What a literal may say that is no sentence for a person: the keys the page reads
-#: (``event.key``), which are the same in every language.
-ALLOWED = {"Escape", "Enter", "Backspace", "Home", "End", "Tab"}
+#: (``event.key``), which are the same in every language, and HTTP's authorization scheme.
+ALLOWED = {"Escape", "Enter", "Backspace", "Home", "End", "Tab", "Bearer"}
 #: A call whose string arguments are for the developer, not the player.
 DEVELOPER = re.compile(r"console\.(log|warn|error|info|debug)$")
 

@@ -20,6 +20,7 @@ from server.protocol import (
     Hello,
     LanguageSet,
     Ping,
+    PlayerInfo,
     PlayerSettings,
     Pong,
     Register,
@@ -31,6 +32,8 @@ from server.protocol import (
 )
 
 if TYPE_CHECKING:
+    from server.store import PlayerRecord
+
     from .conversation import Conversation, Replies
 
 
@@ -100,6 +103,17 @@ async def set_settings(conversation: Conversation, message: SetSettings) -> Repl
     player = await conversation.hub.accounts.set_settings(conversation.signed_in_player(), given)
     conversation.sign_in_as(player)
     return [SettingsSet(id=message.id, settings=settings_info(player.settings) or PlayerSettings())]
+
+
+def player_info(player: PlayerRecord) -> PlayerInfo:
+    """An account as the protocol shows it (``player``)."""
+    return PlayerInfo(
+        name=player.name,
+        created=player.created_at.isoformat(),
+        bot=player.bot,
+        language=player.language if player.language in LANGUAGES else None,
+        settings=settings_info(player.settings),
+    )
 
 
 def settings_info(kept: Mapping[str, object] | None) -> PlayerSettings | None:

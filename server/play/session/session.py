@@ -22,7 +22,7 @@ from datetime import date
 from typing import NamedTuple, assert_never
 
 from server.engine.actions import parse_move
-from server.i18n import DEFAULT_LANGUAGE, LANGUAGES, Language, speaking
+from server.i18n import DEFAULT_LANGUAGE, Language, speaking
 from server.play.accounts import Challenge
 from server.play.errors import Refused, refusal_of
 from server.play.games.player_game import PlayerGame
@@ -410,14 +410,7 @@ class Session:
             self.hub.accounts.unwatch(self.credential.id, self._signed_out)
 
     def player_info(self) -> PlayerInfo:
-        player = self.signed_in_player()
-        return PlayerInfo(
-            name=player.name,
-            created=player.created_at.isoformat(),
-            bot=player.bot,
-            language=player.language if player.language in LANGUAGES else None,
-            settings=account_handlers.settings_info(player.settings),
-        )
+        return account_handlers.player_info(self.signed_in_player())
 
     async def make_current(self, game: PlayerGame) -> None:
         if game.day is not None:

@@ -8,7 +8,7 @@ import { controller as c } from "./controller.js";
 import { $, copyText, setError } from "./dom.js";
 import { lang, t, tn } from "./i18n.js";
 import { dataPanel, terminalPanel } from "./account-data.js";
-import { deviceName, passkeysHere, usePasskey } from "./passkey.js";
+import { passkeysHere, usePasskey } from "./passkey.js";
 
 /** @typedef {import("./messages.js").Devices} Devices */
 /** @typedef {import("./messages.js").ServerMessage} ServerMessage */
@@ -63,7 +63,6 @@ async function devices(scope) {
 async function passkeysPanel(panel) {
   const list = el("ul.account-list", { "data-passkeys": true });
   const name = el("input", { name: "name", id: "passkey-name", maxlength: "64", required: true, autocomplete: "off" });
-  name.value = deviceName();
   const add = el("button", { type: "submit" }, t("Add a passkey"));
   const form = el(
     "form",
@@ -95,7 +94,11 @@ async function passkeysPanel(panel) {
     list.replaceChildren(...(items.length ? items : [el("li.hint", null, t("No passkeys yet."))]));
   };
   const found = await devices(panel);
-  if (found) draw(found);
+  if (found) {
+    draw(found);
+    // this device as the server names it ("Firefox 133 · Linux"); the player may change it
+    name.value = found.credentials.find((place) => place.current)?.device ?? "";
+  }
   form.addEventListener("submit", async (/** @type {SubmitEvent} */ event) => {
     event.preventDefault();
     setError(panel, "");

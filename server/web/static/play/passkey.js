@@ -104,30 +104,3 @@ export async function usePasskey(purpose, then) {
 function refusal(message) {
   return { type: "error", code: "passkey-failed", message };
 }
-
-/** A name for a passkey made on this device, as the browser says what it is ("Chrome on
- * Linux"); the player may change it. */
-export function deviceName() {
-  const agent = navigator.userAgent;
-  const browser = /Edg\//.test(agent)
-    ? "Edge"
-    : /Firefox\//.test(agent)
-      ? "Firefox"
-      : /Chrom(e|ium)\//.test(agent)
-        ? "Chrome"
-        : /Safari\//.test(agent)
-          ? "Safari"
-          : t("Browser");
-  const system = /Android/.test(agent)
-    ? "Android"
-    : /iPhone|iPad/.test(agent)
-      ? "iOS"
-      : /Mac OS X/.test(agent)
-        ? "macOS"
-        : /Windows/.test(agent)
-          ? "Windows"
-          : /Linux|CrOS/.test(agent)
-            ? "Linux"
-            : "";
-  return system ? t("%(browser)s on %(system)s", { browser, system }) : browser;
-}
