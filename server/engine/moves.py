@@ -38,9 +38,7 @@ class Move:
                 f"{text!r} is not a move: write FROM-TO or FROM-TOxN, like 3-7 or 3-7x2"
             )
         source, target, count = match.groups()
-        for column in (source, target):
-            if not 1 <= int(column) <= COLUMNS:
-                raise InvalidMoveError(f"{text!r}: columns are numbered 1 to {COLUMNS}")
+        # a column past 10 (or 0) parses: the rules refuse it (Rule.NO_SUCH_COLUMN)
         if count is not None and int(count) < 1:
             raise InvalidMoveError(f"{text!r}: a move takes at least one card")
         return cls(int(source) - 1, int(target) - 1, None if count is None else int(count))

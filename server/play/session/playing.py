@@ -25,6 +25,7 @@ from server.play.games.unseen import Unseen
 from server.protocol import (
     AutoMove,
     ErrorCode,
+    Finished,
     MessageId,
     MoveRequest,
     Placements,
@@ -220,7 +221,7 @@ class Playing:
             else await self._conversation.state_reply(message_id, game)
         ]
         if outcome.ended:
-            replies.append(await self._hub.endings.finished_message(game))
+            replies.append(await self._finished(message_id, game))
         if outcome.kind == "move":
             # made again from its outcome if resent, as after a reload: a game keeps the
             # last few, and the outcome is smaller than the reply's text
@@ -261,8 +262,14 @@ class Playing:
             replies.append(await self._conversation.state_reply(message_id, game))
             finished = game.finished
         if finished:
-            replies.append(await self._hub.endings.finished_message(game))
+            replies.append(await self._finished(message_id, game))
         return replies
+
+    async def _finished(self, message_id: MessageId | None, game: PlayerGame) -> Finished:
+        """``finished``, echoing the ``id`` of the message whose reply it follows (the
+        action that ended the game, a resend of it, a ``resume`` of a finished game)."""
+        finished = await self._hub.endings.finished_message(game)
+        return finished.model_copy(update={"id": message_id})
 
     # -- the game messages -----------------------------------------------------------
 
@@ -305,7 +312,7 @@ class Playing:
         self._unseen = unseen
         replies: Replies = [await self._conversation.state_reply(message.id, game)]
         if game.finished:
-            replies.append(await self._hub.endings.finished_message(game))
+            replies.append(await self._finished(message.id, game))
         else:
             self._hub.feed.tell(game, "joined")
         return replies

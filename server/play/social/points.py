@@ -35,11 +35,9 @@ class Standing:
     wins: int
 
 
-def member_on(memberships: Iterable[MemberRecord], player_id: int, day: date) -> bool:
-    return any(
-        m.player_id == player_id and m.joined_on <= day and (m.left_on is None or day < m.left_on)
-        for m in memberships
-    )
+def member_on(spans: Sequence[MemberRecord], day: date) -> bool:
+    """Whether one player's memberships (``spans``) hold ``day``."""
+    return any(m.joined_on <= day and (m.left_on is None or day < m.left_on) for m in spans)
 
 
 def by_day(
@@ -47,9 +45,12 @@ def by_day(
 ) -> dict[date, list[Placed]]:
     """Each day's results of those who were members that day, placed and scored.
     ``results`` come in leaderboard order within each day."""
+    spans: dict[int, list[MemberRecord]] = defaultdict(list)
+    for membership in memberships:
+        spans[membership.player_id].append(membership)
     days: dict[date, list[DayResult]] = defaultdict(list)
     for result in results:
-        if member_on(memberships, result.player_id, result.day):
+        if member_on(spans[result.player_id], result.day):
             days[result.day].append(result)
     return {
         day: [
