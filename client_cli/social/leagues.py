@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from server.engine import SUIT_COUNTS
 from server.protocol import (
@@ -228,7 +229,7 @@ def leagues_table(found: Leagues) -> Table:
     for league in found.leagues:
         table.add_row(
             league.code,
-            league.name,
+            Text(league.name),  # a league's name is the owner's words: no markup
             league.owner,
             str(league.suits),
             str(league.members),
