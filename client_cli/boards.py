@@ -192,6 +192,14 @@ async def _leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _leaderboard_command(args: argparse.Namespace) -> int:
+    if args.friends:  # a board of its own: client_cli.social.friends (which uses this module's)
+        from .social.friends import friends_board
+
+        return asyncio.run(friends_board(args))
+    return asyncio.run(_leaderboard(args))
+
+
 def leaderboard_board(asked: Board | None, around_me: bool, connection: Connection) -> Board:
     """The board ``--board`` names, else the public one; but a bot account's own rank (or
     ``simon stats`` of its own day) is on the bots' board, the only one it plays on."""
@@ -593,10 +601,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "the new players' (new) or the bots'"
         ),
     )
+    parser.add_argument(
+        "--friends", action="store_true", help=_("you and everyone you follow (simon follow NAME)")
+    )
     parser.add_argument("--around", type=_around, default=5, metavar="N", help=argparse.SUPPRESS)
     add_server_argument(parser)
     add_json_argument(parser)
-    parser.set_defaults(handler=lambda args: asyncio.run(_leaderboard(args)))
+    parser.set_defaults(handler=_leaderboard_command, command_parser=parser)
 
     parser = subparsers.add_parser("history", help=_("a player's finished games"))
     parser.add_argument(

@@ -15,7 +15,18 @@ from typing import Any, NoReturn
 
 from server.i18n import Language
 
-from . import account_data, accounts, after, boards, credentials, offline, play, race, solve
+from . import (
+    account_data,
+    accounts,
+    after,
+    boards,
+    credentials,
+    offline,
+    play,
+    race,
+    social,
+    solve,
+)
 from .config import Config
 from .errors import (
     ArgumentsError,
@@ -58,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     credentials.register(subparsers)
     account_data.register(subparsers)
     boards.register(subparsers)
+    social.register(subparsers)
     after.register(subparsers)
     return parser
 

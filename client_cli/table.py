@@ -44,6 +44,7 @@ from server.protocol import (
     DayStatsRequest,
     Error,
     Finished,
+    FriendFinished,
     GameView,
     Mode,
     Moved,
@@ -400,6 +401,9 @@ class OnlineTable(Table):
                     % {"day": long_day(message.day)},
                 )
             )
+        elif isinstance(message, FriendFinished):  # someone you follow, or a league-mate
+            said = {"name": message.name, "suits": message.suits}
+            self._tell(Notice("info", _("%(name)s finished today's %(suits)s-suit daily.") % said))
 
     def _ask_day_stats(self, message: Finished) -> None:
         """A finished daily: ask for its day's figures (where it stands among everyone's)."""

@@ -50,6 +50,9 @@ COUNTED: dict[str, tuple[str, str]] = {
     "run": ("%(count)s run", "%(count)s runs"),
     "result": ("%(count)s result", "%(count)s results"),
     "game": ("%(count)s game", "%(count)s games"),
+    "point": ("%(count)s point", "%(count)s points"),
+    "member": ("%(count)s member", "%(count)s members"),
+    "day": ("%(count)s day", "%(count)s days"),
 }
 
 
@@ -61,6 +64,9 @@ def _counted_for_the_catalog(count: int) -> list[str]:
         ngettext("%(count)s run", "%(count)s runs", count),
         ngettext("%(count)s result", "%(count)s results", count),
         ngettext("%(count)s game", "%(count)s games", count),
+        ngettext("%(count)s point", "%(count)s points", count),
+        ngettext("%(count)s member", "%(count)s members", count),
+        ngettext("%(count)s day", "%(count)s days", count),
     ]
 
 
