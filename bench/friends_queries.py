@@ -38,7 +38,6 @@ from typing import Any, Final
 
 import asyncpg
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql.asyncpg import PGDialect_asyncpg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -109,8 +108,9 @@ async def fill(dsn: str, args: argparse.Namespace) -> tuple[list[int], list[tupl
         edges = [
             (follower, followed, created)
             for follower in followers
-            for followed in rng.sample(range(1, args.players + 1), args.follows + 1)
-            if followed != follower
+            for followed in [
+                p for p in rng.sample(range(1, args.players + 1), args.follows + 1) if p != follower
+            ][: args.follows]
         ]
         await connection.copy_records_to_table(
             "follows", records=edges, columns=["follower_id", "followed_id", "created_at"]
@@ -177,8 +177,7 @@ async def timed(
     return figures
 
 
-def literal_sql(query: Any) -> str:
-    dialect = PGDialect_asyncpg()
+def literal_sql(query: Any, dialect: sa.Dialect) -> str:
     return str(query.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
 
 
@@ -297,7 +296,8 @@ async def main() -> None:
                 ),
             ):
                 explain = await connection.exec_driver_sql(
-                    "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + literal_sql(query)
+                    "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) "
+                    + literal_sql(query, store.engine.dialect)
                 )
                 plans[label] = "\n".join(row[0] for row in explain)
         report["plans"] = plans
