@@ -12,11 +12,13 @@ from server.kinds import DayBoard, SuitCount
 from server.play.clock import Clock, seconds_to_next_day, utc_day
 from server.play.daily.deals import DailySchedule
 from server.play.daily.standings import DailyStandings
+from server.play.errors import Refused
 from server.play.fairplay.screening import Screening
 from server.protocol import (
     Board,
     DailyCode,
     DailyInfo,
+    ErrorCode,
     History,
     HistoryGame,
     LeaderboardPage,
@@ -62,6 +64,20 @@ class Queries:
 
     def _today(self) -> date:
         return utc_day(self._clock.now())
+
+    def _begun(self, day: date | None) -> date:
+        """``day`` (today when None), refused ``not-found`` when it has not begun: a board
+        opens on its day."""
+        today = self._today()
+        if day is None:
+            return today
+        if day > today:
+            raise Refused(
+                ErrorCode.NOT_FOUND,
+                "the board of %(day)s opens on that day",
+                params={"day": day.isoformat()},
+            )
+        return day
 
     async def daily_info(self, player: PlayerRecord | None = None) -> DailyInfo:
         """Today's deals without their codes (``start`` reveals a deal), with ``player``'s
@@ -125,7 +141,7 @@ class Queries:
         self, *, day: date | None, suits: SuitCount, limit: int, after: str | None, board: Board
     ) -> tuple[LeaderboardPage, Replays]:
         """A page of a board, and its rows' games anyone may replay (by player)."""
-        day = day or self._today()
+        day = self._begun(day)
         page = await self._store.leaderboard_page(
             DayBoard(day, suits, board), limit=limit, after=after
         )
@@ -156,7 +172,7 @@ class Queries:
         self, *, day: date | None, suits: SuitCount, player: PlayerRecord, around: int, board: Board
     ) -> tuple[RankInfo, Replays]:
         """A player's rank with the rows around it, and their games anyone may replay."""
-        day = day or self._today()
+        day = self._begun(day)
         ranked = await self._store.rank_of(
             DayBoard(day, suits, board), player_id=player.id, around=around
         )

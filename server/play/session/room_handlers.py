@@ -27,6 +27,8 @@ from server.protocol import (
 from server.store import PlayerRecord, RaceRecord
 
 if TYPE_CHECKING:
+    from server.play.games.player_game import PlayerGame
+
     from .conversation import Conversation, Replies
 
 log = logging.getLogger(__name__)
@@ -47,16 +49,19 @@ async def _enter(conversation: Conversation, record: RaceRecord) -> list[ServerM
         return []
     if not conversation.hub.rooms.racing(record):
         return []
-    return [await _take_race_game(conversation, player, record.code, entrant.game_id)]
+    game = await _take_race_game(conversation, player, record.code, entrant.game_id)
+    if not game.finished:  # back in the race under way: the others see them again
+        conversation.hub.feed.tell(game, "joined")
+    return [await conversation.state_reply(None, game)]
 
 
 async def _take_race_game(
     conversation: Conversation, player: PlayerRecord, code: str, game_id: str
-) -> ServerMessage:
+) -> PlayerGame:
     game = await conversation.hub.starts.resume(player, game_id)
     game.race = code
     await conversation.make_current(game)
-    return await conversation.state_reply(None, game)
+    return game
 
 
 async def _reveal_to(conversation: Conversation, code: str, game_id: str) -> None:
@@ -64,7 +69,8 @@ async def _reveal_to(conversation: Conversation, code: str, game_id: str) -> Non
     player = conversation.player
     if player is None:
         return
-    conversation.send(await _take_race_game(conversation, player, code, game_id))
+    game = await _take_race_game(conversation, player, code, game_id)
+    conversation.send(await conversation.state_reply(None, game))
 
 
 async def race_new(conversation: Conversation, message: RaceNew) -> Replies:
