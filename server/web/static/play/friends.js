@@ -165,25 +165,31 @@ export async function friendsBoard(suits) {
   );
   box.append(
     el(
-      "table.board.compact",
+      "div.scroll",
       null,
       el(
-        "thead",
+        "table.board.compact",
         null,
-        el("tr", null, el("th.num", { scope: "col" }, "#"), el("th", { scope: "col" }, t("Player")), el("th", { scope: "col" }, t("Result")),
-          el("th.num", { scope: "col" }, t("Score")), el("th.num", { scope: "col" }, t("Time"))),
+        el(
+          "thead",
+          null,
+          el("tr", null, el("th.num", { scope: "col" }, "#"), el("th", { scope: "col" }, t("Player")), el("th", { scope: "col" }, t("Result")),
+            el("th.num", { scope: "col" }, t("Score")), el("th.num", { scope: "col" }, t("Time"))),
+        ),
+        el("tbody", null, ...rows),
       ),
-      el("tbody", null, ...rows),
     ),
   );
   return box;
 }
 
-/** Every suit count's friends' board of today into `into` (or, of `suits` alone). Nothing
- * to show: a line that says so. @param {HTMLElement} into @param {number[]} [counts] */
-export async function friendsToday(into, counts = [1, 2, 4]) {
+/** Every suit count's friends' board of today into `into` (or, of `counts` alone), under
+ * `heading` if given. Nothing to show: a line that says so; the count of boards shown.
+ * @param {HTMLElement} into @param {number[]} [counts] @param {string} [heading] */
+export async function friendsToday(into, counts = [1, 2, 4], heading) {
   const boards = (await Promise.all(counts.map(friendsBoard))).filter((board) => board !== null);
   into.replaceChildren(
+    ...(heading && boards.length ? [el("h3", null, heading)] : []),
     ...(boards.length ? boards : [el("p.hint", { "data-no-friends": true }, t("None of the players you follow has finished today's daily yet."))]),
   );
   return boards.length;

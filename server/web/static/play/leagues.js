@@ -31,10 +31,14 @@ function monthAfter(month, step) {
  * @param {{[name: string]: string}} [attributes] */
 function table(head, rows, attributes) {
   return el(
-    "table.board.compact",
-    attributes ?? null,
-    el("thead", null, el("tr", null, ...head.map((name) => el("th", { scope: "col" }, name)))),
-    el("tbody", null, ...rows.map((cells) => el("tr", null, ...cells.map((cell) => el("td", null, cell))))),
+    "div.scroll",
+    null,
+    el(
+      "table.board.compact",
+      attributes ?? null,
+      el("thead", null, el("tr", null, ...head.map((name) => el("th", { scope: "col" }, name)))),
+      el("tbody", null, ...rows.map((cells) => el("tr", null, ...cells.map((cell) => el("td", null, cell))))),
+    ),
   );
 }
 
@@ -56,7 +60,7 @@ export async function leaguesPanel(panel) {
     "form",
     { "data-form": "league-join" },
     el("label", { for: "league-code" }, t("Join a league by its code")),
-    el("div.row", null, code, el("button", { type: "submit" }, t("Join"))),
+    el("div.row", null, code, el("button", { type: "submit" }, t("Join the league"))),
   );
   panel.append(
     el("p.hint", null, t("A league plays the daily of one suit count: each day its members earn points by their places, and each month is a season.")),
@@ -74,7 +78,7 @@ export async function leaguesPanel(panel) {
         "li",
         null,
         open,
-        el("span.hint", null, `${suitsName(league.suits)} · ${tn("%(count)s member", "%(count)s members", league.members)}`),
+        el("span.hint", null, [suitsName(league.suits), tn("%(count)s member", "%(count)s members", league.members)].join(" · ")),
       );
     });
     list.replaceChildren(...(items.length ? items : [el("li.hint", null, t("You are in no league yet."))]));
@@ -107,7 +111,7 @@ export async function invitationPanel(panel, code) {
     return;
   }
   const named = seen.type === "league" ? seen.name : code;
-  const yes = el("button", { "data-action": "join-league" }, t("Join"));
+  const yes = el("button", { "data-action": "join-league" }, t("Join the league"));
   const no = el("button", { "data-action": "close-invitation" }, t("Not now"));
   panel.append(el("p", { "data-invitation": true }, t("Join league %(name)s?", { name: named })), el("div.row", null, yes, no), errorLine());
   no.addEventListener("click", () => /** @type {HTMLElement} */ (document.querySelector("[data-action=close-panel]")).click());
@@ -168,13 +172,13 @@ export async function leaguePanel(panel, given) {
     for (const button of [previous, next]) button.addEventListener("click", () => ask({ type: "league", code: view.code, month: button.dataset.month }));
     const season = view.season.length
       ? table(
-          [t("Place"), t("Player"), t("Points"), t("Days"), t("Wins")],
+          [t("Place"), t("Player"), t("Points"), t("Days"), t("Days won")],
           view.season.map((row) => [number(row.place), playerLink(row.name), number(row.points), number(row.days), number(row.wins)]),
           { "data-season": "" },
         )
       : el("p.hint", null, t("No points this season yet."));
     const winners = view.winners.length
-      ? el("ul", { "data-winners": true }, ...view.winners.map((w) => el("li", null, `${monthName(w.month)}: `, playerLink(w.name), ` · ${tn("%(count)s point", "%(count)s points", w.points)}`)))
+      ? el("ul", { "data-winners": true }, ...view.winners.map((w) => el("li", null, `${monthName(w.month)}: `, playerLink(w.name), " · " + tn("%(count)s point", "%(count)s points", w.points))))
       : el("p.hint", null, t("No season of this league is over yet."));
     const members = el(
       "ul.account-list",
@@ -212,7 +216,7 @@ export async function leaguePanel(panel, given) {
     const page = `/league/${encodeURIComponent(view.code)}`;
     content.dataset.league = view.code;
     content.replaceChildren(
-      el("p.hint", null, `${suitsName(view.suits)} · ${t("kept by %(name)s", { name: view.owner })} · ${t("code %(code)s", { code: view.code })}`),
+      el("p.hint", null, [suitsName(view.suits), t("kept by %(name)s", { name: view.owner }), t("code %(code)s", { code: view.code })].join(" · ")),
       el("p.room-link", null, t("Invite with this link:"), " ", invite, " ", copy),
       el("h3", null, t("Today")),
       today,

@@ -88,7 +88,7 @@ export function drawResult() {
   const friends = $("[data-result-friends]");
   friends.hidden = true;
   if (result?.mode === "daily" && c.player) {
-    import("./friends.js").then(({ friendsToday }) => friendsToday(friends, [game?.view.suits ?? 1]).then((shown) => (friends.hidden = !shown)));
+    import("./friends.js").then(({ friendsToday }) => friendsToday(friends, [game?.view.suits ?? 1], t("Friends today")).then((shown) => (friends.hidden = !shown)));
   }
   const rematchOpen = inRace && view.state === "over" && (view.next || c.room.rematchOpen === view.code);
   if (rematchOpen) lines.push(t("A rematch is open: join it to race again."));
