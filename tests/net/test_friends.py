@@ -90,7 +90,9 @@ async def test_a_league_of_three_across_two_nodes(
         owner_name = await _register(owner, "own")
         second_name = await _register(second, "sec")
         third_name = await _register(third, "thi")
-        league = await owner.request({"type": "league_new", "name": "  Morning   club ", "suits": 2})
+        league = await owner.request(
+            {"type": "league_new", "name": "  Morning   club ", "suits": 2}
+        )
         assert league["type"] == "league" and league["name"] == "Morning club"
         code = league["code"]
         assert league["invite"].endswith(f"/play?league={code}")

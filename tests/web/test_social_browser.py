@@ -114,11 +114,17 @@ async def test_friends_follow_each_other_and_see_the_board_only_after_their_own_
         # the lobby has its friends' part, the menu its Friends panel
         await wait_for(lambda: shown(play, "[data-lobby-friends]"), 10, "the lobby's friends")
         await open_panel(play, "friends")
-        await wait_for(lambda: friend in " ".join(texts(play, '[data-list="followers"] li')), 5, "a follower")
+        await wait_for(
+            lambda: friend in " ".join(texts(play, '[data-list="followers"] li')), 5, "a follower"
+        )
         await typed(play, "#follow-name", friend)
         await play.click('form[data-form="follow"] button[type="submit"]')
-        await wait_for(lambda: friend in " ".join(texts(play, '[data-list="following"] li')), 5, "followed")
-        assert not play.driver.find_elements("css selector", '[data-list="followers"] [data-do="follow"]')
+        await wait_for(
+            lambda: friend in " ".join(texts(play, '[data-list="following"] li')), 5, "followed"
+        )
+        assert not play.driver.find_elements(
+            "css selector", '[data-list="followers"] [data-do="follow"]'
+        )
         await pictures(play, "friends")
         # Bob finishes his daily: told at once, and before mine only that he finished
         await resign_daily(bob, 1)
@@ -133,17 +139,30 @@ async def test_friends_follow_each_other_and_see_the_board_only_after_their_own_
         await play.snapshot("social-lobby-desktop")
         # my own daily done: the board with both of us, ranked
         await resign_in_page(play, 1)
-        rows = '[data-result-friends] tbody tr'
+        rows = "[data-result-friends] tbody tr"
         await wait_for(lambda: len(texts(play, rows)) == 2, 10, "the friends' board")
-        names = {row.get_attribute("data-player") for row in play.driver.find_elements("css selector", rows)}
+        names = {
+            row.get_attribute("data-player")
+            for row in play.driver.find_elements("css selector", rows)
+        }
         assert names == {me, friend}
         await play.snapshot("social-result-desktop")
         # unfollow from the panel
         await play.click('[data-action="close-result"]')
         await open_panel(play, "friends")
-        await wait_for(lambda: shown(play, f'[data-list="following"] [data-do="unfollow"][data-name="{friend}"]'), 5, "unfollow")
+        await wait_for(
+            lambda: shown(
+                play, f'[data-list="following"] [data-do="unfollow"][data-name="{friend}"]'
+            ),
+            5,
+            "unfollow",
+        )
         await play.click(f'[data-list="following"] [data-do="unfollow"][data-name="{friend}"]')
-        await wait_for(lambda: friend not in " ".join(texts(play, '[data-list="following"] li')), 5, "unfollowed")
+        await wait_for(
+            lambda: friend not in " ".join(texts(play, '[data-list="following"] li')),
+            5,
+            "unfollowed",
+        )
 
 
 async def test_a_league_is_made_joined_by_its_link_and_scores_the_day(
@@ -152,7 +171,9 @@ async def test_a_league_is_made_joined_by_its_link_and_scores_the_day(
     owner, guest = unique_name("own"), unique_name("gus")
     await play.open(f"{site(served)}/play")
     await play.register(owner)
-    await wait_for(lambda: shown(play, '[data-lobby-friends] [data-panel="leagues"]'), 10, "leagues")
+    await wait_for(
+        lambda: shown(play, '[data-lobby-friends] [data-panel="leagues"]'), 10, "leagues"
+    )
     await play.click('[data-lobby-friends] [data-panel="leagues"]')
     await wait_for(lambda: shown(play, "#league-name"), 5, "the leagues panel")
     await typed(play, "#league-name", "Tuesday club")
@@ -161,11 +182,15 @@ async def test_a_league_is_made_joined_by_its_link_and_scores_the_day(
     invite = play.text("[data-invite]")
     code = invite.rsplit("=", 1)[1]
     assert invite.endswith(f"/play?league={code}")
-    token = await run(lambda: play.driver.execute_script("return localStorage.getItem('simon.token')"))
+    token = await run(
+        lambda: play.driver.execute_script("return localStorage.getItem('simon.token')")
+    )
     # a second account opens the invitation: not signed in, told to sign in first
-    await run(lambda: play.driver.execute_cdp_cmd(
-        "Storage.clearDataForOrigin", {"origin": site(served), "storageTypes": "all"}
-    ))
+    await run(
+        lambda: play.driver.execute_cdp_cmd(
+            "Storage.clearDataForOrigin", {"origin": site(served), "storageTypes": "all"}
+        )
+    )
     await play.open(f"{site(served)}/play?league={code}")
     await wait_for(lambda: shown(play, "[data-welcome-notice]"), 10, "the notice")
     assert "league" in play.text("[data-welcome-notice]")
@@ -174,7 +199,10 @@ async def test_a_league_is_made_joined_by_its_link_and_scores_the_day(
     assert code in play.text("[data-invitation]")
     await play.click('[data-action="join-league"]')
     await wait_for(lambda: shown(play, "[data-members]"), 5, "the league joined")
-    assert {owner, guest} <= {m.get_attribute("data-member") for m in play.driver.find_elements("css selector", "[data-member]")}
+    assert {owner, guest} <= {
+        m.get_attribute("data-member")
+        for m in play.driver.find_elements("css selector", "[data-member]")
+    }
     # the owner plays today's daily: before mine, only that they finished
     async with Client.connect(served.url) as client:
         await client.request(HELLO)
@@ -190,13 +218,18 @@ async def test_a_league_is_made_joined_by_its_link_and_scores_the_day(
     await wait_for(lambda: shown(play, "[data-league-today]"), 5, "today's places")
     today = texts(play, "[data-league-today] tbody tr")
     assert len(today) == 2 and all(any(n in row for n in (owner, guest)) for row in today)
-    points = sorted(int(row.find_elements("css selector", "td")[2].text) for row in play.driver.find_elements("css selector", "[data-league-today] tbody tr"))
+    points = sorted(
+        int(row.find_elements("css selector", "td")[2].text)
+        for row in play.driver.find_elements("css selector", "[data-league-today] tbody tr")
+    )
     assert points == [1, 2]
     assert len(texts(play, "[data-season] tbody tr")) == 2
     await pictures(play, "league")
     # the season switcher: last month has no points
     await play.click("[data-month]")
-    await wait_for(lambda: not play.driver.find_elements("css selector", "[data-season]"), 5, "last month")
+    await wait_for(
+        lambda: not play.driver.find_elements("css selector", "[data-season]"), 5, "last month"
+    )
 
 
 def _status(url: str) -> tuple[int, str]:

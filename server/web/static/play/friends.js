@@ -204,12 +204,8 @@ let hiding = 0;
  * @param {import("./messages.js").FriendFinished} message */
 export function friendFinished(message) {
   const toast = $("[data-toast]");
-  toast.textContent = tn(
-    "%(name)s finished today's %(count)s-suit daily",
-    "%(name)s finished today's %(count)s-suit daily",
-    message.suits,
-    { name: message.name },
-  );
+  const params = { name: message.name };
+  toast.textContent = tn("%(name)s finished today's %(count)s-suit daily", "%(name)s finished today's %(count)s-suit daily", message.suits, params);
   toast.hidden = false;
   clearTimeout(hiding);
   hiding = setTimeout(() => {
