@@ -263,6 +263,14 @@ async def test_a_leagues_public_page_is_there_only_once_its_owner_made_it_public
         assert "data-league-today" not in body
         status, _ = await asyncio.to_thread(_status, f"{page}?month=2026-13")
         assert status == 400
+        # in the page's languages: the months by CLDR, the plurals of each
+        status, body = await asyncio.to_thread(_status, f"{page}?lang=pl")
+        assert status == 200 and "Liga z 1 graczem" in body and "Sezon:" in body
+        status, body = await asyncio.to_thread(_status, f"{page}?lang=ru")
+        assert status == 200 and "Лига из 1 игрока" in body and "Прошлые победители" in body
     await play.open(page)
     await wait_for(lambda: shown(play, "[data-season]"), 5, "the season's table")
     await pictures(play, "public-league")
+    await play.open(f"{page}?lang=pl")
+    await wait_for(lambda: shown(play, "[data-season]"), 5, "the table in Polish")
+    await play.snapshot("social-public-league-pl-desktop")
