@@ -36,6 +36,12 @@ def short_day(day: date) -> str:
     return format_date(day, "medium", locale=current_language())
 
 
+def month_name(month: str) -> str:
+    """``December 2026``, ``grudzień 2026``, ``декабрь 2026`` of ``2026-12``."""
+    year, number = (int(part) for part in month.split("-"))
+    return format_date(date(year, number, 1), "LLLL y", locale=current_language())
+
+
 def hour_minute(moment: datetime) -> str:
     """``14:03``: every language here writes the 24-hour clock so (CLDR's ``HH:mm`` in
     each), and a board writes one for each of its rows: no lookup for it."""

@@ -98,7 +98,8 @@ _versioned_icons(STATIC)
 #: The play page's JSDoc types (checked by ``tsc``): never imported at run time, not loaded.
 PLAY_TYPES: Final = "play/messages.js"
 #: The play page's modules it loads only when they are needed (a game's end, a race room, a
-#: win's celebration, the tones once sound is on, the account's panels and passkeys): not
+#: win's celebration, the tones once sound is on, the account's panels and passkeys,
+#: friends and leagues): not
 #: preloaded, so a first visit does not pay for them.
 PLAY_LATER: Final = frozenset(
     {
@@ -109,6 +110,8 @@ PLAY_LATER: Final = frozenset(
         "play/devices.js",
         "play/account-data.js",
         "play/passkey.js",
+        "play/friends.js",
+        "play/leagues.js",
     }
 )
 #: The play page's modules, preloaded beside its entry point (``play/main.js``).

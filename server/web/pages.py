@@ -11,6 +11,7 @@
   with the keyboard, and its review;
 - ``/race?suits=``: today's daily race, as it is played;
 - ``/play?race=CODE``: the game in the browser (a page whose modules do the rest);
+- ``/league/CODE?month=``: a league's public page (:mod:`.league`);
 - ``/live/...``: the live part of ``/``, ``/day/...`` or ``/race`` alone, which the page's
   script fetches again every few seconds;
 - ``/offline``: what the service worker shows a visitor who cannot reach the server;
@@ -45,6 +46,7 @@ from server.protocol import (
 from . import assets, languages, render
 from .chart import moves_chart, score_chart
 from .files import service_worker, static_file
+from .league import league_context
 from .query import CONTROL, Query, bad
 from .responses import (
     HTML,
@@ -437,6 +439,11 @@ async def play(source: Source, query: Query, _: str) -> Page:
     return Page("play.html", {"modules": [m for m in assets.PLAY_MODULES if m != "play/main.js"]})
 
 
+async def league(source: Source, query: Query, code: str) -> Page:
+    """``/league/CODE?month=``: a league its owner made public (:mod:`.league`)."""
+    return Page("league.html", await league_context(source, query, code))
+
+
 async def offline(source: Source, query: Query, _: str) -> Page:
     """``/offline``: what the service worker shows when a page cannot reach the server (it
     keeps a copy in the language of the last page read: static/sw.js)."""
@@ -466,6 +473,7 @@ _ROUTES: Final[tuple[tuple[re.Pattern[str], Handler, frozenset[str]], ...]] = (
     (re.compile(r"^/play$"), play, frozenset({"race"})),
     (re.compile(r"^/offline$"), offline, frozenset()),
     (re.compile(r"^/race/([A-Za-z0-9-]{1,16})$"), room, frozenset()),
+    (re.compile(r"^/league/([A-Za-z0-9-]{1,16})$"), league, frozenset({"month"})),
 )
 #: ``/live/PAGE`` answers the live part of ``/PAGE``.
 _LIVE_PREFIX: Final = "/live"

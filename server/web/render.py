@@ -124,7 +124,8 @@ def _environment_speaking(language: Language) -> TranslatedEnvironment:
     environment.filters.update(
         card_face=card_face, clock=formats.clock, hour_minute=hour_minute, long_day=long_day,
         segment=segment, suits_name=suits_name, difficulty=difficulty,
-        short_day=formats.short_day, number=formats.number, tenths=formats.tenths,
+        short_day=formats.short_day, month_name=formats.month_name, number=formats.number,
+        tenths=formats.tenths,
     )  # fmt: skip
     environment.globals.update(
         static=static_url,

@@ -30,6 +30,7 @@ from server.i18n import gettext
 from server.play.after.queries import Replays
 from server.play.errors import refusal_of
 from server.play.hub import Hub
+from server.play.session.social_handlers import league_view
 from server.protocol import (
     HTTP_STATUS,
     Board,
@@ -38,6 +39,7 @@ from server.protocol import (
     ErrorCode,
     History,
     LeaderboardPage,
+    LeagueView,
     RaceStandings,
     RankInfo,
     Replay,
@@ -216,6 +218,12 @@ class Source:
         record = await _asking(self._hub.rooms.record(code))
         view = (await _asking(self._hub.rooms.reply(None, record))).room
         return view, self._hub.after.race_replays(record)
+
+    async def league(self, code: str, month: str | None) -> LeagueView:
+        """A league's public page (the view of nobody signed in): refused as no such league
+        unless its owner made it public."""
+        page = await _asking(self._hub.leagues.page(code, None, month))
+        return league_view(page, None, self._hub.public_url)
 
     async def race(self, suits: int) -> RaceStandings:
         return await _asking(self._hub.queries.race_standings(suits))

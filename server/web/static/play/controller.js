@@ -51,6 +51,8 @@ export class Controller {
     this.joinCode = new URLSearchParams(location.search).get("race");
     /** @type {string | null} a terminal's sign-in code the address names (?code=), to approve */
     this.approveCode = new URLSearchParams(location.search).get("code");
+    /** @type {string | null} a league's invitation the address names (?league=), offered once */
+    this.leagueCode = new URLSearchParams(location.search).get("league");
     this.board = new Board($("[data-board]"));
     /** @type {Connection} set by connect() */
     this.connection = null;

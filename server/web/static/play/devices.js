@@ -12,7 +12,7 @@ import { passkeysHere, usePasskey } from "./passkey.js";
 
 /** @typedef {import("./messages.js").Devices} Devices */
 /** @typedef {import("./messages.js").ServerMessage} ServerMessage */
-/** @typedef {(body: HTMLElement) => void | Promise<void>} Panel */
+/** @typedef {(body: HTMLElement, given?: any) => void | Promise<void>} Panel */
 
 const box = $("[data-panel-box]");
 const body = $("[data-panel-body]");
@@ -236,10 +236,16 @@ const PANELS = {
   recovery: [() => t("Recovery codes"), recoveryPanel],
   terminal: [() => t("Approve a terminal"), terminalPanel],
   data: [() => t("Your data"), dataPanel],
+  // friends and leagues: modules of their own, loaded when first opened
+  friends: [() => t("Friends"), (panel) => import("./friends.js").then((m) => m.friendsPanel(panel))],
+  leagues: [() => t("Leagues"), (panel) => import("./leagues.js").then((m) => m.leaguesPanel(panel))],
+  league: [() => t("League"), (panel, given) => import("./leagues.js").then((m) => m.leaguePanel(panel, given))],
+  invitation: [() => t("League"), (panel, code) => import("./leagues.js").then((m) => m.invitationPanel(panel, code))],
 };
 
-/** Open the panel `name` over the page (the account menu closed). @param {string} name */
-export async function openPanel(name) {
+/** Open the panel `name` over the page (the account menu closed).
+ * @param {string} name @param {any} [given] what the panel is of (a league's code) */
+export async function openPanel(name, given) {
   closePanel(false);
   $("#account-menu").hidden = true;
   $("[data-action=account]").setAttribute("aria-expanded", "false");
@@ -249,7 +255,7 @@ export async function openPanel(name) {
   box.hidden = false;
   const panel = el("div", { "data-panel-content": name });
   body.replaceChildren(panel);
-  await draw(panel);
+  await draw(panel, given);
   if (!box.hidden) /** @type {HTMLElement | null} */ (panel.querySelector("input, button:not([disabled])") ?? $("[data-action=close-panel]"))?.focus();
 }
 

@@ -136,7 +136,8 @@ function reloadIn(language) {
 export function showWelcome() {
   c.show("welcome");
   const code = c.approveCode;
-  const notice = c.takeNotice() ?? (code && t("A terminal asks to sign in with the code %(code)s: sign in first, then approve it.", { code }));
+  const league = c.leagueCode && t("You are invited to a league: sign in first, then join it.");
+  const notice = c.takeNotice() ?? (code && t("A terminal asks to sign in with the code %(code)s: sign in first, then approve it.", { code })) ?? league;
   $("[data-welcome-notice]").textContent = notice || "";
   $("[data-welcome-notice]").hidden = !notice;
   $("[data-form=register] input[name=name]").focus();
@@ -187,6 +188,11 @@ export async function enterLobby() {
   }
   if (current() !== "game" && current() !== "room") showLobby();
   if (c.approveCode) import("./devices.js").then(({ openPanel }) => openPanel("terminal"));
+  else if (c.leagueCode) {
+    const code = c.leagueCode;
+    c.leagueCode = null;
+    import("./devices.js").then(({ openPanel }) => openPanel("invitation", code));
+  }
   await refreshDaily();
 }
 

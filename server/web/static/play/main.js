@@ -69,6 +69,11 @@ const HANDLERS = {
   device_request: answered,
   device_approved: answered,
   account_deleted: answered,
+  following: answered,
+  leaderboard: answered,
+  leagues: answered,
+  league: answered,
+  friend_finished: (message) => import("./friends.js").then(({ friendFinished }) => friendFinished(message)),
 };
 
 /** A move's round trip, for DevTools' timeline and bench/play_page.py. @param {Request} request */
@@ -133,6 +138,13 @@ if (!window.PublicKeyCredential) $("[data-passkey-sign-in]").hidden = true;
 installServiceWorker();
 
 setInterval(tick, 250);
+
+// the lobby's friends' boards of today (friends.js, loaded once signed in and in the lobby)
+c.onShow((name) => {
+  const part = /** @type {HTMLElement} */ ($("[data-lobby-friends]"));
+  part.hidden = !c.player;
+  if (name === "lobby" && c.player) import("./friends.js").then(({ friendsToday }) => friendsToday(/** @type {HTMLElement} */ ($("[data-friends-boards]"))));
+});
 
 // -- start ------------------------------------------------------------------------------
 

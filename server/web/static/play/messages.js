@@ -245,12 +245,47 @@
 /** @typedef {{type: "device_approved", id?: MessageId, user_code: string, approved: boolean}} DeviceApproved */
 /** @typedef {{type: "account_deleted", id?: MessageId, name: string}} AccountDeleted */
 
+// -- friends and leagues ----------------------------------------------------------------
+
+/** @typedef {{name: string, since: string}} FollowedPlayer */
+/** @typedef {{type: "following", id?: MessageId, following: FollowedPlayer[], followers: FollowedPlayer[], blocked: FollowedPlayer[]}} Following */
+/** @typedef {{rank: number, player: string, score: number, moves: number, elapsed: number, finished_at: string, won: boolean, removed: number, bot?: boolean}} LeaderboardRow */
+/**
+ * A page of a day's board; a friends' board of today before your own daily is done has no
+ * rows, and `finished` names who of them has finished.
+ * @typedef {{type: "leaderboard", id?: MessageId, day: string, suits: SuitCount, board: string, rows: LeaderboardRow[], next?: string | null, total: number, finished?: string[] | null, dealt?: false | null}} LeaderboardPage
+ */
+/** @typedef {{code: string, name: string, owner: string, suits: SuitCount, members: number, public: boolean}} LeagueSummary */
+/** @typedef {{type: "leagues", id?: MessageId, leagues: LeagueSummary[]}} Leagues */
+/** @typedef {{name: string, place: number, points: number, won: boolean, moves: number, score: number, removed: number, elapsed: number}} LeagueDayRow */
+/**
+ * A league's page as a member sees it (docs/protocol.md "Leagues").
+ * @typedef {object} LeagueView
+ * @property {"league"} type
+ * @property {MessageId} [id]
+ * @property {string} code
+ * @property {string} name
+ * @property {string} owner
+ * @property {SuitCount} suits
+ * @property {boolean} public
+ * @property {string} invite the link that joins it
+ * @property {{name: string, joined: string, streak: number}[]} members
+ * @property {string} day today
+ * @property {LeagueDayRow[]} today
+ * @property {string[] | null} [finished_today] before your own daily: who has finished
+ * @property {string} month the season shown, YYYY-MM
+ * @property {{place: number, name: string, points: number, days: number, wins: number}[]} season
+ * @property {{month: string, name: string, points: number}[]} winners
+ */
+/** @typedef {{type: "friend_finished", name: string, day: string, suits: SuitCount}} FriendFinished */
+
 /**
  * Every message the play page reads; `type` tells them apart.
  * @typedef {Welcome | Registered | Authenticated | State | Moved | Finished | TargetList
  *   | DailyInfo | DailyChanged | History | Unfinished | RaceBoard | RaceRoom | RaceUpdate | Pong
  *   | LanguageSet | SettingsSet | SignedIn | SignedOut | Devices | TokenRotated | RecoveryCodes
- *   | PasskeyOptions | DeviceRequest | DeviceApproved | AccountDeleted | ErrorMessage} ServerMessage
+ *   | PasskeyOptions | DeviceRequest | DeviceApproved | AccountDeleted | Following | LeaderboardPage
+ *   | Leagues | LeagueView | FriendFinished | ErrorMessage} ServerMessage
  */
 
 export {};

@@ -84,6 +84,12 @@ export function drawResult() {
     }
     racers.replaceChildren(...view.racers.map((racer, index) => racerLine(racer, view, me, index)));
   }
+  // a daily's end: the friends' board of its suit count (friends.js, loaded for it)
+  const friends = $("[data-result-friends]");
+  friends.hidden = true;
+  if (result?.mode === "daily" && c.player) {
+    import("./friends.js").then(({ friendsToday }) => friendsToday(friends, [game?.view.suits ?? 1], t("Friends today")).then((shown) => (friends.hidden = !shown)));
+  }
   const rematchOpen = inRace && view.state === "over" && (view.next || c.room.rematchOpen === view.code);
   if (rematchOpen) lines.push(t("A rematch is open: join it to race again."));
   $("[data-result-title]").textContent = heading;
