@@ -6,7 +6,8 @@ room), ``/day/YYYY-MM-DD/stats?suits=&board=&player=`` (everyone's results of a 
 ``/replay/ID`` (a finished game's actions; ``Authorization: Bearer TOKEN`` signs in, under
 the same back-off per address as ``auth``, and a bad token gets ``401``),
 ``/account/export`` (everything kept about the account the bearer token signs in, as a
-JSON file).
+JSON file), ``/schema/protocol.json`` and ``/schema/openapi.json`` (the contract, generated
+from the models: :mod:`server.schema`).
 The bodies are the same objects the websocket sends, without ``id``. Bad parameters
 get ``400`` and ``{"error": {"code": ..., "message": ...}}``. Every other path goes to the
 web pages (:mod:`server.web`), which answer unknown paths with the same JSON 404 unless a
@@ -30,7 +31,7 @@ from pydantic import BaseModel
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from server import web
+from server import schema, web
 from server.i18n import gettext
 from server.kinds import named_day_board, parse_day
 from server.play.accounts import SignedIn
@@ -48,7 +49,7 @@ from server.protocol import (
     has_control,
     query_request,
 )
-from server.web.responses import header, request_target, wants_json
+from server.web.responses import JSON, REVALIDATE, content, header, request_target, wants_json
 
 from .errors import BadQuery
 from .health import Health
@@ -407,6 +408,10 @@ async def respond(
         return await _healthz(hub, {}, health)
     if url.path == "/metrics" and metrics is not None:
         return await metrics_response(metrics)
+    if url.path.startswith("/schema/"):
+        document = schema.served(url.path.removeprefix("/schema/"))
+        if document is not None:  # the contract: a validator, as a page has
+            return content(request, document, content_type=JSON, cache_control=REVALIDATE)
     route = _ROUTES.get(url.path)
     room = unquote(url.path.removeprefix("/race/")) if url.path.startswith("/race/") else None
     if room is not None and not wants_json(request, default=True):
