@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from datetime import date
+from datetime import date, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal, NewType, TypeVar, get_args
 
@@ -27,6 +27,7 @@ from pydantic import (
     StringConstraints,
     TypeAdapter,
     ValidationError,
+    field_serializer,
 )
 
 from server import kinds
@@ -1160,6 +1161,13 @@ class Finished(_Message, Result):
     #: While the player's dailies go on the new players' board: the first day whose
     #: daily counts on the public board (at the earliest: finishing one each day).
     counts_from: date | None = None
+    #: The game's ``seq`` with its end counted (an end is one of its actions).
+    seq: int | None = None
+
+    @field_serializer("finished_at")
+    def _instant(self, moment: datetime) -> str:
+        # as every other instant of the protocol: "+00:00", not pydantic's "Z"
+        return moment.isoformat()
 
 
 class TargetList(_Message):
@@ -1489,6 +1497,9 @@ class Replay(_Message):
     mode: Mode
     day: date | None = None
     race: str | None = None
+    #: When the game began (its deal shown: for a race, the reveal), as ``at``: the first
+    #: move's think time is its ``at`` less this. The deal itself is the code's.
+    started: int | None = None
     moves: list[ReplayStep]
 
 

@@ -1,7 +1,8 @@
 """Friends and leagues: players following players (and blocking them), and private leagues
 with their members by the days they were members.
 
-Adds ``follows``, ``blocks``, ``leagues`` and ``league_members``.
+Adds ``follows``, ``blocks``, ``leagues`` and ``league_members``; and ``race_lobbies.bots``
+(in its key): declared bots have quick races of their own.
 
 Revision ID: 0014_friends_and_leagues
 Revises: 0013_credentials
@@ -78,9 +79,18 @@ def upgrade() -> None:
     )
     op.create_index("ix_league_members_league_id", "league_members", ["league_id", "left_on"])
     op.create_index("ix_league_members_player_id", "league_members", ["player_id", "left_on"])
+    with op.batch_alter_table("race_lobbies", recreate="always") as batch:
+        batch.add_column(sa.Column("bots", sa.Boolean(), server_default=sa.false(), nullable=False))
+        batch.drop_constraint("pk_race_lobbies", type_="primary")
+        batch.create_primary_key("pk_race_lobbies", ["suits", "bots"])
 
 
 def downgrade() -> None:
+    op.execute("DELETE FROM race_lobbies WHERE bots")
+    with op.batch_alter_table("race_lobbies", recreate="always") as batch:
+        batch.drop_constraint("pk_race_lobbies", type_="primary")
+        batch.drop_column("bots")
+        batch.create_primary_key("pk_race_lobbies", ["suits"])
     op.drop_table("league_members")
     op.drop_table("leagues")
     op.drop_table("blocks")

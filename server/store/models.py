@@ -552,11 +552,13 @@ class RaceEntrant(Base):
 
 
 class RaceLobby(Base):
-    """The open public room of each suit count, which quick races fill."""
+    """The open public room of each suit count, which quick races fill: people's, and
+    declared bots' (``bots``: rooms of bots)."""
 
     __tablename__ = "race_lobbies"
 
     suits: Mapped[int] = mapped_column(sa.SmallInteger, primary_key=True, autoincrement=False)
+    bots: Mapped[bool] = mapped_column(sa.Boolean, primary_key=True, server_default=sa.false())
     code: Mapped[str | None] = mapped_column(sa.String(ROOM_CODE_LENGTH))
 
 

@@ -201,6 +201,7 @@ async def test_a_racer_who_drops_comes_back_to_the_race(backend: Backend) -> Non
             assert reply["type"] == "race_room" and reply["room"]["state"] == "racing"
             state = await bob.pushed_event(lambda f: f["type"] == "state")
             assert state["state"]["game"] == game["game"] and state["state"]["seq"] == 1
+            await update_of(alice, ben, "joined")  # the others see the racer back
             racers = {r["player"]: r for r in reply["room"]["racers"]}
             assert racers[ben]["moves"] == 1 and racers[ann]["moves"] == 0
             clock.advance(seconds=1)
@@ -218,6 +219,26 @@ async def test_a_racer_who_drops_comes_back_to_the_race(backend: Backend) -> Non
             moved = await bob.request({"type": "move", "move": line[2], "id": "back-2"})
             assert moved["seq"] == 3
             await update_of(alice, ben, "moved", moves=3)
+
+
+async def test_bots_have_quick_races_of_their_own(backend: Backend) -> None:
+    """A declared bot's quick race is in the bots' own room (which takes bots); a person's
+    never is."""
+    clock = room_clock()
+    async with (
+        serving(server_settings(backend), clock=clock) as server,
+        Client.connect(server.url) as robo,
+        Client.connect(server.url) as droid,
+        Client.connect(server.url) as person,
+    ):
+        await signed_up(robo, "robo", bot=True)
+        await signed_up(droid, "droid", bot=True)
+        await signed_up(person, "pat")
+        bots = await room_reply(robo, {"type": "race_quick", "suits": 4})
+        assert bots["public"] and bots["allow_bots"] and bots["state"] == "open"
+        assert (await room_reply(droid, {"type": "race_quick", "suits": 4}))["code"] == bots["code"]
+        people = await room_reply(person, {"type": "race_quick", "suits": 4})
+        assert people["code"] != bots["code"] and not people["allow_bots"]
 
 
 async def test_bad_room_requests_are_refused_with_stable_codes(backend: Backend) -> None:
@@ -240,7 +261,6 @@ async def test_bad_room_requests_are_refused_with_stable_codes(backend: Backend)
         assert await refused(alice, {"type": "race_new", "capacity": 11}) == "invalid-message"
         assert await refused(alice, {"type": "race_new", "code": "SS1-S9-A"}) == "bad-code"
         assert await refused(robo, {"type": "race_new"}) == "bots-not-allowed"
-        assert await refused(robo, {"type": "race_quick"}) == "bots-not-allowed"
 
         room = await room_reply(alice, {"type": "race_new", "capacity": 2})
         code = room["code"]

@@ -367,6 +367,7 @@ class AfterDay:
             mode=record.mode,
             day=record.day,
             race=race,
+            started=round(record.started_at.timestamp() * 1000),
             moves=[
                 ReplayStep(seq=entry.seq, action=entry.action, at=entry.at_ms)
                 for entry in logged.entries

@@ -146,6 +146,7 @@ class GameEndings:
             share=share,
             board=board,
             counts_from=counts_from,
+            seq=game.seq,
         )
 
     async def streak(self, player_id: int, *, upto: date | None = None) -> Streak | None:

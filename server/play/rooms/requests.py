@@ -105,12 +105,13 @@ class RoomRequests:
             self._tasks.spawn(self._runs.auto_start(record.code))
 
     async def quick(self, player: PlayerRecord, suits: int) -> RaceRecord:
-        """``player`` in the open public room of ``suits`` suits (a new one if none)."""
-        if player.bot:
-            raise Refused(ErrorCode.BOTS_NOT_ALLOWED, "quick races are for people")
+        """``player`` in the open public room of ``suits`` suits (a new one if none): a
+        declared bot in the bots' own (rooms of bots, which take bots), a person in
+        people's."""
         options = RoomOptions(
             suits=suits,
             public=True,
+            allow_bots=player.bot,
             countdown=self._settings.countdown,
             time_limit=self._settings.time_limit,
         )

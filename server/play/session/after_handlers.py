@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 async def day_stats(conversation: Conversation, message: DayStatsRequest) -> Replies:
-    player = None
+    player = conversation.player  # where you stand, signed in, as for rank and history
     if message.player is not None:
         player = await conversation.hub.accounts.named(message.player)
     stats = await conversation.hub.after.day_stats(

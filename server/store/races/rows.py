@@ -218,20 +218,21 @@ async def quick_join(
 ) -> str | RaceRecord:
     """The quick join's transaction: the code of the room joined, or the room the player
     was in already; ``insert``: the database's INSERT (with its ON CONFLICT)."""
-    suits = options.suits
+    # people's lobby, or (rooms that take bots) the bots' own
+    lobby = (RaceLobby.suits == options.suits, RaceLobby.bots == options.allow_bots)
     await session.execute(
         insert(RaceLobby)
-        .values(suits=suits, code=None)
-        .on_conflict_do_nothing(index_elements=["suits"])
+        .values(suits=options.suits, bots=options.allow_bots, code=None)
+        .on_conflict_do_nothing(index_elements=["suits", "bots"])
     )
-    # the lobby's row lock: quick joins of one suit count take turns
+    # the lobby's row lock: quick joins of one lobby take turns
     await session.execute(
         sa.update(RaceLobby)
-        .where(RaceLobby.suits == suits)
+        .where(*lobby)
         .values(code=RaceLobby.code)
         .execution_options(synchronize_session=False)
     )
-    current = await session.scalar(sa.select(RaceLobby.code).where(RaceLobby.suits == suits))
+    current = await session.scalar(sa.select(RaceLobby.code).where(*lobby))
     code = None
     if current is not None:
         room = (await read_rooms(session, Race.code == current)).get(current)
@@ -246,7 +247,7 @@ async def quick_join(
         await session.flush()
         await session.execute(
             sa.update(RaceLobby)
-            .where(RaceLobby.suits == suits)
+            .where(*lobby)
             .values(code=code)
             .execution_options(synchronize_session=False)
         )

@@ -319,9 +319,13 @@ async def test_a_quick_race_is_a_public_room_of_the_suit_count(parts: Parts) -> 
     assert parts.around.told == [("changed", CODE, "joined"), ("auto_start", CODE)]
 
 
-async def test_quick_races_are_for_people(parts: Parts) -> None:
-    assert await refusal(parts.requests.quick(ROBOT, 1)) is ErrorCode.BOTS_NOT_ALLOWED
-    assert parts.races.asked == []
+async def test_a_bots_quick_race_is_in_the_bots_own_lobby(parts: Parts) -> None:
+    parts.races.answer = (room(ANN, public=True), True)
+    await parts.requests.quick(ROBOT, 1)
+    await parts.requests.quick(BOB, 1)
+    await parts.tasks.close()
+    asked = [keywords["options"].allow_bots for _, keywords in parts.races.asked]
+    assert asked == [True, False]  # a bot's room takes bots; a person's never
 
 
 async def test_a_quick_race_already_joined_is_no_news(parts: Parts) -> None:
