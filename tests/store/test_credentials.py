@@ -108,6 +108,10 @@ async def test_deleting_an_account_frees_its_name_and_every_way_in(store: Store)
     )
     await store.replace_recovery_codes(player_id=player.id, code_hashes=["r1"], now=T0)
     await store.set_settings(player_id=player.id, settings={"sound": True})
+    passkey = uuid.uuid4().hex
+    await store.add_passkey(
+        player_id=player.id, credential_id=passkey, public_key=b"k", sign_count=0, name="p", now=T0
+    )
     data = await store.account_data(player.id)
     assert data is not None and data["account"]["name"] == player.name
     assert data["recovery_codes_left"] == 1 and len(data["credentials"]) == 2
@@ -115,6 +119,7 @@ async def test_deleting_an_account_frees_its_name_and_every_way_in(store: Store)
     assert not await store.delete_account(player_id=player.id, anonymous_name="#1", now=T0)
     assert await store.signed_in_by(secret_hash=token_hash, now=T0, address="") is None
     assert await store.spend_recovery_code("r1") is None
+    assert await store.passkey_by_credential_id(passkey) is None  # the passkey signs nobody in
     assert await store.player_by_name(player.name) is None
     gone = await store.player_by_id(player.id)
     assert gone is not None and gone.name == "#0badf00d" and gone.settings is None
