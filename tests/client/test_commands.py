@@ -175,7 +175,7 @@ def test_option_mixes_that_mean_nothing_are_refused_with_the_usage(
     "argv",
     [
         ["play", "--daily", "--moves", "3-", "--json"],
-        ["--json", "play", "--code", "SS1-S1-AAAAAAB", "--moves", "3-4 11-2"],
+        ["--json", "play", "--code", "SS1-S1-AAAAAAB", "--moves", "3-4 11-200"],
         ["play", "--moves", "3-4", "--json"],
         ["--json", "play", "--daily", "--suits", "3"],
         ["replay", "SS1-S1-AAAAAAB", "--moves", "x", "--json"],

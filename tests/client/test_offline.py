@@ -174,7 +174,7 @@ def test_replay_reads_the_board_from_standard_input(
         (["deal", ""], ["is not a game code"]),
         (["replay", "XX1-S4-AAAAAAA", "--moves", "1-2"], ["unknown code format"]),
         (["replay", CODE, "--moves", "1-2 3-7x 4-5"], ["'3-7x' is not a move"]),
-        (["replay", CODE, "--moves", "1-11"], ["columns are numbered 1 to 10"]),
+        (["replay", CODE, "--moves", "1-111"], ["'1-111' is not a move"]),
     ],
 )
 def test_bad_input_gives_one_line_on_stderr_and_exit_2(

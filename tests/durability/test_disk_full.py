@@ -75,6 +75,9 @@ class Disk:
         if self.backend.name == "embedded":
             db = self._sqlite()
             self._limit = db.execute("PRAGMA max_page_count").fetchone()[0]
+            # migrations that copy a table (SQLite's batch mode) leave its old pages free:
+            # give them back, so that the file is full at its size
+            db.execute("VACUUM")
             pages = db.execute("PRAGMA page_count").fetchone()[0]
             assert db.execute("PRAGMA freelist_count").fetchone() == (0,)
             db.execute(f"PRAGMA max_page_count={pages}")

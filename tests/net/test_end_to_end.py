@@ -130,7 +130,7 @@ async def test_bad_input_gets_errors_and_changes_nothing(backend: Backend) -> No
             ('{"type": "move", "id": 3, "move": 37}', "invalid-message"),
             ('{"type": "start", "id": 4, "suits": 3}', "invalid-message"),
             ('{"type": "move", "id": 5, "move": "1-2", "extra": true}', "invalid-message"),
-            ('{"type": "move", "id": 6, "move": "1-99"}', "bad-move"),
+            ('{"type": "move", "id": 6, "move": "1-100"}', "bad-move"),
             ('{"type": "move", "id": 7, "move": "4-4"}', "illegal-move"),
             (
                 '{"type": "start", "id": 8, "mode": "practice", "code": "XX9-S1-AAAAAAA"}',

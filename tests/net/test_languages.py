@@ -27,7 +27,7 @@ FRAMES: list[tuple[str, str]] = [
     ('{"type": "teleport", "id": 1}', "unknown-type"),
     ('{"type": "move", "id": 3, "move": 37}', "invalid-message"),
     ('{"type": "move", "id": 5, "move": "1-2", "extra": true}', "invalid-message"),
-    ('{"type": "move", "id": 6, "move": "1-99"}', "bad-move"),
+    ('{"type": "move", "id": 6, "move": "1-100"}', "bad-move"),
     ('{"type": "move", "id": 7, "move": "4-4"}', "illegal-move"),
     ('{"type": "race_join", "id": 8, "code": "??"}', "no-such-race"),
     ('{"type": "history", "id": 9, "player": "nobody-at-all-here"}', "not-found"),
