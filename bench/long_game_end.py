@@ -131,6 +131,8 @@ async def run(tree: Path, actions: int, log_level: str) -> dict[str, object]:
         "SIMON_LIMITS_EXEMPT": "127.0.0.0/8",
         "SIMON_RATE_LIMIT_MESSAGES": "100000000",
         "SIMON_MAX_GAME_ACTIONS": str(actions + 10),
+        # the player's connection waits, unsigned, while another warms the server up
+        "SIMON_UNAUTHENTICATED_GRACE_SECONDS": "600",
     }
     async with solo_server(tree, log_level, settings) as server:
         async with (
