@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import date
 from typing import Final
 
@@ -257,79 +257,90 @@ class RedisBus(Bus):
         return [value.decode() if isinstance(value, bytes) else value for value in values]
 
     async def _read_loop(self) -> None:
+        """The races' and rooms' reader: the channels joined, once one is."""
+
+        def subscribed(pubsub: redis.client.PubSub) -> None:
+            self._pubsub = pubsub
+            self._ready.set()
+
+        def ended() -> None:
+            self._pubsub = None
+            self._ready.clear()
+
+        await self._reading(
+            "race", self._pubsub_client, lambda: self._joined, self._race_message, subscribed, ended
+        )
+
+    def _race_message(self, channel: str, data: bytes) -> None:
         rooms = f"{self._prefix}:room:"
+        if channel.startswith(rooms):
+            self._deliver_room(channel[len(rooms) :], data.decode())
+            return
+        try:
+            day, suits = self._parse_channel(channel)
+        except ValueError:
+            return
+        for event in data.decode().split("\n"):
+            self._deliver(day, suits, event)
+
+    async def _read_node_loop(self) -> None:
+        """Read the channels every node hears (revoked credentials, frames to players):
+        what is published while it is away is lost (a revoked token is still refused from
+        the database at its next sign-in)."""
+        channels = {self._revoked_channel(), self._players_channel()}
+        await self._reading(
+            "node",
+            self._node_client,
+            lambda: channels,
+            self._node_message,
+            lambda _: self._nodes_ready.set(),
+            lambda: None,
+        )
+
+    def _node_message(self, channel: str, data: bytes) -> None:
+        if channel == self._revoked_channel():
+            self._deliver_revoked([int(i) for i in data.split()])
+        elif channel == self._players_channel():
+            ids, _, frame = data.decode().partition("\n")
+            self._deliver_to_players([int(i) for i in ids.split()], frame)
+
+    async def _reading(
+        self,
+        name: str,
+        client: redis.Redis,
+        channels: Callable[[], Collection[str]],
+        handle: Callable[[str, bytes], None],
+        subscribed: Callable[[redis.client.PubSub], None],
+        ended: Callable[[], None],
+    ) -> None:
+        """A reader in a reconnect loop with backoff, subscribed to ``channels()`` (waiting
+        while there are none), handing each message to ``handle``."""
         backoff = _BACKOFF_FIRST
         while not self._closing:
-            if not self._joined:
+            wanted = channels()
+            if not wanted:
                 self._changed.clear()
                 await self._changed.wait()
                 continue
-            pubsub = self._pubsub_client.pubsub(ignore_subscribe_messages=True)
+            pubsub = client.pubsub(ignore_subscribe_messages=True)
             try:
-                await pubsub.subscribe(*self._joined)
-                self._pubsub = pubsub
-                self._ready.set()
+                await pubsub.subscribe(*wanted)
+                subscribed(pubsub)
                 backoff = _BACKOFF_FIRST
                 while not self._closing:
                     message = await pubsub.get_message(timeout=1.0)
-                    if message is None or message.get("type") != "message":
-                        continue
-                    channel = message["channel"].decode()
-                    if channel.startswith(rooms):
-                        self._deliver_room(channel[len(rooms) :], message["data"].decode())
-                        continue
-                    try:
-                        day, suits = self._parse_channel(channel)
-                    except ValueError:
-                        continue
-                    for event in message["data"].decode().split("\n"):
-                        self._deliver(day, suits, event)
+                    if message is not None and message.get("type") == "message":
+                        handle(message["channel"].decode(), message["data"])
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as error:
-                log.warning("race reader lost Redis (%s); retrying in %.1f s", error, backoff)
+                log.warning("%s reader lost Redis (%s); retrying in %.1f s", name, error, backoff)
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, _BACKOFF_MAX)
             except Exception:  # a bad handler must not end the reader for everyone
-                log.exception("race reader failed; restarting")
+                log.exception("%s reader failed; restarting", name)
                 await asyncio.sleep(backoff)
             finally:
-                self._pubsub = None
-                self._ready.clear()
+                ended()
                 with contextlib.suppress(RedisError, OSError):
                     await pubsub.aclose()  # type: ignore[no-untyped-call,unused-ignore]  # untyped before redis-py 8.2
-
-    async def _read_node_loop(self) -> None:
-        """Read the channels every node hears (revoked credentials, frames to players), in a
-        reconnect loop with backoff: what is published while it is away is lost (a revoked
-        token is still refused from the database at its next sign-in)."""
-        revoked, players = self._revoked_channel(), self._players_channel()
-        backoff = _BACKOFF_FIRST
-        while not self._closing:
-            pubsub = self._node_client.pubsub(ignore_subscribe_messages=True)
-            try:
-                await pubsub.subscribe(revoked, players)
-                self._nodes_ready.set()
-                backoff = _BACKOFF_FIRST
-                while not self._closing:
-                    message = await pubsub.get_message(timeout=1.0)
-                    if message is None or message.get("type") != "message":
-                        continue
-                    channel = message["channel"].decode()
-                    if channel == revoked:
-                        self._deliver_revoked([int(i) for i in message["data"].split()])
-                    elif channel == players:
-                        ids, _, frame = message["data"].decode().partition("\n")
-                        self._deliver_to_players([int(i) for i in ids.split()], frame)
-            except asyncio.CancelledError:
-                raise
-            except (RedisError, OSError) as error:
-                log.warning("node reader lost Redis (%s); retrying in %.1f s", error, backoff)
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, _BACKOFF_MAX)
-            except Exception:  # a bad handler must not end the reader for everyone
-                log.exception("node reader failed; restarting")
-                await asyncio.sleep(backoff)
-            finally:
-                with contextlib.suppress(RedisError, OSError):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call,unused-ignore]

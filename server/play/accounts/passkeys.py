@@ -11,9 +11,10 @@ for one answer. Passkeys are discoverable (resident): signing in asks for no nam
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -143,19 +144,13 @@ class Passkeys:
     ) -> PasskeyRecord:
         asked = self._fresh(challenge, "add")
         _check_size(credential)
-        try:
+        with _verifying():
             verified = webauthn.verify_registration_response(
                 credential=credential,
                 expected_challenge=asked.challenge,
                 expected_rp_id=asked.rp_id,
                 expected_origin=asked.origin,
             )
-        except (WebAuthnException, ValueError, KeyError, TypeError) as error:
-            raise Refused(
-                ErrorCode.PASSKEY_FAILED,
-                "the passkey did not verify: %(why)s",
-                params={"why": str(error)[:200]},
-            ) from None
         credential_id = _b64url(verified.credential_id)
         if await self._store.passkey_by_credential_id(credential_id) is not None:
             raise Refused(ErrorCode.PASSKEY_FAILED, "this passkey is on an account already")
@@ -184,7 +179,7 @@ class Passkeys:
         )
         if passkey is None:
             raise Refused(ErrorCode.PASSKEY_FAILED, "this passkey signs nobody in here")
-        try:
+        with _verifying():
             verified = webauthn.verify_authentication_response(
                 credential=credential,
                 expected_challenge=asked.challenge,
@@ -193,12 +188,6 @@ class Passkeys:
                 credential_public_key=passkey.public_key,
                 credential_current_sign_count=passkey.sign_count,
             )
-        except (WebAuthnException, ValueError, KeyError, TypeError) as error:
-            raise Refused(
-                ErrorCode.PASSKEY_FAILED,
-                "the passkey did not verify: %(why)s",
-                params={"why": str(error)[:200]},
-            ) from None
         now = self._clock.now()
         await self._store.passkey_used(
             passkey_id=passkey.id, sign_count=verified.new_sign_count, now=now
@@ -213,6 +202,19 @@ class Passkeys:
     async def remove(self, player: PlayerRecord, passkey_id: int) -> None:
         if not await self._store.remove_passkey(player_id=player.id, passkey_id=passkey_id):
             raise Refused(ErrorCode.NOT_FOUND, "the account has no such passkey")
+
+
+@contextlib.contextmanager
+def _verifying() -> Iterator[None]:
+    """The library's refusal of a passkey's answer, as ours (``passkey-failed``, saying why)."""
+    try:
+        yield
+    except (WebAuthnException, ValueError, KeyError, TypeError) as error:
+        raise Refused(
+            ErrorCode.PASSKEY_FAILED,
+            "the passkey did not verify: %(why)s",
+            params={"why": str(error)[:200]},
+        ) from None
 
 
 def _check_size(credential: dict[str, Any]) -> None:
