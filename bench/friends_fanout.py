@@ -66,6 +66,7 @@ from bench.server_load_servers import (  # noqa: E402
     cpu_seconds,
     raise_file_limit,
     services_cpu,
+    start_node,
     stop_server,
 )
 from tests.support.kills import free_port  # noqa: E402
@@ -118,22 +119,6 @@ async def serve(port: int, database: str, redis_url: str, prefix: str) -> None:
         tune_gc()
         print("READY", flush=True)
         await stop.wait()
-
-
-def start_node(port: int, backend: Backend) -> subprocess.Popen[str]:
-    assert backend.database_url is not None and backend.redis_url is not None
-    command = [
-        sys.executable, __file__, "--serve", "--port", str(port), "--database",
-        backend.database_url, "--redis", backend.redis_url, "--prefix", backend.prefix,
-    ]  # fmt: skip
-    process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
-    )
-    assert process.stdout is not None
-    if process.stdout.readline().strip() != "READY":
-        process.kill()
-        raise SystemExit("a node did not start")
-    return process
 
 
 # -- the database ------------------------------------------------------------------------
@@ -366,7 +351,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             f"filled {args.players + args.baseline:,} players and "
             f"{args.players * args.follows:,} follows in {time.monotonic() - started:.1f} s"
         )
-        nodes.extend(start_node(port, backend) for port in args.ports)
+        nodes.extend(start_node(__file__, port, backend) for port in args.ports)
         urls = [f"ws://127.0.0.1:{port}" for port in args.ports]
         node_pids = [node.pid for node in nodes]
         # the day's deal made on each node before anything is timed

@@ -67,6 +67,7 @@ from bench.server_load_servers import (  # noqa: E402
     cpu_seconds,
     raise_file_limit,
     services_cpu,
+    start_node,
     stop_server,
 )
 from tests.support.services import POSTGRES_ADMIN_DSN as POSTGRES_ADMIN  # noqa: E402
@@ -112,22 +113,6 @@ async def serve(port: int, database: str, redis_url: str, prefix: str) -> None:
         tune_gc()
         print("READY", flush=True)
         await stop.wait()
-
-
-def start_node(port: int, backend: Backend) -> subprocess.Popen[str]:
-    assert backend.database_url is not None and backend.redis_url is not None
-    command = [
-        sys.executable, __file__, "--serve", "--port", str(port), "--database",
-        backend.database_url, "--redis", backend.redis_url, "--prefix", backend.prefix,
-    ]  # fmt: skip
-    process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
-    )
-    assert process.stdout is not None
-    if process.stdout.readline().strip() != "READY":
-        process.kill()
-        raise SystemExit("a node did not start")
-    return process
 
 
 # -- the bots ----------------------------------------------------------------------------
@@ -441,7 +426,7 @@ async def run(options: argparse.Namespace) -> list[Figures]:
     nodes: list[subprocess.Popen[str]] = []
     try:
         for port in options.ports:  # one after the other: the first migrates the database
-            nodes.append(start_node(port, backend))  # noqa: PERF401  # stopped if the next fails
+            nodes.append(start_node(__file__, port, backend))  # noqa: PERF401  # stopped if the next fails
         figures = []
         for path in options.paths:
             found = await measure(path, options, backend, [node.pid for node in nodes])

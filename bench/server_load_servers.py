@@ -290,6 +290,24 @@ def start_server(
     return process
 
 
+def start_node(script: str, port: int, backend: Backend) -> subprocess.Popen[str]:
+    """A node of a two-node bench on PostgreSQL and Redis: ``script`` run with ``--serve``
+    (its own ``serve``), once it says READY."""
+    assert backend.database_url is not None and backend.redis_url is not None
+    command = [
+        sys.executable, script, "--serve", "--port", str(port), "--database",
+        backend.database_url, "--redis", backend.redis_url, "--prefix", backend.prefix,
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
+    )
+    assert process.stdout is not None
+    if process.stdout.readline().strip() != "READY":
+        process.kill()
+        raise SystemExit("a node did not start")
+    return process
+
+
 def stop_server(process: subprocess.Popen[str]) -> None:
     process.terminate()
     try:
