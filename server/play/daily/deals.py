@@ -140,11 +140,19 @@ def start_worker(nice: int, parent: int | None = None) -> None:
         os.nice(nice)
 
 
+def daily_workers() -> int:
+    """How many searches the daily's prover runs at once: a day's three suit counts, as
+    far as this node's cores go (the workers run at normal priority only while proving:
+    they wait idle the rest of the day)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(len(SUIT_COUNTS), cores or 1))
+
+
 class SolverProver:
     """The real prover: the solver in a worker process (or a thread), off the event loop.
 
-    A process pool of one: the search is pure Python and would otherwise hold the GIL
-    away from play. The worker ignores SIGINT and SIGTERM: it is spawned with them blocked
+    A process pool (of one unless ``workers`` says more): the search is pure Python and
+    would otherwise hold the GIL away from play. The worker ignores SIGINT and SIGTERM: it is spawned with them blocked
     (a blocked mask survives ``exec``, so there is no moment at which a signal to the
     process group can reach it) and ignores them before unblocking them. ``close`` kills
     it at once, so a stop never waits for a search to end, and never waits on a lock a dead
@@ -161,11 +169,13 @@ class SolverProver:
         prove: Callable[[str, float], Proof] = solve_code,
         name: str = "daily deals",
         nice: int = 0,
+        workers: int = 1,
     ) -> None:
         """``prove`` runs in the worker: the daily's :func:`solve_code` (a short solution:
         par), or a race room's bare verdict (server/play/rooms/deals.py). ``name`` says
         whose worker it is in the log; ``nice`` lowers its priority (``os.nice``: reviews of
-        games, server/play/after/review.py)."""
+        games, server/play/after/review.py); ``workers``: searches run at once, each in a
+        process of its own (the daily's: a day's three suit counts, as the cores allow)."""
         self.max_seconds = max_seconds
         self.name = name
         self._processes = processes
@@ -174,6 +184,7 @@ class SolverProver:
         self._running: set[concurrent.futures.Future[Any]] = set()
         self._closed = False
         self._nice = nice
+        self._workers = max(1, workers)
         #: Searches under way or waiting when :meth:`close` stopped the worker.
         self.cut_short = 0
 
@@ -217,7 +228,7 @@ class SolverProver:
         if self._executor is None:
             # spawn: a forked child of a threaded asyncio process is unsafe
             self._executor = ProcessPoolExecutor(
-                1,
+                self._workers,
                 mp_context=get_context("spawn"),
                 initializer=start_worker,
                 initargs=(self._nice, os.getpid()),
