@@ -78,9 +78,10 @@ class SolverProver:
     would otherwise hold the GIL away from play. A worker ignores SIGINT and SIGTERM: it is
     spawned with them blocked (a blocked mask survives ``exec``, so there is no moment at
     which a signal to the process group can reach it) and ignores them before unblocking
-    them (server/play/daily/worker.py). ``close`` kills it at once, so a stop never waits for a search to end, and never waits on a lock a dead
-    worker held (``multiprocessing.Pool.terminate`` can: its workers hold the task queue's
-    lock while idle). It ends by itself once the server is gone (:func:`end_with_parent`),
+    them (server/play/daily/worker.py). ``close`` kills the workers at once, so a stop
+    never waits for a search to end, and never waits on a lock a dead worker held
+    (``multiprocessing.Pool.terminate`` can: its workers hold the task queue's lock while
+    idle). A worker ends by itself once the server is gone (:func:`end_with_parent`),
     even when the server had no stop of its own (``kill -9``).
     """
 
