@@ -204,6 +204,13 @@ async def run_server(
         ):
             logging.getLogger(name).addFilter(log_filter)
             stack.callback(logging.getLogger(name).removeFilter, log_filter)
+        daily_solver = None
+        if prover is None:
+            # the daily's solver workers first: their start (a process each, its imports)
+            # goes on while the database opens, so a first start's proofs begin at once
+            daily_solver = SolverProver(settings.daily_solver_seconds, workers=daily_workers())
+            stack.callback(daily_solver.close)
+            daily_solver.start()
         rank_redis = None
         if settings.database_url is None:  # the embedded database: in the data folder
             private_folder(settings.data_dir)
@@ -239,10 +246,8 @@ async def run_server(
         reviews: SolverProver | None = None  # tests that bring a prover: the hub's own
         fairplay_worker: SolverProver | None = None  # ... and a thread for the fair play
         if prover is None:
-            # a day's three deals proven side by side, as far as the cores go
-            solver = SolverProver(settings.daily_solver_seconds, workers=daily_workers())
-            stack.callback(solver.close)
-            prover = solver
+            assert daily_solver is not None  # made above: a day's three deals side by side
+            solver = prover = daily_solver
             # race rooms' deals in a worker of their own: a verdict never waits for a daily
             verdicts = SolverProver(
                 settings.race_solver_seconds, prove=verdict_of, name="race deals"

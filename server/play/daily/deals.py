@@ -40,6 +40,7 @@ from .worker import (
     Proof,
     solve_code,
     start_worker,
+    warm,
 )
 
 log = logging.getLogger(__name__)
@@ -112,6 +113,13 @@ class SolverProver:
         #: Searches under way or waiting when :meth:`close` stopped the worker.
         self.cut_short = 0
 
+    def start(self) -> None:
+        """Start the workers now, not at the first search (each imports the solver first:
+        started at a server's start, that goes on while the database opens)."""
+        if self._processes and not self._closed:
+            for _ in range(self._workers):
+                self._submit(warm)
+
     async def __call__(self, code: str) -> Proof:
         return await self.run(self._prove, code, self.max_seconds)
 
@@ -149,6 +157,15 @@ class SolverProver:
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
                 loop.call_soon_threadsafe(settle, work)
 
+        work = self._submit(task, *args)
+        self._running.add(work)
+        work.add_done_callback(deliver)
+        # A waiter that gives up leaves its work alone: cancelling an executor's future races
+        # with the executor's own thread, which on Python 3.11 then dies with a traceback
+        # (InvalidStateError) when the worker is killed at a stop; the result is dropped.
+        return await future
+
+    def _submit(self, task: Callable[..., T], *args: Any) -> concurrent.futures.Future[T]:
         if self._executor is None:
             # spawn: a forked child of a threaded asyncio process is unsafe
             self._executor = ProcessPoolExecutor(
@@ -157,19 +174,13 @@ class SolverProver:
                 initializer=start_worker,
                 initargs=(self._nice, os.getpid()),
             )
-        # the worker is spawned (if need be) by submit, in this thread: with the stop
+        # a worker is spawned (if need be) by submit, in this thread: with the stop
         # signals blocked here, it starts with them blocked; ours wait until the unblock
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:
-            work = self._executor.submit(task, *args)
+            return self._executor.submit(task, *args)
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-        self._running.add(work)
-        work.add_done_callback(deliver)
-        # A waiter that gives up leaves its work alone: cancelling an executor's future races
-        # with the executor's own thread, which on Python 3.11 then dies with a traceback
-        # (InvalidStateError) when the worker is killed at a stop; the result is dropped.
-        return await future
 
     def close(self) -> None:
         """Stop the worker now (killed: a search under way is cut short, and counted in

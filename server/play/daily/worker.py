@@ -26,6 +26,13 @@ class Proof:
     moves: tuple[str, ...] = ()
 
 
+def warm() -> None:
+    """Nothing: a worker started ahead of its first search (:meth:`SolverProver.start`)
+    has imported the solver by the time it answers."""
+    from server.engine import Game  # noqa: F401
+    from server.solver import solve  # noqa: F401
+
+
 def solve_code(code: str, max_seconds: float) -> Proof:
     """Run the solver on one code (in a worker: it takes seconds of CPU)."""
     from server.engine import Game
