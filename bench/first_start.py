@@ -120,7 +120,8 @@ def main() -> None:
             moments = one_start(source, secret, args.solver_seconds)
             results[name].append(moments)
             shown = "  ".join(f"{key} {value:6.2f} s" for key, value in moments.items())
-            print(f"round {round_} {name:10} {shown}", flush=True)
+            load = os.getloadavg()[0]
+            print(f"round {round_} {name:10} {shown}  (load {load:.1f})", flush=True)
     print()
     print("| server | first answer (s) | first 200 (s) | three deals proven (s) |")
     print("|---|---|---|---|")
