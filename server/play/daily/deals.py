@@ -34,14 +34,9 @@ from server.play.errors import DealsNotReady, NoDailyDeal, Refused, SolverStoppe
 from server.protocol import ErrorCode
 from server.store import DailyDealRecord, DealStore
 
-from .worker import (
-    STOP_SIGNALS,
-    WORKER_EXIT_SECONDS,
-    Proof,
-    solve_code,
-    start_worker,
-    warm,
-)
+from .worker import STOP_SIGNALS, WORKER_EXIT_SECONDS, start_worker, warm
+from .worker import Proof as Proof  # the rest of the server takes these from here
+from .worker import solve_code as solve_code
 
 log = logging.getLogger(__name__)
 
