@@ -209,8 +209,8 @@ class Node:
     async def healthy(self, seconds: float = START_SECONDS) -> None:
         deadline = time.monotonic() + seconds
         while True:
-            status, _ = await asyncio.to_thread(http_get, f"{self.http}/healthz", 2)
-            if status == 200:
+            status, body = await asyncio.to_thread(http_get, f"{self.http}/healthz", 2)
+            if status == 200 and json.loads(body).get("daily") == "ready":  # deals proven
                 return
             assert self.process is not None
             if self.process.poll() is not None:

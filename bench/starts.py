@@ -98,7 +98,7 @@ async def timed(pid: int, requests: list[Callable[[], Awaitable[object]]]) -> fl
 async def daily_ready(port: int) -> None:
     """Wait for today's deals: a fresh server proves them first (at once here)."""
     for _ in range(100):
-        if await asyncio.to_thread(healthy, port):  # 503 while proving
+        if await asyncio.to_thread(healthy, port):  # "daily": "proving" until then
             return
         await asyncio.sleep(0.1)
     raise SystemExit("today's deals were never ready")

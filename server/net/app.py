@@ -24,7 +24,7 @@ from server.bus import Bus, RedisBus, open_bus, redis_client
 from server.i18n import speaking
 from server.play.after.review import REVIEW_NICE
 from server.play.clock import Clock, SystemClock
-from server.play.daily.deals import Prover, SolverProver
+from server.play.daily.deals import Prover, SolverProver, daily_workers
 from server.play.hub import Hub
 from server.play.rooms.deals import verdict_of
 from server.play.rooms.rooms import RoomSettings
@@ -151,7 +151,7 @@ async def _answer_request(
         hub, request, health, metrics if local else None, http.SignIns(gate, address)
     )
     if response.status_code >= 400 and not http.is_health_check(request):
-        # a 503 from /healthz is the node's state (proving, the database down), which a
+        # a 503 from /healthz is the node's state (the database down), which a
         # balancer polls for: not an error answered to anyone
         metrics.http_error(response.body.decode(errors="replace"))
     return response
@@ -204,6 +204,13 @@ async def run_server(
         ):
             logging.getLogger(name).addFilter(log_filter)
             stack.callback(logging.getLogger(name).removeFilter, log_filter)
+        daily_solver = None
+        if prover is None:
+            # the daily's solver workers first: their start (a process each, its imports)
+            # goes on while the database opens, so a first start's proofs begin at once
+            daily_solver = SolverProver(settings.daily_solver_seconds, workers=daily_workers())
+            stack.callback(daily_solver.close)
+            daily_solver.start()
         rank_redis = None
         if settings.database_url is None:  # the embedded database: in the data folder
             private_folder(settings.data_dir)
@@ -239,9 +246,8 @@ async def run_server(
         reviews: SolverProver | None = None  # tests that bring a prover: the hub's own
         fairplay_worker: SolverProver | None = None  # ... and a thread for the fair play
         if prover is None:
-            solver = SolverProver(settings.daily_solver_seconds)
-            stack.callback(solver.close)
-            prover = solver
+            assert daily_solver is not None  # made above: a day's three deals side by side
+            solver = prover = daily_solver
             # race rooms' deals in a worker of their own: a verdict never waits for a daily
             verdicts = SolverProver(
                 settings.race_solver_seconds, prove=verdict_of, name="race deals"

@@ -47,7 +47,7 @@ class ServiceHealth(BaseModel):
 class HealthReport(BaseModel):
     """``/healthz``: this node's figures and its services' states (``redis`` only with
     Redis configured); answered ``503`` with ``ok`` false while the database does not
-    answer or today's deals are being proven."""
+    answer; ``daily`` is ``proving`` (answered ``200``) while today's deals are proven."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -151,7 +151,9 @@ class Source:
         return self._hub.held_review_hours
 
     async def daily(self) -> DailyInfo:
-        return await _asking(self._hub.queries.daily_info())
+        """Today's day, its time left and yesterday's deals (not today's: the boards are
+        served while a fresh server proves them, empty until then)."""
+        return await _asking(self._hub.queries.daily_info(today=False))
 
     async def board(
         self, *, day: date, suits: SuitCount, board: Board, limit: int, after: str | None = None

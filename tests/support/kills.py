@@ -111,8 +111,8 @@ class ServerProcess:
             return "(no log)"
 
     async def start(self, *, ready: bool = True) -> None:
-        """Start it and wait until ``/healthz`` answers 200 (today's deals proven), or with
-        ``ready`` false until it answers at all (503 while proving)."""
+        """Start it and wait until ``/healthz`` answers 200 with today's deals proven, or
+        with ``ready`` false until it answers at all (it serves while proving them)."""
         assert self.process is None or self.process.poll() is not None
         self.starts += 1
         with self.log_path.open("ab") as log:
@@ -208,11 +208,15 @@ class ServerProcess:
 
 
 def healthy(port: int, ready: bool = True) -> bool:
-    """Whether ``/healthz`` answers 200 (or, unless ``ready``, answers at all)."""
+    """Whether ``/healthz`` answers 200 with today's deals proven (``"daily": "ready"``),
+    or, unless ``ready``, answers at all (it answers 200 while proving them, 503 while its
+    database does not answer)."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
             status: int = response.status
-            return status == 200
+            if not ready:
+                return True
+            return status == 200 and json.loads(response.read()).get("daily") == "ready"
     except urllib.error.HTTPError:
         return not ready
     except (OSError, urllib.error.URLError):

@@ -79,14 +79,18 @@ class Queries:
             )
         return day
 
-    async def daily_info(self, player: PlayerRecord | None = None) -> DailyInfo:
+    async def daily_info(
+        self, player: PlayerRecord | None = None, *, today: bool = True
+    ) -> DailyInfo:
         """Today's deals without their codes (``start`` reveals a deal), with ``player``'s
-        progress on each; yesterday's codes and par."""
+        progress on each; yesterday's codes and par. With ``today`` false, no deals of
+        today (left empty), never waiting for them: the boards' page, which a fresh server
+        serves while it proves them."""
         now = self._clock.now()
         day = utc_day(now)
         return DailyInfo(
             day=day,
-            deals=await self.today_deals(day, player, wait=DAILY_WAIT),
+            deals=await self.today_deals(day, player, wait=DAILY_WAIT) if today else [],
             yesterday=await self.past_deals(day - timedelta(days=1)),
             seconds_left=round(seconds_to_next_day(now), 3),
         )

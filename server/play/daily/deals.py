@@ -14,19 +14,15 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import ctypes
 import hashlib
 import hmac
 import logging
 import os
 import signal
-import sys
 import threading
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from datetime import date
 from multiprocessing import get_context
 from multiprocessing.connection import wait
@@ -38,21 +34,16 @@ from server.play.errors import DealsNotReady, NoDailyDeal, Refused, SolverStoppe
 from server.protocol import ErrorCode
 from server.store import DailyDealRecord, DealStore
 
+from .worker import STOP_SIGNALS, WORKER_EXIT_SECONDS, start_worker, warm
+from .worker import Proof as Proof  # the rest of the server takes these from here
+from .worker import solve_code as solve_code
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 #: Give up on a day after this many unproven candidates (a server misconfiguration).
 MAX_CANDIDATES: Final = 64
-
-
-@dataclass(frozen=True, slots=True)
-class Proof:
-    """What a prover found about a deal: ``winnable`` None means it could not tell."""
-
-    winnable: bool | None
-    par: int | None = None
-    moves: tuple[str, ...] = ()
 
 
 #: Proves one deal (a game code) winnable or not.
@@ -68,88 +59,25 @@ def candidate_codes(secret: str, day: date, suits: int) -> Iterator[str]:
         yield str(GameCode(suits, int.from_bytes(digest[:16], "big") % DEALS_PER_SUIT_COUNT))
 
 
-def solve_code(code: str, max_seconds: float) -> Proof:
-    """Run the solver on one code (in a worker: it takes seconds of CPU)."""
-    from server.engine import Game
-    from server.solver import Verdict, solve
-
-    solution = solve(Game.from_code(code), max_seconds=max_seconds)
-    if solution.verdict is Verdict.WINNABLE:
-        moves = tuple(move.text() for move in solution.moves)
-        return Proof(True, len(moves), moves)
-    if solution.verdict is Verdict.UNWINNABLE:
-        return Proof(False)
-    return Proof(None)
-
-
-#: The signals that stop the server: its solver workers ignore them (the server decides when
-#: they stop, and kills them), so a signal to the whole process group (systemd's
-#: ``KillMode=control-group``, Ctrl+C in a terminal) reaches the server alone.
-STOP_SIGNALS: Final = frozenset({signal.SIGINT, signal.SIGTERM})
-#: At a stop, how long to wait for a killed worker to be gone (seconds).
-WORKER_EXIT_SECONDS: Final = 5.0
-
-
-def ignore_stop_signals() -> None:
-    """A solver worker's first act: ignore the stop signals, then take the ones blocked
-    since its spawn (a signal that came in between is dropped with them)."""
-    for signum in STOP_SIGNALS:
-        signal.signal(signum, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-
-
-#: How often a solver worker looks whether its server is still there (seconds).
-PARENT_POLL_SECONDS: Final = 0.5
-#: Linux's ``prctl`` option: the signal a process gets when its parent dies.
-_PR_SET_PDEATHSIG: Final = 1
-
-
-def end_with_parent(parent: int) -> None:
-    """Have this worker end once its server (process ``parent``) is gone, however it went:
-    a server killed without its own stop (``kill -9``, the OOM killer) would leave it
-    re-parented to init, ignoring the stop signals, for good.
-
-    On Linux the kernel kills it at once (``PR_SET_PDEATHSIG``: the parent *thread* that
-    spawned it is the server's event loop, which lasts as long as the server); everywhere a
-    daemon thread looks at its parent every :data:`PARENT_POLL_SECONDS` and ends the worker
-    when that is no longer the server. A server gone before either was set up is seen at
-    once. (Workers are spawned by the server itself: a forkserver would be their parent.)
-    """
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:
-        os._exit(1)
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_POLL_SECONDS)
-        os._exit(1)  # nobody to answer: no cleanup owed
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-
-
-def start_worker(nice: int, parent: int | None = None) -> None:
-    """A solver worker's start: the stop signals ignored, its end tied to its server's
-    (process ``parent``: :func:`end_with_parent`), its priority lowered by ``nice``."""
-    ignore_stop_signals()
-    if parent is not None:
-        end_with_parent(parent)
-    if nice:
-        os.nice(nice)
+def daily_workers() -> int:
+    """How many searches the daily's prover runs at once: a day's three suit counts, as
+    far as this node's cores go (the workers run at normal priority only while proving:
+    they wait idle the rest of the day)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(len(SUIT_COUNTS), cores or 1))
 
 
 class SolverProver:
     """The real prover: the solver in a worker process (or a thread), off the event loop.
 
-    A process pool of one: the search is pure Python and would otherwise hold the GIL
-    away from play. The worker ignores SIGINT and SIGTERM: it is spawned with them blocked
-    (a blocked mask survives ``exec``, so there is no moment at which a signal to the
-    process group can reach it) and ignores them before unblocking them. ``close`` kills
-    it at once, so a stop never waits for a search to end, and never waits on a lock a dead
-    worker held (``multiprocessing.Pool.terminate`` can: its workers hold the task queue's
-    lock while idle). It ends by itself once the server is gone (:func:`end_with_parent`),
+    A process pool (of one unless ``workers`` says more): the search is pure Python and
+    would otherwise hold the GIL away from play. A worker ignores SIGINT and SIGTERM: it is
+    spawned with them blocked (a blocked mask survives ``exec``, so there is no moment at
+    which a signal to the process group can reach it) and ignores them before unblocking
+    them (server/play/daily/worker.py). ``close`` kills the workers at once, so a stop
+    never waits for a search to end, and never waits on a lock a dead worker held
+    (``multiprocessing.Pool.terminate`` can: its workers hold the task queue's lock while
+    idle). A worker ends by itself once the server is gone (:func:`end_with_parent`),
     even when the server had no stop of its own (``kill -9``).
     """
 
@@ -161,11 +89,13 @@ class SolverProver:
         prove: Callable[[str, float], Proof] = solve_code,
         name: str = "daily deals",
         nice: int = 0,
+        workers: int = 1,
     ) -> None:
         """``prove`` runs in the worker: the daily's :func:`solve_code` (a short solution:
         par), or a race room's bare verdict (server/play/rooms/deals.py). ``name`` says
         whose worker it is in the log; ``nice`` lowers its priority (``os.nice``: reviews of
-        games, server/play/after/review.py)."""
+        games, server/play/after/review.py); ``workers``: searches run at once, each in a
+        process of its own (the daily's: a day's three suit counts, as the cores allow)."""
         self.max_seconds = max_seconds
         self.name = name
         self._processes = processes
@@ -174,8 +104,16 @@ class SolverProver:
         self._running: set[concurrent.futures.Future[Any]] = set()
         self._closed = False
         self._nice = nice
+        self._workers = max(1, workers)
         #: Searches under way or waiting when :meth:`close` stopped the worker.
         self.cut_short = 0
+
+    def start(self) -> None:
+        """Start the workers now, not at the first search (each imports the solver first:
+        started at a server's start, that goes on while the database opens)."""
+        if self._processes and not self._closed:
+            for _ in range(self._workers):
+                self._submit(warm)
 
     async def __call__(self, code: str) -> Proof:
         return await self.run(self._prove, code, self.max_seconds)
@@ -214,27 +152,30 @@ class SolverProver:
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
                 loop.call_soon_threadsafe(settle, work)
 
-        if self._executor is None:
-            # spawn: a forked child of a threaded asyncio process is unsafe
-            self._executor = ProcessPoolExecutor(
-                1,
-                mp_context=get_context("spawn"),
-                initializer=start_worker,
-                initargs=(self._nice, os.getpid()),
-            )
-        # the worker is spawned (if need be) by submit, in this thread: with the stop
-        # signals blocked here, it starts with them blocked; ours wait until the unblock
-        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-        try:
-            work = self._executor.submit(task, *args)
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        work = self._submit(task, *args)
         self._running.add(work)
         work.add_done_callback(deliver)
         # A waiter that gives up leaves its work alone: cancelling an executor's future races
         # with the executor's own thread, which on Python 3.11 then dies with a traceback
         # (InvalidStateError) when the worker is killed at a stop; the result is dropped.
         return await future
+
+    def _submit(self, task: Callable[..., T], *args: Any) -> concurrent.futures.Future[T]:
+        if self._executor is None:
+            # spawn: a forked child of a threaded asyncio process is unsafe
+            self._executor = ProcessPoolExecutor(
+                self._workers,
+                mp_context=get_context("spawn"),
+                initializer=start_worker,
+                initargs=(self._nice, os.getpid()),
+            )
+        # a worker is spawned (if need be) by submit, in this thread: with the stop
+        # signals blocked here, it starts with them blocked; ours wait until the unblock
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            return self._executor.submit(task, *args)
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
     def close(self) -> None:
         """Stop the worker now (killed: a search under way is cut short, and counted in
@@ -261,6 +202,10 @@ class SolverProver:
             manager.join(WORKER_EXIT_SECONDS)
 
 
+#: The order in which a day's deals are submitted to the solver: the longest proof (4 suits)
+#: first, so that on two workers the two quick ones run one after the other beside it (and
+#: the quickest, 1 suit, is the first deal proven).
+PROVING_ORDER: Final = (4, 1, 2)
 #: How often a node that is not proving looks for the deals another node stores (seconds).
 LEASE_POLL: Final = 0.5
 #: The lease under which one node of all proves deals.
@@ -413,7 +358,8 @@ class DailySchedule:
             async with self._store.leases.hold(PROVING_LEASE) as held:
                 if held:
                     found = await self._stored_deals(day)  # stored before the lease was ours
-                    missing = [suits for suits in SUIT_COUNTS if suits not in found]
+                    missing = [suits for suits in PROVING_ORDER if suits not in found]
+                    log.info("daily %s: proving %s suits", day, missing)
                     proven = await asyncio.gather(*(self._prove(day, s) for s in missing))
                     found.update(zip(missing, proven, strict=True))
                     break

@@ -70,3 +70,27 @@ async def test_two_nodes_on_one_store_prove_each_candidate_once() -> None:
 async def test_another_secret_deals_other_codes() -> None:
     assert list(candidate_codes("a", DAY, 4))[:3] != list(candidate_codes("b", DAY, 4))[:3]
     assert list(candidate_codes("a", DAY, 4))[:3] == list(candidate_codes("a", DAY, 4))[:3]
+
+
+async def test_the_three_suit_counts_are_proven_side_by_side_the_longest_first() -> None:
+    """All three proofs are asked at once (the prover's workers run them side by side),
+    the 4-suit one, the longest, first; each deal is stored as soon as it is proven."""
+    store = FakeStore()
+    asked: list[str] = []
+    release = asyncio.Event()
+
+    async def prover(code: str) -> Proof:
+        asked.append(code)
+        await release.wait()
+        return Proof(True, 20)
+
+    schedule = DailySchedule(store, secret="s", prover=prover)
+    schedule.prepare(DAY)
+    for _ in range(100):
+        if len(asked) == 3:
+            break
+        await asyncio.sleep(0)
+    assert asked == [next(candidate_codes("s", DAY, suits)) for suits in (4, 1, 2)]
+    release.set()
+    assert [deal.suits for deal in await schedule.deals(DAY, wait=10)] == [1, 2, 4]
+    await schedule.close()
