@@ -15,7 +15,7 @@ from typing import Final
 from .search import Columns, RawMove, canonical, children
 
 #: Positions one table keeps at most (a key is about a hundred bytes).
-MOST_KNOWN: Final = 50_000
+MOST_KNOWN: Final = 20_000
 
 
 class Known:

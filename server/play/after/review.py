@@ -174,7 +174,8 @@ def _columns(game: Game) -> tuple[bytes, ...]:
 
 
 def _raw(move: Move) -> tuple[int, int, int]:
-    return move.source, move.target, move.count
+    """The solver's form of a move (a count left implicit matches none of its moves)."""
+    return move.source, move.target, move.count or 0
 
 
 def _winning_line(game: Game, line: Sequence[str]) -> tuple[Move, ...] | None:
