@@ -82,6 +82,7 @@ def cpu(
     suit_counts: Sequence[int] = (1, 2, 4),
     saved: str | None = None,
     reference: str | None = None,
+    reuse: bool = False,
 ) -> dict[str, Any]:
     """Each game's first review timed; with ``saved``, the games and every position's
     verdict written there (JSON); with ``reference``, the games read from such a file
@@ -111,7 +112,7 @@ def cpu(
                     continue
                 actions = found
             started = time.process_time()
-            judged = judge_path(code, actions, seconds)
+            judged = judge_path(code, actions, seconds, reuse=reuse)
             spent.append(time.process_time() - started)
             positions.append(len(judged))
             unknown.append(sum(winnable is None for winnable, _ in judged))
@@ -267,10 +268,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--suits", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--save", help="cpu: write the games and verdicts here (JSON)")
+    parser.add_argument(
+        "--reuse", action="store_true", help="cpu: won positions' distances from the table"
+    )
     parser.add_argument("--against", help="cpu: review the games of such a file again, checked")
     args = parser.parse_args()
     if args.what == "cpu":
-        figures = cpu(args.games, args.seconds, args.seed, args.suits, args.save, args.against)
+        figures = cpu(
+            args.games, args.seconds, args.seed, args.suits, args.save, args.against, args.reuse
+        )
         print(json.dumps(figures, indent=1))
     else:
         os.environ["SIMON_REVIEW_SECONDS"] = str(args.seconds)

@@ -57,12 +57,13 @@ class Known:
                 return
             self.won(columns, len(moves) - index - 1)
 
-    def verdict(self, columns: Columns) -> tuple[bool, int | None] | None:
+    def verdict(self, columns: Columns, distances: bool = True) -> tuple[bool, int | None] | None:
         """(won, distance) or (False, None) if known from the table, looking one move
-        ahead; None if not known."""
+        ahead; None if not known. Without ``distances``, only lost positions are answered
+        (a won one's distance from the table can be longer than a new search finds)."""
         key = canonical(columns)
         distance = self._won.get(key)
-        if distance is not None:
+        if distance is not None and distances:
             return True, distance
         if key in self._lost:
             return False, None
@@ -78,7 +79,7 @@ class Known:
                     best = found + 1
             elif child not in self._lost:
                 every_lost = False
-        if best is not None:
+        if best is not None and distances:
             return True, best
         if moves and every_lost:
             return False, None

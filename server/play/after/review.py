@@ -66,6 +66,11 @@ REVIEWS_PER_DAY: Final = 20
 #: The costliest stretches named in a review.
 STRETCHES: Final = 3
 
+#: Whether a review takes a won position's distance from the deal's table (one move off
+#: a known line: one move longer) instead of searching: 2.6 times quicker on 4 suits, but
+#: about one distance in eight comes out 1-3 moves longer than a search finds
+#: (docs/performance.md, "Solver reviews of games"). Lost positions are always taken.
+REUSE_DISTANCES: Final = False
 #: Deals whose table of known positions the review worker keeps (the least recent go first).
 KNOWN_DEALS: Final = 16
 
@@ -92,7 +97,11 @@ def known_of(code: str) -> Known:
 
 
 def judge_path(
-    code: str, actions: Sequence[str], seconds: float, line: Sequence[str] = ()
+    code: str,
+    actions: Sequence[str],
+    seconds: float,
+    line: Sequence[str] = (),
+    reuse: bool = REUSE_DISTANCES,
 ) -> list[Judged]:
     """In the worker: the verdict of the deal and of the position after each action that
     changes the board (``actions`` as the log holds them, ends left out), within ``seconds``
@@ -105,7 +114,8 @@ def judge_path(
     at once (distance 0), once the budget is spent too. The deal's table of known positions
     (:func:`known_of`, kept across the reviews of the deal's games) answers a position
     known there, or one move from a known won one (won, one move longer), before any search;
-    every solution found puts each position along it in the table.
+    every solution found puts each position along it in the table. Without ``reuse``, the
+    table answers lost positions only (see :data:`REUSE_DISTANCES`).
     """
     from server.solver import Verdict, solve
 
@@ -122,7 +132,7 @@ def judge_path(
         if game.is_won:  # known without the solver, whatever budget is left
             return True, 0, ()
         columns = _columns(game)
-        found = table.verdict(columns)
+        found = table.verdict(columns, reuse)
         if found is not None:
             return found[0], found[1], ()
         left = deadline - time.process_time()
