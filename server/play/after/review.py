@@ -67,8 +67,8 @@ REVIEWS_PER_DAY: Final = 20
 STRETCHES: Final = 3
 
 #: Whether a review takes a won position's distance from the deal's table (one move off
-#: a known line: one move longer) instead of searching: 2.6 times quicker on 4 suits, but
-#: about one distance in eight comes out 1-3 moves longer than a search finds
+#: a known line: one move longer) instead of searching: 1.7-2.6 times quicker, but 13-23%
+#: of the distances come out longer (mostly 1-3 moves) than a search finds
 #: (docs/performance.md, "Solver reviews of games"). Lost positions are always taken.
 REUSE_DISTANCES: Final = False
 #: Deals whose table of known positions the review worker keeps (the least recent go first).
