@@ -126,6 +126,7 @@ def judge_path(
     given = _winning_line(game, line)
     if given is not None:
         known[game.position_key()] = (True, len(given), given)
+    if given is not None and reuse:
         table.won_along(_columns(game), [_raw(move) for move in given])
 
     def solved() -> tuple[bool | None, int | None, tuple[Move, ...]]:
@@ -140,7 +141,8 @@ def judge_path(
             return None, None, ()
         solution = solve(game.copy(), max_nodes=POSITION_NODES, max_seconds=left)
         if solution.verdict is Verdict.WINNABLE:
-            table.won_along(columns, [_raw(move) for move in solution.moves])
+            if reuse:  # else nothing reads it
+                table.won_along(columns, [_raw(move) for move in solution.moves])
             return True, len(solution.moves), tuple(solution.moves)
         if solution.verdict is Verdict.UNWINNABLE:
             table.lost(columns)
@@ -148,7 +150,7 @@ def judge_path(
         return None, None, ()
 
     def keep(verdict: tuple[bool | None, int | None, tuple[Move, ...]]) -> None:
-        if verdict[0] is True and verdict[1] is not None:
+        if verdict[0] is True and verdict[1] is not None and reuse:
             table.won(_columns(game), verdict[1])
         elif verdict[0] is False:
             table.lost(_columns(game))
