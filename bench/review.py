@@ -75,35 +75,84 @@ def played_game(code: str, rng: random.Random) -> list[str] | None:
     return actions
 
 
-def cpu(games: int, seconds: float, seed: int) -> dict[str, Any]:
+def cpu(
+    games: int,
+    seconds: float,
+    seed: int,
+    suit_counts: Sequence[int] = (1, 2, 4),
+    saved: str | None = None,
+    reference: str | None = None,
+    reuse: bool = False,
+) -> dict[str, Any]:
+    """Each game's first review timed; with ``saved``, the games and every position's
+    verdict written there (JSON); with ``reference``, the games read from such a file
+    (the same games reviewed again) and every position checked against its verdict."""
     rng = random.Random(seed)
     figures: dict[str, Any] = {}
-    for suits in (1, 2, 4):
+    before: list[dict[str, Any]] = []
+    if reference is not None:
+        with open(reference) as file:
+            before = json.load(file)
+    kept: list[dict[str, Any]] = []
+    for suits in suit_counts:
         spent: list[float] = []
         positions: list[int] = []
         unknown: list[int] = []
         won = 0
-        while len(spent) < games:
-            code = str(GameCode(suits, rng.randrange(26**7)))
-            actions = played_game(code, rng)
-            if actions is None:
-                continue
+        games_of = [game for game in before if game["suits"] == suits]
+        worse = {"verdict": 0, "longer": 0, "shorter": 0, "checked": 0}
+        while len(spent) < (len(games_of) if reference is not None else games):
+            if reference is not None:
+                old = games_of[len(spent)]
+                code, actions = old["code"], old["actions"]
+            else:
+                code = str(GameCode(suits, rng.randrange(26**7)))
+                found = played_game(code, rng)
+                if found is None:
+                    continue
+                actions = found
             started = time.process_time()
-            judged = judge_path(code, actions, seconds)
+            judged = judge_path(code, actions, seconds, reuse=reuse)
             spent.append(time.process_time() - started)
             positions.append(len(judged))
             unknown.append(sum(winnable is None for winnable, _ in judged))
             won += _won(code, actions)
+            kept.append({"suits": suits, "code": code, "actions": actions, "judged": judged})
+            if reference is not None:
+                _compare(old["judged"], judged, worse)
         figures[str(suits)] = {
-            "games": games,
+            "games": len(spent),
             "won": won,
             "positions median": statistics.median(positions),
             "cpu median s": round(statistics.median(spent), 2),
+            "cpu p95 s": round(_quantile(spent, 0.95), 2),
             "cpu max s": round(max(spent), 2),
             "unknown positions": f"{sum(unknown)} of {sum(positions)}",
         }
+        if reference is not None:
+            figures[str(suits)]["against the reference"] = worse
         print(suits, figures[str(suits)], flush=True)
+    if saved is not None:
+        with open(saved, "w") as file:
+            json.dump(kept, file)
     return figures
+
+
+def _compare(
+    old: Sequence[Sequence[Any]], new: Sequence[Sequence[Any]], count: dict[str, int]
+) -> None:
+    """Count positions whose verdict changed (both known) or whose distance grew."""
+    for (was, was_distance), (now, distance) in zip(old, new, strict=True):
+        if was is None or now is None:
+            continue
+        count["checked"] += 1
+        if was != now:
+            count["verdict"] += 1
+        elif was_distance is not None and distance is not None:
+            if distance > was_distance:
+                count["longer"] += 1
+            elif distance < was_distance:
+                count["shorter"] += 1
 
 
 def _won(code: str, actions: Sequence[str]) -> bool:
@@ -217,9 +266,18 @@ def main() -> None:
     parser.add_argument("--window", type=float, default=20.0)
     parser.add_argument("--port", type=int, default=18_777)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--suits", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--save", help="cpu: write the games and verdicts here (JSON)")
+    parser.add_argument(
+        "--reuse", action="store_true", help="cpu: won positions' distances from the table"
+    )
+    parser.add_argument("--against", help="cpu: review the games of such a file again, checked")
     args = parser.parse_args()
     if args.what == "cpu":
-        print(json.dumps(cpu(args.games, args.seconds, args.seed), indent=1))
+        figures = cpu(
+            args.games, args.seconds, args.seed, args.suits, args.save, args.against, args.reuse
+        )
+        print(json.dumps(figures, indent=1))
     else:
         os.environ["SIMON_REVIEW_SECONDS"] = str(args.seconds)
         figures = asyncio.run(

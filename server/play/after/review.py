@@ -26,7 +26,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from server.bus import Bus, BusError, DayCounts
 from server.engine import EngineError, Game, Move
@@ -43,6 +43,9 @@ from server.store import (
     ReviewStore,
     StoreError,
 )
+
+if TYPE_CHECKING:
+    from server.solver.known import Known
 
 log = logging.getLogger(__name__)
 
@@ -63,12 +66,42 @@ REVIEWS_PER_DAY: Final = 20
 #: The costliest stretches named in a review.
 STRETCHES: Final = 3
 
+#: Whether a review takes a won position's distance from the deal's table (one move off
+#: a known line: one move longer) instead of searching: 1.7-2.6 times quicker, but 13-23%
+#: of the distances come out longer (mostly 1-3 moves) than a search finds
+#: (docs/performance.md, "Solver reviews of games"). Lost positions are always taken.
+REUSE_DISTANCES: Final = False
+#: Deals whose table of known positions the review worker keeps (the least recent go first).
+KNOWN_DEALS: Final = 16
+
 #: One position's verdict in the worker: (winnable, distance), None where unknown.
 Judged = tuple[bool | None, int | None]
 
+#: In the worker process: by deal, its positions known won or lost (a
+#: :class:`~server.solver.known.Known`), shared by the reviews of the deal's games.
+_known_by_deal: OrderedDict[str, object] = OrderedDict()
+
+
+def known_of(code: str) -> Known:
+    """The deal's table of known positions in this process (made empty if none)."""
+    from server.solver.known import Known
+
+    table = _known_by_deal.get(code)
+    if not isinstance(table, Known):
+        table = Known()
+        _known_by_deal[code] = table
+    _known_by_deal.move_to_end(code)
+    while len(_known_by_deal) > KNOWN_DEALS:
+        _known_by_deal.popitem(last=False)
+    return table
+
 
 def judge_path(
-    code: str, actions: Sequence[str], seconds: float, line: Sequence[str] = ()
+    code: str,
+    actions: Sequence[str],
+    seconds: float,
+    line: Sequence[str] = (),
+    reuse: bool = REUSE_DISTANCES,
 ) -> list[Judged]:
     """In the worker: the verdict of the deal and of the position after each action that
     changes the board (``actions`` as the log holds them, ends left out), within ``seconds``
@@ -78,32 +111,53 @@ def judge_path(
 
     Positions seen before are not solved again; a move along the solver's line takes the
     line's rest; any position after a move from a lost one is lost too; a won one is known
-    at once (distance 0), once the budget is spent too.
+    at once (distance 0), once the budget is spent too. The deal's table of known positions
+    (:func:`known_of`, kept across the reviews of the deal's games) answers a position
+    known there, or one move from a known won one (won, one move longer), before any search;
+    every solution found puts each position along it in the table. Without ``reuse``, the
+    table answers lost positions only (see :data:`REUSE_DISTANCES`).
     """
     from server.solver import Verdict, solve
 
     deadline = time.process_time() + seconds
     game = Game.from_code(code)
+    table = known_of(code)
     known: dict[object, tuple[bool | None, int | None, tuple[Move, ...]]] = {}
     given = _winning_line(game, line)
     if given is not None:
         known[game.position_key()] = (True, len(given), given)
+    if given is not None and reuse:
+        table.won_along(_columns(game), [_raw(move) for move in given])
 
     def solved() -> tuple[bool | None, int | None, tuple[Move, ...]]:
         if game.is_won:  # known without the solver, whatever budget is left
             return True, 0, ()
+        columns = _columns(game)
+        found = table.verdict(columns, reuse)
+        if found is not None:
+            return found[0], found[1], ()
         left = deadline - time.process_time()
         if left <= 0:
             return None, None, ()
         solution = solve(game.copy(), max_nodes=POSITION_NODES, max_seconds=left)
         if solution.verdict is Verdict.WINNABLE:
+            if reuse:  # else nothing reads it
+                table.won_along(columns, [_raw(move) for move in solution.moves])
             return True, len(solution.moves), tuple(solution.moves)
         if solution.verdict is Verdict.UNWINNABLE:
+            table.lost(columns)
             return False, None, ()
         return None, None, ()
 
+    def keep(verdict: tuple[bool | None, int | None, tuple[Move, ...]]) -> None:
+        if verdict[0] is True and verdict[1] is not None and reuse:
+            table.won(_columns(game), verdict[1])
+        elif verdict[0] is False:
+            table.lost(_columns(game))
+
     current = known.get(game.position_key()) or solved()
     known[game.position_key()] = current
+    keep(current)
     found: list[Judged] = [(current[0], current[1])]
     for action in actions:
         played: Move | None = None
@@ -122,8 +176,18 @@ def judge_path(
         else:
             current = solved()
         known[key] = current
+        keep(current)
         found.append((current[0], current[1]))
     return found
+
+
+def _columns(game: Game) -> tuple[bytes, ...]:
+    return tuple(bytes(column) for column in game.columns)
+
+
+def _raw(move: Move) -> tuple[int, int, int]:
+    """The solver's form of a move (a count left implicit matches none of its moves)."""
+    return move.source, move.target, move.count or 0
 
 
 def _winning_line(game: Game, line: Sequence[str]) -> tuple[Move, ...] | None:
