@@ -207,6 +207,7 @@ async def test_a_player_resumes_through_nginx_after_their_node_is_killed(
                 async with Client.connect(url) as again:
                     await signed_in(again, token)
             async with Client.connect(url) as again:
+                again.count_ids_from(1000)  # on from the first connection's: resends by id
                 await signed_in(again, token)
                 state = await resume(again, ledger.game_id, ledger.seq)
                 assert state["seq"] == ledger.seq and ledger.check(state) == [], state

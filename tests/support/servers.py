@@ -158,6 +158,11 @@ class Client:
         async with connect(url, compression=None, **options) as websocket:
             yield cls(websocket)
 
+    def count_ids_from(self, first: int) -> None:
+        """Number the next requests from ``first`` (a client that resumes a game keeps
+        counting its ids across the resume, as docs/protocol.md asks)."""
+        self._ids = itertools.count(first)
+
     async def send(self, message: dict[str, Any] | str | bytes) -> None:
         await self.websocket.send(
             message if isinstance(message, str | bytes) else json.dumps(message)
