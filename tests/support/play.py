@@ -333,6 +333,12 @@ class PlayPage:
         )
 
 
+def shown(play: PlayPage, selector: str) -> bool:
+    """Whether the page shows the first element ``selector`` finds (there is one, displayed)."""
+    found = play.driver.find_elements("css selector", selector)
+    return bool(found) and bool(found[0].is_displayed())
+
+
 @asynccontextmanager
 async def fresh_table(driver: Any, origin: str) -> AsyncIterator[PlayPage]:
     """A tab at 1280x800 on ``origin`` with nothing stored for it (a new visitor), the console

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from server.net import RunningServer
-from tests.support.play import DESKTOP, PHONE, PlayPage, fresh_table
+from tests.support.play import DESKTOP, PHONE, PlayPage, fresh_table, shown
 from tests.support.servers import Client, fresh_clock, server_settings, serving, unique_name
 from tests.support.web import chromium, embedded_backend, run, wait_for
 
@@ -44,11 +44,6 @@ def site(server: RunningServer) -> str:
 async def play(chromium: Any, served: RunningServer) -> AsyncIterator[PlayPage]:
     async with fresh_table(chromium, site(served)) as table:
         yield table
-
-
-def shown(play: PlayPage, selector: str) -> bool:
-    found = play.driver.find_elements("css selector", selector)
-    return bool(found) and bool(found[0].is_displayed())
 
 
 def count(play: PlayPage, selector: str) -> int:

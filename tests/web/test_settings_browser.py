@@ -22,7 +22,7 @@ import pytest
 from server.engine import Game, IllegalMoveError, Move
 from server.net import RunningServer
 from server.play.fairplay.evidence import Thresholds
-from tests.support.play import DESKTOP, PHONE, PlayPage, SolvingProver, board_of
+from tests.support.play import DESKTOP, PHONE, PlayPage, SolvingProver, board_of, shown
 from tests.support.servers import Client, fresh_clock, server_settings, serving, unique_name
 from tests.support.web import chromium, embedded_backend, run, wait_for
 from tests.web.test_play_browser import play
@@ -63,11 +63,6 @@ async def clear_storage(driver: Any, origin: str) -> None:
 
 
 # -- reading the page ---------------------------------------------------------------------
-
-
-def shown(play: PlayPage, selector: str) -> bool:
-    found = play.driver.find_elements("css selector", selector)
-    return bool(found) and bool(found[0].is_displayed())
 
 
 def chosen(play: PlayPage) -> dict[str, Any]:
