@@ -37,7 +37,7 @@ from .accounts import command
 from .config import Account, Config, server_address
 from .connection import Connection, describe_failure
 from .errors import ClientError, NetworkError, NoAccountError, ServerError, UsageError
-from .online import chosen_account, no_account, open_connection, print_json
+from .online import ask_signed_in, chosen_account, no_account, open_connection, print_json
 from .words import N_, _, ngettext, number, pad, width
 
 #: How each kind of credential came to be, as ``simon devices`` says it.
@@ -191,13 +191,9 @@ def _forget(args: argparse.Namespace, server: str, name: str) -> int:
 
 async def _recovery_codes(args: argparse.Namespace) -> int:
     server = server_address(args.server)
-    connection = await open_connection(args, account=True)
-    try:
-        player = connection.player
-        assert player is not None
-        reply = await connection.request(RecoveryCodesRequest(type="recovery_codes"), RecoveryCodes)
-    finally:
-        await connection.close()
+    player, reply = await ask_signed_in(
+        args, RecoveryCodesRequest(type="recovery_codes"), RecoveryCodes
+    )
     if args.json:
         print_json({"player": player.name, "server": server, "codes": reply.codes})
         return 0

@@ -31,7 +31,7 @@ from .accounts import also_kept, command
 from .config import Account, Config, server_address
 from .connection import Connection
 from .errors import NetworkError, NoAccountError, ServerError, UsageError
-from .online import chosen_account, no_account, open_connection, print_json
+from .online import ask_signed_in, chosen_account, no_account, print_json
 from .wording import player_label
 from .words import _, explicit, language, ngettext, number
 
@@ -218,16 +218,10 @@ def _login(args: argparse.Namespace) -> int:
 
 async def _rotate(args: argparse.Namespace) -> int:
     server = server_address(args.server)
-    connection = await open_connection(args, account=True)
-    try:
-        player = connection.player
-        assert player is not None
-        reply = await connection.request(RotateToken(type="rotate_token"), TokenRotated)
-        config = Config()  # kept at once: the old token is refused from now on
-        config.add_account(server, Account(player.name, reply.token, player.bot), current=False)
-        config.save()
-    finally:
-        await connection.close()
+    player, reply = await ask_signed_in(args, RotateToken(type="rotate_token"), TokenRotated)
+    config = Config()  # kept at once: the old token is refused from now on
+    config.add_account(server, Account(player.name, reply.token, player.bot), current=False)
+    config.save()
     if args.json:
         print_json({"player": player.name, "server": server, "token": reply.token})
     else:

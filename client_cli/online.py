@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from server.protocol import PlayerInfo
 
 from .config import Account, Config, server_address
 from .connection import Connection
@@ -55,6 +59,23 @@ async def open_connection(
         if changed:
             config.save()
     return connection
+
+
+Reply = TypeVar("Reply", bound=BaseModel)
+
+
+async def ask_signed_in(
+    args: argparse.Namespace, message: BaseModel, expect: type[Reply]
+) -> tuple[PlayerInfo, Reply]:
+    """One request on a connection signed in as the chosen account (refused without one):
+    the account, and the reply, which must be an ``expect``."""
+    connection = await open_connection(args, account=True)
+    try:
+        player = connection.player
+        assert player is not None  # signed in, or open_connection refused
+        return player, await connection.request(message, expect)
+    finally:
+        await connection.close()
 
 
 def no_account(server: str) -> str:

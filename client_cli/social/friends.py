@@ -28,7 +28,7 @@ from server.protocol import (
 
 from ..arguments import player_name, refuse
 from ..offline import add_json_argument
-from ..online import add_server_argument, open_connection, print_json
+from ..online import add_server_argument, ask_signed_in, open_connection, print_json
 from ..wording import plural
 from ..words import _, long_day
 
@@ -66,11 +66,7 @@ async def _change(args: argparse.Namespace) -> int:
         "unblock": Unblock,
     }
     request = kinds[args.command](type=args.command, name=args.name)
-    connection = await open_connection(args, account=True)
-    try:
-        circle = await connection.request(request, Following)
-    finally:
-        await connection.close()
+    _, circle = await ask_signed_in(args, request, Following)
     if args.json:
         print_json(dump(circle))
         return 0
@@ -107,11 +103,7 @@ def circle_lines(circle: Following) -> list[str]:
 
 
 async def _following(args: argparse.Namespace) -> int:
-    connection = await open_connection(args, account=True)
-    try:
-        circle = await connection.request(FollowingRequest(type="following"), Following)
-    finally:
-        await connection.close()
+    _, circle = await ask_signed_in(args, FollowingRequest(type="following"), Following)
     if args.json:
         print_json(dump(circle))
     else:

@@ -32,9 +32,8 @@ from server.protocol import (
 )
 
 from ..arguments import player_name
-from ..connection import Connection
 from ..offline import add_json_argument
-from ..online import add_server_argument, open_connection, print_json
+from ..online import add_server_argument, ask_signed_in, print_json
 from ..race_table import ordinal
 from ..ui.widgets import format_clock
 from ..wording import plural
@@ -254,11 +253,7 @@ def print_leagues(found: Leagues) -> None:
 
 
 async def _ask(args: argparse.Namespace, message: BaseModel, expect: type[Any]) -> Any:
-    connection: Connection = await open_connection(args, account=True)
-    try:
-        return await connection.request(message, expect)
-    finally:
-        await connection.close()
+    return (await ask_signed_in(args, message, expect))[1]
 
 
 def _json(args: argparse.Namespace, reply: BaseModel) -> bool:
