@@ -6,6 +6,7 @@ connected to it. No score: the recipient's own daily may not be done.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 
@@ -24,6 +25,8 @@ class FriendsFeed:
         self._bus = bus
         #: This node's connections by the account signed in on them.
         self._online: dict[int, set[Push]] = {}
+        #: Finishes being told (kept until done).
+        self._telling: set[asyncio.Task[None]] = set()
         bus.set_players_handler(self._deliver)
 
     def online(self, player_id: int, push: Push) -> None:
@@ -38,9 +41,16 @@ class FriendsFeed:
 
     async def finished(self, game: PlayerGame) -> None:
         """``game``, a daily, finished on a board (not held): tell the finisher's followers
-        and league-mates who are online, wherever they are."""
+        and league-mates who are online, wherever they are, beside the game's end (its
+        reply does not wait for the lookups and the bus)."""
         if game.day is None:
             return
+        task = asyncio.get_running_loop().create_task(self._tell(game))
+        self._telling.add(task)
+        task.add_done_callback(self._telling.discard)
+
+    async def _tell(self, game: PlayerGame) -> None:
+        assert game.day is not None
         try:
             recipients = set(await self._store.follower_ids(game.player_id))
             recipients.update(await self._store.league_mate_ids(game.player_id, suits=game.suits))
