@@ -71,9 +71,9 @@ export function measure(element, first) {
   const style = getComputedStyle(element);
   const after = view && table ? view.getBoundingClientRect().bottom - table.getBoundingClientRect().bottom : 0;
   const below = Math.max(0, after) + (main ? parseFloat(getComputedStyle(main).paddingBottom) : 0);
-  // a pixel to spare: what lies above the table may settle a fraction of a pixel lower after
-  // it was measured (a line's layout), and the felt's foot must stay on the screen
-  const felt = Math.floor(window.innerHeight - (box.top + window.scrollY) - below) - 1;
+  // two pixels to spare: what lies above the table may settle a little lower after it was
+  // measured (a line's layout: once seen 1.3 px), and the felt's foot must stay on the screen
+  const felt = Math.floor(window.innerHeight - (box.top + window.scrollY) - below) - 2;
   const frame = first.getBoundingClientRect().top - box.top + parseFloat(style.paddingBottom);
   return { width: element.clientWidth, felt, frame, room: felt - frame };
 }
