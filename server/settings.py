@@ -140,6 +140,9 @@ class Settings(BaseSettings):
     public_url: str = ""
     #: The solver review of a game (docs/protocol.md, "Reviews"): CPU seconds per review.
     review_seconds: float = Field(20.0, gt=0, le=600)
+    #: CPU seconds a UTC day for finished dailies reviewed ahead of their asking (their
+    #: reviews open once the day is over), at the lowest priority; 0: none made ahead.
+    review_ahead_seconds: float = Field(7200.0, ge=0, le=86_400)
     #: How long a fair-play review of a held result usually takes here, in hours: what a
     #: held player is told (``welcome``'s ``review_hours``, the web pages).
     held_review_hours: int = Field(24, ge=1, le=24 * 60)

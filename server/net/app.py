@@ -287,6 +287,7 @@ async def run_server(
             reviewers=settings.reviewer_names,
             public_url=settings.public_url,
             review_seconds=settings.review_seconds,
+            review_ahead_seconds=settings.review_ahead_seconds,
             held_review_hours=settings.held_review_hours,
             review_worker=reviews,
             max_game_actions=settings.max_game_actions,

@@ -69,6 +69,7 @@ class Hub:
         reviewers: frozenset[str] = frozenset(),
         public_url: str = "",
         review_seconds: float = 20.0,
+        review_ahead_seconds: float = 0.0,
         held_review_hours: int = 24,
         review_worker: SolverProver | None = None,
         max_game_actions: int = MAX_GAME_ACTIONS,
@@ -80,8 +81,9 @@ class Hub:
         ``reviewers``: the accounts (``name_key`` form) that may see held results' replays;
         ``public_url``: the server's address as players reach it (share texts);
         ``review_seconds``: the solver's CPU budget per game review, in ``review_worker``
-        (by default a worker process of its own); ``held_review_hours``: how long a
-        fair-play review of a held result usually takes (what its player is told);
+        (by default a worker process of its own); ``review_ahead_seconds``: the CPU seconds
+        a UTC day for finished dailies reviewed ahead of their asking; ``held_review_hours``:
+        how long a fair-play review of a held result usually takes (what its player is told);
         ``max_game_actions``: a game's actions
         at most (a resignation is still taken then); ``fairplay_worker``: where a finished
         daily's fair-play evidence is worked out, off the event loop (None: a thread; the
@@ -132,6 +134,15 @@ class Hub:
         self.after = AfterDay(
             store=store, clock=clock, daily=self.daily, rooms=self.rooms.races, reviewers=reviewers
         )
+        self.reviews = Reviews(
+            store,
+            review_worker or SolverProver(review_seconds, name="game reviews", nice=REVIEW_NICE),
+            seconds=review_seconds,
+            clock=clock,
+            bus=bus,
+            ahead_seconds=review_ahead_seconds,
+            deal_of=self.daily.deal,
+        )
         self.endings = GameEndings(
             store=store,
             clock=clock,
@@ -141,14 +152,8 @@ class Hub:
             feed=self.feed,
             race_game_ended=self.rooms.game_ended,
             daily_finished=self.friends_feed.finished,
+            review_ahead=self.reviews.ahead,
             public_url=public_url,
-        )
-        self.reviews = Reviews(
-            store,
-            review_worker or SolverProver(review_seconds, name="game reviews", nice=REVIEW_NICE),
-            seconds=review_seconds,
-            clock=clock,
-            bus=bus,
         )
         self.queries = Queries(
             store=store,

@@ -11,6 +11,7 @@ import urllib.request
 from typing import Any
 
 from tests.conftest import Backend
+from tests.support.fakes import HeldReviews
 from tests.support.players import (
     SolvingProver,
     finished_of,
@@ -123,23 +124,6 @@ async def test_a_reconnection_does_not_reset_an_accounts_reviews_of_the_day(
             assert still["type"] == "error" and still["code"] == "rate-limited", still
             kept = await again.request({"type": "review", "game": games[0]})
             assert kept["type"] == "review"  # made already: answered, not counted
-
-
-class HeldReviews:
-    """The server's own review worker, each search held until :attr:`release` is set."""
-
-    def __init__(self, real: Any) -> None:
-        self.real = real
-        self.asked = asyncio.Event()
-        self.release = asyncio.Event()
-
-    async def run(self, task: Any, *args: Any) -> Any:
-        self.asked.set()
-        await self.release.wait()
-        return await self.real.run(task, *args)
-
-    def close(self) -> None:
-        self.real.close()
 
 
 async def test_a_review_under_way_holds_up_nothing_else_of_its_connection(

@@ -5,6 +5,7 @@ Integration tests use the real Store on both backends (the ``backend`` fixture).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from datetime import date, datetime
@@ -514,3 +515,20 @@ class NoSocial:
 
     async def league_mate_ids(self, player_id: int, *, suits: int) -> list[int]:
         return []
+
+
+class HeldReviews:
+    """A real review worker whose every search is held until :attr:`release` is set."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.asked = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def run(self, task: Any, *args: Any) -> Any:
+        self.asked.set()
+        await self.release.wait()
+        return await self.real.run(task, *args)
+
+    def close(self) -> None:
+        self.real.close()

@@ -104,6 +104,9 @@ def server_settings(backend: Backend, **overrides: Any) -> Settings:
         # tests sign up many players from one address: tests of the limits set their own
         "limits_exempt": "127.0.0.0/8",
         "fairplay": NO_NEW_PLAYERS_BOARD,
+        # a finished daily's review made ahead costs a worker process and seconds of CPU:
+        # only the tests of it ask for it (tests/net/test_reviews_ahead.py)
+        "review_ahead_seconds": 0,
     }
     values.update(overrides)
     return Settings(**values)

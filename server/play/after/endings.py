@@ -38,11 +38,14 @@ class GameEndings:
         feed: GameFeed,
         race_game_ended: Callable[[PlayerGame], Awaitable[None]] | None = None,
         daily_finished: Callable[[PlayerGame], Awaitable[None]] | None = None,
+        review_ahead: Callable[[str], None] | None = None,
         public_url: str = "",
     ) -> None:
         """``race_game_ended`` is told when a race room's game ends (server/play/rooms/rooms.py);
         ``daily_finished`` is told when a daily ends on a board (not held: a friend's
-        followers hear of it, server/play/social/live.py); ``public_url``: the server's
+        followers hear of it, server/play/social/live.py); ``review_ahead`` is given a
+        human's finished daily, to be reviewed before its day is over and the review asked
+        (server/play/after/review.py); ``public_url``: the server's
         public address, for the day's page in a share text
         ("": a path)."""
         self._store = store
@@ -53,6 +56,7 @@ class GameEndings:
         self._feed = feed
         self._race_game_ended = race_game_ended
         self._daily_finished = daily_finished
+        self._review_ahead = review_ahead
         self._public_url = public_url
 
     async def screen(self, game: PlayerGame) -> None:
@@ -65,6 +69,8 @@ class GameEndings:
                 if self._race_game_ended is not None:
                     await self._race_game_ended(game)
             return
+        if not game.bot and self._review_ahead is not None:
+            self._review_ahead(game.id)
         if not game.bot:
             try:
                 await self._screening.screen(game.id)

@@ -13,6 +13,11 @@ The worker makes one review at a time; the others wait in a :class:`FairLine`, t
 turn between client addresses (one address may hold many accounts), not first come first
 served, and each asker is told where it stands (``queued``).
 
+A finished daily's review is made **ahead** of its asking: its day's reviews open only once
+the day is over, when every player may ask at once, so each daily is reviewed as it ends, in
+a worker of its own at the lowest priority (``nice`` 19: it takes only what play leaves idle),
+within a CPU budget a UTC day (``SIMON_REVIEW_AHEAD_SECONDS``); the first asker finds it made.
+
 Distances are the solver's line, not the shortest possible: the solver shortens its
 solutions but does not prove them optimal, so a delta can be off by what it misses.
 """
@@ -24,8 +29,9 @@ import itertools
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import TYPE_CHECKING, Final
 
 from server.bus import Bus, BusError, DayCounts
@@ -33,7 +39,7 @@ from server.engine import EngineError, Game, Move
 from server.engine.actions import RESTART, UNDO, apply
 from server.play.clock import Clock, utc_day
 from server.play.daily.deals import SolverProver
-from server.play.errors import Refused
+from server.play.errors import Refused, SolverStopped
 from server.protocol import ErrorCode, Review, ReviewPosition, Stretch
 from server.store import (
     END_ACTIONS,
@@ -73,6 +79,12 @@ STRETCHES: Final = 3
 REUSE_DISTANCES: Final = False
 #: Deals whose table of known positions the review worker keeps (the least recent go first).
 KNOWN_DEALS: Final = 16
+#: The priority of the worker that reviews dailies ahead of their asking (``os.nice``):
+#: the lowest, so it takes only the CPU that play and asked reviews leave idle.
+AHEAD_NICE: Final = 19
+#: Finished dailies waiting to be reviewed ahead, on one node at most (past it, the
+#: newest are left to be made when asked).
+MOST_AHEAD: Final = 10_000
 
 #: One position's verdict in the worker: (winnable, distance), None where unknown.
 Judged = tuple[bool | None, int | None]
@@ -179,6 +191,16 @@ def judge_path(
         keep(current)
         found.append((current[0], current[1]))
     return found
+
+
+def judge_ahead(
+    code: str, actions: Sequence[str], seconds: float, line: Sequence[str] = ()
+) -> tuple[list[Judged], float]:
+    """In the worker: :func:`judge_path`, and the CPU seconds it took (the budget of the
+    reviews made ahead is counted in CPU, not in the wall time a niced worker waits)."""
+    started = time.process_time()
+    judged = judge_path(code, actions, seconds, line)
+    return judged, time.process_time() - started
 
 
 def _columns(game: Game) -> tuple[bytes, ...]:
@@ -348,11 +370,22 @@ class FairLine:
 
 class Reviews:
     """Reviews of finished games: made in the worker, kept per game, one per account at
-    a time, in a fair line between addresses."""
+    a time, in a fair line between addresses; a finished daily's made ahead of its asking
+    (:meth:`ahead`)."""
 
     def __init__(
-        self, store: ReviewStore, worker: SolverProver, *, seconds: float, clock: Clock, bus: Bus
+        self,
+        store: ReviewStore,
+        worker: SolverProver,
+        *,
+        seconds: float,
+        clock: Clock,
+        bus: Bus,
+        ahead_seconds: float = 0.0,
+        deal_of: Callable[[date, int], Awaitable[DailyDealRecord | None]] | None = None,
     ) -> None:
+        """``ahead_seconds``: the CPU seconds a UTC day for reviews made ahead (0: none);
+        ``deal_of``: a daily's deal (its solver line) by day and suit count, for them."""
         self._store = store
         self._worker = worker
         self.seconds = seconds
@@ -366,6 +399,24 @@ class Reviews:
         self._bus = bus
         #: This node's own count, while the bus cannot count.
         self._own_counts = DayCounts()
+        #: Reviews being made ahead, by game: an ask meanwhile waits for the same one.
+        self._making_ahead: dict[str, asyncio.Future[Review]] = {}
+        #: Games whose review is being made for an asker: none is made ahead meanwhile.
+        self._asked: set[str] = set()
+        self.ahead_seconds = ahead_seconds
+        self._deal_of = deal_of
+        self._ahead: asyncio.Queue[str] = asyncio.Queue(MOST_AHEAD)
+        self._ahead_task: asyncio.Task[None] | None = None
+        self._ahead_worker: SolverProver | None = None
+        if ahead_seconds > 0:
+            self._ahead_worker = SolverProver(seconds, name="reviews ahead", nice=AHEAD_NICE)
+        #: The UTC day of :attr:`ahead_spent`: CPU seconds spent on reviews ahead that day.
+        self._ahead_day: date | None = None
+        self.ahead_spent = 0.0
+        #: Reviews made ahead, and left to be made when asked (the queue full, or the
+        #: day's budget spent), since the start.
+        self.made_ahead = 0
+        self.left_ahead = 0
 
     async def review(
         self,
@@ -378,12 +429,16 @@ class Reviews:
     ) -> Review:
         """The review of a finished game the player may see (checked by the caller); of a
         daily, with its ``deal`` (its par, and its solver line to start from). One kept
-        already, by any node, is answered at once and does not count. ``address``, the
-        asker's (as the network layer counts it), takes its turn for the worker in the fair
-        line; ``waiting`` is told the review's position while it waits."""
+        already, by any node, is answered at once and does not count; one being made ahead
+        is waited for, and does not count either. ``address``, the asker's (as the network
+        layer counts it), takes its turn for the worker in the fair line; ``waiting`` is
+        told the review's position while it waits."""
         found = await self.kept(record.id)
         if found is not None:
             return found
+        making = self._making_ahead.get(record.id)
+        if making is not None:
+            return await asyncio.shield(making)
         if player.id in self._busy:
             raise Refused(ErrorCode.BUSY, "a review of yours is being made: ask again when done")
         if len(self._busy) >= self.most_in_flight:
@@ -397,6 +452,25 @@ class Reviews:
         self._busy.add(player.id)
         try:
             await self._count_asked(player)
+            await self._line.turn(address, waiting)
+            self._asked.add(record.id)
+            try:
+                return await self._made(record, deal, ahead=False)
+            finally:
+                self._asked.discard(record.id)
+                self._line.done()
+        finally:
+            self._busy.discard(player.id)
+
+    async def _made(
+        self, record: GameRecord, deal: DailyDealRecord | None, *, ahead: bool
+    ) -> Review:
+        """The game's review made in the worker (``ahead``: the worker of the reviews made
+        ahead, its CPU counted against the day's budget), remembered and kept in the store."""
+        making: asyncio.Future[Review] = asyncio.get_running_loop().create_future()
+        if ahead:
+            self._making_ahead[record.id] = making
+        try:
             logged = await self._store.load_game(record.id)
             assert logged is not None  # the caller read it
             entries = [
@@ -404,20 +478,29 @@ class Reviews:
                 for entry in logged.entries
                 if entry.action not in END_ACTIONS
             ]
-            await self._line.turn(address, waiting)
-            try:
-                judged = await self._worker.run(
-                    judge_path,
-                    record.code,
-                    [action for _, action in entries],
-                    self.seconds,
-                    (deal.solution or ()) if deal is not None else (),
+            actions = [action for _, action in entries]
+            line = (deal.solution or ()) if deal is not None else ()
+            if ahead:
+                assert self._ahead_worker is not None
+                judged, spent = await self._ahead_worker.run(
+                    judge_ahead, record.code, actions, self.seconds, line
                 )
-            finally:
-                self._line.done()
+                self.ahead_spent += spent
+            else:
+                judged = await self._worker.run(
+                    judge_path, record.code, actions, self.seconds, line
+                )
+            found = review_of(logged.game, entries, judged, par=deal.par if deal else None)
+        except asyncio.CancelledError:
+            making.cancel()
+            raise
+        except Exception as error:
+            making.set_exception(error)
+            making.exception()  # retrieved: nobody may be waiting
+            raise
         finally:
-            self._busy.discard(player.id)
-        found = review_of(logged.game, entries, judged, par=deal.par if deal else None)
+            self._making_ahead.pop(record.id, None)
+        making.set_result(found)
         self._remember(found)
         try:
             body = found.model_dump_json(exclude={"id"}, exclude_none=True)
@@ -426,6 +509,48 @@ class Reviews:
             # answered all the same; another node makes it again when asked
             log.warning("review of game %s not kept for the other nodes: %s", record.id, error)
         return found
+
+    def ahead(self, game_id: str) -> None:
+        """Review a finished daily ahead of its asking, when the worker of the reviews
+        made ahead comes to it (within the day's budget); nothing if none is made ahead."""
+        if self._ahead_worker is None:
+            return
+        try:
+            self._ahead.put_nowait(game_id)
+        except asyncio.QueueFull:
+            self.left_ahead += 1
+            return
+        if self._ahead_task is None:
+            self._ahead_task = asyncio.get_running_loop().create_task(
+                self._review_ahead(), name="reviews ahead"
+            )
+
+    async def _review_ahead(self) -> None:
+        while True:
+            game_id = await self._ahead.get()
+            today = utc_day(self._clock.now())
+            if self._ahead_day != today:
+                self._ahead_day, self.ahead_spent = today, 0.0
+            if self.ahead_spent + self.seconds > self.ahead_seconds:
+                # a review cut short would be kept as it is: made when asked, in full
+                self.left_ahead += 1
+                continue
+            try:
+                await self._review_one_ahead(game_id)
+            except (StoreError, SolverStopped) as error:
+                log.warning("game %s not reviewed ahead: %s", game_id, error)
+            except Exception:  # one game's failure stops none of the others'
+                log.exception("game %s not reviewed ahead", game_id)
+
+    async def _review_one_ahead(self, game_id: str) -> None:
+        if game_id in self._asked or await self.kept(game_id) is not None:
+            return
+        record = await self._store.get_game(game_id)
+        if record is None or record.finished_at is None or record.day is None:
+            return
+        deal = None if self._deal_of is None else await self._deal_of(record.day, record.suits)
+        await self._made(record, deal, ahead=True)
+        self.made_ahead += 1
 
     def _remember(self, review: Review) -> None:
         self._done[review.game] = review
@@ -467,4 +592,8 @@ class Reviews:
         return found
 
     def close(self) -> None:
+        if self._ahead_task is not None:
+            self._ahead_task.cancel()
+        if self._ahead_worker is not None:
+            self._ahead_worker.close()
         self._worker.close()

@@ -1,0 +1,163 @@
+"""A first review of a daily, when the server made it ahead of its asking::
+
+    python -m bench.review_ahead                      # 20 players of each suit count
+    python -m bench.review_ahead --players 5 --suits 1 2
+
+A server in this process (the embedded database in a temporary folder, the real daily
+prover, a manual clock at noon of a far-off day) and ``--players`` accounts for each suit
+count, each playing that day's daily over a real websocket the way ``bench.review cpu``'s
+games are played (the solver's lines with tries taken back and detours kept); every second
+player resigns part way instead of winning, so both won and lost games are reviewed. As
+each daily ends the server reviews it ahead (``SIMON_REVIEW_AHEAD_SECONDS``), one at a time
+in its worker at the lowest priority. Measured:
+
+- **ahead**: from the last daily's end until every review is made, and the CPU each took
+  in the worker (what the day's budget pays);
+- **first review**: the clock moved to the next day (a daily's review opens then), each
+  player asks for the review of their game, one after the other, timed from the ask to the
+  review read: p50, p95 and the longest, for each suit count.
+
+Prints one JSON object. ``bench.review cpu`` times the same kind of review made when asked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Final
+
+from bench.review import played_game
+from server.net import RunningServer
+from tests.conftest import Backend
+from tests.support.servers import (
+    HOLD_NOTHING,
+    Client,
+    fresh_clock,
+    server_settings,
+    serving,
+    unique_name,
+)
+
+#: The share of players who resign part way (a lost game) instead of winning.
+RESIGNING: Final = 0.5
+
+
+async def _play(client: Client, suits: int, rng: random.Random, resign: bool) -> str:
+    """The player's daily of ``suits`` played to its end; its game id."""
+    start = await client.request({"type": "start", "mode": "daily", "suits": suits})
+    state = start["state"]
+    actions = await asyncio.to_thread(played_game, state["code"], rng) or []
+    if resign:
+        actions = actions[: rng.randrange(len(actions) // 4, 3 * len(actions) // 4 + 1)]
+    for action in actions:
+        message = {"type": "undo"} if action == "undo" else {"type": "move", "move": action}
+        reply = await client.request(message)
+        assert reply["type"] in ("moved", "state"), reply
+    if resign or not actions:
+        reply = await client.request({"type": "resign"})
+        assert reply["type"] == "state" and reply["state"]["finished"], reply
+    return str(state["game"])
+
+
+async def _ahead_done(server: RunningServer, games: int, most: float) -> float:
+    """Seconds until the node has made (or left) a review ahead of every game."""
+    reviews = server.hub.reviews
+    started = time.monotonic()
+    while reviews.made_ahead + reviews.left_ahead < games:
+        if time.monotonic() - started > most:
+            raise TimeoutError(f"{reviews.made_ahead} of {games} reviewed ahead in {most} s")
+        await asyncio.sleep(0.05)
+    return time.monotonic() - started
+
+
+def _summary(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {
+        "p50 s": round(statistics.median(ordered), 3),
+        "p95 s": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 3),
+        "max s": round(ordered[-1], 3),
+    }
+
+
+async def run(players: int, suit_counts: list[int], seed: int, budget: float) -> dict[str, Any]:
+    rng = random.Random(seed)
+    clock = fresh_clock()
+    with tempfile.TemporaryDirectory() as data:
+        backend = Backend(
+            name="embedded",
+            database_url=f"sqlite+aiosqlite:///{Path(data) / 'simon.sqlite3'}",
+            redis_url=None,
+            redis_prefix="simon-bench",
+        )
+        settings = server_settings(backend, fairplay=HOLD_NOTHING, review_ahead_seconds=budget)
+        async with serving(settings, clock=clock, prover=None) as server:
+            games: dict[int, list[tuple[str, str]]] = {suits: [] for suits in suit_counts}
+            played = time.monotonic()
+            for suits in suit_counts:
+                for index in range(players):
+                    async with Client.connect(server.url) as client:
+                        reply = await client.request(
+                            {"type": "register", "name": unique_name("ahead")}
+                        )
+                        game = await _play(client, suits, rng, resign=index % 2 == 1)
+                        games[suits].append((reply["token"], game))
+            played = time.monotonic() - played
+            total = sum(map(len, games.values()))
+            waited = await _ahead_done(server, total, most=total * 120.0)
+            reviews = server.hub.reviews
+            ahead = {
+                "games": total,
+                "made": reviews.made_ahead,
+                "left": reviews.left_ahead,
+                "after the last end s": round(waited, 1),
+                "cpu per game s": round(reviews.ahead_spent / max(1, reviews.made_ahead), 2),
+                "cpu s": round(reviews.ahead_spent, 1),
+            }
+
+            clock.advance(days=1)
+            first: dict[str, Any] = {}
+            for suits, kept in games.items():
+                times: list[float] = []
+                for token, game in kept:
+                    async with Client.connect(server.url) as client:
+                        await client.request({"type": "auth", "token": token})
+                        asked = time.monotonic()
+                        review = await client.request({"type": "review", "game": game}, timeout=600)
+                        times.append(time.monotonic() - asked)
+                        assert review["type"] == "review", review
+                first[str(suits)] = {"reviews": len(times), **_summary(times)}
+    return {
+        "players per suit count": players,
+        "played s": round(played, 1),
+        "ahead": ahead,
+        "first review": first,
+        "load average": os.getloadavg()[0],
+    }
+
+
+#: Its arguments at a tiny size, for ``python -m bench --smoke``.
+SMOKE: Final = "--players 1 --suits 1"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=20, help="of each suit count")
+    parser.add_argument("--suits", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--budget", type=float, default=86_400.0, help="CPU seconds of reviews ahead a day"
+    )
+    args = parser.parse_args()
+    figures = asyncio.run(run(args.players, args.suits, args.seed, args.budget))
+    print(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()
