@@ -244,8 +244,16 @@ def beam(
     the heuristic alone favours short paths far more than weighted A* does.
     Returns like :func:`search`; ``EXHAUSTED`` here only means "nothing found"
     (states are dropped), and paths of ``bound`` moves or more are not followed.
+
+    A layer keeps the ``width`` states first in the order (heuristic, first found at
+    it): every move of the layer is ranked by its heuristic alone, a number, and the
+    states are made (their columns, their key) in that order only until ``width`` new
+    ones are kept, a few hundred of the thousands of moves a layer has.
     """
+    if width > _PARENT_MASK + 1:
+        raise ValueError(f"a beam of {width} states: at most {_PARENT_MASK + 1}")
     join = _SEPARATOR.join
+    known: dict[bytes, ColumnMoves] = {}
     start_key = canonical(start)
     parents: dict[bytes, bytes | None] = {start_key: None}
     layer: list[tuple[int, Sequence[bytes], bytes]] = [(breaks(start, costs), start, start_key)]
@@ -253,30 +261,153 @@ def beam(
     depth = 0
     while layer and depth + 1 < bound:
         depth += 1
-        found: dict[bytes, tuple[int, int, list[bytes], bytes]] = {}
-        counter = 0
-        for h, columns, key in layer:
+        ranks: list[int] = []  # each move of the layer as one number: see _rank
+        for parent, (h, columns, key) in enumerate(layer):
             nodes += 1
             if nodes > max_nodes or (nodes & 255 == 0 and out_of_time()):
                 return SearchOutcome.BUDGET, [], nodes
-            for _source, _target, _count, new, delta in children(columns, costs):
-                child_key = join(sorted(new))  # canonical(new), inlined
-                if child_key in parents:
-                    continue
-                if not any(new):
-                    parents[child_key] = key
-                    return SearchOutcome.WON, _path(parents, start, child_key), nodes
-                child_h = h + delta
-                old = found.get(child_key)
-                if old is None or old[0] > child_h:
-                    counter += 1  # ties go to the first found: the result is deterministic
-                    found[child_key] = (child_h, counter, new, key)
-        kept = heapq.nsmallest(width, found.items(), key=lambda item: item[1][:2])
-        layer = []
-        for child_key, (child_h, _tie, new, key) in kept:
+            if sum(map(len, columns)) == RUN:  # the last run: a move may win
+                for _source, _target, _count, new, _delta in children(columns, costs):
+                    if not any(new):
+                        child_key = join(sorted(new))
+                        parents[child_key] = key
+                        return SearchOutcome.WON, _path(parents, start, child_key), nodes
+            _ranked_moves(columns, costs, h, parent << _PARENT_SHIFT, ranks, known)
+        ranks.sort()
+        kept: list[tuple[int, Sequence[bytes], bytes]] = []
+        for rank in ranks:
+            _h, columns, key = layer[(rank >> _PARENT_SHIFT) & _PARENT_MASK]
+            new = _moved(columns, (rank >> 8) & 15, (rank >> 4) & 15, rank & 15)
+            child_key = join(sorted(new))
+            if child_key in parents:  # kept before, or earlier in this layer
+                continue
             parents[child_key] = key
-            layer.append((child_h, new, child_key))
+            kept.append(((rank >> _RANK_SHIFT) - _RANK_OFFSET, new, child_key))
+            if len(kept) == width:
+                break
+        layer = kept
     return SearchOutcome.EXHAUSTED, [], nodes
+
+
+#: A move of a layer as one number, so that sorting the numbers sorts the moves by their
+#: heuristic, then in the order :func:`children` makes them (its parent's place in the
+#: layer, its source, its target: a column's index, :data:`_TO_EMPTY` for the empty
+#: column, then its count): bits 24 and up the heuristic (plus an offset: it may be below
+#: zero), 12-21 the parent, 8-11 the source, 4-7 the target, 0-3 the count.
+_RANK_SHIFT: Final = 24
+_RANK_OFFSET: Final = 1 << 12
+_PARENT_SHIFT: Final = 12
+_PARENT_MASK: Final = (1 << 10) - 1  # a layer of at most 1,024 states
+_TO_EMPTY: Final = 10
+
+
+#: A column as the source of moves, under one beam's costs (:func:`_column_moves`): its
+#: bottom card's rank, its run, and for each count of cards the run can give (from 1), the
+#: group's head card and the change of heuristic at the source.
+ColumnMoves = tuple[int, int, list[tuple[int, int]]]
+
+
+def _column_moves(column: bytes, costs: Costs) -> ColumnMoves:
+    """What :func:`children` works out of a column it moves cards from (a non-empty one)."""
+    PAIR_COST = costs.pair
+    blocked = costs.blocked
+    size = len(column)
+    run = run_length(column)
+    groups = [(0, 0)]  # by count: 0 gives nothing
+    for count in range(1, run + 1):
+        cut = size - count
+        head = column[cut]
+        if cut:
+            delta = -PAIR_COST[column[cut - 1] * 64 + head]
+            if delta and blocked and head + 1 in column[:cut]:
+                delta -= blocked
+        else:
+            delta = -costs.empty
+        groups.append((head, delta))
+    return column[-1] & 15, run, groups
+
+
+def _ranked_moves(
+    columns: Sequence[bytes],
+    costs: Costs,
+    h: int,
+    parent: int,
+    ranks: list[int],
+    known: dict[bytes, ColumnMoves],
+) -> None:
+    """The moves of :func:`children`, with its heuristics, without making the states they
+    lead to: each move's rank (see :data:`_RANK_SHIFT`; ``parent`` is its bits already)
+    added to ``ranks``. ``known``: the columns worked out already (a column is the same in
+    most states of a search)."""
+    bonus = costs.empty
+    blocked = costs.blocked
+    PAIR_COST = costs.pair
+    add = ranks.append
+    empty = -1
+    sources = []
+    # the columns by the rank of their top card: the targets of a group whose head is one
+    # rank below (the order they are added in does not matter: a rank says it)
+    by_rank: list[list[tuple[int, int, ColumnMoves]]] = [[] for _ in range(14)]
+    for index, column in enumerate(columns):
+        if column:
+            moves_of = known.get(column)
+            if moves_of is None:
+                moves_of = known[column] = _column_moves(column, costs)
+            sources.append((index, moves_of))
+            by_rank[column[-1] & 15].append((index, column[-1], moves_of))
+        elif empty < 0:
+            empty = index
+    for source, (bottom_rank, run, groups) in sources:
+        moves = parent | source << 8
+        for count in range(1, min(run, 13 - bottom_rank) + 1):
+            for target, top, target_moves in by_rank[bottom_rank + count]:
+                if target == source:
+                    continue
+                head, delta = groups[count]
+                made = PAIR_COST[top * 64 + head]
+                if made:
+                    delta += made
+                    if blocked and head + 1 in columns[target]:
+                        delta += blocked
+                elif bottom_rank == 1 and target_moves[1] + count >= RUN:
+                    # onto its own suit's next card, down to an ace: the run leaves the table
+                    landing = columns[target]
+                    keep = len(landing) - (RUN - count)
+                    if keep:
+                        delta -= PAIR_COST[landing[keep - 1] * 64 + landing[keep]]
+                    else:
+                        delta -= bonus
+                add((h + delta + _RANK_OFFSET) << _RANK_SHIFT | moves | target << 4 | count)
+        if empty >= 0:
+            # the whole column into an empty one cannot help: a run that is all of it
+            # gives one card fewer (the source's change plus the empty column's worth)
+            top_count = run if run < len(columns[source]) else run - 1
+            moves |= _TO_EMPTY << 4
+            for count in range(1, top_count + 1):
+                add((h + bonus + groups[count][1] + _RANK_OFFSET) << _RANK_SHIFT | moves | count)
+
+
+def _moved(columns: Sequence[bytes], source: int, target: int, count: int) -> list[bytes]:
+    """The columns after moving ``count`` cards from ``source`` to ``target`` (a column's
+    index, or :data:`_TO_EMPTY`: the first empty column), as :func:`children` makes them:
+    a complete run that the move makes leaves the table."""
+    column = columns[source]
+    cut = len(column) - count
+    new = list(columns)
+    new[source] = column[:cut]
+    if target == _TO_EMPTY:
+        new[new.index(b"")] = column[cut:]
+        return new
+    landed = columns[target] + column[cut:]
+    if (
+        column[-1] & 15 == 1
+        and len(landed) >= RUN
+        and landed[-RUN] & 15 == 13
+        and run_length(landed) >= RUN
+    ):
+        landed = landed[:-RUN]
+    new[target] = landed
+    return new
 
 
 def _path(parents: dict[bytes, bytes | None], start: Columns, key: bytes) -> list[RawMove]:
