@@ -11,7 +11,9 @@ node on the bus (Redis), or by this node alone while Redis is out.
 
 The worker makes one review at a time; the others wait in a :class:`FairLine`, taken in
 turn between client addresses (one address may hold many accounts), not first come first
-served, and each asker is told where it stands (``queued``).
+served, and each asker is told where it stands (``queued``). While its review is made, the
+asker is told how many positions are judged (``review_progress``, :mod:`.progress`), with
+an estimate of the seconds left.
 
 Distances are the solver's line, not the shortest possible: the solver shortens its
 solutions but does not prove them optimal, so a delta can be off by what it misses.
@@ -34,7 +36,7 @@ from server.engine.actions import RESTART, UNDO, apply
 from server.play.clock import Clock, utc_day
 from server.play.daily.deals import SolverProver
 from server.play.errors import Refused
-from server.protocol import ErrorCode, Review, ReviewPosition, Stretch
+from server.protocol import ErrorCode, Review, ReviewPosition, ReviewProgress, Stretch
 from server.store import (
     END_ACTIONS,
     DailyDealRecord,
@@ -43,6 +45,8 @@ from server.store import (
     ReviewStore,
     StoreError,
 )
+
+from .progress import LONG_REVIEW_SECONDS, Pace, ProgressMeter, Reading, follow, reporter
 
 if TYPE_CHECKING:
     from server.solver.known import Known
@@ -102,6 +106,7 @@ def judge_path(
     seconds: float,
     line: Sequence[str] = (),
     reuse: bool = REUSE_DISTANCES,
+    progress: Callable[[int], None] | None = None,
 ) -> list[Judged]:
     """In the worker: the verdict of the deal and of the position after each action that
     changes the board (``actions`` as the log holds them, ends left out), within ``seconds``
@@ -116,6 +121,8 @@ def judge_path(
     known there, or one move from a known won one (won, one move longer), before any search;
     every solution found puts each position along it in the table. Without ``reuse``, the
     table answers lost positions only (see :data:`REUSE_DISTANCES`).
+
+    ``progress`` is told the count of positions judged after each one (the deal first).
     """
     from server.solver import Verdict, solve
 
@@ -159,6 +166,8 @@ def judge_path(
     known[game.position_key()] = current
     keep(current)
     found: list[Judged] = [(current[0], current[1])]
+    if progress is not None:
+        progress(len(found))
     for action in actions:
         played: Move | None = None
         if action not in (UNDO, RESTART):
@@ -178,7 +187,17 @@ def judge_path(
         known[key] = current
         keep(current)
         found.append((current[0], current[1]))
+        if progress is not None:
+            progress(len(found))
     return found
+
+
+def judge_path_reporting(
+    code: str, actions: Sequence[str], seconds: float, line: Sequence[str], meter: str
+) -> list[Judged]:
+    """In the worker: :func:`judge_path`, its count of positions judged written to the
+    shared :class:`~.progress.ProgressMeter` named ``meter`` as it goes."""
+    return judge_path(code, actions, seconds, line, progress=reporter(meter))
 
 
 def _columns(game: Game) -> tuple[bytes, ...]:
@@ -272,6 +291,8 @@ def stretches(positions: Sequence[ReviewPosition], most: int = STRETCHES) -> lis
 
 #: Told where a waiting review stands: its position in line (1: next).
 Waiting = Callable[[int], None]
+#: Told how far the review being made has got.
+Progress = Callable[[ReviewProgress], None]
 
 
 @dataclass(eq=False)
@@ -366,6 +387,9 @@ class Reviews:
         self._bus = bus
         #: This node's own count, while the bus cannot count.
         self._own_counts = DayCounts()
+        #: The worker's count of positions judged, and this node's recent reviews' pace.
+        self._meter = ProgressMeter()
+        self._pace = Pace()
 
     async def review(
         self,
@@ -375,12 +399,14 @@ class Reviews:
         deal: DailyDealRecord | None = None,
         address: str = "",
         waiting: Waiting | None = None,
+        progress: Progress | None = None,
     ) -> Review:
         """The review of a finished game the player may see (checked by the caller); of a
         daily, with its ``deal`` (its par, and its solver line to start from). One kept
         already, by any node, is answered at once and does not count. ``address``, the
         asker's (as the network layer counts it), takes its turn for the worker in the fair
-        line; ``waiting`` is told the review's position while it waits."""
+        line; ``waiting`` is told the review's position while it waits, ``progress`` how far
+        it has got once the worker makes it."""
         found = await self.kept(record.id)
         if found is not None:
             return found
@@ -406,13 +432,7 @@ class Reviews:
             ]
             await self._line.turn(address, waiting)
             try:
-                judged = await self._worker.run(
-                    judge_path,
-                    record.code,
-                    [action for _, action in entries],
-                    self.seconds,
-                    (deal.solution or ()) if deal is not None else (),
-                )
+                judged = await self._judged(record, entries, deal, progress)
             finally:
                 self._line.done()
         finally:
@@ -426,6 +446,56 @@ class Reviews:
             # answered all the same; another node makes it again when asked
             log.warning("review of game %s not kept for the other nodes: %s", record.id, error)
         return found
+
+    async def _judged(
+        self,
+        record: GameRecord,
+        entries: Sequence[tuple[int, str]],
+        deal: DailyDealRecord | None,
+        progress: Progress | None,
+    ) -> list[Judged]:
+        """The worker's verdicts (its turn is ours), ``progress`` told as they come."""
+        positions = len(entries) + 1
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        told = [-1]  # the last count told
+
+        def tell(done: Reading) -> None:
+            told[0] = done.judged
+            if progress is None:
+                return
+            elapsed = loop.time() - started
+            estimate = self._pace.estimate(
+                positions=positions, done=done, elapsed=elapsed, budget=self.seconds
+            )
+            progress(
+                ReviewProgress(
+                    game=record.id,
+                    judged=done.judged,
+                    positions=positions,
+                    seconds_left_estimate=estimate,
+                    long=estimate is not None and estimate >= LONG_REVIEW_SECONDS,
+                )
+            )
+
+        self._meter.reset()
+        tell(Reading(0, 0.0))  # at once: the work starts, and how long it may take
+        watching = asyncio.create_task(follow(self._meter, tell))
+        try:
+            judged: list[Judged] = await self._worker.run(
+                judge_path_reporting,
+                record.code,
+                [action for _, action in entries],
+                self.seconds,
+                (deal.solution or ()) if deal is not None else (),
+                self._meter.name,
+            )
+        finally:
+            watching.cancel()
+        if told[0] != positions:  # done since the last read: every position is judged
+            tell(Reading(positions, self.seconds))
+        self._pace.add(loop.time() - started, positions)
+        return judged
 
     def _remember(self, review: Review) -> None:
         self._done[review.game] = review
@@ -468,3 +538,4 @@ class Reviews:
 
     def close(self) -> None:
         self._worker.close()
+        self._meter.close()
