@@ -138,11 +138,11 @@ class Pace:
 
 
 async def follow(
-    meter: ProgressMeter, told: Callable[[Reading], None], every: float = EVERY
+    meter: ProgressMeter, told: Callable[[Reading], None], every: float = EVERY, last: int = 0
 ) -> None:
-    """Read ``meter`` every ``every`` seconds until cancelled; ``told`` each new count of
-    positions judged."""
-    last = meter.read().judged
+    """Read ``meter`` every ``every`` seconds until cancelled; ``told`` each count of
+    positions judged other than the last told (``last``: the caller's, before this starts,
+    so that a count the worker wrote before the first read is told too)."""
     while True:
         await asyncio.sleep(every)
         reading = meter.read()
