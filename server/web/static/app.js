@@ -176,7 +176,7 @@ installServiceWorker();
       var scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
       var socket = new WebSocket(scheme + "//" + window.location.host + "/");
       var done = false;
-      var judging = false; // the status said how many positions the solver judges
+      var counted = false; // the status said how many positions the solver judges
       var warned = false; // ... and that the review will take long
       function end(text) {
         if (done) return;
@@ -194,26 +194,16 @@ installServiceWorker();
           var bar = progress.querySelector("progress");
           bar.max = positions;
           bar.value = Math.min(message.judged, positions);
-          progress.querySelector("[data-review-progress-text]").textContent = t(
-            "Judging position %(judged)s of %(positions)s",
-            { judged: Math.min(message.judged + 1, positions), positions: positions },
-          );
+          var shown = { judged: Math.min(message.judged + 1, positions), positions: positions };
+          progress.querySelector("[data-review-progress-text]").textContent = t("Judging position %(judged)s of %(positions)s", shown);
           progress.hidden = false;
         }
-        var said = judging ? status.textContent : tn(
-          "The solver is judging %(count)s position…",
-          "The solver is judging %(count)s positions…",
-          positions,
-        );
-        judging = true;
+        var said = counted ? status.textContent : tn("The solver is judging %(count)s position…", "The solver is judging %(count)s positions…", positions);
+        counted = true;
         if (message.long && !warned && message.seconds_left_estimate != null) {
           warned = true;
           var seconds = Math.max(1, Math.round(message.seconds_left_estimate));
-          said += " " + tn(
-            "This review will take a while: about %(count)s second.",
-            "This review will take a while: about %(count)s seconds.",
-            seconds,
-          );
+          said += " " + tn("This review will take a while: about %(count)s second.", "This review will take a while: about %(count)s seconds.", seconds);
         }
         if (status.textContent !== said) status.textContent = said;
       }
