@@ -16,12 +16,15 @@ left once it is spent are unknown at once).
 from __future__ import annotations
 
 import asyncio
+import logging
 import struct
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from multiprocessing.shared_memory import SharedMemory
 from typing import Final, NamedTuple
+
+log = logging.getLogger(__name__)
 
 #: How often the event loop reads the worker's count while a review runs (seconds): the
 #: asker hears at most about 4 changes a second.
@@ -53,11 +56,15 @@ class ProgressMeter:
     def __init__(self) -> None:
         self._memory: SharedMemory | None = None
 
-    @property
-    def name(self) -> str:
-        """The name the worker attaches to (the memory is made at the first review)."""
+    def name(self) -> str | None:
+        """The name the worker attaches to (the memory is made at the first review); None
+        where the system gives no shared memory: reviews are made all the same, untold."""
         if self._memory is None:
-            self._memory = SharedMemory(create=True, size=_COUNT.size)
+            try:
+                self._memory = SharedMemory(create=True, size=_COUNT.size)
+            except OSError as error:
+                log.warning("reviews made without progress: no shared memory (%s)", error)
+                return None
         return self._memory.name
 
     def reset(self) -> None:
@@ -77,12 +84,17 @@ class ProgressMeter:
             memory.unlink()
 
 
-def reporter(meter: str) -> Callable[[int], None]:
+def reporter(meter: str | None) -> Callable[[int], None] | None:
     """In the worker: writes the count of positions judged, and the CPU seconds spent since
-    this call, into the meter named ``meter``."""
+    this call, into the meter named ``meter`` (None: no meter, nothing written)."""
+    if meter is None:
+        return None
     memory = _attached.get(meter)
     if memory is None:
-        memory = SharedMemory(name=meter)
+        try:
+            memory = SharedMemory(name=meter)
+        except OSError:  # gone (the server is stopping): the review is made all the same
+            return None
         _attached[meter] = memory
         while len(_attached) > _MOST_ATTACHED:
             _attached.popitem(last=False)[1].close()

@@ -193,7 +193,7 @@ def judge_path(
 
 
 def judge_path_reporting(
-    code: str, actions: Sequence[str], seconds: float, line: Sequence[str], meter: str
+    code: str, actions: Sequence[str], seconds: float, line: Sequence[str], meter: str | None
 ) -> list[Judged]:
     """In the worker: :func:`judge_path`, its count of positions judged written to the
     shared :class:`~.progress.ProgressMeter` named ``meter`` as it goes."""
@@ -488,7 +488,7 @@ class Reviews:
                 [action for _, action in entries],
                 self.seconds,
                 (deal.solution or ()) if deal is not None else (),
-                self._meter.name,
+                self._meter.name(),
             )
         finally:
             watching.cancel()

@@ -39,7 +39,7 @@ def test_a_worker_process_writes_the_count_the_event_loop_reads() -> None:
         meter.reset()
         assert meter.read().judged == 0
         with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
-            work = pool.submit(judge_path_reporting, CODE, actions, 0.0, (), meter.name)
+            work = pool.submit(judge_path_reporting, CODE, actions, 0.0, (), meter.name())
             judged = work.result(timeout=120)
         assert judged == judge_path(CODE, actions, seconds=0.0)
         reading = meter.read()
@@ -55,7 +55,8 @@ async def test_follow_tells_each_new_count_and_nothing_else() -> None:
     meter = ProgressMeter()
     try:
         meter.reset()
-        report = reporter(meter.name)
+        report = reporter(meter.name())
+        assert report is not None
         heard: list[int] = []
         watching = asyncio.create_task(follow(meter, lambda done: heard.append(done.judged), 0.01))
         await asyncio.sleep(0.05)  # nothing judged: nothing told
@@ -68,6 +69,15 @@ async def test_follow_tells_each_new_count_and_nothing_else() -> None:
         assert heard == [1, 5]
     finally:
         meter.close()
+
+
+def test_without_a_meter_a_review_is_judged_untold() -> None:
+    assert reporter(None) is None
+    assert reporter("simon-no-such-meter") is None  # gone: the server is stopping
+    actions = actions_of(CODE)
+    assert judge_path_reporting(CODE, actions, 0.0, (), None) == judge_path(
+        CODE, actions, seconds=0.0
+    )
 
 
 def test_the_estimate_from_recent_reviews_then_the_reviews_own_pace_within_its_budget() -> None:
