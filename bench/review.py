@@ -11,7 +11,7 @@ Run from the repository root::
 deal: at each move, with probability 0.15 a random legal move and its ``undo`` (a try taken
 back), with probability 0.10 a random legal move kept (the line is then solved again from
 there, quickly, by the generator; its time is not counted). Each game's review
-(:func:`server.play.after.review.judge_path`, what the review worker runs) is timed in this
+(:func:`server.play.after.judging.judge_path`, what the review worker runs) is timed in this
 process with ``time.process_time``, under the server's default budget per review.
 
 ``latency``: a server process of its own (``simon-server`` as it runs, the daily not
@@ -41,7 +41,7 @@ from websockets.asyncio.client import connect
 from bench.server_load_bots import move_sequence
 from bench.server_load_servers import Backend, Variant, start_server, stop_server
 from server.engine import Game, GameCode, Move
-from server.play.after.review import judge_path
+from server.play.after.judging import judge_path
 from server.solver import Verdict, solve
 
 TRY_BACK = 0.15  # a random move taken back

@@ -29,6 +29,7 @@ from server.protocol import (
     Reported,
     ReportRequest,
     Review,
+    ReviewProgress,
     ReviewRequest,
     ServerMessage,
 )
@@ -50,7 +51,7 @@ from .offline import add_json_argument
 from .online import add_server_argument, open_connection, print_json
 from .ui.widgets import format_clock
 from .wording import plural
-from .words import _, pad
+from .words import _, ngettext, pad
 
 #: How long ``simon review`` waits for the server's solver (seconds).
 REVIEW_TIMEOUT = 300.0
@@ -292,11 +293,15 @@ async def online_replay(args: argparse.Namespace) -> int:
 class SolverProgress:
     """What ``simon review`` shows on stderr while the server's solver works (``--json``
     keeps stdout for the review): a line at once, where the review stands in line when it
-    waits, a spinner with the seconds on a terminal, and how long it took once done."""
+    waits, the position the solver is judging (with a bar on a terminal; elsewhere the
+    count of positions, once), a warning when the server expects it to take long, a spinner
+    with the seconds on a terminal, and how long it took once done."""
 
     FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
     #: How often the spinner turns (seconds).
     TURN = 0.1
+    #: The progress bar's width, in characters.
+    BAR = 20
 
     def __init__(self, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic):
         self.stream = stream if stream is not None else sys.stderr
@@ -304,7 +309,10 @@ class SolverProgress:
         self.clock = clock
         self.started = clock()
         self.doing = _("Asking the solver…")
+        self.bar = ""
         self.turns = 0
+        self.judging = False  # said that the solver judges the positions (off a terminal)
+        self.warned = False  # said that the review will take long
 
     def start(self) -> None:
         if self.tty:
@@ -312,10 +320,48 @@ class SolverProgress:
         else:
             self._say(self.doing)
 
-    def queued(self, message: ServerMessage) -> None:
+    def heard(self, message: ServerMessage) -> None:
+        """A message pushed while the review is made: ``queued`` or ``review_progress``."""
+        if isinstance(message, Queued):
+            self.queued(message)
+        elif isinstance(message, ReviewProgress):
+            self.progress(message)
+
+    def progress(self, message: ReviewProgress) -> None:
+        """How far the solver has got: the position it judges, and whether it takes long."""
+        if message.long and not self.warned and message.seconds_left_estimate is not None:
+            self.warned = True
+            seconds = max(1, round(message.seconds_left_estimate))
+            self._say_above(
+                ngettext(
+                    "This review will take a while: about %(count)s second.",
+                    "This review will take a while: about %(count)s seconds.",
+                    seconds,
+                )
+                % {"count": seconds}
+            )
+        positions = max(1, message.positions)
+        self.doing = _("judging position %(judged)s of %(positions)s") % {
+            "judged": min(message.judged + 1, positions),
+            "positions": positions,
+        }
+        filled = self.BAR * min(message.judged, positions) // positions
+        self.bar = "█" * filled + "░" * (self.BAR - filled)
+        if self.tty:
+            self._draw()
+        elif not self.judging:
+            self.judging = True
+            self._say(
+                ngettext(
+                    "The solver is judging %(count)s position…",
+                    "The solver is judging %(count)s positions…",
+                    positions,
+                )
+                % {"count": positions}
+            )
+
+    def queued(self, message: Queued) -> None:
         """A ``queued`` message: where the review waits (said again as it moves)."""
-        if not isinstance(message, Queued):
-            return
         if message.position == 1:
             self.doing = _("waiting for the solver: next in line")
         else:
@@ -349,8 +395,17 @@ class SolverProgress:
     def _draw(self) -> None:
         frame = self.FRAMES[self.turns % len(self.FRAMES)]
         seconds = int(self.clock() - self.started)
-        self.stream.write(f"\r\x1b[2K{frame} {self.doing} {seconds} s")
+        bar = f" {self.bar}" if self.bar else ""
+        self.stream.write(f"\r\x1b[2K{frame} {self.doing}{bar} {seconds} s")
         self.stream.flush()
+
+    def _say_above(self, line: str) -> None:
+        """A line that stays, above the spinner's (redrawn below it) on a terminal."""
+        if self.tty:
+            self.stream.write("\r\x1b[2K")
+        self._say(line)
+        if self.tty:
+            self._draw()
 
     def _say(self, line: str) -> None:
         print(line, file=self.stream, flush=True)
@@ -359,7 +414,7 @@ class SolverProgress:
 async def _review(args: argparse.Namespace) -> int:
     connection = await open_connection(args, account=True)  # no account: said before a line
     progress = SolverProgress()
-    connection.on_message = progress.queued
+    connection.on_message = progress.heard
     connection.timeout = max(connection.timeout, REVIEW_TIMEOUT)
     progress.start()
     spinner = asyncio.create_task(progress.spin())

@@ -1548,6 +1548,21 @@ class Queued(_Message):
     position: int  # 1: the next to be made once the solver is free
 
 
+class ReviewProgress(_Message):
+    """A ``review`` being made: positions judged so far (sent as the work starts, then as it
+    goes, at most about 4 a second, and once more when every position is judged)."""
+
+    type: Literal["review_progress"] = "review_progress"
+    game: str  # the game of the review asked
+    judged: int  # positions judged so far (the deal is the first, and the costliest)
+    positions: int  # the review's positions: the deal and each board-changing action
+    #: seconds until the review is made, as the pace of this node's recent reviews (or of
+    #: this one, once under way) says, never past the review's budget; None: no pace known
+    seconds_left_estimate: float | None = None
+    #: the review will take long (its estimate is 10 s or more): a client says so
+    long: bool = False
+
+
 class Reported(_Message):
     type: Literal["reported"] = "reported"
     id: MessageId | None = None
@@ -1580,6 +1595,7 @@ ServerMessage = Annotated[
     | Replay
     | Review
     | Queued
+    | ReviewProgress
     | Reported
     | SignedIn
     | SignedOut

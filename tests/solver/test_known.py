@@ -7,7 +7,7 @@ import random
 import pytest
 
 from server.engine import Game, GameCode
-from server.play.after.review import POSITION_NODES, _known_by_deal, judge_path, known_of
+from server.play.after.judging import POSITION_NODES, _known_by_deal, judge_path, known_of
 from server.solver import Verdict, solve
 from server.solver.known import Known
 from server.solver.search import children

@@ -14,7 +14,8 @@ import pytest
 from server.bus import BusUnavailable, InProcessBus
 from server.engine import Game as EngineGame
 from server.engine import Move
-from server.play.after.review import POSITION_NODES, Reviews
+from server.play.after.judging import POSITION_NODES
+from server.play.after.review import Reviews
 from server.play.clock import ManualClock
 from server.play.daily.deals import Proof, Prover, SolverProver
 from server.play.errors import refusal_of

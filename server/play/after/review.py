@@ -11,7 +11,9 @@ node on the bus (Redis), or by this node alone while Redis is out.
 
 The worker makes one review at a time; the others wait in a :class:`FairLine`, taken in
 turn between client addresses (one address may hold many accounts), not first come first
-served, and each asker is told where it stands (``queued``).
+served, and each asker is told where it stands (``queued``). While its review is made, the
+asker is told how many positions are judged (``review_progress``, :mod:`.progress`), with
+an estimate of the seconds left.
 
 A finished daily's review is made **ahead** of its asking: its day's reviews open only once
 the day is over, when every player may ask at once, so each daily is reviewed as it ends, in
@@ -27,20 +29,19 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from server.bus import Bus, BusError, DayCounts
-from server.engine import EngineError, Game, Move
-from server.engine.actions import RESTART, UNDO, apply
+from server.engine import Game
+from server.engine.actions import apply
 from server.play.clock import Clock, utc_day
 from server.play.daily.deals import SolverProver
 from server.play.errors import Refused, SolverStopped
-from server.protocol import ErrorCode, Review, ReviewPosition, Stretch
+from server.protocol import ErrorCode, Review, ReviewPosition, ReviewProgress, Stretch
 from server.store import (
     END_ACTIONS,
     DailyDealRecord,
@@ -50,15 +51,13 @@ from server.store import (
     StoreError,
 )
 
-if TYPE_CHECKING:
-    from server.solver.known import Known
+from .judging import Judged, judge_ahead, judge_path_reporting
+from .progress import LONG_REVIEW_SECONDS, Pace, ProgressMeter, Reading, follow
 
 log = logging.getLogger(__name__)
 
 #: Reviews kept in a node's memory besides the store (the oldest go first).
 CACHED_REVIEWS: Final = 512
-#: States the solver may expand for one position (the review's time budget caps it too).
-POSITION_NODES: Final = 60_000
 #: How much lower the review worker's priority is than the server's (``os.nice``): the
 #: server's moves come first when both want a core.
 REVIEW_NICE: Final = 10
@@ -72,160 +71,12 @@ REVIEWS_PER_DAY: Final = 20
 #: The costliest stretches named in a review.
 STRETCHES: Final = 3
 
-#: Whether a review takes a won position's distance from the deal's table (one move off
-#: a known line: one move longer) instead of searching: 1.7-2.6 times quicker, but 13-23%
-#: of the distances come out longer (mostly 1-3 moves) than a search finds
-#: (docs/performance.md, "Solver reviews of games"). Lost positions are always taken.
-REUSE_DISTANCES: Final = False
-#: Deals whose table of known positions the review worker keeps (the least recent go first).
-KNOWN_DEALS: Final = 16
 #: The priority of the worker that reviews dailies ahead of their asking (``os.nice``):
 #: the lowest, so it takes only the CPU that play and asked reviews leave idle.
 AHEAD_NICE: Final = 19
 #: Finished dailies waiting to be reviewed ahead, on one node at most (past it, the
 #: newest are left to be made when asked).
 MOST_AHEAD: Final = 10_000
-
-#: One position's verdict in the worker: (winnable, distance), None where unknown.
-Judged = tuple[bool | None, int | None]
-
-#: In the worker process: by deal, its positions known won or lost (a
-#: :class:`~server.solver.known.Known`), shared by the reviews of the deal's games.
-_known_by_deal: OrderedDict[str, object] = OrderedDict()
-
-
-def known_of(code: str) -> Known:
-    """The deal's table of known positions in this process (made empty if none)."""
-    from server.solver.known import Known
-
-    table = _known_by_deal.get(code)
-    if not isinstance(table, Known):
-        table = Known()
-        _known_by_deal[code] = table
-    _known_by_deal.move_to_end(code)
-    while len(_known_by_deal) > KNOWN_DEALS:
-        _known_by_deal.popitem(last=False)
-    return table
-
-
-def judge_path(
-    code: str,
-    actions: Sequence[str],
-    seconds: float,
-    line: Sequence[str] = (),
-    reuse: bool = REUSE_DISTANCES,
-) -> list[Judged]:
-    """In the worker: the verdict of the deal and of the position after each action that
-    changes the board (``actions`` as the log holds them, ends left out), within ``seconds``
-    of CPU in all. ``line``, a daily's own solver line (its par), is the deal's verdict if
-    it wins the deal: the deal is the costliest position to solve, and its distance is then
-    the par itself.
-
-    Positions seen before are not solved again; a move along the solver's line takes the
-    line's rest; any position after a move from a lost one is lost too; a won one is known
-    at once (distance 0), once the budget is spent too. The deal's table of known positions
-    (:func:`known_of`, kept across the reviews of the deal's games) answers a position
-    known there, or one move from a known won one (won, one move longer), before any search;
-    every solution found puts each position along it in the table. Without ``reuse``, the
-    table answers lost positions only (see :data:`REUSE_DISTANCES`).
-    """
-    from server.solver import Verdict, solve
-
-    deadline = time.process_time() + seconds
-    game = Game.from_code(code)
-    table = known_of(code)
-    known: dict[object, tuple[bool | None, int | None, tuple[Move, ...]]] = {}
-    given = _winning_line(game, line)
-    if given is not None:
-        known[game.position_key()] = (True, len(given), given)
-    if given is not None and reuse:
-        table.won_along(_columns(game), [_raw(move) for move in given])
-
-    def solved() -> tuple[bool | None, int | None, tuple[Move, ...]]:
-        if game.is_won:  # known without the solver, whatever budget is left
-            return True, 0, ()
-        columns = _columns(game)
-        found = table.verdict(columns, reuse)
-        if found is not None:
-            return found[0], found[1], ()
-        left = deadline - time.process_time()
-        if left <= 0:
-            return None, None, ()
-        solution = solve(game.copy(), max_nodes=POSITION_NODES, max_seconds=left)
-        if solution.verdict is Verdict.WINNABLE:
-            if reuse:  # else nothing reads it
-                table.won_along(columns, [_raw(move) for move in solution.moves])
-            return True, len(solution.moves), tuple(solution.moves)
-        if solution.verdict is Verdict.UNWINNABLE:
-            table.lost(columns)
-            return False, None, ()
-        return None, None, ()
-
-    def keep(verdict: tuple[bool | None, int | None, tuple[Move, ...]]) -> None:
-        if verdict[0] is True and verdict[1] is not None and reuse:
-            table.won(_columns(game), verdict[1])
-        elif verdict[0] is False:
-            table.lost(_columns(game))
-
-    current = known.get(game.position_key()) or solved()
-    known[game.position_key()] = current
-    keep(current)
-    found: list[Judged] = [(current[0], current[1])]
-    for action in actions:
-        played: Move | None = None
-        if action not in (UNDO, RESTART):
-            played = Move.from_text(action)
-        apply(game, action)
-        key = game.position_key()
-        previous = current
-        if key in known:
-            current = known[key]
-        elif played is not None and previous[0] is False:
-            current = (False, None, ())
-        elif played is not None and previous[2] and _same(previous[2][0], played):
-            rest = previous[2][1:]
-            current = (True, len(rest), rest)
-        else:
-            current = solved()
-        known[key] = current
-        keep(current)
-        found.append((current[0], current[1]))
-    return found
-
-
-def judge_ahead(
-    code: str, actions: Sequence[str], seconds: float, line: Sequence[str] = ()
-) -> tuple[list[Judged], float]:
-    """In the worker: :func:`judge_path`, and the CPU seconds it took (the budget of the
-    reviews made ahead is counted in CPU, not in the wall time a niced worker waits)."""
-    started = time.process_time()
-    judged = judge_path(code, actions, seconds, line)
-    return judged, time.process_time() - started
-
-
-def _columns(game: Game) -> tuple[bytes, ...]:
-    return tuple(bytes(column) for column in game.columns)
-
-
-def _raw(move: Move) -> tuple[int, int, int]:
-    """The solver's form of a move (a count left implicit matches none of its moves)."""
-    return move.source, move.target, move.count or 0
-
-
-def _winning_line(game: Game, line: Sequence[str]) -> tuple[Move, ...] | None:
-    """``line``'s moves if they win ``game`` from where it stands (played on a copy)."""
-    if not line:
-        return None
-    trial = game.copy()
-    try:
-        moves = tuple(trial.play(text) for text in line)
-    except EngineError:
-        return None
-    return moves if trial.is_won else None
-
-
-def _same(line: Move, played: Move) -> bool:
-    return (line.source, line.target, line.count) == (played.source, played.target, played.count)
 
 
 def review_of(
@@ -294,6 +145,8 @@ def stretches(positions: Sequence[ReviewPosition], most: int = STRETCHES) -> lis
 
 #: Told where a waiting review stands: its position in line (1: next).
 Waiting = Callable[[int], None]
+#: Told how far the review being made has got.
+Progress = Callable[[ReviewProgress], None]
 
 
 @dataclass(eq=False)
@@ -417,6 +270,9 @@ class Reviews:
         #: day's budget spent), since the start.
         self.made_ahead = 0
         self.left_ahead = 0
+        #: The worker's count of positions judged, and this node's recent reviews' pace.
+        self._meter = ProgressMeter()
+        self._pace = Pace()
 
     async def review(
         self,
@@ -426,13 +282,15 @@ class Reviews:
         deal: DailyDealRecord | None = None,
         address: str = "",
         waiting: Waiting | None = None,
+        progress: Progress | None = None,
     ) -> Review:
         """The review of a finished game the player may see (checked by the caller); of a
         daily, with its ``deal`` (its par, and its solver line to start from). One kept
         already, by any node, is answered at once and does not count; one being made ahead
         is waited for, and does not count either. ``address``, the asker's (as the network
         layer counts it), takes its turn for the worker in the fair line; ``waiting`` is
-        told the review's position while it waits."""
+        told the review's position while it waits, ``progress`` how far it has got once the
+        worker makes it."""
         found = await self.kept(record.id)
         if found is not None:
             return found
@@ -455,7 +313,7 @@ class Reviews:
             await self._line.turn(address, waiting)
             self._asked.add(record.id)
             try:
-                return await self._made(record, deal, ahead=False)
+                return await self._made(record, deal, ahead=False, progress=progress)
             finally:
                 self._asked.discard(record.id)
                 self._line.done()
@@ -463,7 +321,12 @@ class Reviews:
             self._busy.discard(player.id)
 
     async def _made(
-        self, record: GameRecord, deal: DailyDealRecord | None, *, ahead: bool
+        self,
+        record: GameRecord,
+        deal: DailyDealRecord | None,
+        *,
+        ahead: bool,
+        progress: Progress | None = None,
     ) -> Review:
         """The game's review made in the worker (``ahead``: the worker of the reviews made
         ahead, its CPU counted against the day's budget), remembered and kept in the store."""
@@ -487,9 +350,7 @@ class Reviews:
                 )
                 self.ahead_spent += spent
             else:
-                judged = await self._worker.run(
-                    judge_path, record.code, actions, self.seconds, line
-                )
+                judged = await self._judged(record, entries, deal, progress)
             found = review_of(logged.game, entries, judged, par=deal.par if deal else None)
         except asyncio.CancelledError:
             making.cancel()
@@ -552,6 +413,56 @@ class Reviews:
         await self._made(record, deal, ahead=True)
         self.made_ahead += 1
 
+    async def _judged(
+        self,
+        record: GameRecord,
+        entries: Sequence[tuple[int, str]],
+        deal: DailyDealRecord | None,
+        progress: Progress | None,
+    ) -> list[Judged]:
+        """The worker's verdicts (its turn is ours), ``progress`` told as they come."""
+        positions = len(entries) + 1
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        told = [-1]  # the last count told
+
+        def tell(done: Reading) -> None:
+            told[0] = done.judged
+            if progress is None:
+                return
+            elapsed = loop.time() - started
+            estimate = self._pace.estimate(
+                positions=positions, done=done, elapsed=elapsed, budget=self.seconds
+            )
+            progress(
+                ReviewProgress(
+                    game=record.id,
+                    judged=done.judged,
+                    positions=positions,
+                    seconds_left_estimate=estimate,
+                    long=estimate is not None and estimate >= LONG_REVIEW_SECONDS,
+                )
+            )
+
+        self._meter.reset()
+        tell(Reading(0, 0.0))  # at once: the work starts, and how long it may take
+        watching = asyncio.create_task(follow(self._meter, tell))
+        try:
+            judged: list[Judged] = await self._worker.run(
+                judge_path_reporting,
+                record.code,
+                [action for _, action in entries],
+                self.seconds,
+                (deal.solution or ()) if deal is not None else (),
+                self._meter.name(),
+            )
+        finally:
+            watching.cancel()
+        if told[0] != positions:  # done since the last read: every position is judged
+            tell(Reading(positions, self.seconds))
+        self._pace.add(loop.time() - started, positions)
+        return judged
+
     def _remember(self, review: Review) -> None:
         self._done[review.game] = review
         self._done.move_to_end(review.game)
@@ -597,3 +508,4 @@ class Reviews:
         if self._ahead_worker is not None:
             self._ahead_worker.close()
         self._worker.close()
+        self._meter.close()

@@ -16,6 +16,7 @@ from server.protocol import (
     ReplayRequest,
     Reported,
     ReportRequest,
+    ReviewProgress,
     ReviewRequest,
 )
 
@@ -46,8 +47,16 @@ async def review(conversation: Conversation, message: ReviewRequest) -> Replies:
     def waiting(position: int) -> None:  # while it waits for the solver, where it stands
         conversation.send(Queued(game=record.id, position=position))
 
+    def progress(news: ReviewProgress) -> None:  # while the solver makes it, how far it got
+        conversation.send(news)
+
     found = await conversation.hub.reviews.review(
-        player, record, deal=deal, address=conversation.address, waiting=waiting
+        player,
+        record,
+        deal=deal,
+        address=conversation.address,
+        waiting=waiting,
+        progress=progress,
     )
     return [found.model_copy(update={"id": message.id})]
 

@@ -168,6 +168,7 @@ installServiceWorker();
     }
     if (!token) return;
     var status = document.querySelector("[data-review-status]");
+    var progress = /** @type {HTMLElement | null} */ (document.querySelector("[data-review-progress]"));
     button.hidden = false;
     button.addEventListener("click", function () {
       button.disabled = true;
@@ -175,12 +176,36 @@ installServiceWorker();
       var scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
       var socket = new WebSocket(scheme + "//" + window.location.host + "/");
       var done = false;
+      var counted = false; // the status said how many positions the solver judges
+      var warned = false; // ... and that the review will take long
       function end(text) {
         if (done) return;
         done = true;
         socket.close();
         status.textContent = text;
+        if (progress) progress.hidden = true;
         button.disabled = false;
+      }
+      // How far the solver has got: the bar and its line move (not read out at each step);
+      // the status (read out) says the count of positions once, and a long review's warning.
+      function showProgress(message) {
+        var positions = Math.max(1, message.positions);
+        if (progress) {
+          var bar = progress.querySelector("progress");
+          bar.max = positions;
+          bar.value = Math.min(message.judged, positions);
+          var shown = { judged: Math.min(message.judged + 1, positions), positions: positions };
+          progress.querySelector("[data-review-progress-text]").textContent = t("Judging position %(judged)s of %(positions)s", shown);
+          progress.hidden = false;
+        }
+        var said = counted ? status.textContent : tn("The solver is judging %(count)s position…", "The solver is judging %(count)s positions…", positions);
+        counted = true;
+        if (message.long && !warned && message.seconds_left_estimate != null) {
+          warned = true;
+          var seconds = Math.max(1, Math.round(message.seconds_left_estimate));
+          said += " " + tn("This review will take a while: about %(count)s second.", "This review will take a while: about %(count)s seconds.", seconds);
+        }
+        if (status.textContent !== said) status.textContent = said;
       }
       socket.addEventListener("open", function () {
         socket.send(JSON.stringify({ type: "auth", id: "sign-in", token: token }));
@@ -198,6 +223,8 @@ installServiceWorker();
                 ? t("Waiting for the solver: next in line…")
                 : t("Waiting for the solver: number %(position)s in line…", { position: message.position });
           }
+        } else if (message.type === "review_progress") {
+          if (!done) showProgress(message);
         } else if (message.id === "review") {
           if (message.type !== "review") return end(message.message);
           showReview(message);

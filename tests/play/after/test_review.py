@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 import pytest
 
 from server.engine import Game
-from server.play.after.review import FairLine, judge_path, review_of
+from server.play.after.judging import judge_path
+from server.play.after.review import FairLine, review_of
 from server.solver import Verdict, solve
 from server.store import GameRecord
 

@@ -1,0 +1,189 @@
+"""A game's positions judged against the solver, in a review worker's process: along the
+path the game took, whether each position could still be won and in how many moves
+(:func:`judge_path`). Imported by the workers: the engine and the solver, nothing of the
+event loop's.
+
+Positions seen before are not solved again; a move along the solver's line takes the
+line's rest; any position after a move from a lost one is lost too; each deal's table of
+known positions (:func:`known_of`) is shared by the reviews of its games.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Final
+
+from server.engine import EngineError, Game, Move
+from server.engine.actions import RESTART, UNDO, apply
+
+from .progress import reporter
+
+if TYPE_CHECKING:
+    from server.solver.known import Known
+
+#: States the solver may expand for one position (the review's time budget caps it too).
+POSITION_NODES: Final = 60_000
+#: Whether a review takes a won position's distance from the deal's table (one move off
+#: a known line: one move longer) instead of searching: 1.7-2.6 times quicker, but 13-23%
+#: of the distances come out longer (mostly 1-3 moves) than a search finds
+#: (docs/performance.md, "Solver reviews of games"). Lost positions are always taken.
+REUSE_DISTANCES: Final = False
+#: Deals whose table of known positions the review worker keeps (the least recent go first).
+KNOWN_DEALS: Final = 16
+#: One position's verdict in the worker: (winnable, distance), None where unknown.
+Judged = tuple[bool | None, int | None]
+
+#: In the worker process: by deal, its positions known won or lost (a
+#: :class:`~server.solver.known.Known`), shared by the reviews of the deal's games.
+_known_by_deal: OrderedDict[str, object] = OrderedDict()
+
+
+def known_of(code: str) -> Known:
+    """The deal's table of known positions in this process (made empty if none)."""
+    from server.solver.known import Known
+
+    table = _known_by_deal.get(code)
+    if not isinstance(table, Known):
+        table = Known()
+        _known_by_deal[code] = table
+    _known_by_deal.move_to_end(code)
+    while len(_known_by_deal) > KNOWN_DEALS:
+        _known_by_deal.popitem(last=False)
+    return table
+
+
+def judge_path(
+    code: str,
+    actions: Sequence[str],
+    seconds: float,
+    line: Sequence[str] = (),
+    reuse: bool = REUSE_DISTANCES,
+    progress: Callable[[int], None] | None = None,
+) -> list[Judged]:
+    """In the worker: the verdict of the deal and of the position after each action that
+    changes the board (``actions`` as the log holds them, ends left out), within ``seconds``
+    of CPU in all. ``line``, a daily's own solver line (its par), is the deal's verdict if
+    it wins the deal: the deal is the costliest position to solve, and its distance is then
+    the par itself.
+
+    Positions seen before are not solved again; a move along the solver's line takes the
+    line's rest; any position after a move from a lost one is lost too; a won one is known
+    at once (distance 0), once the budget is spent too. The deal's table of known positions
+    (:func:`known_of`, kept across the reviews of the deal's games) answers a position
+    known there, or one move from a known won one (won, one move longer), before any search;
+    every solution found puts each position along it in the table. Without ``reuse``, the
+    table answers lost positions only (see :data:`REUSE_DISTANCES`).
+
+    ``progress`` is told the count of positions judged after each one (the deal first).
+    """
+    from server.solver import Verdict, solve
+
+    deadline = time.process_time() + seconds
+    game = Game.from_code(code)
+    table = known_of(code)
+    known: dict[object, tuple[bool | None, int | None, tuple[Move, ...]]] = {}
+    given = _winning_line(game, line)
+    if given is not None:
+        known[game.position_key()] = (True, len(given), given)
+    if given is not None and reuse:
+        table.won_along(_columns(game), [_raw(move) for move in given])
+
+    def solved() -> tuple[bool | None, int | None, tuple[Move, ...]]:
+        if game.is_won:  # known without the solver, whatever budget is left
+            return True, 0, ()
+        columns = _columns(game)
+        found = table.verdict(columns, reuse)
+        if found is not None:
+            return found[0], found[1], ()
+        left = deadline - time.process_time()
+        if left <= 0:
+            return None, None, ()
+        solution = solve(game.copy(), max_nodes=POSITION_NODES, max_seconds=left)
+        if solution.verdict is Verdict.WINNABLE:
+            if reuse:  # else nothing reads it
+                table.won_along(columns, [_raw(move) for move in solution.moves])
+            return True, len(solution.moves), tuple(solution.moves)
+        if solution.verdict is Verdict.UNWINNABLE:
+            table.lost(columns)
+            return False, None, ()
+        return None, None, ()
+
+    def keep(verdict: tuple[bool | None, int | None, tuple[Move, ...]]) -> None:
+        if verdict[0] is True and verdict[1] is not None and reuse:
+            table.won(_columns(game), verdict[1])
+        elif verdict[0] is False:
+            table.lost(_columns(game))
+
+    current = known.get(game.position_key()) or solved()
+    known[game.position_key()] = current
+    keep(current)
+    found: list[Judged] = [(current[0], current[1])]
+    if progress is not None:
+        progress(len(found))
+    for action in actions:
+        played: Move | None = None
+        if action not in (UNDO, RESTART):
+            played = Move.from_text(action)
+        apply(game, action)
+        key = game.position_key()
+        previous = current
+        if key in known:
+            current = known[key]
+        elif played is not None and previous[0] is False:
+            current = (False, None, ())
+        elif played is not None and previous[2] and _same(previous[2][0], played):
+            rest = previous[2][1:]
+            current = (True, len(rest), rest)
+        else:
+            current = solved()
+        known[key] = current
+        keep(current)
+        found.append((current[0], current[1]))
+        if progress is not None:
+            progress(len(found))
+    return found
+
+
+def judge_ahead(
+    code: str, actions: Sequence[str], seconds: float, line: Sequence[str] = ()
+) -> tuple[list[Judged], float]:
+    """In the worker: :func:`judge_path`, and the CPU seconds it took (the budget of the
+    reviews made ahead is counted in CPU, not in the wall time a niced worker waits)."""
+    started = time.process_time()
+    judged = judge_path(code, actions, seconds, line)
+    return judged, time.process_time() - started
+
+
+def judge_path_reporting(
+    code: str, actions: Sequence[str], seconds: float, line: Sequence[str], meter: str | None
+) -> list[Judged]:
+    """In the worker: :func:`judge_path`, its count of positions judged written to the
+    shared :class:`~.progress.ProgressMeter` named ``meter`` as it goes."""
+    return judge_path(code, actions, seconds, line, progress=reporter(meter))
+
+
+def _columns(game: Game) -> tuple[bytes, ...]:
+    return tuple(bytes(column) for column in game.columns)
+
+
+def _raw(move: Move) -> tuple[int, int, int]:
+    """The solver's form of a move (a count left implicit matches none of its moves)."""
+    return move.source, move.target, move.count or 0
+
+
+def _winning_line(game: Game, line: Sequence[str]) -> tuple[Move, ...] | None:
+    """``line``'s moves if they win ``game`` from where it stands (played on a copy)."""
+    if not line:
+        return None
+    trial = game.copy()
+    try:
+        moves = tuple(trial.play(text) for text in line)
+    except EngineError:
+        return None
+    return moves if trial.is_won else None
+
+
+def _same(line: Move, played: Move) -> bool:
+    return (line.source, line.target, line.count) == (played.source, played.target, played.count)

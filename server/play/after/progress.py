@@ -1,0 +1,163 @@
+"""How far a review being made has got, told to its asker while the worker judges it.
+
+The worker process counts the positions it has judged, and the CPU seconds it has spent on
+them, into a few bytes of shared memory
+(:class:`ProgressMeter`, named to the worker with each review: a spawned worker cannot
+inherit a ``multiprocessing.Value`` made after it started); the event loop reads them every
+quarter second while the review runs (:func:`follow`): one read of four bytes, nothing sent
+unless the count moved, so moves of other players wait for nothing.
+
+How long a review will take is said from this node's recent pace (:class:`Pace`: wall
+seconds per position of its last reviews), and from the review's own pace once it has
+judged some: an estimate, never past what is left of the review's CPU budget (positions
+left once it is spent are unknown at once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import struct
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from multiprocessing.shared_memory import SharedMemory
+from typing import Final, NamedTuple
+
+log = logging.getLogger(__name__)
+
+#: How often the event loop reads the worker's count while a review runs (seconds): the
+#: asker hears at most about 4 changes a second.
+EVERY: Final = 0.25
+#: A review whose estimate is at least this many seconds "will take long": its asker is told.
+LONG_REVIEW_SECONDS: Final = 10.0
+#: Recent reviews whose pace makes the estimate before a review starts.
+RECENT_REVIEWS: Final = 8
+#: Seconds of a review's own work before its own pace is trusted over the recent reviews'.
+OWN_PACE_AFTER: Final = 1.0
+
+#: The meter's layout in the shared memory: positions judged, CPU milliseconds spent.
+_COUNT: Final = struct.Struct("<II")
+
+#: In the worker process: the meters attached, by name (a few: one per node's reviews).
+_attached: OrderedDict[str, SharedMemory] = OrderedDict()
+_MOST_ATTACHED: Final = 4
+
+
+class Reading(NamedTuple):
+    judged: int  # positions judged so far
+    cpu_seconds: float  # the worker's CPU time spent on them
+
+
+class ProgressMeter:
+    """The shared count of positions judged by the review in the worker, and of the CPU
+    seconds spent (one review at a time: the fair line sees to it)."""
+
+    def __init__(self) -> None:
+        self._memory: SharedMemory | None = None
+
+    def name(self) -> str | None:
+        """The name the worker attaches to (the memory is made at the first review); None
+        where the system gives no shared memory: reviews are made all the same, untold."""
+        if self._memory is None:
+            try:
+                self._memory = SharedMemory(create=True, size=_COUNT.size)
+            except OSError as error:
+                log.warning("reviews made without progress: no shared memory (%s)", error)
+                return None
+        return self._memory.name
+
+    def reset(self) -> None:
+        if self._memory is not None:
+            _COUNT.pack_into(_buffer(self._memory), 0, 0, 0)
+
+    def read(self) -> Reading:
+        if self._memory is None:
+            return Reading(0, 0.0)
+        judged, milliseconds = _COUNT.unpack_from(_buffer(self._memory), 0)
+        return Reading(judged, milliseconds / 1000)
+
+    def close(self) -> None:
+        memory, self._memory = self._memory, None
+        if memory is not None:
+            memory.close()
+            memory.unlink()
+
+
+def reporter(meter: str | None) -> Callable[[int], None] | None:
+    """In the worker: writes the count of positions judged, and the CPU seconds spent since
+    this call, into the meter named ``meter`` (None: no meter, nothing written)."""
+    if meter is None:
+        return None
+    memory = _attached.get(meter)
+    if memory is None:
+        try:
+            memory = SharedMemory(name=meter)
+        except OSError:  # gone (the server is stopping): the review is made all the same
+            return None
+        _attached[meter] = memory
+        while len(_attached) > _MOST_ATTACHED:
+            _attached.popitem(last=False)[1].close()
+    _attached.move_to_end(meter)
+    buffer = _buffer(memory)
+    started = time.process_time()
+
+    def report(judged: int) -> None:
+        spent = round((time.process_time() - started) * 1000)
+        _COUNT.pack_into(buffer, 0, judged, spent)
+
+    return report
+
+
+def _buffer(memory: SharedMemory) -> memoryview:
+    buffer = memory.buf
+    assert buffer is not None  # None once closed, and a closed one is never read
+    return buffer
+
+
+class Pace:
+    """This node's recent reviews: how many wall seconds a position took them."""
+
+    def __init__(self, recent: int = RECENT_REVIEWS) -> None:
+        self._recent: deque[tuple[float, int]] = deque(maxlen=recent)
+
+    def add(self, seconds: float, positions: int) -> None:
+        """A review made in ``seconds`` (wall time, from its start in the worker)."""
+        if positions > 0:
+            self._recent.append((seconds, positions))
+
+    def per_position(self) -> float | None:
+        """Seconds per position of the recent reviews (None: none made yet)."""
+        positions = sum(count for _, count in self._recent)
+        if not positions:
+            return None
+        return sum(seconds for seconds, _ in self._recent) / positions
+
+    def estimate(
+        self, *, positions: int, done: Reading, elapsed: float, budget: float
+    ) -> float | None:
+        """Seconds until a review of ``positions`` is made, ``done`` of them after
+        ``elapsed`` seconds: at its own pace once it has one, else at the recent reviews';
+        no longer than its CPU budget's rest (positions left once it is spent are unknown at
+        once). None: no pace known yet."""
+        per = self.per_position()
+        if done.judged > 0 and elapsed >= OWN_PACE_AFTER:
+            per = elapsed / done.judged
+        if per is None:
+            return None
+        left = per * max(0, positions - done.judged)
+        return round(min(left, max(0.0, budget - done.cpu_seconds)), 1)
+
+
+async def follow(
+    meter: ProgressMeter, told: Callable[[Reading], None], every: float = EVERY, last: int = 0
+) -> None:
+    """Read ``meter`` every ``every`` seconds until cancelled; ``told`` each count of
+    positions judged other than the last told (``last``: the caller's, before this starts,
+    so that a count the worker wrote before the first read is told too)."""
+    while True:
+        await asyncio.sleep(every)
+        reading = meter.read()
+        if reading.judged != last:
+            last = reading.judged
+            told(reading)
