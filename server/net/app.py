@@ -22,7 +22,7 @@ from websockets.http11 import Request, Response
 
 from server.bus import Bus, RedisBus, open_bus, redis_client
 from server.i18n import speaking
-from server.play.after.review import REVIEW_NICE
+from server.play.after.review import REVIEW_NICE, REVIEW_PARTS
 from server.play.clock import Clock, SystemClock
 from server.play.daily.deals import Prover, SolverProver, daily_workers
 from server.play.hub import Hub
@@ -255,7 +255,12 @@ async def run_server(
             stack.callback(verdicts.close)
             deal_prover = verdicts
             # games reviewed against the solver, at a lower priority than play
-            reviews = SolverProver(settings.review_seconds, name="game reviews", nice=REVIEW_NICE)
+            reviews = SolverProver(
+                settings.review_seconds,
+                name="game reviews",
+                nice=REVIEW_NICE,
+                workers=REVIEW_PARTS,
+            )
             stack.callback(reviews.close)
             solvers = (solver, verdicts, reviews)
             # a finished daily's fair-play evidence, CPU work that grows with its log: in a

@@ -30,7 +30,7 @@ from server.play.accounts import Accounts, Passkeys, SignIns
 from server.play.after.day import AfterDay
 from server.play.after.endings import GameEndings
 from server.play.after.queries import Queries
-from server.play.after.review import REVIEW_NICE, Reviews
+from server.play.after.review import REVIEW_NICE, REVIEW_PARTS, Reviews
 from server.play.clock import Clock, utc_day
 from server.play.daily.deals import DailySchedule, Prover, SolverProver
 from server.play.daily.standings import DailyStandings
@@ -136,11 +136,15 @@ class Hub:
         )
         self.reviews = Reviews(
             store,
-            review_worker or SolverProver(review_seconds, name="game reviews", nice=REVIEW_NICE),
+            review_worker
+            or SolverProver(
+                review_seconds, name="game reviews", nice=REVIEW_NICE, workers=REVIEW_PARTS
+            ),
             seconds=review_seconds,
             clock=clock,
             bus=bus,
             ahead_seconds=review_ahead_seconds,
+            parts=REVIEW_PARTS,
             deal_of=self.daily.deal,
         )
         self.endings = GameEndings(

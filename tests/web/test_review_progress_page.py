@@ -10,6 +10,7 @@ from typing import Any
 
 from selenium.webdriver.common.by import By
 
+from server.play.after.judging import judge_part, judge_path_reporting
 from server.play.after.progress import reporter
 from tests.support.play import PlayPage
 from tests.support.servers import unique_name
@@ -33,9 +34,11 @@ class HalfwayHeld:
         self.release = asyncio.Event()
 
     async def run(self, task: Any, code: str, actions: list[str], *rest: Any) -> Any:
-        report = reporter(rest[-1])  # the meter's name
-        assert report is not None
-        report(JUDGED)
+        if task is judge_path_reporting or (task is judge_part and rest[-1] == 0):
+            # the meter's name (and a part's slot): the first part tells it all
+            report = reporter(*rest[-1:]) if task is judge_path_reporting else reporter(*rest[-2:])
+            assert report is not None
+            report(JUDGED)
         self.asked.set()
         await self.release.wait()
         return await self.real.run(task, code, actions, *rest)

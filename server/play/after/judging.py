@@ -54,6 +54,13 @@ def known_of(code: str) -> Known:
     return table
 
 
+#: A position's key (:meth:`~server.engine.Game.position_key`).
+PositionKey = tuple[tuple[int, ...], ...]
+#: What a search of a position found: winnable (None: unknown), its distance, and the
+#: solver's line from there as (source, target, count), by the position's key.
+Searched = dict[PositionKey, tuple[bool | None, int | None, tuple[tuple[int, int, int], ...]]]
+
+
 def judge_path(
     code: str,
     actions: Sequence[str],
@@ -61,6 +68,10 @@ def judge_path(
     line: Sequence[str] = (),
     reuse: bool = REUSE_DISTANCES,
     progress: Callable[[int], None] | None = None,
+    *,
+    searched: Searched | None = None,
+    part: tuple[int, int] | None = None,
+    made: Searched | None = None,
 ) -> list[Judged]:
     """In the worker: the verdict of the deal and of the position after each action that
     changes the board (``actions`` as the log holds them, ends left out), within ``seconds``
@@ -77,6 +88,9 @@ def judge_path(
     table answers lost positions only (see :data:`REUSE_DISTANCES`).
 
     ``progress`` is told the count of positions judged after each one (the deal first).
+    ``searched``: positions searched already (by :func:`judge_part`), taken as a search
+    would find them. ``part``: only positions ``first`` to ``last`` (excluded) are judged,
+    ``first`` searched afresh; ``made`` is given every search made.
     """
     from server.solver import Verdict, solve
 
@@ -84,11 +98,14 @@ def judge_path(
     game = Game.from_code(code)
     table = known_of(code)
     known: dict[object, tuple[bool | None, int | None, tuple[Move, ...]]] = {}
-    given = _winning_line(game, line)
+    first, last = part if part is not None else (0, len(actions) + 1)
+    given = _winning_line(game, line) if first == 0 else None
     if given is not None:
         known[game.position_key()] = (True, len(given), given)
     if given is not None and reuse:
         table.won_along(_columns(game), [_raw(move) for move in given])
+    for action in actions[: max(0, first - 1)]:
+        apply(game, action)  # to the part's first position, judged by another part
 
     def solved() -> tuple[bool | None, int | None, tuple[Move, ...]]:
         if game.is_won:  # known without the solver, whatever budget is left
@@ -97,6 +114,10 @@ def judge_path(
         found = table.verdict(columns, reuse)
         if found is not None:
             return found[0], found[1], ()
+        key = game.position_key()
+        if searched is not None and key in searched:
+            winnable, distance, moves = searched[key]
+            return winnable, distance, tuple(Move(*move) for move in moves)
         left = deadline - time.process_time()
         if left <= 0:
             return None, None, ()
@@ -104,9 +125,13 @@ def judge_path(
         if solution.verdict is Verdict.WINNABLE:
             if reuse:  # else nothing reads it
                 table.won_along(columns, [_raw(move) for move in solution.moves])
+            if made is not None:
+                made[key] = (True, len(solution.moves), tuple(map(_raw, solution.moves)))
             return True, len(solution.moves), tuple(solution.moves)
         if solution.verdict is Verdict.UNWINNABLE:
             table.lost(columns)
+            if made is not None:
+                made[key] = (False, None, ())
             return False, None, ()
         return None, None, ()
 
@@ -116,13 +141,15 @@ def judge_path(
         elif verdict[0] is False:
             table.lost(_columns(game))
 
+    if first > 0:
+        apply(game, actions[first - 1])
     current = known.get(game.position_key()) or solved()
     known[game.position_key()] = current
     keep(current)
     found: list[Judged] = [(current[0], current[1])]
     if progress is not None:
         progress(len(found))
-    for action in actions:
+    for action in actions[first : last - 1]:
         played: Move | None = None
         if action not in (UNDO, RESTART):
             played = Move.from_text(action)
@@ -144,6 +171,34 @@ def judge_path(
         if progress is not None:
             progress(len(found))
     return found
+
+
+def judge_part(
+    code: str,
+    actions: Sequence[str],
+    seconds: float,
+    line: Sequence[str],
+    part: tuple[int, int],
+    meter: str | None,
+    slot: int,
+) -> Searched:
+    """In one of the review workers: the searches that judging positions ``part`` of the
+    game makes, its first position searched afresh (a review split between the workers:
+    the whole game is then walked with them made, :func:`judge_searched`). Its count of
+    positions judged goes to ``slot`` of the meter named ``meter``."""
+    made: Searched = {}
+    judge_path(code, actions, seconds, line, progress=reporter(meter, slot), part=part, made=made)
+    return made
+
+
+def judge_searched(
+    code: str, actions: Sequence[str], seconds: float, line: Sequence[str], searched: Searched
+) -> list[Judged]:
+    """In a review worker: :func:`judge_path` of the whole game with the parts' searches
+    made (:func:`judge_part`): the verdicts and distances of a review judged in one go (a
+    search finds the same in any process), the walk searching only the positions it needs
+    that no part searched (a part guesses where the walk will search from its own start)."""
+    return judge_path(code, actions, seconds, line, searched=searched)
 
 
 def judge_ahead(

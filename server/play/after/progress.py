@@ -36,8 +36,10 @@ RECENT_REVIEWS: Final = 8
 #: Seconds of a review's own work before its own pace is trusted over the recent reviews'.
 OWN_PACE_AFTER: Final = 1.0
 
-#: The meter's layout in the shared memory: positions judged, CPU milliseconds spent.
+#: The meter's layout in the shared memory: for each worker judging a part of the review
+#: at once (a slot), its positions judged and its CPU milliseconds spent.
 _COUNT: Final = struct.Struct("<II")
+SLOTS: Final = 4
 
 #: In the worker process: the meters attached, by name (a few: one per node's reviews).
 _attached: OrderedDict[str, SharedMemory] = OrderedDict()
@@ -61,7 +63,7 @@ class ProgressMeter:
         where the system gives no shared memory: reviews are made all the same, untold."""
         if self._memory is None:
             try:
-                self._memory = SharedMemory(create=True, size=_COUNT.size)
+                self._memory = SharedMemory(create=True, size=_COUNT.size * SLOTS)
             except OSError as error:
                 log.warning("reviews made without progress: no shared memory (%s)", error)
                 return None
@@ -69,13 +71,16 @@ class ProgressMeter:
 
     def reset(self) -> None:
         if self._memory is not None:
-            _COUNT.pack_into(_buffer(self._memory), 0, 0, 0)
+            _buffer(self._memory)[:] = bytes(_COUNT.size * SLOTS)
 
     def read(self) -> Reading:
+        """The positions judged by every slot, and the CPU seconds of the one that spent
+        the most (the slots' workers run side by side)."""
         if self._memory is None:
             return Reading(0, 0.0)
-        judged, milliseconds = _COUNT.unpack_from(_buffer(self._memory), 0)
-        return Reading(judged, milliseconds / 1000)
+        buffer = _buffer(self._memory)
+        counts = [_COUNT.unpack_from(buffer, slot * _COUNT.size) for slot in range(SLOTS)]
+        return Reading(sum(judged for judged, _ in counts), max(ms for _, ms in counts) / 1000)
 
     def close(self) -> None:
         memory, self._memory = self._memory, None
@@ -84,9 +89,10 @@ class ProgressMeter:
             memory.unlink()
 
 
-def reporter(meter: str | None) -> Callable[[int], None] | None:
+def reporter(meter: str | None, slot: int = 0) -> Callable[[int], None] | None:
     """In the worker: writes the count of positions judged, and the CPU seconds spent since
-    this call, into the meter named ``meter`` (None: no meter, nothing written)."""
+    this call, into ``slot`` of the meter named ``meter`` (None: no meter, nothing
+    written)."""
     if meter is None:
         return None
     memory = _attached.get(meter)
@@ -102,9 +108,11 @@ def reporter(meter: str | None) -> Callable[[int], None] | None:
     buffer = _buffer(memory)
     started = time.process_time()
 
+    offset = slot * _COUNT.size
+
     def report(judged: int) -> None:
         spent = round((time.process_time() - started) * 1000)
-        _COUNT.pack_into(buffer, 0, judged, spent)
+        _COUNT.pack_into(buffer, offset, judged, spent)
 
     return report
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import os
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -51,8 +52,15 @@ from server.store import (
     StoreError,
 )
 
-from .judging import Judged, judge_ahead, judge_path_reporting
-from .progress import LONG_REVIEW_SECONDS, Pace, ProgressMeter, Reading, follow
+from .judging import (
+    Judged,
+    Searched,
+    judge_ahead,
+    judge_part,
+    judge_path_reporting,
+    judge_searched,
+)
+from .progress import LONG_REVIEW_SECONDS, SLOTS, Pace, ProgressMeter, Reading, follow
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +76,11 @@ MOST_IN_FLIGHT: Final = 32
 #: that made it is kept: free).
 #: Each costs the solver up to its budget, and the worker is one for everyone.
 REVIEWS_PER_DAY: Final = 20
+#: Review workers at most: one review is judged in as many parts side by side, each in a
+#: process of its own (the cores the machine has, up to the meter's slots).
+REVIEW_PARTS: Final = max(1, min(SLOTS, 2, os.cpu_count() or 1))
+#: The fewest positions a review is split for: a shorter game is judged in one go.
+SPLIT_FROM: Final = 12
 #: The costliest stretches named in a review.
 STRETCHES: Final = 3
 
@@ -236,11 +249,14 @@ class Reviews:
         bus: Bus,
         ahead_seconds: float = 0.0,
         deal_of: Callable[[date, int], Awaitable[DailyDealRecord | None]] | None = None,
+        parts: int = 1,
     ) -> None:
         """``ahead_seconds``: the CPU seconds a UTC day for reviews made ahead (0: none);
-        ``deal_of``: a daily's deal (its solver line) by day and suit count, for them."""
+        ``deal_of``: a daily's deal (its solver line) by day and suit count, for them;
+        ``parts``: the workers ``worker`` has, a review judged in as many parts at once."""
         self._store = store
         self._worker = worker
+        self.parts = parts
         self.seconds = seconds
         self._clock = clock
         self._done: OrderedDict[str, Review] = OrderedDict()
@@ -447,21 +463,47 @@ class Reviews:
         self._meter.reset()
         tell(Reading(0, 0.0))  # at once: the work starts, and how long it may take
         watching = asyncio.create_task(follow(self._meter, tell))
+        actions = [action for _, action in entries]
+        line = (deal.solution or ()) if deal is not None else ()
         try:
-            judged: list[Judged] = await self._worker.run(
-                judge_path_reporting,
-                record.code,
-                [action for _, action in entries],
-                self.seconds,
-                (deal.solution or ()) if deal is not None else (),
-                self._meter.name(),
-            )
+            if self.parts > 1 and positions >= SPLIT_FROM:
+                judged = await self._judged_in_parts(record.code, actions, line)
+            else:
+                judged = await self._worker.run(
+                    judge_path_reporting,
+                    record.code,
+                    actions,
+                    self.seconds,
+                    line,
+                    self._meter.name(),
+                )
         finally:
             watching.cancel()
         if told[0] != positions:  # done since the last read: every position is judged
             tell(Reading(positions, self.seconds))
         self._pace.add(loop.time() - started, positions)
         return judged
+
+    async def _judged_in_parts(
+        self, code: str, actions: list[str], line: Sequence[str]
+    ) -> list[Judged]:
+        """The verdicts of a game judged by :attr:`parts` workers side by side, each part's
+        searches made, then the game walked with them (server/play/after/judging.py)."""
+        positions = len(actions) + 1
+        cuts = [positions * index // self.parts for index in range(self.parts + 1)]
+        meter = self._meter.name()
+        made = await asyncio.gather(
+            *(
+                self._worker.run(
+                    judge_part, code, actions, self.seconds, line, (first, last), meter, slot
+                )
+                for slot, (first, last) in enumerate(itertools.pairwise(cuts))
+            )
+        )
+        searched: Searched = {}
+        for part in made:
+            searched.update(part)
+        return await self._worker.run(judge_searched, code, actions, self.seconds, line, searched)
 
     def _remember(self, review: Review) -> None:
         self._done[review.game] = review

@@ -1,0 +1,59 @@
+"""A review judged in parts side by side, each part's searches made and the game then walked
+with them, gives the verdicts and distances of the review judged in one go, at every
+position: games played the way ``bench.review``'s players play, with tries taken back and
+detours kept, split in two and three."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from bench.review import played_game
+from server.engine import GameCode
+from server.play.after.judging import (
+    Searched,
+    _known_by_deal,
+    judge_part,
+    judge_path,
+    judge_searched,
+)
+
+
+def _game(seed: int) -> tuple[str, list[str]]:
+    rng = random.Random(seed)
+    while True:
+        code = str(GameCode(1, rng.randrange(26**7)))
+        actions = played_game(code, rng)
+        if actions and len(actions) >= 20:
+            return code, actions[:40]
+
+
+@pytest.mark.parametrize(("seed", "parts"), [(3, 2), (4, 3), (5, 2)])
+def test_a_review_in_parts_is_the_review_in_one_go(seed: int, parts: int) -> None:
+    code, actions = _game(seed)
+    _known_by_deal.clear()
+    whole = judge_path(code, actions, seconds=600)
+    _known_by_deal.clear()  # each part's worker has a table of its own
+    positions = len(actions) + 1
+    cuts = [positions * index // parts for index in range(parts + 1)]
+    searched: Searched = {}
+    for first, last in itertools.pairwise(cuts):
+        _known_by_deal.clear()
+        searched.update(judge_part(code, actions, 600, (), (first, last), None, 0))
+    assert searched  # each part searched, at least its first position
+    walked = judge_searched(code, actions, 600, (), searched)
+    assert walked == whole
+    assert len(walked) == positions and None not in {winnable for winnable, _ in walked}
+
+
+def test_a_part_judges_its_positions_only_its_first_searched_afresh() -> None:
+    code, actions = _game(6)
+    made: Searched = {}
+    part = judge_path(code, actions, seconds=600, part=(10, 15), made=made)
+    assert len(part) == 5
+    whole = judge_path(code, actions, seconds=600)
+    # its verdicts are the game's (its first's distance is a fresh search's, maybe another)
+    assert [winnable for winnable, _ in part] == [winnable for winnable, _ in whole[10:15]]
+    assert made  # the first position at least was searched
