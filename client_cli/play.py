@@ -43,7 +43,7 @@ from .config import Config
 from .connection import Connection
 from .errors import BotAccountNeeded, ClientError, NoTerminalError, ServerError
 from .offline import refused_line
-from .online import add_server_argument, open_connection, print_json
+from .online import add_server_argument, open_connection, print_json, when_proven
 from .solve import winning_moves
 from .table import LocalTable, OnlineTable, Table
 from .wording import board_note, plural, replay_line, rule_sentence
@@ -161,7 +161,8 @@ async def start_online(
     server refused it (``already-played``, for ``--json``), its message telling the result."""
     table = OnlineTable(connection)
     try:
-        await table.start(mode, suits, code)
+        # a daily still being proven opens by itself: started as soon as it is ready
+        await when_proven(lambda: table.start(mode, suits, code), told=lambda _said: None)
     except ServerError as error:
         if error.code != ErrorCode.ALREADY_PLAYED:
             raise
@@ -194,6 +195,11 @@ async def run_online_screen(args: argparse.Namespace, make_app: Callable[[Connec
     finally:
         await connection.close()
     return _after(app)
+
+
+def _waiting(said: str) -> None:
+    """A daily still being proven: the server's sentence, while the start waits for it."""
+    print(said, file=sys.stderr, flush=True)
 
 
 def _after(app: Any) -> int:
@@ -267,7 +273,7 @@ async def _play_moves(
     mode: Mode = "daily" if args.daily else "practice"
     suits = args.suits or (GameCode.parse(args.code).suits if args.code else 1)
     start = Start(type="start", mode=mode, suits=suits, code=args.code)  # type: ignore[arg-type]
-    view = (await connection.request(start, State)).state
+    view = (await when_proven(lambda: connection.request(start, State), told=_waiting)).state
     result: dict[str, Any] = {
         "game": view.game,
         "code": view.code,
