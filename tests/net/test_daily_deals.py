@@ -56,16 +56,24 @@ async def test_two_nodes_prove_each_day_once_ahead_of_midnight(
         # serving from the first: only the daily waits for its deals
         assert status == 200 and health["ok"] and health["daily"] == "proving"
         assert health["dailies"] == {"1": "proving", "2": "proving", "4": "proving"}
-        async with Client.connect(node_a.url) as alice:
+        async with Client.connect(node_a.url) as alice, Client.connect(node_b.url) as bob:
             daily = await alice.request({"type": "daily"})  # answered: each deal's state
             assert [deal.get("ready") for deal in daily["deals"]] == [False, False, False]
             await alice.request({"type": "register", "name": unique_name()})
             refused = await alice.request({"type": "start", "suits": 1})
             assert refused["type"] == "error" and refused["code"] == "proving"
-        go.set()
-        deals_a, deals_b = await asyncio.gather(
-            node_a.hub.daily.deals(today), node_b.hub.daily.deals(today)
-        )
+            assert (await bob.request({"type": "ping"}))["type"] == "pong"
+            go.set()
+            deals_a, deals_b = await asyncio.gather(
+                node_a.hub.daily.deals(today), node_b.hub.daily.deals(today)
+            )
+            for client in (alice, bob):  # told by the node that proved them, and the other
+                await client.pushed_event(
+                    lambda frame: (
+                        frame["type"] == "daily_changed"
+                        and all("ready" not in deal for deal in frame["deals"])
+                    )
+                )
         assert [deal.code for deal in deals_a] == [deal.code for deal in deals_b]
         assert set(proofs.values()) == {1}  # every candidate proven by one node only
         proven_today = sum(proofs.values())
