@@ -1,5 +1,5 @@
-"""Benchmark of a fresh install's first start: how soon it answers, and how soon today's
-three daily deals are proven.
+"""Benchmark of a fresh install's first start: how soon it answers, how soon each of today's
+daily deals is usable, and how soon all three are proven.
 
 Run from the repository root::
 
@@ -11,8 +11,11 @@ What is measured
 ``simon-server`` (``python -m server.entry``) starts in a process of its own on a fresh
 SQLite data folder, with the default solver budget and a fixed secret per round (so every
 variant proves the same deals). From the moment it is spawned, ``/healthz`` is asked every
-20 ms, and three moments are noted: its first answer (any status), its first ``200``, and
-its first answer saying ``"daily": "ready"`` (today's three deals proven). With
+20 ms, and these moments are noted: its first answer (any status), its first ``200``, the
+first answer whose ``dailies`` says each deal ``ready`` (that daily usable: its ``start``
+succeeds from then on; ``first daily`` is the soonest of the three), and its first answer
+saying ``"daily": "ready"`` (today's three deals proven). A server without ``dailies`` (a
+tree from before it) has each deal usable once all three are proven, as it had. With
 ``--before DIR`` the server of another source tree runs in each round too (one after the
 other, never side by side: the proofs take the machine's cores). Each figure is in
 seconds; the table gives each round's and their median.
@@ -42,6 +45,17 @@ SMOKE: Final = "--rounds 1 --solver-seconds 2"
 #: A server that has not proven its deals by then has failed the round.
 DEADLINE: Final = 180.0
 POLL: Final = 0.02
+SUITS: Final = (1, 2, 4)
+#: The table's columns: a moment's key, and its heading.
+COLUMNS: Final = (
+    ("answers", "first answer (s)"),
+    ("200", "first 200 (s)"),
+    ("first daily", "first daily usable (s)"),
+    ("S1", "1 suit usable (s)"),
+    ("S2", "2 suits usable (s)"),
+    ("S4", "4 suits usable (s)"),
+    ("proven", "three deals proven (s)"),
+)
 
 
 def health(port: int) -> tuple[int, dict[str, Any]] | None:
@@ -90,8 +104,14 @@ def one_start(source: Path, secret: str, solver_seconds: float | None) -> dict[s
                     moments.setdefault("answers", now)
                     if status == 200:
                         moments.setdefault("200", now)
+                    for suits, state in body.get("dailies", {}).items():
+                        if state == "ready":
+                            moments.setdefault(f"S{suits}", now)
                     if body.get("daily") == "ready":
+                        for suits in SUITS:  # a server before dailies: all three at once
+                            moments.setdefault(f"S{suits}", now)
                         moments["proven"] = now
+                        moments["first daily"] = min(moments[f"S{s}"] for s in SUITS)
                 time.sleep(POLL)
         finally:
             process.terminate()
@@ -119,17 +139,17 @@ def main() -> None:
         for name, source in variants:
             moments = one_start(source, secret, args.solver_seconds)
             results[name].append(moments)
-            shown = "  ".join(f"{key} {value:6.2f} s" for key, value in moments.items())
+            shown = "  ".join(f"{key} {moments[key]:6.2f} s" for key, _ in COLUMNS)
             load = os.getloadavg()[0]
             print(f"round {round_} {name:10} {shown}  (load {load:.1f})", flush=True)
     print()
-    print("| server | first answer (s) | first 200 (s) | three deals proven (s) |")
-    print("|---|---|---|---|")
+    print("| server | " + " | ".join(heading for _, heading in COLUMNS) + " |")
+    print("|---" * (len(COLUMNS) + 1) + "|")
     for name, rounds in results.items():
         cells = [
             " / ".join(f"{moments.get(key, float('nan')):.2f}" for moments in rounds)
             + f" (median {statistics.median(m.get(key, float('nan')) for m in rounds):.2f})"
-            for key in ("answers", "200", "proven")
+            for key, _ in COLUMNS
         ]
         print(f"| {name} | " + " | ".join(cells) + " |")
 

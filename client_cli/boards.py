@@ -529,6 +529,8 @@ async def _daily(args: argparse.Namespace) -> int:
         result["deals"] = [_dump(deal) for deal in deals]
         result["yesterday"] = [_dump(deal) for deal in yesterday]
         for deal in result["deals"]:
+            if deal["ready"] is None:  # ready: said only of one still being proven
+                del deal["ready"]
             if deal["suits"] in held:
                 deal["review"] = held[deal["suits"]].review
         print_json(result)
@@ -540,6 +542,8 @@ async def _daily(args: argparse.Namespace) -> int:
     )
     for deal in deals:
         progress = _progress(deal.suits, deal.started, deal.finished)
+        if deal.ready is False:  # it opens by itself: simon play --daily waits for it
+            progress = _("being proven: ready in a few seconds")
         if deal.suits in held:
             progress += _(", under review (off the leaderboard for now)")
         print(f"  {pad(plural(deal.suits, 'suit'), 7)}  {progress}")

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from server.protocol import PlayerInfo
+from server.protocol import ErrorCode, PlayerInfo
 
 from .config import Account, Config, server_address
 from .connection import Connection
-from .errors import NoAccountError
+from .errors import NoAccountError, ServerError
 from .words import _
 
 
@@ -96,3 +98,29 @@ def chosen_account(args: argparse.Namespace, server: str) -> Account | None:
 
 def print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False))
+
+
+#: How long to wait before asking again for a daily still being proven, when the server
+#: does not say (seconds).
+PROVING_RETRY = 3.0
+
+
+T = TypeVar("T")
+
+
+async def when_proven(ask: Callable[[], Awaitable[T]], told: Callable[[str], None]) -> T:
+    """``ask()``, again and again while the server refuses it ``proving`` (a daily whose deal
+    is still being proven opens by itself within seconds), after the ``retry_after`` it
+    says; ``told`` hears the refusal's sentence, once."""
+    said = False
+    while True:
+        try:
+            return await ask()
+        except ServerError as error:
+            if error.code != ErrorCode.PROVING:
+                raise
+            if not said:
+                told(error.error.message)
+                said = True
+            retry = (error.error.detail or {}).get("retry_after") or PROVING_RETRY
+            await asyncio.sleep(float(retry))

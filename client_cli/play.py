@@ -43,9 +43,9 @@ from .config import Config
 from .connection import Connection
 from .errors import BotAccountNeeded, ClientError, NoTerminalError, ServerError
 from .offline import refused_line
-from .online import add_server_argument, open_connection, print_json
+from .online import add_server_argument, open_connection, print_json, when_proven
 from .solve import winning_moves
-from .table import LocalTable, OnlineTable, Table
+from .table import LocalTable, Notice, OnlineTable, Table
 from .wording import board_note, plural, replay_line, rule_sentence
 from .words import N_, _
 
@@ -144,24 +144,34 @@ def _play_screen(args: argparse.Namespace, code: GameCode | None) -> int:
     mode: Mode = "daily" if args.daily else "practice"
 
     def on(connection: Connection) -> Any:
+        def told(said: str) -> None:  # a daily still being proven: "Dealing…" says why
+            app.notify_line(Notice("status", said))
+
         async def open_online(chosen: int | None) -> Table:
             return await start_online(
-                connection, mode, chosen or suits or 1, str(code) if code else None
+                connection, mode, chosen or suits or 1, str(code) if code else None, told=told
             )
 
-        return SimonApp(open_online, ask_suits=ask, remember_suits=remember, letters=args.letters)
+        app = SimonApp(open_online, ask_suits=ask, remember_suits=remember, letters=args.letters)
+        return app
 
     return asyncio.run(run_online_screen(args, on))
 
 
 async def start_online(
-    connection: Connection, mode: Mode, suits: int, code: str | None
+    connection: Connection,
+    mode: Mode,
+    suits: int,
+    code: str | None,
+    *,
+    told: Callable[[str], None] | None = None,
 ) -> OnlineTable:
-    """A game started (or taken up) on the server. A daily played already is refused as the
+    """A game started (or taken up) on the server: a daily still being proven as soon as it
+    is ready (``told`` hears why it waits). A daily played already is refused as the
     server refused it (``already-played``, for ``--json``), its message telling the result."""
     table = OnlineTable(connection)
     try:
-        await table.start(mode, suits, code)
+        await when_proven(lambda: table.start(mode, suits, code), told=told or (lambda _: None))
     except ServerError as error:
         if error.code != ErrorCode.ALREADY_PLAYED:
             raise
@@ -194,6 +204,11 @@ async def run_online_screen(args: argparse.Namespace, make_app: Callable[[Connec
     finally:
         await connection.close()
     return _after(app)
+
+
+def _waiting(said: str) -> None:
+    """A daily still being proven: the server's sentence, while the start waits for it."""
+    print(said, file=sys.stderr, flush=True)
 
 
 def _after(app: Any) -> int:
@@ -267,7 +282,7 @@ async def _play_moves(
     mode: Mode = "daily" if args.daily else "practice"
     suits = args.suits or (GameCode.parse(args.code).suits if args.code else 1)
     start = Start(type="start", mode=mode, suits=suits, code=args.code)  # type: ignore[arg-type]
-    view = (await connection.request(start, State)).state
+    view = (await when_proven(lambda: connection.request(start, State), told=_waiting)).state
     result: dict[str, Any] = {
         "game": view.game,
         "code": view.code,

@@ -264,6 +264,9 @@ class OnlineTable(Table):
         self.seq = 0
         self.pending = PendingActions()
         self._held = False  # the connection dropped: actions wait for the resume
+        #: The day whose deals were announced last: a ``daily_changed`` of the same day
+        #: says only that one of its deals finished being proven (nothing to tell at a table).
+        self._announced = connection.server_day()
 
     @property
     def online(self) -> bool:
@@ -393,7 +396,8 @@ class OnlineTable(Table):
             self._digest(message)
         elif isinstance(message, RaceStandings):
             self._standings(message)
-        elif isinstance(message, DailyChanged):
+        elif isinstance(message, DailyChanged) and message.day != self._announced:
+            self._announced = message.day
             self._tell(
                 Notice(
                     "info",

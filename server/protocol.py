@@ -1193,6 +1193,9 @@ class TodayDeal(_Message):
     # For a signed-in player: whether they started that attempt, and finished it.
     started: bool | None = None
     finished: bool | None = None
+    #: False: still being proven (``start`` refuses it ``proving``); a ``daily_changed``
+    #: of the same day says when it is ready (left out once it is).
+    ready: Literal[False] | None = None
 
 
 class DailyInfo(_Message):
@@ -1417,7 +1420,8 @@ class RaceUpdate(_Message):
 
 class DailyChanged(_Message):
     """Pushed when a new UTC day starts: the new deals (no codes), and the codes and par of
-    the day just over."""
+    the day just over; pushed again, of the same day, when one of its deals being proven
+    becomes ready (each deal's ``ready`` says which are)."""
 
     type: Literal["daily_changed"] = "daily_changed"
     day: date

@@ -32,6 +32,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from server import schema, web
+from server.engine import SUIT_COUNTS
 from server.i18n import gettext
 from server.kinds import named_day_board, parse_day
 from server.play.accounts import SignedIn
@@ -226,15 +227,21 @@ async def _healthz(hub: Hub, query: Query, health: Health | None = None) -> Resp
     """This node's figures and, with ``health``, each service's state and latency:
     ``503`` when the database does not answer (Redis down is a warning: play goes on).
     Today's deals being proven (a fresh server's first start) is no reason to wait: the
-    node serves everything else meanwhile, and ``daily`` says ``proving``."""
+    node serves everything else meanwhile, ``daily`` says ``proving`` until all three are
+    known, and ``dailies`` each one's state (its daily opens as soon as it is known)."""
     services = await health.check() if health is not None else {}
-    daily_ready = hub.daily.ready(hub.today())
+    today = hub.today()
+    daily_ready = hub.daily.ready(today)
+    known = hub.daily.known(today)
     ok = services.get("database", {"ok": True})["ok"]
     return json_response(
         200 if ok else 503,
         {
             "ok": ok,
             "daily": "ready" if daily_ready else "proving",
+            "dailies": {
+                str(suits): "ready" if suits in known else "proving" for suits in SUIT_COUNTS
+            },
             "protocol": PROTOCOL_VERSION,
             "connections": hub.days.listener_count,
             "games": len(hub.live),

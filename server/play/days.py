@@ -1,5 +1,6 @@
 """The day ticker: prepares tomorrow's deals ahead, and when a UTC day ends closes the
-day's unfinished attempts, finishes fair-play screenings and tells every connection.
+day's unfinished attempts, finishes fair-play screenings and tells every connection; tells
+them too when one of today's deals still being proven becomes ready.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Final
 
 from server.bus import Bus
 from server.play.after.endings import GameEndings
-from server.play.after.queries import Queries
+from server.play.after.queries import DAILY_WAIT, Queries
 from server.play.clock import Clock, seconds_to_next_day, utc_day
 from server.play.daily.deals import DailySchedule
 from server.play.fairplay.screening import Screening
@@ -56,6 +57,12 @@ class DayTicker:
         self.current_day = utc_day(clock.now())
         self._ticker: asyncio.Task[None] | None = None
         self._catching_up: asyncio.Task[None] | None = None
+        #: Announcements of today's deals becoming ready, under way.
+        self._announcing: set[asyncio.Task[None]] = set()
+        #: The day whose ``daily_changed`` went out (a deal of a day not announced yet is
+        #: told by that day's announcement, not on its own).
+        self._told_day = self.current_day
+        daily.on_ready = self._deal_ready
 
     def listen(self, push: Push) -> None:
         self._listeners.add(push)
@@ -78,6 +85,35 @@ class DayTicker:
         if self._ticker is not None:
             self._ticker.cancel()
             await asyncio.gather(self._ticker, return_exceptions=True)
+        for task in tuple(self._announcing):
+            task.cancel()
+        await asyncio.gather(*self._announcing, return_exceptions=True)
+
+    def _deal_ready(self, day: date, suits: int) -> None:
+        """One of today's deals is known now: every connection is told (tomorrow's, proven
+        ahead, are told at midnight)."""
+        if day != self._told_day or not self._listeners:
+            return
+        task = asyncio.create_task(self._announce(day), name=f"daily-ready-{day}-S{suits}")
+        self._announcing.add(task)
+        task.add_done_callback(self._announcing.discard)
+
+    async def _announce(self, day: date) -> None:
+        """``daily_changed`` of the same day: each deal's ``ready`` says which are."""
+        try:
+            frame = encode(
+                DailyChanged(
+                    day=day,
+                    deals=await self._queries.today_deals(day, None, wait=0),
+                    yesterday=await self._queries.past_deals(day - timedelta(days=1)),
+                )
+            )
+        except Exception:
+            log.exception("telling that a daily deal of %s is ready failed", day)
+            return
+        if day == self._told_day:
+            for push in tuple(self._listeners):
+                push(frame)
 
     async def check_day(self) -> bool:
         """Announce a new UTC day if one started (the ticker calls this; tests may too)."""
@@ -85,16 +121,15 @@ class DayTicker:
         if today <= self.current_day:
             return False
         self.current_day = today
+        self._daily.prepare(today)  # proven ahead, as a rule: if not, from now
         await self.close_unfinished_dailies(today)
         await self._screening.catch_up()
         await self._screening.queue_leaders_of(today - timedelta(days=1))
-        frame = encode(
-            DailyChanged(
-                day=today,
-                deals=await self._queries.today_deals(today, None, wait=None),
-                yesterday=await self._queries.past_deals(today - timedelta(days=1)),
-            )
-        )
+        yesterday = await self._queries.past_deals(today - timedelta(days=1))
+        # the deals last: from the moment they are read, any that becomes ready is told
+        deals = await self._queries.today_deals(today, None, wait=DAILY_WAIT)
+        self._told_day = today
+        frame = encode(DailyChanged(day=today, deals=deals, yesterday=yesterday))
         for push in tuple(self._listeners):
             push(frame)
         self._daily.forget_before(today - timedelta(days=1))

@@ -47,12 +47,15 @@ class ServiceHealth(BaseModel):
 class HealthReport(BaseModel):
     """``/healthz``: this node's figures and its services' states (``redis`` only with
     Redis configured); answered ``503`` with ``ok`` false while the database does not
-    answer; ``daily`` is ``proving`` (answered ``200``) while today's deals are proven."""
+    answer; ``daily`` is ``proving`` (answered ``200``) while today's deals are proven
+    (``ready`` once all three are), and ``dailies`` says each one's state by its suit count
+    (each daily opens as soon as its own deal is proven)."""
 
     model_config = ConfigDict(extra="forbid")
 
     ok: bool
     daily: Literal["ready", "proving"]
+    dailies: dict[Literal["1", "2", "4"], Literal["ready", "proving"]]
     protocol: int
     connections: int
     games: int

@@ -286,6 +286,42 @@ async def test_daily_waits_with_a_line_while_the_server_proves_the_deals(
     assert capsys.readouterr().err.count("proving today's deals") == 1  # said once
 
 
+async def test_a_daily_being_proven_is_started_once_it_is_ready(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``start`` refused ``proving`` (its deal still being proven): asked again after the
+    ``retry_after`` the server says, and the refusal's sentence told once."""
+    from client_cli import online
+    from client_cli.errors import ServerError
+    from server.protocol import Error, ErrorCode
+
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    monkeypatch.setattr("client_cli.online.asyncio.sleep", sleep)
+    said: list[str] = []
+    asked = 0
+
+    async def start() -> str:
+        nonlocal asked
+        asked += 1
+        if asked <= 2:
+            detail = {"retry_after": 2}
+            raise ServerError(Error(code=ErrorCode.PROVING, message="being proven", detail=detail))
+        return "state"
+
+    assert await online.when_proven(start, said.append) == "state"
+    assert asked == 3 and slept == [2.0, 2.0] and said == ["being proven"]
+
+    async def played() -> str:
+        raise ServerError(Error(code=ErrorCode.ALREADY_PLAYED, message="played"))
+
+    with pytest.raises(ServerError):  # any other refusal is the caller's
+        await online.when_proven(played, said.append)
+
+
 @pytest.mark.parametrize(
     "argv",
     [

@@ -7,6 +7,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -104,11 +105,23 @@ def test_with_json_a_server_refusal_is_a_json_error(simon: Any) -> None:
     assert error["code"] == "name-taken" and error["message"]
 
 
+def ready_daily(simon: Any, suits: int) -> dict[str, Any]:
+    """Today's deal of ``suits`` as ``simon daily --json`` says it, once it is proven (a
+    fresh server's first seconds: until then ``"ready": false``)."""
+    deadline = time.monotonic() + 120
+    while True:
+        status, out, err = simon("daily", "--suits", str(suits), "--json")
+        assert status == 0, err
+        [deal] = json.loads(out)["deals"]
+        if "ready" not in deal:
+            return dict(deal)
+        assert deal["ready"] is False and time.monotonic() < deadline, deal
+        time.sleep(0.5)
+
+
 def test_bot_mode_on_the_daily_needs_a_bot_account(simon: Any) -> None:
     assert simon("register", new_name())[0] == 0
-    status, out, err = simon("daily", "--suits", "1", "--json")  # waits while proving
-    assert status == 0, err
-    [deal] = json.loads(out)["deals"]
+    deal = ready_daily(simon, 1)
     assert deal == {"suits": 1, "started": False, "finished": False}  # no code before start
     for mode in (["--moves", "3-4"], ["--solve"]):
         status, out, _ = simon("play", "--daily", "--suits", "1", *mode, "--json")
@@ -237,7 +250,7 @@ def test_after_a_solved_daily_stats_replay_review_and_report(
 ) -> None:
     name = new_name()
     assert simon("register", name, "--bot")[0] == 0
-    assert simon("daily", "--suits", "1", "--json")[0] == 0  # waits while proving
+    ready_daily(simon, 1)
     status, out, err = simon("play", "--daily", "--suits", "1", "--solve", "--json")
     assert status == 0, out + err
     result = json.loads(out)

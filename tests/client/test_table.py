@@ -259,3 +259,8 @@ async def test_bots_are_marked_in_the_race_log_and_a_new_day_tells_no_codes() ->
     )
     last = notices[-1]
     assert last is not None and "3 January 2026" in last.text and "SS1-" not in last.text
+    told = len(notices)
+    table.receive(  # the same day again: one of its deals finished being proven
+        DailyChanged(day="2026-01-03", deals=[TodayDeal(suits=1), TodayDeal(suits=4)])
+    )
+    assert len(notices) == told  # a new day is told once

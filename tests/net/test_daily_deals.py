@@ -1,8 +1,9 @@
 """Daily deals made ahead, once: two real nodes on one database, a clock the test moves.
 
 One node proves a day's deals (the holder of the database's lease) and the other waits for
-the stored rows; neither answers ``daily`` with part of the day's deals, and the new day's
-announcement carries all three.
+the stored rows; ``daily`` always lists the day's three deals, each ``ready: false`` while
+it is being proven, and the new day's announcement carries all three. Each daily opens as
+soon as its own deal is proven, and every connection is told when one does.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from datetime import timedelta
 
 import pytest
 
+from server.engine import GameCode
 from server.logs import QUIET_LIBRARIES, quiet_libraries
 from server.play.clock import utc_day
 from server.play.daily.deals import Proof
 from tests.conftest import Backend
+from tests.support.players import SolvingProver
 from tests.support.servers import (
     Client,
     fresh_clock,
@@ -52,18 +55,31 @@ async def test_two_nodes_prove_each_day_once_ahead_of_midnight(
         status, health = await get_json(node_b.http_url + "/healthz")
         # serving from the first: only the daily waits for its deals
         assert status == 200 and health["ok"] and health["daily"] == "proving"
-        async with Client.connect(node_a.url) as alice:
-            refused = await alice.request({"type": "daily"})
+        assert health["dailies"] == {"1": "proving", "2": "proving", "4": "proving"}
+        async with Client.connect(node_a.url) as alice, Client.connect(node_b.url) as bob:
+            daily = await alice.request({"type": "daily"})  # answered: each deal's state
+            assert [deal.get("ready") for deal in daily["deals"]] == [False, False, False]
+            await alice.request({"type": "register", "name": unique_name()})
+            refused = await alice.request({"type": "start", "suits": 1})
             assert refused["type"] == "error" and refused["code"] == "proving"
-        go.set()
-        deals_a, deals_b = await asyncio.gather(
-            node_a.hub.daily.deals(today), node_b.hub.daily.deals(today)
-        )
+            assert (await bob.request({"type": "ping"}))["type"] == "pong"
+            go.set()
+            deals_a, deals_b = await asyncio.gather(
+                node_a.hub.daily.deals(today), node_b.hub.daily.deals(today)
+            )
+            for client in (alice, bob):  # told by the node that proved them, and the other
+                await client.pushed_event(
+                    lambda frame: (
+                        frame["type"] == "daily_changed"
+                        and all("ready" not in deal for deal in frame["deals"])
+                    )
+                )
         assert [deal.code for deal in deals_a] == [deal.code for deal in deals_b]
         assert set(proofs.values()) == {1}  # every candidate proven by one node only
         proven_today = sum(proofs.values())
         status, health = await get_json(node_b.http_url + "/healthz")
         assert status == 200 and health["daily"] == "ready"
+        assert set(health["dailies"].values()) == {"ready"}
 
         clock.advance(hours=9, minutes=30)  # 21:30: tomorrow's deals are due to be proven
         await asyncio.gather(node_a.hub.days.tick(), node_b.hub.days.tick())
@@ -86,6 +102,63 @@ async def test_two_nodes_prove_each_day_once_ahead_of_midnight(
                 assert [deal["suits"] for deal in changed["yesterday"]] == [1, 2, 4]
                 daily = await client.request({"type": "daily"})
                 assert [deal["suits"] for deal in daily["deals"]] == [1, 2, 4]
+
+
+async def test_each_daily_opens_as_soon_as_its_own_deal_is_proven(backend: Backend) -> None:
+    """The 4-suit proof held: the 1-suit daily starts and is played to its end meanwhile, the
+    4-suit one is refused ``proving`` (with ``retry_after``), and once its proof is done
+    every connection is told and it starts."""
+    solving = SolvingProver()
+    four_suits = asyncio.Event()
+
+    async def prover(code: str) -> Proof:
+        if GameCode.parse(code).suits == 4:
+            await four_suits.wait()
+        return await solving(code)
+
+    settings = server_settings(backend)
+    async with serving(settings, clock=fresh_clock(), prover=prover, ready=False) as server:
+        today = server.hub.today()
+        await asyncio.gather(server.hub.daily.deal(today, 1), server.hub.daily.deal(today, 2))
+        status, health = await get_json(server.http_url + "/healthz")
+        assert status == 200 and health["daily"] == "proving"
+        assert health["dailies"] == {"1": "ready", "2": "ready", "4": "proving"}
+        async with Client.connect(server.url) as alice, Client.connect(server.url) as bob:
+            for client in (alice, bob):
+                await client.request({"type": "register", "name": unique_name()})
+            daily = await alice.request({"type": "daily"})
+            states = [(deal["suits"], deal.get("ready")) for deal in daily["deals"]]
+            assert states == [(1, None), (2, None), (4, False)]
+
+            refused = await alice.request({"type": "start", "suits": 4})
+            assert refused["type"] == "error" and refused["code"] == "proving"
+            assert refused["detail"]["retry_after"] >= 1
+            state = (await alice.request({"type": "start", "suits": 1}))["state"]
+            assert state["mode"] == "daily" and state["suits"] == 1
+            for move in solving.solutions[state["code"]]:
+                reply = await alice.request({"type": "move", "move": move})
+                assert reply["type"] == "moved", reply
+            assert reply["won"]
+            refused = await alice.request({"type": "start", "suits": 4})
+            assert refused["code"] == "proving"  # still: the proof is held
+
+            four_suits.set()
+            for client in (alice, bob):
+                changed = await client.pushed_event(
+                    lambda frame: (
+                        frame["type"] == "daily_changed"
+                        and all("ready" not in deal for deal in frame["deals"])
+                    )
+                )
+                assert changed["day"] == today.isoformat()
+                assert [deal["suits"] for deal in changed["deals"]] == [1, 2, 4]
+            state = (await alice.request({"type": "start", "suits": 4}))["state"]
+            assert state["mode"] == "daily" and state["suits"] == 4
+            daily = await alice.request({"type": "daily"})
+            assert [deal.get("ready") for deal in daily["deals"]] == [None, None, None]
+            assert [deal["finished"] for deal in daily["deals"]] == [True, False, False]
+        status, health = await get_json(server.http_url + "/healthz")
+        assert health["daily"] == "ready" and set(health["dailies"].values()) == {"ready"}
 
 
 @pytest.fixture

@@ -58,7 +58,9 @@ class StandIn:
         self.rooms = SimpleNamespace(
             record=self._answer("record"), reply=self._answer("reply"), follower_count=3
         )
-        self.daily = SimpleNamespace(ready=lambda day: self.ready)
+        self.daily = SimpleNamespace(
+            ready=lambda day: self.ready, known=lambda day: {1, 2, 4} if self.ready else {1}
+        )
         self.days = SimpleNamespace(listener_count=7)
         self.standings = SimpleNamespace(follower_count=2)
         self.live = {"g1": None, "g2": None}
@@ -398,12 +400,14 @@ async def test_healthz_counts_this_nodes_connections_games_and_followers(
     status, body, _ = await get(stand_in, "/healthz")
     assert status == 200
     assert body == {
-        "ok": True, "daily": "ready", "protocol": body["protocol"], "connections": 7,
-        "games": 2, "race_followers": 2, "room_followers": 3,
+        "ok": True, "daily": "ready", "dailies": {"1": "ready", "2": "ready", "4": "ready"},
+        "protocol": body["protocol"], "connections": 7, "games": 2, "race_followers": 2,
+        "room_followers": 3,
     }  # fmt: skip
     stand_in.ready = False  # a fresh server still proving today's deals: it serves all else
     status, body, _ = await get(stand_in, "/healthz")
     assert status == 200 and body["ok"] is True and body["daily"] == "proving"
+    assert body["dailies"] == {"1": "ready", "2": "proving", "4": "proving"}  # each its own
 
 
 @pytest.mark.parametrize(("database", "status"), [(True, 200), (False, 503)])

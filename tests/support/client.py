@@ -3,6 +3,7 @@ and a clock moved by hand."""
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime
 from typing import Any
 
 from server.engine import Game
@@ -64,6 +65,9 @@ class ScriptedConnection:
     def next_id(self) -> int:
         self._id += 1
         return self._id
+
+    def server_day(self) -> date:
+        return datetime.now(UTC).date()
 
     async def send(self, message: Any) -> Any:
         self.sent.append(message)

@@ -4,6 +4,7 @@ standings) answered from the store's records as protocol replies.
 
 from __future__ import annotations
 
+import contextlib
 from datetime import date, timedelta
 from typing import Final, Literal, TypeAlias
 
@@ -12,7 +13,7 @@ from server.kinds import DayBoard, SuitCount
 from server.play.clock import Clock, seconds_to_next_day, utc_day
 from server.play.daily.deals import DailySchedule
 from server.play.daily.standings import DailyStandings
-from server.play.errors import Refused
+from server.play.errors import DealsNotReady, NoDailyDeal, Refused
 from server.play.fairplay.screening import Screening
 from server.protocol import (
     Board,
@@ -36,9 +37,10 @@ from .day import AfterDay
 
 #: The games of a board's rows that anyone may replay: their ids, by player name.
 Replays: TypeAlias = dict[str, str]
-#: How long a ``daily`` request waits for deals still being proven before it is refused
-#: ``proving`` (never answered with some of them).
-DAILY_WAIT: Final = 5.0
+#: How long a ``daily`` request waits for the day's deals to be all known before it
+#: answers with those that are (a fresh node reads the stored ones meanwhile; those still
+#: being proven are answered ``ready: false``).
+DAILY_WAIT: Final = 0.5
 
 
 class Queries:
@@ -98,18 +100,22 @@ class Queries:
     async def today_deals(
         self, day: date, player: PlayerRecord | None, *, wait: float | None
     ) -> list[TodayDeal]:
-        """All three of the day's deals (``wait`` None: however long proving them takes)."""
-        deals = await self._daily.deals(day, wait=wait)  # DealsNotReady: refused "proving"
-        if player is None:
-            return [TodayDeal(suits=deal.suits) for deal in deals]
-        finished = await self._store.daily_progress(player_id=player.id, day=day)
+        """All three of the day's deals, each ``ready: false`` while it is being proven
+        (waiting up to ``wait`` seconds for them all to be known)."""
+        with contextlib.suppress(DealsNotReady, NoDailyDeal):  # told by each ``ready``
+            await self._daily.deals(day, wait=wait)
+        finished = {}
+        if player is not None:
+            finished = await self._store.daily_progress(player_id=player.id, day=day)
+        known = self._daily.known(day)  # read last: one ready since is told by a push
         return [
             TodayDeal(
-                suits=deal.suits,
-                started=deal.suits in finished,
-                finished=finished.get(deal.suits, False),
+                suits=suits,
+                started=None if player is None else suits in finished,
+                finished=None if player is None else finished.get(suits, False),
+                ready=None if suits in known else False,
             )
-            for deal in deals
+            for suits in SUIT_COUNTS
         ]
 
     async def past_deals(self, day: date) -> list[DailyCode]:

@@ -6,7 +6,9 @@ candidate the solver proves winnable becomes the deal, with the length of the so
 solution as its par; candidates it cannot prove (unwinnable, or out of budget) are
 skipped. One node proves a day's deals (the holder of the store's lease, well before the
 day starts); the others wait for what it stores, and the store keeps the first deal written
-for a day (first writer wins), so every node serves the same ones.
+for a day (first writer wins), so every node serves the same ones. Each deal is served
+as soon as it is known: a day's 1-suit daily opens while its 4-suit deal is still being
+proven.
 """
 
 from __future__ import annotations
@@ -108,6 +110,11 @@ class SolverProver:
         #: Searches under way or waiting when :meth:`close` stopped the worker.
         self.cut_short = 0
 
+    @property
+    def workers(self) -> int:
+        """Searches run at once."""
+        return self._workers if self._processes else 1
+
     def start(self) -> None:
         """Start the workers now, not at the first search (each imports the solver first:
         started at a server's start, that goes on while the database opens)."""
@@ -206,6 +213,18 @@ class SolverProver:
 #: first, so that on two workers the two quick ones run one after the other beside it (and
 #: the quickest, 1 suit, is the first deal proven).
 PROVING_ORDER: Final = (4, 1, 2)
+#: On one worker, one proof at a time: the quickest first, so the first daily opens soonest
+#: (the day's last one is proven no later).
+ONE_WORKER_ORDER: Final = (1, 2, 4)
+#: A daily refused as being proven: ask again in this many seconds.
+PROVING_RETRY: Final = 3.0
+
+
+def proving_order(workers: int) -> tuple[int, ...]:
+    """The order of a day's proofs for a prover running ``workers`` searches at once."""
+    return ONE_WORKER_ORDER if workers <= 1 else PROVING_ORDER
+
+
 #: How often a node that is not proving looks for the deals another node stores (seconds).
 LEASE_POLL: Final = 0.5
 #: The lease under which one node of all proves deals.
@@ -213,39 +232,100 @@ PROVING_LEASE: Final = "daily-deals"
 
 
 class DailySchedule:
-    """Finds, stores and hands out the daily deals: all three of a day, or none.
+    """Finds, stores and hands out the daily deals, each as soon as it is known.
 
     One node of those sharing the database proves a day's deals (whoever holds the
     store's lease); the others wait for the rows it stores. Should the holder die, its
-    lease goes with it and another node takes over.
+    lease goes with it and another node takes over. A day's deals are proven once the
+    days before it are (today's before tomorrow's, which is proven ahead of midnight).
     """
 
     def __init__(self, store: DealStore, *, secret: str, prover: Prover) -> None:
         self._store = store
         self._secret = secret
         self._prover = prover
+        self._order = proving_order(getattr(prover, "workers", len(SUIT_COUNTS)))
+        #: The deals known here, by day and suit count (a day's may be some of its three).
         self._cache: dict[date, dict[int, DailyDealRecord]] = {}
+        #: Who waits for a deal not known yet, by day and suit count.
+        self._waiting: dict[date, dict[int, asyncio.Future[DailyDealRecord]]] = {}
+        #: Called with a day and suit count when that deal becomes known here.
+        self.on_ready: Callable[[date, int], None] | None = None
         self._pending: dict[date, asyncio.Task[dict[int, DailyDealRecord]]] = {}
         #: Store calls in flight: never cancelled halfway (that would strand a connection).
         self._writes: set[asyncio.Future[Any]] = set()
         #: The solver's line of each deal, found once (the search is shared by its waiters).
         self._solutions: dict[tuple[date, int], asyncio.Task[tuple[str, ...]]] = {}
 
-    async def deal(self, day: date, suits: int) -> DailyDealRecord:
-        """The deal of ``day`` for ``suits``, waiting for the day's deals if need be."""
-        return (await self._day(day))[suits]
+    async def deal(self, day: date, suits: int, *, wait: float | None = None) -> DailyDealRecord:
+        """The deal of ``day`` for ``suits``, as soon as it is known (the rest of the day's
+        need not be); with ``wait``, :class:`DealsNotReady` if it is not known within that
+        many seconds (0: unless it is known now)."""
+        known = self._cache.get(day, {}).get(suits)
+        if known is not None:
+            return known
+        waiter = self._waiter(day, suits)
+        self._task(day)
+        try:
+            # Real time, not the game's clock: the wait is for proving work, which takes
+            # real time whatever day the clock shows. shield: one waiter giving up leaves
+            # the others theirs.
+            return await asyncio.wait_for(asyncio.shield(waiter), wait)
+        except TimeoutError:
+            raise DealsNotReady(f"the {suits}-suit deal of {day} is still being proven") from None
 
     async def deals(self, day: date, *, wait: float | None = None) -> list[DailyDealRecord]:
         """The day's three deals; with ``wait``, :class:`DealsNotReady` if they are not all
         known within that many seconds (the proving goes on: a fresh server's first 4-suit
         deal can take minutes)."""
         try:
-            # Real time, not the game's clock: the wait is for proving work, which takes
-            # real time whatever day the clock shows.
             found = await asyncio.wait_for(asyncio.shield(self._task(day)), wait)
         except TimeoutError:
             raise DealsNotReady(f"the deals of {day} are still being proven") from None
         return [found[suits] for suits in SUIT_COUNTS]
+
+    def known(self, day: date) -> set[int]:
+        """The suit counts whose deal of ``day`` is known here, without waiting."""
+        return set(self._cache.get(day, ()))
+
+    def _waiter(self, day: date, suits: int) -> asyncio.Future[DailyDealRecord]:
+        waiting = self._waiting.setdefault(day, {})
+        waiter = waiting.get(suits)
+        if waiter is None:
+            waiter = asyncio.get_running_loop().create_future()
+            waiter.add_done_callback(_retrieved)
+            waiting[suits] = waiter
+        return waiter
+
+    def _found(self, day: date, record: DailyDealRecord) -> None:
+        """A deal now known here: kept, handed to its waiters, announced."""
+        known = self._cache.setdefault(day, {})
+        if record.suits in known:
+            return
+        known[record.suits] = record
+        waiter = self._waiting.get(day, {}).pop(record.suits, None)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(record)
+        if self.on_ready is not None:
+            try:
+                self.on_ready(day, record.suits)
+            except Exception:
+                log.exception("announcing the daily deal of %s S%d failed", day, record.suits)
+
+    def _given_up(self, day: date, task: asyncio.Future[dict[int, DailyDealRecord]]) -> None:
+        """The search for a day's deals ended without them all: its waiters are told why
+        (a later ask searches again)."""
+        if not task.cancelled() and task.exception() is None:
+            return
+        for waiter in self._waiting.pop(day, {}).values():
+            if waiter.done():
+                continue
+            if task.cancelled():
+                waiter.cancel()
+            else:
+                error = task.exception()
+                assert error is not None
+                waiter.set_exception(error)
 
     async def stored(self, day: date, suits: int) -> DailyDealRecord | None:
         """The deal of ``day`` for ``suits`` as stored, never proven here (None: none is):
@@ -298,11 +378,11 @@ class DailySchedule:
 
     def ready(self, day: date) -> bool:
         """Whether the day's deals are all known here, without waiting."""
-        return day in self._cache
+        return len(self._cache.get(day, ())) == len(SUIT_COUNTS)
 
     def prepare(self, day: date) -> None:
         """Start finding a day's deals in the background (at start-up, ahead of midnight)."""
-        if day not in self._cache:
+        if not self.ready(day):
             self._task(day).add_done_callback(_log_failure)
 
     async def close(self) -> None:
@@ -316,29 +396,24 @@ class DailySchedule:
     def forget_before(self, day: date) -> None:
         for known in [known for known in self._cache if known < day]:
             del self._cache[known]
+        for known in [known for known in self._waiting if known < day]:
+            del self._waiting[known]
         for key in [key for key in self._solutions if key[0] < day]:
             del self._solutions[key]
 
-    async def _day(self, day: date) -> dict[int, DailyDealRecord]:
-        cached = self._cache.get(day)
-        if cached is not None:
-            return cached
-        # shield: one waiter giving up must not cancel the search for the others
-        return await asyncio.shield(self._task(day))
-
     def _task(self, day: date) -> asyncio.Future[dict[int, DailyDealRecord]]:
-        cached = self._cache.get(day)
-        if cached is not None:
+        if self.ready(day):
             done: asyncio.Future[dict[int, DailyDealRecord]] = (
                 asyncio.get_running_loop().create_future()
             )
-            done.set_result(cached)
+            done.set_result(self._cache[day])
             return done
         task = self._pending.get(day)
         if task is None:
             task = asyncio.create_task(self._find_day(day), name=f"daily-{day}")
             self._pending[day] = task
             task.add_done_callback(lambda _: self._pending.pop(day, None))
+            task.add_done_callback(lambda done: self._given_up(day, done))
         return task
 
     async def _stored(self, call: Awaitable[T]) -> T:
@@ -350,30 +425,37 @@ class DailySchedule:
 
     async def _find_day(self, day: date) -> dict[int, DailyDealRecord]:
         """The day's deals from the store; proven here if this node gets the lease, else
-        waited for until the node that has it stores them."""
+        waited for until the node that has it stores them. Each is handed out as soon as
+        it is known; the days before go first (today's proofs before tomorrow's)."""
+        for earlier in [task for known, task in self._pending.items() if known < day]:
+            await asyncio.gather(asyncio.shield(earlier), return_exceptions=True)
         while True:
-            found = await self._stored_deals(day)
-            if len(found) == len(SUIT_COUNTS):
+            await self._stored_deals(day)
+            if self.ready(day):
                 break
             async with self._store.leases.hold(PROVING_LEASE) as held:
                 if held:
-                    found = await self._stored_deals(day)  # stored before the lease was ours
-                    missing = [suits for suits in PROVING_ORDER if suits not in found]
+                    await self._stored_deals(day)  # stored before the lease was ours
+                    known = self.known(day)
+                    missing = [suits for suits in self._order if suits not in known]
                     log.info("daily %s: proving %s suits", day, missing)
-                    proven = await asyncio.gather(*(self._prove(day, s) for s in missing))
-                    found.update(zip(missing, proven, strict=True))
+                    # each proof to its end, whatever became of the others
+                    proofs = (self._prove(day, s) for s in missing)
+                    for outcome in await asyncio.gather(*proofs, return_exceptions=True):
+                        if isinstance(outcome, BaseException):
+                            raise outcome
                     break
             await asyncio.sleep(LEASE_POLL)  # real time: another node is proving them
-        self._cache[day] = found
-        return found
+        return self._cache[day]
 
-    async def _stored_deals(self, day: date) -> dict[int, DailyDealRecord]:
-        found: dict[int, DailyDealRecord] = {}
+    async def _stored_deals(self, day: date) -> None:
+        """The day's deals stored (by this node or another) and not known here yet."""
         for suits in SUIT_COUNTS:
+            if suits in self.known(day):
+                continue
             record = await self._stored(self._store.get_daily_deal(day=day, suits=suits))
             if record is not None:
-                found[suits] = record
-        return found
+                self._found(day, record)
 
     async def _prove(self, day: date, suits: int) -> DailyDealRecord:
         # the logs name candidates by number, never by code: a log read before the day
@@ -382,15 +464,23 @@ class DailySchedule:
             proof = await self._prover(code)
             if proof.winnable:
                 log.info("daily %s S%d: candidate %d proven, par %s", day, suits, n, proof.par)
-                return await self._stored(
+                record = await self._stored(
                     self._store.put_daily_deal(
                         day=day, suits=suits, code=code, par=proof.par, solution=proof.moves
                     )
                 )
+                self._found(day, record)  # the one stored: another node's, if it was first
+                return record
             log.info(
                 "daily %s S%d: candidate %d skipped (winnable: %s)", day, suits, n, proof.winnable
             )
         raise NoDailyDeal(f"no provable deal for {day} with {suits} suits")
+
+
+def _retrieved(waiter: asyncio.Future[DailyDealRecord]) -> None:
+    """A waiter's error is its askers' (none may be left: then it is no error to log)."""
+    if not waiter.cancelled():
+        waiter.exception()
 
 
 def _log_failure(task: asyncio.Future[dict[int, DailyDealRecord]]) -> None:

@@ -6,17 +6,22 @@ from __future__ import annotations
 
 import secrets
 import uuid
+from typing import Final
 
 from server.engine import playable_code
 from server.play.clock import Clock, utc_day
-from server.play.daily.deals import DailySchedule
-from server.play.errors import Refused
+from server.play.daily.deals import PROVING_RETRY, DailySchedule
+from server.play.errors import DealsNotReady, Refused
 from server.protocol import ErrorCode
 from server.store import AttemptExists, DealtGameStore, GameLog, GameRecord, PlayerRecord
 
 from .feed import GameFeed
 from .live import LiveGames
 from .player_game import PlayerGame
+
+#: How long a daily's start waits for its deal to be known (seconds): a stored one is read
+#: from the store meanwhile; one still being proven is refused ``proving`` after it.
+DAILY_START_WAIT: Final = 1.0
 
 
 class GameStarts:
@@ -36,10 +41,20 @@ class GameStarts:
         self._feed = feed
 
     async def daily(self, player: PlayerRecord, suits: int) -> PlayerGame:
-        """Today's ranked attempt: a new one, or the one already under way."""
+        """Today's ranked attempt: a new one, or the one already under way; refused
+        ``proving`` while its deal is still being proven (the day's others may be open)."""
         now = self._clock.now()
         day = utc_day(now)
-        deal = await self._daily.deal(day, suits)
+        try:
+            deal = await self._daily.deal(day, suits, wait=DAILY_START_WAIT)
+        except DealsNotReady:
+            raise Refused(
+                ErrorCode.PROVING,
+                "today's %(suits)s-suit deal is still being proven: it opens by itself in a "
+                "few seconds",
+                params={"suits": suits},
+                retry_after=PROVING_RETRY,
+            ) from None
         record = await self._store.daily_attempt(player_id=player.id, day=day, suits=suits)
         if record is None:
             try:

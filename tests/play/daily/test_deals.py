@@ -1,11 +1,12 @@
 """The daily schedule: the same deals from the same secret, proven once by one node of
-all, stored, and handed out all three at once or not at all."""
+all, stored, and each handed out as soon as it is known; a day's proofs after the day's
+before."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 
@@ -93,4 +94,86 @@ async def test_the_three_suit_counts_are_proven_side_by_side_the_longest_first()
     assert asked == [next(candidate_codes("s", DAY, suits)) for suits in (4, 1, 2)]
     release.set()
     assert [deal.suits for deal in await schedule.deals(DAY, wait=10)] == [1, 2, 4]
+    await schedule.close()
+
+
+async def spin(until: object, turns: int = 200) -> None:
+    """Let the loop run until ``until()`` holds (or ``turns`` passes of it)."""
+    for _ in range(turns):
+        if until():  # type: ignore[operator]
+            return
+        await asyncio.sleep(0)
+
+
+async def test_each_deal_is_handed_out_as_soon_as_it_is_proven() -> None:
+    """The 4-suit proof held: the 1- and 2-suit deals are handed out (and announced, each
+    once), the 4-suit one is not ready; then it is."""
+    store = FakeStore()
+    four = asyncio.Event()
+    announced: list[tuple[date, int]] = []
+
+    async def prover(code: str) -> Proof:
+        if code.startswith("SS1-S4-"):
+            await four.wait()
+        return Proof(True, 20)
+
+    schedule = DailySchedule(store, secret="s", prover=prover)
+    schedule.on_ready = lambda day, suits: announced.append((day, suits))
+    assert (await schedule.deal(DAY, 1, wait=10)).suits == 1
+    assert (await schedule.deal(DAY, 2, wait=10)).suits == 2
+    with pytest.raises(DealsNotReady):
+        await schedule.deal(DAY, 4, wait=0.05)
+    with pytest.raises(DealsNotReady):
+        await schedule.deals(DAY, wait=0.05)
+    assert schedule.known(DAY) == {1, 2} and not schedule.ready(DAY)
+    four.set()
+    assert (await schedule.deal(DAY, 4, wait=10)).suits == 4
+    assert schedule.ready(DAY)
+    assert sorted(announced) == [(DAY, 1), (DAY, 2), (DAY, 4)]
+    again = DailySchedule(store, secret="s", prover=prover)  # another node: from the store
+    assert (await again.deal(DAY, 4, wait=10)).code == (await schedule.deal(DAY, 4)).code
+    await schedule.close()
+    await again.close()
+
+
+async def test_today_is_proven_before_tomorrow() -> None:
+    """Tomorrow's deals, prepared ahead while today's are still being proven, wait for
+    today's: they would take the workers today's proofs need."""
+    store = FakeStore()
+    asked: list[str] = []
+    release = asyncio.Event()
+    tomorrow = DAY + timedelta(days=1)
+
+    async def prover(code: str) -> Proof:
+        asked.append(code)
+        await release.wait()
+        return Proof(True, 20)
+
+    schedule = DailySchedule(store, secret="s", prover=prover)
+    schedule.prepare(tomorrow)  # asked first, even
+    schedule.prepare(DAY)
+    await spin(lambda: len(asked) >= 3)
+    await spin(lambda: len(asked) > 3, turns=50)
+    assert asked == [next(candidate_codes("s", DAY, suits)) for suits in (4, 1, 2)]
+    release.set()
+    await schedule.deals(tomorrow, wait=10)
+    assert asked[3:] == [next(candidate_codes("s", tomorrow, suits)) for suits in (4, 1, 2)]
+    await schedule.close()
+
+
+async def test_one_worker_proves_the_quickest_first() -> None:
+    """A prover of one worker runs one proof at a time: the 1-suit deal first, so the first
+    daily opens soonest."""
+    asked: list[str] = []
+
+    class OneWorker:
+        workers = 1
+
+        async def __call__(self, code: str) -> Proof:
+            asked.append(code)
+            return Proof(True, 20)
+
+    schedule = DailySchedule(FakeStore(), secret="s", prover=OneWorker())
+    await schedule.deals(DAY, wait=10)
+    assert asked == [next(candidate_codes("s", DAY, suits)) for suits in (1, 2, 4)]
     await schedule.close()

@@ -35,10 +35,11 @@ async def test_following_needs_an_account_and_is_capped_per_account(hub: Hub) ->
     assert (await followers[-1].one(type="race", suits=2))["type"] == "race"
 
 
-async def test_daily_is_refused_proving_until_all_three_deals_are_known(
+async def test_daily_says_each_deal_being_proven_and_start_refuses_it_proving(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr("server.play.after.queries.DAILY_WAIT", 0.05)
+    monkeypatch.setattr("server.play.games.starts.DAILY_START_WAIT", 0.05)
     hard = asyncio.Event()
 
     async def prover(code: str) -> Proof:
@@ -55,13 +56,24 @@ async def test_daily_is_refused_proving_until_all_three_deals_are_known(
         race_store=NoRaceRooms(),  # type: ignore[arg-type]
         social_store=NoSocial(),  # type: ignore[arg-type]
     )
-    talk = Talk(hub)
-    refused = await talk.one(type="daily", id=1)
-    assert refused["type"] == "error" and refused["code"] == "proving"  # never a part
+    await hub.daily.deal(hub.today(), 1)
+    await hub.daily.deal(hub.today(), 2)
+    talk = await signed_in(hub, "ada")
+    info = await talk.one(type="daily", id=1)
+    assert [(deal["suits"], deal.get("ready")) for deal in info["deals"]] == [
+        (1, None),
+        (2, None),
+        (4, False),
+    ]
+    refused = await talk.one(type="start", suits=4)
+    assert refused["type"] == "error" and refused["code"] == "proving"
+    assert refused["detail"] == {"retry_after": 3} and "4-suit" in refused["message"]
+    assert (await talk.one(type="start", suits=1))["type"] == "state"
     hard.set()
     await hub.daily.deals(hub.today())
     info = await talk.one(type="daily")
-    assert [deal["suits"] for deal in info["deals"]] == [1, 2, 4]
+    assert [deal.get("ready") for deal in info["deals"]] == [None, None, None]
+    assert (await talk.one(type="start", suits=4))["type"] == "state"
     await hub.close()
 
 

@@ -208,13 +208,10 @@ export async function refreshDaily() {
     c.dayEnds = Date.now() + daily.seconds_left * 1000;
   }
   if (history.type === "history") c.history = history;
-  if (daily.type === "error" && daily.code === "proving") {
-    c.dayEnds = null;
-    $("[data-day-left]").textContent = t("Today's deals are being proven: a moment…");
-    setTimeout(refreshDaily, 5000);
-  }
   renderDaily();
 }
+
+let provingCheck = 0; // a deal being proven opens at the server's daily_changed; asked again, should it be missed
 
 export function showLobby() {
   // what was refused before the player left the lobby no longer applies
@@ -261,7 +258,11 @@ function renderDaily() {
     const played = playedDaily(daily.day, deal.suits);
     let state = t("Play");
     button.dataset.played = "false";
-    if (deal.finished) {
+    button.disabled = deal.ready === false;
+    if (deal.ready === false) {
+      state = t("Being proven · opens by itself in a moment");
+      provingCheck ||= setTimeout(() => (provingCheck = 0) || refreshDaily(), 15000);
+    } else if (deal.finished) {
       button.dataset.played = "true";
       const rank = { rank: number(played?.rank ?? 0) };
       if (played?.review === "held") state = t("Played · under review");

@@ -87,7 +87,8 @@
 
 /** @typedef {{type: "targets", id?: MessageId, column: number, count?: number | null, columns: number[]}} TargetList */
 
-/** @typedef {{suits: SuitCount, started?: boolean | null, finished?: boolean | null}} TodayDeal */
+/** `ready` false: still being proven (a `daily_changed` of the same day says when it is ready).
+ * @typedef {{suits: SuitCount, started?: boolean | null, finished?: boolean | null, ready?: false | null}} TodayDeal */
 /** @typedef {{suits: SuitCount, code: string, par?: number | null}} DailyCode */
 /**
  * @typedef {object} DailyInfo
