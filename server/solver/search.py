@@ -88,6 +88,11 @@ def run_length(column: bytes) -> int:
     return len(column) - index
 
 
+def completes_run(landed: bytes) -> bool:
+    """Whether a column whose last card is an ace ends in a complete run, king to ace."""
+    return len(landed) >= RUN and landed[-RUN] & 15 == 13 and run_length(landed) >= RUN
+
+
 def children(
     columns: Sequence[bytes], costs: Costs = UNIT
 ) -> list[tuple[int, int, int, list[bytes], int]]:
@@ -135,12 +140,7 @@ def children(
             new = list(columns)
             new[source] = rest
             landed = columns[target] + column[cut:]
-            if (
-                column[-1] & 15 == 1
-                and len(landed) >= RUN
-                and landed[-RUN] & 15 == 13
-                and run_length(landed) >= RUN
-            ):
+            if column[-1] & 15 == 1 and completes_run(landed):
                 # a complete run leaves the table; the pair under its king goes too
                 remains = landed[:-RUN]
                 if remains:
@@ -399,12 +399,7 @@ def _moved(columns: Sequence[bytes], source: int, target: int, count: int) -> li
         new[new.index(b"")] = column[cut:]
         return new
     landed = columns[target] + column[cut:]
-    if (
-        column[-1] & 15 == 1
-        and len(landed) >= RUN
-        and landed[-RUN] & 15 == 13
-        and run_length(landed) >= RUN
-    ):
+    if column[-1] & 15 == 1 and completes_run(landed):
         landed = landed[:-RUN]
     new[target] = landed
     return new

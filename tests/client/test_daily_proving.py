@@ -14,9 +14,8 @@ from client_cli.config import Account, Config
 from client_cli.connection import Connection
 from client_cli.main import main
 from client_cli.play import start_online
-from server.engine import GameCode
-from server.play.daily.deals import Proof
 from tests.conftest import Backend
+from tests.support.fakes import FourSuitsHeld
 from tests.support.players import registered
 from tests.support.servers import (
     Client,
@@ -36,12 +35,7 @@ async def test_simon_says_each_dailys_state_and_starts_one_once_it_is_proven(
 ) -> None:
     monkeypatch.setenv("SIMON_CONFIG_DIR", str(tmp_path))
     monkeypatch.delenv("SIMON_SERVER", raising=False)
-    four_suits = asyncio.Event()
-
-    async def prover(code: str) -> Proof:
-        if GameCode.parse(code).suits == 4:
-            await four_suits.wait()
-        return await quick_prover(code)
+    prover = FourSuitsHeld(quick_prover)  # the longest proof, held
 
     settings = server_settings(backend)
     async with serving(settings, clock=fresh_clock(), prover=prover, ready=False) as server:
@@ -85,7 +79,7 @@ async def test_simon_says_each_dailys_state_and_starts_one_once_it_is_proven(
                 "today's 4-suit deal is still being proven: it opens by itself in a few seconds"
             ]
             assert not four.done()  # waiting for it
-            four_suits.set()
+            prover.release.set()
             table = await asyncio.wait_for(four, 10)  # asked again after the retry_after
             assert table.view is not None and table.view.suits == 4
         out = " ".join((await simon("daily")).split())

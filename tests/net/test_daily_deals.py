@@ -16,11 +16,11 @@ from datetime import timedelta
 
 import pytest
 
-from server.engine import GameCode
 from server.logs import QUIET_LIBRARIES, quiet_libraries
 from server.play.clock import utc_day
 from server.play.daily.deals import Proof
 from tests.conftest import Backend
+from tests.support.fakes import FourSuitsHeld
 from tests.support.players import SolvingProver
 from tests.support.servers import (
     Client,
@@ -109,12 +109,7 @@ async def test_each_daily_opens_as_soon_as_its_own_deal_is_proven(backend: Backe
     4-suit one is refused ``proving`` (with ``retry_after``), and once its proof is done
     every connection is told and it starts."""
     solving = SolvingProver()
-    four_suits = asyncio.Event()
-
-    async def prover(code: str) -> Proof:
-        if GameCode.parse(code).suits == 4:
-            await four_suits.wait()
-        return await solving(code)
+    prover = FourSuitsHeld(solving)  # the longest proof, held
 
     settings = server_settings(backend)
     async with serving(settings, clock=fresh_clock(), prover=prover, ready=False) as server:
@@ -142,7 +137,7 @@ async def test_each_daily_opens_as_soon_as_its_own_deal_is_proven(backend: Backe
             refused = await alice.request({"type": "start", "suits": 4})
             assert refused["code"] == "proving"  # still: the proof is held
 
-            four_suits.set()
+            prover.release.set()
             for client in (alice, bob):
                 changed = await client.pushed_event(
                     lambda frame: (

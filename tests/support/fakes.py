@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
+from server.engine import GameCode
 from server.kinds import DayBoard, Mode
 from server.names import look_key, name_key
 from server.play.daily.deals import Proof, Prover
@@ -532,3 +533,17 @@ class HeldReviews:
 
     def close(self) -> None:
         self.real.close()
+
+
+class FourSuitsHeld:
+    """A daily prover whose 4-suit proofs (the longest) wait until :attr:`release` is set;
+    the other suit counts are ``inner``'s at once."""
+
+    def __init__(self, inner: Prover) -> None:
+        self.inner = inner
+        self.release = asyncio.Event()
+
+    async def __call__(self, code: str) -> Proof:
+        if GameCode.parse(code).suits == 4:
+            await self.release.wait()
+        return await self.inner(code)

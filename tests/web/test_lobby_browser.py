@@ -11,8 +11,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from server.engine import GameCode
-from server.play.daily.deals import Proof
+from tests.support.fakes import FourSuitsHeld
 from tests.support.play import PlayPage, fresh_table
 from tests.support.servers import fresh_clock, quick_prover, server_settings, serving, unique_name
 from tests.support.web import chromium, embedded_backend, run, wait_for
@@ -40,12 +39,7 @@ def states(play: PlayPage) -> dict[int, tuple[str, bool]]:
 async def test_the_lobby_opens_each_daily_as_soon_as_its_deal_is_proven(
     chromium: Any, tmp_path: Path
 ) -> None:
-    four_suits = asyncio.Event()
-
-    async def prover(code: str) -> Proof:
-        if GameCode.parse(code).suits == 4:
-            await four_suits.wait()  # the longest proof, held
-        return await quick_prover(code)
+    prover = FourSuitsHeld(quick_prover)  # the longest proof, held
 
     settings = server_settings(embedded_backend(tmp_path))
     async with (
@@ -63,7 +57,7 @@ async def test_the_lobby_opens_each_daily_as_soon_as_its_deal_is_proven(
         assert await run(lambda: play.find('[data-view="lobby"]').is_displayed())
         await play.snapshot("lobby-being-proven")
 
-        four_suits.set()  # told by a push: the page asks again by itself only after 15 s
+        prover.release.set()  # told by a push: the page asks again by itself only after 15 s
         await wait_for(lambda: states(play)[4] == ("Play", True), 5, "the 4-suit daily open")
         await play.snapshot("lobby-all-proven")
         code = await play.start("daily", 4)
