@@ -70,9 +70,9 @@ async def _ahead_done(server: RunningServer, games: int, most: float) -> float:
     """Seconds until the node has made (or left) a review ahead of every game."""
     reviews = server.hub.reviews
     started = time.monotonic()
-    while reviews.made_ahead + reviews.left_ahead < games:
+    while reviews.ahead.made + reviews.ahead.left < games:
         if time.monotonic() - started > most:
-            raise TimeoutError(f"{reviews.made_ahead} of {games} reviewed ahead in {most} s")
+            raise TimeoutError(f"{reviews.ahead.made} of {games} reviewed ahead in {most} s")
         await asyncio.sleep(0.05)
     return time.monotonic() - started
 
@@ -114,11 +114,11 @@ async def run(players: int, suit_counts: list[int], seed: int, budget: float) ->
             reviews = server.hub.reviews
             ahead = {
                 "games": total,
-                "made": reviews.made_ahead,
-                "left": reviews.left_ahead,
+                "made": reviews.ahead.made,
+                "left": reviews.ahead.left,
                 "after the last end s": round(waited, 1),
-                "cpu per game s": round(reviews.ahead_spent / max(1, reviews.made_ahead), 2),
-                "cpu s": round(reviews.ahead_spent, 1),
+                "cpu per game s": round(reviews.ahead.spent / max(1, reviews.ahead.made), 2),
+                "cpu s": round(reviews.ahead.spent, 1),
             }
 
             clock.advance(days=1)

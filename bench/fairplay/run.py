@@ -276,6 +276,7 @@ async def run(options: Options) -> dict[str, Any]:
             for day in days:
                 clock.set(datetime.combine(day, day_time(0, 0, 30), UTC))
                 await running.hub.days.check_day()
+                await running.hub.daily.deal(day, options.suits)  # a daily opens once proven
                 today = [player for player in players if player.day == day]
                 for player in today:
                     player.starts_at = max(player.starts_at, clock.now())

@@ -156,7 +156,7 @@ class Hub:
             feed=self.feed,
             race_game_ended=self.rooms.game_ended,
             daily_finished=self.friends_feed.finished,
-            review_ahead=self.reviews.ahead,
+            review_ahead=self.reviews.ahead.add,
             public_url=public_url,
         )
         self.queries = Queries(

@@ -37,10 +37,10 @@ async def _settled(server: RunningServer, made: int, left: int = 0) -> None:
     """Wait until the node has made ``made`` reviews ahead and left ``left``."""
     reviews = server.hub.reviews
     for _ in range(600):
-        if (reviews.made_ahead, reviews.left_ahead) == (made, left):
+        if (reviews.ahead.made, reviews.ahead.left) == (made, left):
             return
         await asyncio.sleep(0.1)
-    raise AssertionError(f"made {reviews.made_ahead} ahead and left {reviews.left_ahead}")
+    raise AssertionError(f"made {reviews.ahead.made} ahead and left {reviews.ahead.left}")
 
 
 async def test_a_finished_daily_is_reviewed_ahead_and_its_first_asker_pays_nothing(
@@ -54,7 +54,7 @@ async def test_a_finished_daily_is_reviewed_ahead_and_its_first_asker_pays_nothi
             await registered(alice, unique_name("ahead"))
             game, code = await _won_daily(alice, prover)
             await _settled(server, made=1)
-            assert server.hub.reviews.ahead_spent > 0  # its CPU, counted against the day's
+            assert server.hub.reviews.ahead.spent > 0  # its CPU, counted against the day's
 
             # made, and kept: still nobody's before the day is over, the player's own included
             early = await alice.request({"type": "review", "game": game})
@@ -113,9 +113,9 @@ async def test_an_ask_while_the_review_is_made_ahead_waits_for_that_one(
         Client.connect(server.url) as alice,
     ):
         reviews = server.hub.reviews
-        assert reviews._ahead_worker is not None
-        held = HeldReviews(reviews._ahead_worker)
-        reviews._ahead_worker = held  # type: ignore[assignment]
+        assert reviews.ahead.worker is not None
+        held = HeldReviews(reviews.ahead.worker)
+        reviews.ahead.worker = held  # type: ignore[assignment]
         await registered(alice, unique_name("waits"))
         game, _ = await _won_daily(alice, prover)
         await asyncio.wait_for(held.asked.wait(), 30)

@@ -41,7 +41,7 @@ from server.engine import Game
 from server.engine.actions import apply
 from server.play.clock import Clock, utc_day
 from server.play.daily.deals import SolverProver
-from server.play.errors import Refused, SolverStopped
+from server.play.errors import Refused
 from server.protocol import ErrorCode, Review, ReviewPosition, ReviewProgress, Stretch
 from server.store import (
     END_ACTIONS,
@@ -52,10 +52,10 @@ from server.store import (
     StoreError,
 )
 
+from .ahead import ReviewsAhead
 from .judging import (
     Judged,
     Searched,
-    judge_ahead,
     judge_part,
     judge_path_reporting,
     judge_searched,
@@ -83,13 +83,6 @@ REVIEW_PARTS: Final = max(1, min(SLOTS, 2, os.cpu_count() or 1))
 SPLIT_FROM: Final = 12
 #: The costliest stretches named in a review.
 STRETCHES: Final = 3
-
-#: The priority of the worker that reviews dailies ahead of their asking (``os.nice``):
-#: the lowest, so it takes only the CPU that play and asked reviews leave idle.
-AHEAD_NICE: Final = 19
-#: Finished dailies waiting to be reviewed ahead, on one node at most (past it, the
-#: newest are left to be made when asked).
-MOST_AHEAD: Final = 10_000
 
 
 def review_of(
@@ -237,7 +230,7 @@ class FairLine:
 class Reviews:
     """Reviews of finished games: made in the worker, kept per game, one per account at
     a time, in a fair line between addresses; a finished daily's made ahead of its asking
-    (:meth:`ahead`)."""
+    (:attr:`ahead`)."""
 
     def __init__(
         self,
@@ -272,20 +265,10 @@ class Reviews:
         self._making_ahead: dict[str, asyncio.Future[Review]] = {}
         #: Games whose review is being made for an asker: none is made ahead meanwhile.
         self._asked: set[str] = set()
-        self.ahead_seconds = ahead_seconds
         self._deal_of = deal_of
-        self._ahead: asyncio.Queue[str] = asyncio.Queue(MOST_AHEAD)
-        self._ahead_task: asyncio.Task[None] | None = None
-        self._ahead_worker: SolverProver | None = None
-        if ahead_seconds > 0:
-            self._ahead_worker = SolverProver(seconds, name="reviews ahead", nice=AHEAD_NICE)
-        #: The UTC day of :attr:`ahead_spent`: CPU seconds spent on reviews ahead that day.
-        self._ahead_day: date | None = None
-        self.ahead_spent = 0.0
-        #: Reviews made ahead, and left to be made when asked (the queue full, or the
-        #: day's budget spent), since the start.
-        self.made_ahead = 0
-        self.left_ahead = 0
+        self.ahead = ReviewsAhead(
+            seconds_a_day=ahead_seconds, seconds=seconds, clock=clock, review=self._review_ahead
+        )
         #: The worker's count of positions judged, and this node's recent reviews' pace.
         self._meter = ProgressMeter()
         self._pace = Pace()
@@ -345,7 +328,7 @@ class Reviews:
         progress: Progress | None = None,
     ) -> Review:
         """The game's review made in the worker (``ahead``: the worker of the reviews made
-        ahead, its CPU counted against the day's budget), remembered and kept in the store."""
+        ahead, :attr:`ahead`), remembered and kept in the store."""
         making: asyncio.Future[Review] = asyncio.get_running_loop().create_future()
         if ahead:
             self._making_ahead[record.id] = making
@@ -360,11 +343,7 @@ class Reviews:
             actions = [action for _, action in entries]
             line = (deal.solution or ()) if deal is not None else ()
             if ahead:
-                assert self._ahead_worker is not None
-                judged, spent = await self._ahead_worker.run(
-                    judge_ahead, record.code, actions, self.seconds, line
-                )
-                self.ahead_spent += spent
+                judged = await self.ahead.judged(record.code, actions, line)
             else:
                 judged = await self._judged(record, entries, deal, progress)
             found = review_of(logged.game, entries, judged, par=deal.par if deal else None)
@@ -387,47 +366,17 @@ class Reviews:
             log.warning("review of game %s not kept for the other nodes: %s", record.id, error)
         return found
 
-    def ahead(self, game_id: str) -> None:
-        """Review a finished daily ahead of its asking, when the worker of the reviews
-        made ahead comes to it (within the day's budget); nothing if none is made ahead."""
-        if self._ahead_worker is None:
-            return
-        try:
-            self._ahead.put_nowait(game_id)
-        except asyncio.QueueFull:
-            self.left_ahead += 1
-            return
-        if self._ahead_task is None:
-            self._ahead_task = asyncio.get_running_loop().create_task(
-                self._review_ahead(), name="reviews ahead"
-            )
-
-    async def _review_ahead(self) -> None:
-        while True:
-            game_id = await self._ahead.get()
-            today = utc_day(self._clock.now())
-            if self._ahead_day != today:
-                self._ahead_day, self.ahead_spent = today, 0.0
-            if self.ahead_spent + self.seconds > self.ahead_seconds:
-                # a review cut short would be kept as it is: made when asked, in full
-                self.left_ahead += 1
-                continue
-            try:
-                await self._review_one_ahead(game_id)
-            except (StoreError, SolverStopped) as error:
-                log.warning("game %s not reviewed ahead: %s", game_id, error)
-            except Exception:  # one game's failure stops none of the others'
-                log.exception("game %s not reviewed ahead", game_id)
-
-    async def _review_one_ahead(self, game_id: str) -> None:
+    async def _review_ahead(self, game_id: str) -> bool:
+        """A finished daily's review made ahead of its asking, unless one is made or being
+        made already: whether it was made."""
         if game_id in self._asked or await self.kept(game_id) is not None:
-            return
+            return False
         record = await self._store.get_game(game_id)
         if record is None or record.finished_at is None or record.day is None:
-            return
+            return False
         deal = None if self._deal_of is None else await self._deal_of(record.day, record.suits)
         await self._made(record, deal, ahead=True)
-        self.made_ahead += 1
+        return True
 
     async def _judged(
         self,
@@ -545,9 +494,6 @@ class Reviews:
         return found
 
     def close(self) -> None:
-        if self._ahead_task is not None:
-            self._ahead_task.cancel()
-        if self._ahead_worker is not None:
-            self._ahead_worker.close()
+        self.ahead.close()
         self._worker.close()
         self._meter.close()
