@@ -5,8 +5,8 @@
 // taps) on one column in quick succession are the double-click move; a single one lifts
 // the group (a second click elsewhere drops it there). While a group is dragged it follows
 // the pointer through requestAnimationFrame and a CSS transform; the drop column comes from
-// the columns' geometry. A drop sends the move before it changes anything on screen; the
-// group then glides from the hand to its place, or back to its column (motion.js).
+// the columns' geometry. A drop reads the boxes it needs, takes the copy down, sends the
+// move, then draws it: the group glides from the hand to its place, or back (motion.js).
 
 import { moving } from "./motion.js";
 
@@ -163,10 +163,22 @@ export class Pointer {
       this.end(false);
       return;
     }
-    // the move is sent first, before the dragged copy and the lit columns are taken down; a
-    // group let go off the table (or on its own column) sends nothing and goes back
-    if (to && to !== press.column) this.play.drop(press.column, to, press.count, legal);
-    this.end(!legal);
+    if (legal) {
+      // the two columns' cards read before any write: the drop costs one layout, not three
+      const board = this.board;
+      if (moving()) {
+        for (const card of [...board.group(press.column, Infinity), ...board.group(to, Infinity)]) {
+          if (!board.from.has(card)) board.from.set(card, card.getBoundingClientRect());
+        }
+      }
+      this.end(false, true);
+      this.play.drop(press.column, to, press.count, true);
+      board.from.clear();
+      return;
+    }
+    // a group let go off the table (or on its own column) goes back
+    if (to && to !== press.column) this.play.drop(press.column, to, press.count, false);
+    this.end(true);
   }
 
   tapped(press, event) {
@@ -192,8 +204,8 @@ export class Pointer {
   }
 
   /** Drop the dragged copy: the cards are on the table again, where the move put them, or
-   * gliding back from the hand to their column. */
-  end(snapBack) {
+   * gliding back from the hand to their column (`keep`: board.from kept for the drawing). */
+  end(snapBack, keep = false) {
     const drag = this.drag;
     this.drag = null;
     if (this.frame) cancelAnimationFrame(this.frame);
@@ -203,7 +215,7 @@ export class Pointer {
     const copies = Array.from(drag.layer.children);
     const seen = snapBack && moving() ? copies.map((copy) => copy.getBoundingClientRect()) : null;
     drag.layer.remove();
-    this.board.from.clear();
+    if (!keep) this.board.from.clear();
     for (const card of drag.cards) card.classList.remove("lifted");
     if (seen) this.board.land(drag.cards.map((card, index) => [card, seen[index]]));
   }

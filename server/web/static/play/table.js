@@ -79,10 +79,7 @@ export function renderGame() {
   if (!game) return;
   const pending = game.pending.length;
   const movable = pending || !game.legal ? null : game.legal.map((groups) => groups.length);
-  // the cards glide from move to move of one game; a new deal is dealt as it is
-  c.board.render(game.columns(), movable, drawn === game.id);
-  drawn = game.id;
-  c.board.element.dataset.pending = String(pending);
+  // the figures first: the cards' drawing lays them out in its one layout
   $("[data-moves]").textContent = String(game.moves + pending);
   $("[data-score]").textContent = String(game.score - pending);
   $("[data-removed]").textContent = String(game.removed);
@@ -95,6 +92,10 @@ export function renderGame() {
   over.dataset.over = game.won ? "won" : c.result?.resigned ? "resigned" : "over";
   over.textContent = over.dataset.over === "won" ? t("Won") : over.dataset.over === "resigned" ? t("Resigned") : t("Over");
   $("[data-action=show-result]").hidden = !(game.finished && hasResult());
+  // the cards glide from move to move of one game; a new deal is dealt as it is
+  c.board.render(game.columns(), movable, drawn === game.id);
+  drawn = game.id;
+  c.board.element.dataset.pending = String(pending);
   if (c.selected) {
     c.board.select(c.selected.column, c.selected.count);
     c.board.highlight(game.targets(c.selected.column, c.selected.count));
