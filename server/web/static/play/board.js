@@ -47,7 +47,8 @@ export class Board {
    * may be picked up (lit), or null when not known. The cards that moved glide from where
    * they were (FLIP, motion.js), unless `glides` is false (a new deal comes as it is). */
   render(columns, movable, glides = true) {
-    const motion = glides && moving() && this.element.getClientRects().length > 0;
+    // shown: asked of the DOM, not of a layout (a drop's drawing would need one more)
+    const motion = glides && moving() && !this.element.closest("[hidden]");
     // each column keeps the elements that show the same cards: a move touches two columns
     const kept = columns.map((cards, index) => {
       const existing = this.columns[index].children;

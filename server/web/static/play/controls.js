@@ -156,7 +156,7 @@ export function setupControls() {
       clearRefusal();
       if (c.game) nowhere(c.game, column, count);
     },
-    drop: (from, to, count, legal) => move(from, to, count, legal),
+    drop: (from, to, count, legal, first) => move(from, to, count, legal, false, first),
     auto: (column, count) => auto(column, count),
     // auto placement (the settings): a drop on no column that takes the group sends it to its best place
     autoPlace: () => settings.auto_place,

@@ -5,8 +5,9 @@
 // taps) on one column in quick succession are the double-click move; a single one lifts
 // the group (a second click elsewhere drops it there). While a group is dragged it follows
 // the pointer through requestAnimationFrame and a CSS transform; the drop column comes from
-// the columns' geometry. A drop sends the move before it changes anything on screen; the
-// group then glides from the hand to its place, or back to its column (motion.js).
+// the columns' geometry. A drop reads the boxes it needs and sends the move; the copy is
+// taken down and the move drawn in the next task: the group glides from the hand to its
+// place, or back to its column (motion.js).
 
 import { moving } from "./motion.js";
 
@@ -17,7 +18,7 @@ export class Pointer {
   /**
    * @param {import("./board.js").Board} board
    * @param {object} play canLift(column, count) -> true | false | null (not known yet),
-   *   targets(column, count) -> columns | null, drop(from, to, count, legal), auto(column,
+   *   targets(column, count) -> columns | null, drop(from, to, count, legal, first), auto(column,
    *   count), autoPlace() -> whether a drop on no column that takes it goes to the best
    *   place, refuseLift(column, count), tap(column, count)
    */
@@ -30,7 +31,10 @@ export class Pointer {
     this.frame = 0;
     const element = board.element;
     element.addEventListener("pointerdown", (event) => this.down(event));
-    element.addEventListener("pointermove", (event) => this.move(event));
+    // raw updates where there are (Chromium): the frame that draws a move is asked for as it
+    // comes, not from within the next frame, which is then the last before a drop
+    const moved = "onpointerrawupdate" in window ? "pointerrawupdate" : "pointermove";
+    element.addEventListener(moved, (event) => this.move(event));
     element.addEventListener("pointerup", (event) => this.up(event));
     element.addEventListener("pointercancel", () => this.cancel());
     element.addEventListener("lostpointercapture", () => this.cancel());
@@ -163,10 +167,22 @@ export class Pointer {
       this.end(false);
       return;
     }
-    // the move is sent first, before the dragged copy and the lit columns are taken down; a
-    // group let go off the table (or on its own column) sends nothing and goes back
-    if (to && to !== press.column) this.play.drop(press.column, to, press.count, legal);
-    this.end(!legal);
+    if (legal) {
+      // the two columns' cards read before any write: the drop costs one layout, not three
+      const board = this.board;
+      if (moving()) {
+        for (const card of [...board.group(press.column, Infinity), ...board.group(to, Infinity)]) {
+          if (!board.from.has(card)) board.from.set(card, card.getBoundingClientRect());
+        }
+      }
+      const drag = this.drag;
+      this.drag = null;
+      this.play.drop(press.column, to, press.count, true, () => this.end(false, true, drag));
+      return;
+    }
+    // a group let go off the table (or on its own column) goes back
+    if (to && to !== press.column) this.play.drop(press.column, to, press.count, false);
+    this.end(true);
   }
 
   tapped(press, event) {
@@ -192,18 +208,19 @@ export class Pointer {
   }
 
   /** Drop the dragged copy: the cards are on the table again, where the move put them, or
-   * gliding back from the hand to their column. */
-  end(snapBack) {
-    const drag = this.drag;
-    this.drag = null;
-    if (this.frame) cancelAnimationFrame(this.frame);
-    this.frame = 0;
+   * gliding back from the hand to their column (`keep`: board.from kept for the drawing). */
+  end(snapBack, keep = false, drag = this.drag) {
+    if (this.drag === drag || !this.drag) {
+      this.drag = null;
+      if (this.frame) cancelAnimationFrame(this.frame);
+      this.frame = 0;
+    }
     this.board.highlight(null);
     if (drag.over) this.board.columns[drag.over - 1].classList.remove("over");
     const copies = Array.from(drag.layer.children);
     const seen = snapBack && moving() ? copies.map((copy) => copy.getBoundingClientRect()) : null;
     drag.layer.remove();
-    this.board.from.clear();
+    if (!keep) this.board.from.clear();
     for (const card of drag.cards) card.classList.remove("lifted");
     if (seen) this.board.land(drag.cards.map((card, index) => [card, seen[index]]));
   }

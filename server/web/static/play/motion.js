@@ -16,18 +16,22 @@ export function moving() {
 
 /** @typedef {{left: number, top: number}} Place */
 
+/** Each card's glide: getAnimations() would restyle the page once a card. */
+const glides = new WeakMap();
+
 /** Glide `element` from `from` (a box on the screen) to where it is drawn now, `to`.
  * Whatever glide it had is dropped: `from` was read where it was on its way. */
 export function glide(/** @type {HTMLElement} */ element, /** @type {Place} */ from, /** @type {Place} */ to) {
   const dx = from.left - to.left;
   const dy = from.top - to.top;
-  for (const running of element.getAnimations()) if (running.id === "glide") running.cancel();
+  glides.get(element)?.cancel();
   if (Math.abs(dx) < 0.5 && Math.abs(dy) < 0.5) return null;
   const animation = element.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }], {
     duration: GLIDE,
     easing: EASE,
   });
   animation.id = "glide";
+  glides.set(element, animation);
   return animation;
 }
 
@@ -41,6 +45,7 @@ export function arrive(/** @type {HTMLElement} */ element, /** @type {number} */
     { duration: GLIDE, easing: EASE, delay: Math.min(order, 12) * 4, fill: "backwards" },
   );
   animation.id = "glide";
+  glides.set(element, animation);
   return animation;
 }
 

@@ -79,10 +79,7 @@ export function renderGame() {
   if (!game) return;
   const pending = game.pending.length;
   const movable = pending || !game.legal ? null : game.legal.map((groups) => groups.length);
-  // the cards glide from move to move of one game; a new deal is dealt as it is
-  c.board.render(game.columns(), movable, drawn === game.id);
-  drawn = game.id;
-  c.board.element.dataset.pending = String(pending);
+  // the figures first: the cards' drawing lays them out in its one layout
   $("[data-moves]").textContent = String(game.moves + pending);
   $("[data-score]").textContent = String(game.score - pending);
   $("[data-removed]").textContent = String(game.removed);
@@ -95,6 +92,10 @@ export function renderGame() {
   over.dataset.over = game.won ? "won" : c.result?.resigned ? "resigned" : "over";
   over.textContent = over.dataset.over === "won" ? t("Won") : over.dataset.over === "resigned" ? t("Resigned") : t("Over");
   $("[data-action=show-result]").hidden = !(game.finished && hasResult());
+  // the cards glide from move to move of one game; a new deal is dealt as it is
+  c.board.render(game.columns(), movable, drawn === game.id);
+  drawn = game.id;
+  c.board.element.dataset.pending = String(pending);
   if (c.selected) {
     c.board.select(c.selected.column, c.selected.count);
     c.board.highlight(game.targets(c.selected.column, c.selected.count));
@@ -119,22 +120,32 @@ export function act(message) {
 }
 
 /** @param {number} from @param {number} to @param {number | null} count @param {boolean} optimistic
- * @param {boolean} [keys] typed with the keys (a refusal repeats the notation typed) */
-export function move(from, to, count, optimistic, keys = false) {
+ * @param {boolean} [keys] typed with the keys (a refusal repeats the notation typed)
+ * @param {() => void} [first] done before the move is drawn (the dragged copy taken down) */
+export function move(from, to, count, optimistic, keys = false, first = () => {}) {
   const game = c.game;
-  if (!game || game.finished) return;
+  if (!game || game.finished) {
+    first();
+    c.board.from.clear();
+    return;
+  }
   if (optimistic && count) {
     const id = c.connection.nextId();
     if (keys) typed.add(id);
     game.optimistic(id, { from, to, count });
-    // sent first, before anything on screen changes: the table is drawn while it is on its way
     c.connection.request({ type: "move", id, move: `${from}-${to}x${count}` });
     performance.mark(`simon:sent:${id}`);
-    clearRefusal();
-    cancelSelection();
-    renderGame();
+    // drawn in a task after the input's: a frame asked for by an input makes Chromium hold the
+    // page's tasks, the answer's among them, until it is drawn (DeferRendererTasksAfterInput)
+    setTimeout(() => {
+      first();
+      clearRefusal();
+      cancelSelection();
+      renderGame();
+    }, 0);
     return;
   }
+  first();
   clearRefusal();
   cancelSelection();
   const id = act({ type: "move", move: count ? `${from}-${to}x${count}` : `${from}-${to}` });
