@@ -1,21 +1,24 @@
-"""A first review of a daily, when the server made it ahead of its asking::
+"""A daily's first review, as its asker waits for it: made ahead of its asking, or when asked::
 
     python -m bench.review_ahead                      # 20 players of each suit count
     python -m bench.review_ahead --players 5 --suits 1 2
+    python -m bench.review_ahead --budget 0           # none made ahead: made when asked
 
 A server in this process (the embedded database in a temporary folder, the real daily
 prover, a manual clock at noon of a far-off day) and ``--players`` accounts for each suit
 count, each playing that day's daily over a real websocket the way ``bench.review cpu``'s
 games are played (the solver's lines with tries taken back and detours kept); every second
 player resigns part way instead of winning, so both won and lost games are reviewed. As
-each daily ends the server reviews it ahead (``SIMON_REVIEW_AHEAD_SECONDS``), one at a time
-in its worker at the lowest priority. Measured:
+each daily ends the server reviews it ahead (``SIMON_REVIEW_AHEAD_SECONDS``, ``--budget``),
+one at a time in its worker at the lowest priority. Measured:
 
 - **ahead**: from the last daily's end until every review is made, and the CPU each took
   in the worker (what the day's budget pays);
 - **first review**: the clock moved to the next day (a daily's review opens then), each
   player asks for the review of their game, one after the other, timed from the ask to the
-  review read: p50, p95 and the longest, for each suit count.
+  review read: p50, p95 and the longest, for each suit count. With ``--budget 0`` none is
+  made ahead: each is made as it is asked, split between the server's review workers (one
+  per core, up to two), as a practice or race game's review is.
 
 Prints one JSON object. ``bench.review cpu`` times the same kind of review made when asked.
 """
@@ -110,7 +113,7 @@ async def run(players: int, suit_counts: list[int], seed: int, budget: float) ->
                         games[suits].append((reply["token"], game))
             played = time.monotonic() - played
             total = sum(map(len, games.values()))
-            waited = await _ahead_done(server, total, most=total * 120.0)
+            waited = await _ahead_done(server, total if budget > 0 else 0, most=total * 120.0)
             reviews = server.hub.reviews
             ahead = {
                 "games": total,
@@ -152,7 +155,10 @@ def main() -> None:
     parser.add_argument("--suits", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--budget", type=float, default=86_400.0, help="CPU seconds of reviews ahead a day"
+        "--budget",
+        type=float,
+        default=86_400.0,
+        help="CPU seconds of reviews ahead a day (0: none, each made when asked)",
     )
     args = parser.parse_args()
     figures = asyncio.run(run(args.players, args.suits, args.seed, args.budget))
