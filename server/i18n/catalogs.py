@@ -1,9 +1,10 @@
 """Keep the catalogs: ``python -m server.i18n.catalogs`` extracts every marked sentence
 (``pybabel extract``), merges it into each language's ``.po`` (``pybabel update``),
 compiles the ``.mo`` files (``pybabel compile``) and writes the browser's catalogs
-(``static/play/i18n/LANG.json``). ``--check`` changes nothing and fails when any of those
-would change a file, or when a Polish or Russian entry is missing, empty or fuzzy: what
-``scripts/test`` runs.
+(``static/play/i18n/LANG.json``: the words of the modules a page loads first;
+``LANG.later.json``: those only the modules loaded when needed say, fetched with them).
+``--check`` changes nothing and fails when any of those would change a file, or when a
+Polish or Russian entry is missing, empty or fuzzy: what ``scripts/test`` runs.
 
 Run from the project's root (the mappings name its paths).
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import re
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -22,7 +24,8 @@ from pathlib import Path
 from typing import Final
 
 from babel.core import Locale
-from babel.messages.catalog import Catalog
+from babel.messages.catalog import Catalog, Message
+from babel.messages.extract import extract_from_file
 from babel.messages.frontend import CommandLineInterface
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
@@ -31,8 +34,14 @@ from .languages import DEFAULT_LANGUAGE, LANGUAGES
 
 HERE: Final = Path(__file__).parent
 LOCALES: Final = HERE / "locales"
-#: The browser's catalogs, one static (versioned, cached) file per language.
+#: The browser's catalogs, two static (versioned, cached) files per language.
 BROWSER: Final = HERE.parent / "web" / "static" / "play" / "i18n"
+STATIC: Final = HERE.parent / "web" / "static"
+#: The modules the pages load: the play page's, and every other page's.
+ENTRIES: Final = ("play/main.js", "app.js")
+#: A static import of a module beside it (``import { t } from "./i18n.js"``, ``import
+#: "./x.js"``), not a module loaded when needed (``import("./x.js")``).
+_STATIC_IMPORT: Final = re.compile(r'^\s*(?:import|export)\s[^;()]*?"(\./[\w./-]+\.js)"', re.M)
 
 
 @dataclass(frozen=True)
@@ -83,13 +92,47 @@ def compiled(catalog: Catalog) -> bytes:
     return out.getvalue()
 
 
-def browser_catalog(catalog: Catalog, language: str) -> bytes:
+def first_modules() -> set[Path]:
+    """The modules a page loads at once: :data:`ENTRIES` and what they import, statically."""
+    found: set[Path] = set()
+    waiting = [(STATIC / entry).resolve() for entry in ENTRIES]
+    while waiting:
+        module = waiting.pop()
+        if module in found:
+            continue
+        found.add(module)
+        imported = _STATIC_IMPORT.findall(module.read_text(encoding="utf-8"))
+        waiting.extend((module.parent / name).resolve() for name in imported)
+    return found
+
+
+def first_ids(domain: Domain) -> set[str]:
+    """The ids the modules loaded at once say (a plural by its singular): the first file's."""
+    keywords = {"t": None, "tn": (1, 2)}
+    ids: set[str] = set()
+    for module in first_modules():
+        for _line, message, _comments, _context in extract_from_file(
+            "javascript", str(module), keywords=keywords
+        ):
+            ids.add(message if isinstance(message, str) else str(message[0]))
+    return ids
+
+
+def _id_of(message: Message) -> str:
+    """A message's id as the browser looks it up: a plural's by its singular."""
+    return str(message.id if isinstance(message.id, str) else message.id[0])
+
+
+def browser_catalog(catalog: Catalog, language: str, ids: set[str] | None = None) -> bytes:
     """``{"lang", "messages"}``: each id's sentence, a plural's forms by CLDR category
-    (``one``, ``few``, ``many``, ``other``) for ``Intl.PluralRules`` to pick from."""
+    (``one``, ``few``, ``many``, ``other``) for ``Intl.PluralRules`` to pick from; with
+    ``ids``, those ids' alone."""
     form_of = categories(catalog, language)
     messages: dict[str, str | dict[str, str]] = {}
     for message in catalog:
         if not message.id or not message.string:
+            continue
+        if ids is not None and _id_of(message) not in ids:
             continue
         if isinstance(message.id, tuple):
             forms = [str(form) for form in message.string]
@@ -136,14 +179,18 @@ def problems(catalog: Catalog, template: Catalog, language: str) -> Iterator[str
 
 def _outputs(domain: Domain) -> Iterator[tuple[Path, bytes]]:
     """Each compiled file of ``domain`` and the bytes its ``.po`` files make of it."""
+    first = first_ids(domain) if domain.browser else set()
     for language in TRANSLATED:
         catalog = _read(po_path(domain, language), language)
         if domain.browser:
-            yield BROWSER / f"{language}.json", browser_catalog(catalog, language)
+            later = {_id_of(message) for message in catalog} - first
+            yield BROWSER / f"{language}.json", browser_catalog(catalog, language, first)
+            yield BROWSER / f"{language}.later.json", browser_catalog(catalog, language, later)
         else:
             yield po_path(domain, language).with_suffix(".mo"), compiled(catalog)
-    if domain.browser:  # English is the source: its file holds no message
-        yield BROWSER / f"{DEFAULT_LANGUAGE}.json", browser_catalog(Catalog(), DEFAULT_LANGUAGE)
+    if domain.browser:  # English is the source: its files hold no message
+        for name in (f"{DEFAULT_LANGUAGE}.json", f"{DEFAULT_LANGUAGE}.later.json"):
+            yield BROWSER / name, browser_catalog(Catalog(), DEFAULT_LANGUAGE)
 
 
 def _undated(po: bytes) -> list[bytes]:

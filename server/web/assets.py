@@ -131,13 +131,14 @@ def static_url(name: str) -> str:
     return f"/static/{name}?v={STATIC[name].version}"
 
 
-#: Every script module's plain URL to its versioned one (an import map's JSON).
+#: Every script module's plain URL to its versioned one (an import map's JSON); the
+#: messages' types are never imported at run time.
 IMPORT_MAP: Final = json.dumps(
     {
         "imports": {
             f"/static/{name}": static_url(name)
             for name in sorted(STATIC)
-            if name.endswith(".js") and name != SERVICE_WORKER
+            if name.endswith(".js") and name not in (SERVICE_WORKER, PLAY_TYPES)
         }
     },
     separators=(",", ":"),

@@ -454,6 +454,9 @@ async def offline(source: Source, query: Query, _: str) -> Page:
 Normalize = Callable[[Query], None]
 #: Pages whose query is made canonical before it is read (by their handler).
 _NORMALIZE: Final[dict[Handler, Normalize]] = {replay: _replay_from}
+#: The pages the same for every reader of a language all day (the play page: the game is
+#: the script's), compressed once at the best quality.
+_FIXED: Final[frozenset[Handler]] = frozenset({play})
 #: (path pattern, handler, query parameters it takes); ``{}`` is one path segment.
 _ROUTES: Final[tuple[tuple[re.Pattern[str], Handler, frozenset[str]], ...]] = (
     (re.compile(r"^/$"), home, frozenset({"board"})),
@@ -582,7 +585,14 @@ async def _respond(
         key = f"{language} {path}{query.canonical()}"
         body, cache_control = await source.remember(key, make)
         return content(
-            request, body, content_type=HTML, cache_control=cache_control, language=language
+            request,
+            body,
+            content_type=HTML,
+            cache_control=cache_control,
+            language=language,
+            # a room's link varies the page: compressed for each reader, never at a cost to
+            # be asked again and again
+            fixed=handler in _FIXED and not query.canonical(),
         )
     except PageError as error:
         return _error_page(

@@ -14,6 +14,7 @@ import gzip
 import hashlib
 import http
 import json
+from collections import OrderedDict
 from typing import Final
 from urllib.parse import SplitResult, urlsplit
 
@@ -117,10 +118,13 @@ def content(
     status: int = 200,
     etag: str | None = None,
     language: str | None = None,
+    fixed: bool = False,
 ) -> Response:
     """``body`` as ``content_type``: 304 when the browser holds this version, gzipped when
     it accepts gzip. A page in a ``language`` says so, and that the language was chosen
-    by the request's ``Accept-Language`` and cookie (a cache keeps one copy of each)."""
+    by the request's ``Accept-Language`` and cookie (a cache keeps one copy of each). A
+    ``fixed`` page, the same for every reader of a language all day, is compressed at the
+    best quality once (:func:`_packed`), not at a quick one for each reader."""
     vary = "Accept, Accept-Encoding" + (", Accept-Language, Cookie" if language else "")
     headers = [
         ("Content-Type", content_type),
@@ -141,13 +145,33 @@ def content(
         # Brotli where the browser takes it: at quality 5 it costs what gzip's 6 does, and
         # says a page in 7% fewer bytes
         if accepts_coding(request, "br"):
-            body = brotli.compress(body, quality=5)
+            body = _packed(body, "br") if fixed else brotli.compress(body, quality=5)
             headers.append(("Content-Encoding", "br"))
         elif accepts_gzip(request):
-            body = gzip.compress(body, compresslevel=6, mtime=0)
+            body = _packed(body, "gzip") if fixed else gzip.compress(body, 6, mtime=0)
             headers.append(("Content-Encoding", "gzip"))
     headers.append(("Content-Length", str(len(body))))
     return _response(status, headers, body)
+
+
+#: Fixed pages' bodies compressed at the best quality, by body and coding (a few: a page a
+#: language, renewed each day).
+_best: OrderedDict[tuple[bytes, str], bytes] = OrderedDict()
+_MOST_BEST: Final = 16
+
+
+def _packed(body: bytes, coding: str) -> bytes:
+    """``body`` compressed at the best quality (Brotli 11 says the play page in 14% fewer
+    bytes than 5, for 20 ms once), kept for the next readers of the same body."""
+    key = (body, coding)
+    found = _best.get(key)
+    if found is None:
+        found = StaticFile(body, "", "").encoded(coding)
+        _best[key] = found
+        while len(_best) > _MOST_BEST:
+            _best.popitem(last=False)
+    _best.move_to_end(key)
+    return found
 
 
 def static(request: Request, found: StaticFile, *, cache_control: str) -> Response:

@@ -135,11 +135,14 @@ def test_days_are_written_as_each_language_writes_them() -> None:
 def test_the_browsers_catalog_gives_each_count_its_cldr_form(
     language: Language, expected: list[str]
 ) -> None:
-    """What play/i18n/LANG.json hands ``tn()``: each plural's forms by the category
-    ``Intl.PluralRules`` names (Babel's CLDR rule stands in for the browser's here), the
-    same forms gettext's Plural-Forms picks for every count."""
+    """What play/i18n/LANG.json and LANG.later.json hand ``tn()``: each plural's forms by
+    the category ``Intl.PluralRules`` names (Babel's CLDR rule stands in for the browser's
+    here), the same forms gettext's Plural-Forms picks for every count."""
     rule = Locale.parse(language).plural_form
-    browser = json.loads((BROWSER / f"{language}.json").read_text())["messages"]
+    browser = {  # the words of the modules loaded at once, and of those loaded when needed
+        **json.loads((BROWSER / f"{language}.json").read_text())["messages"],
+        **json.loads((BROWSER / f"{language}.later.json").read_text())["messages"],
+    }
     said = [browser["%(count)s move"][rule(count)] % {"count": count} for count in COUNTS]
     assert said == expected
     (play,) = [domain for domain in DOMAINS if domain.name == "play"]

@@ -6,8 +6,10 @@
 
 import { controller as c } from "./controller.js";
 import { clock, setError } from "./dom.js";
-import { t } from "./i18n.js";
+import { laterWords, t } from "./i18n.js";
 import { el, errorLine, onLeave } from "./devices.js";
+
+await laterWords(); // this module's words, fetched with it
 
 /** @typedef {import("./messages.js").DeviceRequest} DeviceRequest */
 

@@ -2,7 +2,7 @@
 // scrolling), with the hooks tests and userscripts use: [data-column] holding [data-card]
 // deepest first, data-legal="true" on the columns a lifted group may go to.
 
-import { card } from "./cards.js";
+import { card } from "./game.js";
 import { fit, measure, stepOf, watch } from "./fit.js";
 import { t, tn } from "./i18n.js";
 import { arrive, glide, moving } from "./motion.js";

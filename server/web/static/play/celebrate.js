@@ -2,7 +2,10 @@
 // made with the Web Animations API (each animation's id is "celebrate"), before the result
 // comes. With prefers-reduced-motion there is none, and the result comes at once.
 
-import { SUITS } from "./cards.js";
+import { SUITS } from "./game.js";
+import { laterStyles } from "./dom.js";
+
+await laterStyles(); // the burst's styles (play/later.css), fetched with it
 
 const CARDS = 28;
 const LONGEST = 1100; // ms a card flies

@@ -1,6 +1,6 @@
 // The page's one controller: what it knows (the player, the game, the room, the day), what
 // it keeps in the browser's storage, the connection and the table. The views (lobby.js,
-// table.js, controls.js, room.js, result.js) read and change the state here, and nowhere
+// table.js, controls.js, room.js) read and change the state here, and nowhere
 // else; main.js hands them the server's messages by their type.
 
 import { Board } from "./board.js";

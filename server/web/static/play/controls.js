@@ -2,7 +2,7 @@
 // (drag.js) and the keys (keys.js) wired to the table's actions, undo, and restart and
 // resign each asked twice.
 
-import { groupText } from "./cards.js";
+import { groupText } from "./game.js";
 import { controller as c } from "./controller.js";
 import { $, $$, announce, clearRefusal, click, current, refuse } from "./dom.js";
 import { Pointer } from "./drag.js";

@@ -5,10 +5,12 @@
 // time, drawn afresh from the server's `devices` each time it opens.
 
 import { controller as c } from "./controller.js";
-import { $, copyText, setError } from "./dom.js";
-import { lang, t, tn } from "./i18n.js";
+import { $, copyText, laterStyles, setError } from "./dom.js";
+import { lang, laterWords, t, tn } from "./i18n.js";
 import { dataPanel, terminalPanel } from "./account-data.js";
 import { passkeysHere, usePasskey } from "./passkey.js";
+
+await Promise.all([laterWords(), laterStyles()]); // this module's words and styles
 
 /** @typedef {import("./messages.js").Devices} Devices */
 /** @typedef {import("./messages.js").ServerMessage} ServerMessage */

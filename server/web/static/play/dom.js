@@ -97,3 +97,23 @@ export function installServiceWorker() {
     console.warn("service worker not installed", error);
   });
 }
+
+/** @type {Promise<void> | null} */
+let laterSheet = null;
+
+/** The styles of the modules loaded when needed (play/later.css, the stylesheet play.css's link
+ * names in data-later), added to the page once: such a module awaits them before it draws. */
+export function laterStyles() {
+  laterSheet ??= new Promise((resolve) => {
+    /** @type {HTMLLinkElement | null} */
+    const first = document.querySelector("link[rel=stylesheet][data-later]");
+    if (!first?.dataset.later) return resolve();
+    const sheet = document.createElement("link");
+    sheet.rel = "stylesheet";
+    sheet.href = first.dataset.later;
+    sheet.addEventListener("load", () => resolve());
+    sheet.addEventListener("error", () => resolve()); // offline: unstyled rather than stuck
+    document.head.append(sheet);
+  });
+  return laterSheet;
+}

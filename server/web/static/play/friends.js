@@ -6,9 +6,11 @@
 // who of them has finished (no scores, no spoilers).
 
 import { controller as c } from "./controller.js";
-import { $, clock, setError } from "./dom.js";
-import { number, t, tn } from "./i18n.js";
+import { $, clock, laterStyles, setError } from "./dom.js";
+import { laterWords, number, t, tn } from "./i18n.js";
 import { el, errorLine } from "./devices.js";
+
+await Promise.all([laterWords(), laterStyles()]); // this module's words and styles
 
 /** @typedef {import("./messages.js").Following} Following */
 /** @typedef {import("./messages.js").LeaderboardPage} LeaderboardPage */

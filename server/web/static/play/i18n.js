@@ -1,25 +1,40 @@
 // The words a person reads, in the page's language (<html lang>): the "play" catalog
-// (server/i18n/locales/LANG/LC_MESSAGES/play.po, compiled to play/i18n/LANG.json, a static
-// versioned file the page links with data-catalog). English is the source: an id missing
-// from the catalog is said as it stands. Plural forms are picked by Intl.PluralRules (CLDR:
-// Polish and Russian have three), numbers and times formatted by Intl.
+// (server/i18n/locales/LANG/LC_MESSAGES/play.po, compiled to static versioned files the page
+// links with data-catalog: play/i18n/LANG.json, the words of the modules loaded at once, and
+// LANG.later.json, those only the modules loaded when needed say: such a module awaits
+// laterWords() before it speaks). English is the source: an id missing from the catalog is
+// said as it stands. Plural forms are picked by Intl.PluralRules (CLDR: Polish and Russian
+// have three), numbers and times formatted by Intl.
 
 export const lang = document.documentElement.lang || "en";
 
-/** @type {{[id: string]: string | {[category: string]: string}}} */
-const messages = await loadCatalog();
+/** @type {HTMLLinkElement | null} */
+const link = document.querySelector("link[data-catalog]");
 
-async function loadCatalog() {
-  /** @type {HTMLLinkElement | null} */
-  const link = document.querySelector("link[data-catalog]");
-  if (!link) return {};
+/** @type {{[id: string]: string | {[category: string]: string}}} */
+const messages = await loadCatalog(link?.href);
+
+/** @type {Promise<void> | null} */
+let later = null;
+
+/** @param {string | undefined} url */
+async function loadCatalog(url) {
+  if (!url) return {};
   try {
-    const response = await fetch(link.href);
+    const response = await fetch(url);
     if (!response.ok) return {};
     return (await response.json()).messages ?? {};
   } catch {
     return {}; // offline with no cached catalog: the page still works, in English
   }
+}
+
+/** The words of the modules loaded when needed, added to the catalog (fetched once). */
+export function laterWords() {
+  later ??= loadCatalog(link?.dataset.later).then((found) => {
+    Object.assign(messages, found);
+  });
+  return later;
 }
 
 const plurals = new Intl.PluralRules(lang);

@@ -6,10 +6,12 @@
 // its web page public or private). Drawn in devices.js's dialog, like the account's panels.
 
 import { controller as c } from "./controller.js";
-import { clock, copyText, setError } from "./dom.js";
-import { lang, number, t, tn } from "./i18n.js";
+import { clock, copyText, laterStyles, setError } from "./dom.js";
+import { lang, laterWords, number, t, tn } from "./i18n.js";
 import { el, errorLine, openPanel } from "./devices.js";
 import { circle, followButton, playerLink, suitsName } from "./friends.js";
+
+await Promise.all([laterWords(), laterStyles()]); // this module's words and styles
 
 /** @typedef {import("./messages.js").LeagueView} LeagueView */
 /** @typedef {import("./messages.js").ServerMessage} ServerMessage */

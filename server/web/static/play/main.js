@@ -8,10 +8,9 @@ import { controller as c } from "./controller.js";
 import { $, click, installServiceWorker, refuse } from "./dom.js";
 import { lang, t } from "./i18n.js";
 import { enterLobby, enterWith, refreshDaily, setupLobby, showWelcome, signIn } from "./lobby.js";
-import { setupResult } from "./result.js";
+import { finished, refused, settled, setupResult, takeState, tick } from "./table.js";
 import { digestCame, raceUpdated, roomChanged, setupRoom } from "./room.js";
 import { followAccount, settingsSet, setupAccountMenu, setupSettings, setupSound, sound } from "./account.js";
-import { finished, refused, settled, takeState, tick } from "./table.js";
 
 /** @typedef {import("./messages.js").ServerMessage} ServerMessage */
 /** @typedef {import("./net.js").Request} Request */

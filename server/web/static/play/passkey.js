@@ -5,7 +5,9 @@
 // (https, or localhost), and the server says so when it cannot.
 
 import { controller as c } from "./controller.js";
-import { t } from "./i18n.js";
+import { laterWords, t } from "./i18n.js";
+
+await laterWords(); // this module's words, fetched with it
 
 /** Whether this browser can make and use passkeys at all. */
 export function passkeysHere() {

@@ -1,13 +1,15 @@
-// The result drawn over the table (result.js loads this module at the first game's end: a
+// The result drawn over the table (table.js loads this module at the first game's end: a
 // first visit does not pay for it): a win celebrated first (celebrate.js), its rank, par and
 // streak, the racers' places, the text to share, the links on, a rematch.
 
 import { controller as c } from "./controller.js";
-import { $, clock, current } from "./dom.js";
-import { lang, number, t, tn } from "./i18n.js";
+import { $, clock, current, laterStyles } from "./dom.js";
+import { lang, laterWords, number, t, tn } from "./i18n.js";
 import { racerLine } from "./race.js";
-import { hasResult, showResult } from "./result.js";
+import { hasResult, showResult } from "./table.js";
 import { sound } from "./account.js";
+
+await Promise.all([laterWords(), laterStyles()]); // this module's words and styles
 
 /** @typedef {import("./messages.js").Finished} Finished */
 

@@ -4,10 +4,12 @@
 
 import { controller as c } from "./controller.js";
 import { $, click, copyText, setError } from "./dom.js";
-import { number, t, tn } from "./i18n.js";
+import { laterWords, number, t, tn } from "./i18n.js";
 import { refreshDaily, showLobby } from "./lobby.js";
 import { racerLine } from "./race.js";
 import { tick } from "./table.js";
+
+await laterWords(); // this module's words, fetched with it
 
 /** The waiting room: its code and link, who is in, how it starts. */
 export function drawRoom() {

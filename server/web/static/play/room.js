@@ -6,8 +6,7 @@ import { controller as c } from "./controller.js";
 import { $, announce, click, clock, refuse, setError, setText } from "./dom.js";
 import { number, t } from "./i18n.js";
 import { racerLine, racerName } from "./race.js";
-import { hideResult, showResult } from "./result.js";
-import { renderGame } from "./table.js";
+import { hideResult, renderGame, showResult } from "./table.js";
 
 /** @typedef {import("./messages.js").RaceRoom} RaceRoom */
 /** @typedef {import("./messages.js").RaceUpdate} RaceUpdate */
