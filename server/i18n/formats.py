@@ -8,7 +8,7 @@ from functools import lru_cache
 from babel.dates import format_date
 from babel.numbers import format_decimal
 
-from .speaking import current_language
+from .speaking import current_language, ngettext
 
 
 def clock(seconds: float) -> str:
@@ -56,3 +56,24 @@ def number(value: int | float) -> str:
 def tenths(value: float) -> str:
     """``2.5``, ``2,5``: one decimal, with the language's decimal sign."""
     return format_decimal(value, format="0.0", locale=current_language())
+
+
+def review_wait(hours: int) -> str:
+    """How long a fair-play review usually takes here (``SIMON_HELD_REVIEW_HOURS``), as the
+    pages tell it beside a held result.
+
+    >>> review_wait(24), review_wait(72)
+    ('A review usually takes about 24 hours.', 'A review usually takes about 3 days.')
+    """
+    if hours >= 48:
+        days = round(hours / 24)
+        return ngettext(
+            "A review usually takes about %(count)s day.",
+            "A review usually takes about %(count)s days.",
+            days,
+        ) % {"count": days}
+    return ngettext(
+        "A review usually takes about %(count)s hour.",
+        "A review usually takes about %(count)s hours.",
+        hours,
+    ) % {"count": hours}

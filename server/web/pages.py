@@ -32,7 +32,8 @@ from urllib.parse import unquote
 from websockets.http11 import Request, Response
 
 from server.engine import SUIT_COUNTS
-from server.i18n import Language, gettext, ngettext, speaking
+from server.i18n import Language, gettext, speaking
+from server.i18n.formats import review_wait
 from server.kinds import named_day_board, parse_day
 from server.protocol import (
     Board,
@@ -295,27 +296,6 @@ def _day_links(
         "previous_day": day - timedelta(days=1),
         "next_day": day + timedelta(days=1) if day < today else None,
     }
-
-
-def review_wait(hours: int) -> str:
-    """How long a fair-play review usually takes here (``SIMON_HELD_REVIEW_HOURS``), as the
-    pages tell it beside a held result.
-
-    >>> review_wait(24), review_wait(72)
-    ('A review usually takes about 24 hours.', 'A review usually takes about 3 days.')
-    """
-    if hours >= 48:
-        days = round(hours / 24)
-        return ngettext(
-            "A review usually takes about %(count)s day.",
-            "A review usually takes about %(count)s days.",
-            days,
-        ) % {"count": days}
-    return ngettext(
-        "A review usually takes about %(count)s hour.",
-        "A review usually takes about %(count)s hours.",
-        hours,
-    ) % {"count": hours}
 
 
 async def player(source: Source, query: Query, text: str) -> Page:
