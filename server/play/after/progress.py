@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import struct
+import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
@@ -44,6 +45,7 @@ SLOTS: Final = 4
 #: In the worker process: the meters attached, by name (a few: one per node's reviews).
 _attached: OrderedDict[str, SharedMemory] = OrderedDict()
 _MOST_ATTACHED: Final = 4
+_attaching = threading.Lock()
 
 
 class Reading(NamedTuple):
@@ -95,24 +97,23 @@ def reporter(meter: str | None, slot: int = 0) -> Callable[[int], None] | None:
     written)."""
     if meter is None:
         return None
-    memory = _attached.get(meter)
-    if memory is None:
-        try:
-            memory = SharedMemory(name=meter)
-        except OSError:  # gone (the server is stopping): the review is made all the same
-            return None
-        _attached[meter] = memory
-        while len(_attached) > _MOST_ATTACHED:
-            _attached.popitem(last=False)[1].close()
-    _attached.move_to_end(meter)
-    buffer = _buffer(memory)
+    with _attaching:  # the parts of a review may judge side by side in one process's threads
+        memory = _attached.get(meter)
+        if memory is None:
+            try:
+                memory = SharedMemory(name=meter)
+            except OSError:  # gone (the server is stopping): the review is made all the same
+                return None
+            _attached[meter] = memory
+            while len(_attached) > _MOST_ATTACHED:
+                _attached.popitem(last=False)  # closed once no report of it is left
+        _attached.move_to_end(meter)
     started = time.process_time()
-
     offset = slot * _COUNT.size
 
     def report(judged: int) -> None:
         spent = round((time.process_time() - started) * 1000)
-        _COUNT.pack_into(buffer, offset, judged, spent)
+        _COUNT.pack_into(_buffer(memory), offset, judged, spent)  # holds the memory open
 
     return report
 

@@ -5,14 +5,22 @@ the seconds left."""
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing import get_context
 
 import pytest
 
 from server.engine import Game
 from server.play.after.judging import judge_path, judge_path_reporting
-from server.play.after.progress import Pace, ProgressMeter, Reading, follow, reporter
+from server.play.after.progress import (
+    _MOST_ATTACHED,
+    SLOTS,
+    Pace,
+    ProgressMeter,
+    Reading,
+    follow,
+    reporter,
+)
 from server.solver import Verdict, solve
 
 CODE = "SS1-S1-AAAAABD"
@@ -97,3 +105,27 @@ def test_the_estimate_from_recent_reviews_then_the_reviews_own_pace_within_its_b
     pace.add(1.0, 0)  # a review of nothing teaches nothing
     pace.add(1.0, 10)  # the oldest of the two recent goes
     assert pace.per_position() == pytest.approx(10 / 60)
+
+
+def test_each_part_writes_its_own_slot_and_a_report_outlives_the_cache() -> None:
+    """A review's parts report side by side (in threads when the worker is a thread): each
+    slot is its own, the meter reads their sum, and a report keeps writing when later meters
+    push its memory out of the process's cache."""
+    meters = [ProgressMeter() for _ in range(_MOST_ATTACHED + 2)]
+    try:
+        names = [meter.name() for meter in meters]
+        assert None not in names
+        with ThreadPoolExecutor(SLOTS) as pool:
+            reports = list(pool.map(lambda slot: reporter(names[0], slot), range(SLOTS)))
+        for slot, report in enumerate(reports):
+            assert report is not None
+            report(slot + 1)
+        assert meters[0].read().judged == sum(range(1, SLOTS + 1))
+        for name in names[1:]:  # each attached after: the first leaves the cache
+            assert reporter(name) is not None
+        assert reports[0] is not None
+        reports[0](20)
+        assert meters[0].read().judged == 20 + sum(range(2, SLOTS + 1))
+    finally:
+        for meter in meters:
+            meter.close()
