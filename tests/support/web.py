@@ -23,7 +23,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import (
+    NoSuchElementException,
+    StaleElementReferenceException,
+    WebDriverException,
+)
 
 from server.play.accounts import hash_token, new_token
 from server.web import Source
@@ -209,11 +213,22 @@ async def wait_for(check: Callable[[], Any], timeout: float, what: str) -> Any:
             # The page's live update replaced the element between finding and reading it,
             # or a reload is under way and the new page has no body yet.
             found = None
+        except WebDriverException as error:
+            # A page that reloads itself (to take a language) can be between documents
+            # when a script asks about it: Chromium answers with an inspector error.
+            if not _between_documents(error):
+                raise
+            found = None
         if found:
             return found
         if time.monotonic() > deadline:
             raise AssertionError(f"not seen within {timeout} s: {what}")
         await asyncio.sleep(0.2)
+
+
+def _between_documents(error: WebDriverException) -> bool:
+    message = str(error.msg or "")
+    return "inspector error" in message or "Cannot find context" in message
 
 
 #: What the play page warns of a server message it has no handler for (main.js).
