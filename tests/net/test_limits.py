@@ -64,6 +64,9 @@ async def limited_server(
         backend, limits_exempt="", trusted_proxies="127.0.0.1", **limits
     ).model_copy(update={"port": 0, "host": "127.0.0.1"})
     async with run_server(settings, prover=quick_prover, monotonic=clock) as server:
+        # today's deals proven first: each one proven is told to every connection
+        # (daily_changed), which would come between a test's requests and what it awaits
+        await server.hub.daily.deals(server.hub.today())
         yield server, clock
 
 

@@ -6,6 +6,12 @@ for reviews ahead, past which a daily is left to be reviewed when asked."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 
 from server.net import RunningServer
 from tests.conftest import Backend
@@ -19,6 +25,21 @@ from tests.support.servers import (
     serving,
     unique_name,
 )
+from tests.support.services import postgres_database_of_its_own
+
+
+@pytest.fixture
+def own(backend: Backend, tmp_path: Path) -> Iterator[Backend]:
+    """The backend with a database of the test's own: a node closes the unfinished dailies
+    of earlier days it finds at its start, and reviews them ahead too, so the counts of
+    reviews made and left are the test's only where no other test's games lie."""
+    prefix = f"{backend.redis_prefix}-{uuid.uuid4().hex[:8]}"
+    if backend.name == "embedded":
+        database = f"sqlite+aiosqlite:///{tmp_path / 'simon.sqlite3'}"
+        yield dataclasses.replace(backend, database_url=database, redis_prefix=prefix)
+        return
+    with postgres_database_of_its_own(backend.database_url) as database:
+        yield dataclasses.replace(backend, database_url=database, redis_prefix=prefix)
 
 
 async def _won_daily(client: Client, prover: SolvingProver) -> tuple[str, str]:
@@ -44,11 +65,11 @@ async def _settled(server: RunningServer, made: int, left: int = 0) -> None:
 
 
 async def test_a_finished_daily_is_reviewed_ahead_and_its_first_asker_pays_nothing(
-    backend: Backend,
+    own: Backend,
 ) -> None:
     prover = SolvingProver(shorten=True)
     clock = fresh_clock()
-    settings = server_settings(backend, fairplay=HOLD_NOTHING, review_ahead_seconds=600)
+    settings = server_settings(own, fairplay=HOLD_NOTHING, review_ahead_seconds=600)
     async with serving(settings, clock=clock, prover=prover) as server:
         async with Client.connect(server.url) as alice:
             await registered(alice, unique_name("ahead"))
@@ -77,14 +98,12 @@ async def test_a_finished_daily_is_reviewed_ahead_and_its_first_asker_pays_nothi
 
 
 async def test_past_the_days_budget_a_daily_is_left_to_be_reviewed_when_asked(
-    backend: Backend,
+    own: Backend,
 ) -> None:
     prover = SolvingProver(shorten=True)
     clock = fresh_clock()
     # room for one review at the full budget a review has, not for two
-    settings = server_settings(
-        backend, fairplay=HOLD_NOTHING, review_seconds=5, review_ahead_seconds=5
-    )
+    settings = server_settings(own, fairplay=HOLD_NOTHING, review_seconds=5, review_ahead_seconds=5)
     async with (
         serving(settings, clock=clock, prover=prover) as server,
         Client.connect(server.url) as alice,
@@ -103,11 +122,11 @@ async def test_past_the_days_budget_a_daily_is_left_to_be_reviewed_when_asked(
 
 
 async def test_an_ask_while_the_review_is_made_ahead_waits_for_that_one(
-    backend: Backend,
+    own: Backend,
 ) -> None:
     prover = SolvingProver(shorten=True)
     clock = fresh_clock()
-    settings = server_settings(backend, fairplay=HOLD_NOTHING, review_ahead_seconds=600)
+    settings = server_settings(own, fairplay=HOLD_NOTHING, review_ahead_seconds=600)
     async with (
         serving(settings, clock=clock, prover=prover) as server,
         Client.connect(server.url) as alice,
