@@ -148,6 +148,9 @@ class TextReading(ServerConnection):
     """A server connection that reads whole text frames itself (:func:`take_texts`) and
     hands every message, its own and the library's, to :meth:`receive` in order."""
 
+    # slots: kept out of the library's instance dict (see GatedConnection)
+    __slots__ = ("_library_fed", "_partial", "_wanted", "inbox")
+
     inbox: Inbox
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -21,6 +21,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from server.net import RunningServer, run_server
 from server.net.addresses import networks
+from server.net.gated import GatedConnection
 from server.net.limits import Gate, Limits
 from tests.conftest import Backend
 from tests.support.servers import Client, quick_prover, server_settings, unique_name
@@ -384,3 +385,26 @@ async def test_an_accounts_sign_in_requests_have_a_budget_of_their_own(backend: 
             assert codes[:2] == ["bad-code", "bad-code"] and codes[2:] == ["rate-limited"] * 6
             message = reply["message"]
             assert "account" in message  # the account's budget, not the address's
+
+
+#: The most keys an instance dict shares with its class's other instances (CPython's
+#: ``SHARED_KEYS_MAX_SIZE``): past it, each instance's dict is a table of its own.
+SHARED_KEYS_MOST = 30
+
+
+async def test_a_connections_own_attributes_leave_the_librarys_dict_shared(
+    backend: Backend,
+) -> None:
+    """Ours are slots: the library's connection has nearly 30 attributes of its own, and
+    ours in its dict would give every connection a dict of its own (1.5 KiB more each)."""
+    async with (
+        limited_server(backend) as (server, _),
+        Client.connect(server.url) as client,
+    ):
+        await client.request({"type": "register", "name": unique_name("slots")})
+        connections = list(server.server.connections)
+        assert connections
+        for connection in connections:
+            assert isinstance(connection, GatedConnection)
+            assert connection.client_address is not None  # ours, in its slot
+            assert len(vars(connection)) <= SHARED_KEYS_MOST, sorted(vars(connection))

@@ -174,21 +174,22 @@ class Accounts:
             await self._announce(revoked)
         return revoked
 
-    async def rotate(self, signed: SignedIn, *, address: str) -> SignedIn:
-        """A new token for ``signed``'s credential; the old one is refused from now on, and
-        every connection signed in by it signed out (the caller stops watching it first)."""
+    async def rotate(self, player: PlayerRecord, credential_id: int, *, address: str) -> SignedIn:
+        """A new token for ``player``'s credential ``credential_id``; the old one is refused
+        from now on, and every connection signed in by it signed out (the caller stops
+        watching it first)."""
         token = new_token()
         made = await self._store.replace_credential(
-            player_id=signed.player.id,
-            credential_id=signed.credential.id,
+            player_id=player.id,
+            credential_id=credential_id,
             secret_hash=hash_token(token),
             now=self._clock.now(),
             address=address,
         )
         if made is None:  # revoked meanwhile
             raise Refused(ErrorCode.BAD_TOKEN, "no account has that token")
-        await self._announce([signed.credential.id])
-        return SignedIn(signed.player, made, token)
+        await self._announce([credential_id])
+        return SignedIn(player, made, token)
 
     def watch(self, credential_id: int, sign_out: SignOut) -> None:
         """``sign_out`` is called when the credential is revoked (on any node)."""

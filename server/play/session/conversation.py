@@ -64,8 +64,8 @@ class Conversation(Protocol):
         """The account signed in on this connection, if any."""
 
     @property
-    def credential(self) -> CredentialRecord | None:
-        """The credential the connection signed in with, if any."""
+    def credential_id(self) -> int | None:
+        """The id of the credential the connection signed in with, if any."""
 
     def send(self, message: ServerMessage) -> None:
         """Push ``message`` to the client, unasked (encoded here)."""

@@ -63,7 +63,7 @@ async def _devices(conversation: Conversation, message_id: MessageId | None) -> 
 def devices_reply(
     found: Devices, message_id: MessageId | None, conversation: Conversation
 ) -> DevicesReply:
-    current = conversation.credential.id if conversation.credential is not None else None
+    current = conversation.credential_id
     return DevicesReply(
         id=message_id,
         credentials=[
@@ -96,8 +96,7 @@ async def revoke(conversation: Conversation, message: Revoke) -> Replies:
     player = conversation.signed_in_player()
     accounts = conversation.hub.accounts
     if message.others:
-        current = conversation.credential
-        await accounts.revoke(player, keep=current.id if current is not None else None)
+        await accounts.revoke(player, keep=conversation.credential_id)
     elif message.credential is not None:
         if not await accounts.revoke(player, ids=[message.credential]):
             raise Refused(ErrorCode.NOT_FOUND, "the account is not signed in there")
@@ -110,13 +109,11 @@ async def revoke(conversation: Conversation, message: Revoke) -> Replies:
 
 async def rotate_token(conversation: Conversation, message: RotateToken) -> Replies:
     player = conversation.signed_in_player()
-    current = conversation.credential
+    current = conversation.credential_id
     if current is None:
         raise Refused(ErrorCode.NOT_AUTHENTICATED, "authenticate first (auth or register)")
     conversation.let_go_of_credential()
-    signed = await conversation.hub.accounts.rotate(
-        SignedIn(player, current), address=conversation.address
-    )
+    signed = await conversation.hub.accounts.rotate(player, current, address=conversation.address)
     conversation.sign_in_as(signed.player, signed.credential)
     assert signed.token is not None
     return [TokenRotated(id=message.id, token=signed.token)]

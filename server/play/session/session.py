@@ -143,7 +143,7 @@ class Session:
         "_rooms",
         "address",
         "challenge",
-        "credential",
+        "credential_id",
         "hub",
         "language",
         "legal",
@@ -175,7 +175,8 @@ class Session:
         self.user_agent = user_agent
         self.site = site
         self.player: PlayerRecord | None = None
-        self.credential: CredentialRecord | None = None
+        #: The credential it signed in with (only its id: a connection holds no more)
+        self.credential_id: int | None = None
         self.challenge: Challenge | None = None
         #: ``hello`` asked for placement help with each state and move (a browser's board).
         self.legal = False
@@ -377,7 +378,7 @@ class Session:
         if self.player is not None:
             self.hub.friends_feed.offline(self.player.id, self.push)
         self.player = None
-        self.credential = None
+        self.credential_id = None
         self.challenge = None
         self.push(encode(SignedOut(reason="revoked")))
         task = asyncio.get_running_loop().create_task(self._let_go())
@@ -402,12 +403,12 @@ class Session:
             self.hub.friends_feed.online(player.id, self.push)
         if credential is not None:
             self.let_go_of_credential()
-            self.credential = credential
+            self.credential_id = credential.id
             self.hub.accounts.watch(credential.id, self._signed_out)
 
     def let_go_of_credential(self) -> None:
-        if self.credential is not None:
-            self.hub.accounts.unwatch(self.credential.id, self._signed_out)
+        if self.credential_id is not None:
+            self.hub.accounts.unwatch(self.credential_id, self._signed_out)
 
     def player_info(self) -> PlayerInfo:
         return account_handlers.player_info(self.signed_in_player())
