@@ -22,6 +22,7 @@ import logging
 import os
 import signal
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -196,9 +197,13 @@ class SolverProver:
         executor.shutdown(wait=False)  # nothing cancelled: see _in_worker
         for worker in workers:
             worker.kill()
-        # its sentinel, not join(): the executor's own thread reaps it
-        gone = wait([worker.sentinel for worker in workers], WORKER_EXIT_SECONDS)
-        if len(gone) < len(workers):
+        # their sentinels, not join(): the executor's own thread reaps them; wait() returns
+        # as soon as one is ready, so it is asked again for the others
+        left = {worker.sentinel for worker in workers}
+        deadline = time.monotonic() + WORKER_EXIT_SECONDS
+        while left and (remaining := deadline - time.monotonic()) > 0:
+            left.difference_update(wait(list(left), remaining))
+        if left:
             log.warning("solver worker (%s) still there after SIGKILL", self.name)
         # The executor's thread ends by closing its wake-up pipe. On Python 3.11 the exit
         # hook writes to that pipe unlocked: were the thread ending just then, the exit would

@@ -5,12 +5,15 @@ before."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 from collections import Counter
 from datetime import date, timedelta
+from multiprocessing.connection import wait
 
 import pytest
 
-from server.play.daily.deals import DailySchedule, Proof, candidate_codes
+from server.play.daily.deals import DailySchedule, Proof, SolverProver, candidate_codes
 from server.play.errors import DealsNotReady
 from tests.support.fakes import FakeStore
 
@@ -177,3 +180,20 @@ async def test_one_worker_proves_the_quickest_first() -> None:
     await schedule.deals(DAY, wait=10)
     assert asked == [next(candidate_codes("s", DAY, suits)) for suits in (1, 2, 4)]
     await schedule.close()
+
+
+async def test_a_stop_kills_every_solver_worker_and_waits_for_each(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Each worker is waited for, not only the first to go (wait() returns at the first)."""
+    prover = SolverProver(5, workers=2)
+    # two tasks at once: the pool spawns both its workers
+    await asyncio.gather(prover.run(time.sleep, 0.3), prover.run(time.sleep, 0.3))
+    workers = list(prover._executor._processes.values())  # type: ignore[union-attr]
+    assert len(workers) == 2
+    with caplog.at_level(logging.WARNING, logger="server.play.daily.deals"):
+        prover.close()
+    # every one ended when close() returns: its sentinel ready (its reaping is the pool's)
+    sentinels = [worker.sentinel for worker in workers]
+    assert sorted(wait(sentinels, 0)) == sorted(sentinels)  # type: ignore[type-var]
+    assert "still there" not in caplog.text
