@@ -24,7 +24,7 @@ from server.net.addresses import networks
 from server.net.gated import GatedConnection
 from server.net.limits import Gate, Limits
 from tests.conftest import Backend
-from tests.support.servers import Client, quick_prover, server_settings, unique_name
+from tests.support.servers import Client, quick_prover, server_settings, serving, unique_name
 
 
 class Ticker:
@@ -61,13 +61,10 @@ async def limited_server(
     backend: Backend, **limits: Any
 ) -> AsyncIterator[tuple[RunningServer, Ticker]]:
     clock = Ticker()
-    settings = server_settings(
-        backend, limits_exempt="", trusted_proxies="127.0.0.1", **limits
-    ).model_copy(update={"port": 0, "host": "127.0.0.1"})
-    async with run_server(settings, prover=quick_prover, monotonic=clock) as server:
-        # today's deals proven first: each one proven is told to every connection
-        # (daily_changed), which would come between a test's requests and what it awaits
-        await server.hub.daily.deals(server.hub.today())
+    settings = server_settings(backend, limits_exempt="", trusted_proxies="127.0.0.1", **limits)
+    # today's deals proven first (serving's ready): each one proven is told to every
+    # connection (daily_changed), which would come between a test's requests and its awaits
+    async with serving(settings, monotonic=clock) as server:
         yield server, clock
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,12 +19,12 @@ from tests.support.players import SolvingProver, finished_of, registered
 from tests.support.servers import (
     HOLD_NOTHING,
     Client,
+    database_of_its_own,
     fresh_clock,
     server_settings,
     serving,
     unique_name,
 )
-from tests.support.services import postgres_database_of_its_own
 
 
 @pytest.fixture
@@ -33,13 +32,8 @@ def own(backend: Backend, tmp_path: Path) -> Iterator[Backend]:
     """The backend with a database of the test's own: a node closes the unfinished dailies
     of earlier days it finds at its start, and reviews them ahead too, so the counts of
     reviews made and left are the test's only where no other test's games lie."""
-    prefix = f"{backend.redis_prefix}-{uuid.uuid4().hex[:8]}"
-    if backend.name == "embedded":
-        database = f"sqlite+aiosqlite:///{tmp_path / 'simon.sqlite3'}"
-        yield dataclasses.replace(backend, database_url=database, redis_prefix=prefix)
-        return
-    with postgres_database_of_its_own(backend.database_url) as database:
-        yield dataclasses.replace(backend, database_url=database, redis_prefix=prefix)
+    with database_of_its_own(backend, tmp_path) as database:
+        yield dataclasses.replace(backend, database_url=database)
 
 
 async def _won_daily(client: Client, prover: SolvingProver) -> tuple[str, str]:

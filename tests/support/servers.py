@@ -36,15 +36,17 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import ExitStack, asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
+from time import monotonic as real_monotonic
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
 from server.engine import Game
 from server.net import RunningServer, run_server
+from server.net.limiters import Monotonic
 from server.play.clock import Clock, ManualClock
 from server.play.daily.deals import Proof, Prover
 from server.play.fairplay.evidence import Thresholds
@@ -119,12 +121,13 @@ async def serving(
     clock: Clock | None = None,
     prover: Prover | None = quick_prover,
     ready: bool = True,
+    monotonic: Monotonic = real_monotonic,
 ) -> AsyncIterator[RunningServer]:
     """A real server on a free port for the duration of the block; ``ready``: once today's
     deals are proven, as a balancer waits for ``/healthz`` to say (a fresh server's first
-    start; the quick prover takes milliseconds)."""
+    start; the quick prover takes milliseconds); ``monotonic``: its limits' clock."""
     settings = settings.model_copy(update={"port": 0, "host": "127.0.0.1"})
-    async with run_server(settings, clock=clock, prover=prover) as server:
+    async with run_server(settings, clock=clock, prover=prover, monotonic=monotonic) as server:
         if ready:
             await server.hub.daily.deals(server.hub.today())
         yield server
@@ -253,12 +256,22 @@ def server_process(backend: Backend, data_dir: Path, **settings: str) -> Iterato
     ``backend``'s bus: it proves today's deals with the real solver, and the tests of its
     worker that store today's deals with a stand-in prover (any deal with a move) share
     the worker's database, where the first deal stored is the day's."""
-    with ExitStack() as own:
-        if backend.name == "embedded":
-            database = f"sqlite+aiosqlite:///{data_dir / 'simon.sqlite3'}"
-        else:
-            database = own.enter_context(postgres_database_of_its_own(backend.database_url))
-        yield own.enter_context(_server_process(backend, database, data_dir, settings))
+    with (
+        database_of_its_own(backend, data_dir) as database,
+        _server_process(backend, database, data_dir, settings) as url,
+    ):
+        yield url
+
+
+@contextmanager
+def database_of_its_own(backend: Backend, data_dir: Path) -> Iterator[str]:
+    """A fresh database of ``backend``'s kind (an SQLite file in ``data_dir``, or a
+    PostgreSQL database dropped afterwards): its URL."""
+    if backend.name == "embedded":
+        yield f"sqlite+aiosqlite:///{data_dir / 'simon.sqlite3'}"
+        return
+    with postgres_database_of_its_own(backend.database_url) as database:
+        yield database
 
 
 @contextmanager
