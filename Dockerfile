@@ -9,11 +9,14 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     SIMON_DATA_DIR=/data
 
 WORKDIR /app
-COPY pyproject.toml README.md LICENSE ./
+COPY pyproject.toml setup.py README.md LICENSE ./
 COPY server ./server
 COPY client_cli ./client_cli
 COPY migrations ./migrations
-RUN pip install . \
+# a C compiler for the install only: the solver's search is compiled (setup.py), then removed
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && pip install . \
+    && apt-get purge -y --auto-remove gcc libc6-dev && rm -rf /var/lib/apt/lists/* \
     && useradd --system --home-dir /data --create-home simon
 
 USER simon

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import tomllib
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,6 +19,8 @@ def test_every_data_file_of_a_package_is_declared_as_package_data() -> None:
         for path in (ROOT / package).rglob("*"):
             if not path.is_file() or path.suffix in {".py", ".pyc"} or "__pycache__" in path.parts:
                 continue
+            if path.name.endswith(tuple(EXTENSION_SUFFIXES)):
+                continue  # a module compiled at install (setup.py), not data
             relative = path.relative_to(ROOT / package).as_posix()
             if not any(fnmatch.fnmatch(relative, glob) for glob in package_data.get(package, [])):
                 missing.append(f"{package}/{relative}")

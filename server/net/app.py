@@ -24,7 +24,7 @@ from server.bus import Bus, RedisBus, open_bus, redis_client
 from server.i18n import speaking
 from server.play.after.review import REVIEW_NICE, REVIEW_PARTS
 from server.play.clock import Clock, SystemClock
-from server.play.daily.deals import Prover, SolverProver, daily_workers
+from server.play.daily.deals import Prover, SolverProver, daily_workers, solver_build
 from server.play.hub import Hub
 from server.play.rooms.deals import verdict_of
 from server.play.rooms.rooms import RoomSettings
@@ -355,6 +355,7 @@ async def run_server(
             metrics_port=metrics_port,
         )
         log.info("listening on %s (protocol HTTP on %s)", running.url, running.http_url)
+        _log_solver_build()
         yield running
         log.info("shutting down")
         # The solvers first: a review or a race's deal verdict under way is cut short
@@ -394,3 +395,14 @@ async def serve_metrics(metrics: Metrics, host: str, port: int) -> AsyncIterator
 def _address(server: Server) -> tuple[str, int]:
     host, port = server.sockets[0].getsockname()[:2]
     return str(host), int(port)
+
+
+def _log_solver_build() -> None:
+    build = solver_build()
+    if build == "stale":
+        log.warning(
+            "the solver's compiled search is older than server/solver/search.py: the old code"
+            " runs until `pip install -e .` builds it again"
+        )
+    elif build == "python":
+        log.info("the solver runs as plain Python (no C compiler at install): reviews slower")

@@ -118,7 +118,8 @@ async def test_a_signal_to_the_group_stops_a_server_proving_the_days_deals(
     try:
         # its workers start with it: wait for the searches themselves (a 120 s budget)
         await until(lambda: ": proving [" in server.log_tail(), "the proofs begun")
-        await asyncio.sleep(1.0)
+        # in them, well before their end (the three take about half a second, compiled)
+        await asyncio.sleep(0.1)
         line = await stopped_by(server, signum)
         assert "cut short (daily deals)" in line
     finally:

@@ -113,7 +113,7 @@ def test_ranked_moves_are_the_childrens_in_their_order_with_their_heuristics(
     ranks.sort(key=lambda rank: rank & ((1 << _RANK_SHIFT) - 1))  # the order found
     for rank, (source, target, count, new, delta) in zip(ranks, made, strict=True):
         assert (rank >> _RANK_SHIFT) - _RANK_OFFSET == 7 + delta
-        assert (rank >> _PARENT_SHIFT) & 1023 == 3
+        assert (rank >> _PARENT_SHIFT) & 255 == 3
         to = (rank >> 4) & 15
         assert ((rank >> 8) & 15, rank & 15) == (source, count)
         assert to == (_TO_EMPTY if not start[target] else target)

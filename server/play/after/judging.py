@@ -191,6 +191,34 @@ def judge_part(
     return made
 
 
+def part_cuts(code: str, actions: Sequence[str], parts: int) -> list[int]:
+    """Where a review judged in ``parts`` parts is cut (``[0, ..., positions]``): at equal
+    shares of the positions' cost, a position weighing its fewest moves left to a win
+    (:func:`~server.solver.api.lower_bound`) plus one. A search costs about as many beam
+    layers as its solution has moves, so the early positions weigh most: cut at equal
+    counts, the first part took about three times the second."""
+    from server.solver.api import lower_bound
+
+    game = Game.from_code(code)
+    weights = [lower_bound(_columns(game)) + 1]
+    for action in actions:
+        apply(game, action)
+        weights.append(lower_bound(_columns(game)) + 1)
+    positions = len(weights)
+    parts = max(1, min(parts, positions))
+    total = sum(weights)
+    cuts = [0]
+    reached = index = 0
+    for share in range(1, parts):
+        while reached * parts < total * share:
+            reached += weights[index]
+            index += 1
+        # each part at least one position, and room for the parts after it
+        cuts.append(max(cuts[-1] + 1, min(index, positions - (parts - share))))
+    cuts.append(positions)
+    return cuts
+
+
 def judge_searched(
     code: str, actions: Sequence[str], seconds: float, line: Sequence[str], searched: Searched
 ) -> list[Judged]:

@@ -59,6 +59,7 @@ from .judging import (
     judge_part,
     judge_path_reporting,
     judge_searched,
+    part_cuts,
 )
 from .progress import LONG_REVIEW_SECONDS, SLOTS, Pace, ProgressMeter, Reading, follow
 
@@ -438,8 +439,7 @@ class Reviews:
     ) -> list[Judged]:
         """The verdicts of a game judged by :attr:`parts` workers side by side, each part's
         searches made, then the game walked with them (server/play/after/judging.py)."""
-        positions = len(actions) + 1
-        cuts = [positions * index // self.parts for index in range(self.parts + 1)]
+        cuts = part_cuts(code, actions, self.parts)
         meter = self._meter.name()
         made = await asyncio.gather(
             *(

@@ -29,6 +29,7 @@ from concurrent.futures.process import BrokenProcessPool
 from datetime import date
 from multiprocessing import get_context
 from multiprocessing.connection import wait
+from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from server.engine import SUIT_COUNTS, GameCode, InvalidCodeError
@@ -68,6 +69,23 @@ def daily_workers() -> int:
     they wait idle the rest of the day)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return max(1, min(len(SUIT_COUNTS), cores or 1))
+
+
+def solver_build() -> str:
+    """How the solver's search runs here: ``compiled`` (a C extension made by mypyc at
+    install, ``setup.py``: reviews and proofs about three times quicker), ``python`` (no C
+    compiler at install, or ``SIMON_PURE_PYTHON`` set), or ``stale`` (compiled from an
+    older ``search.py`` than the one beside it: an editable install edited since, whose
+    old code runs until ``pip install -e .`` builds it again)."""
+    from server.solver import search
+
+    built = Path(search.__file__)
+    if built.suffix == ".py":
+        return "python"
+    source = built.with_name("search.py")
+    if source.exists() and source.stat().st_mtime > built.stat().st_mtime:
+        return "stale"
+    return "compiled"
 
 
 class SolverProver:

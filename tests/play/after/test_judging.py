@@ -11,14 +11,17 @@ import random
 import pytest
 
 from bench.review import played_game
-from server.engine import GameCode
+from server.engine import Game, GameCode
+from server.engine.actions import apply
 from server.play.after.judging import (
     Searched,
     _known_by_deal,
     judge_part,
     judge_path,
     judge_searched,
+    part_cuts,
 )
+from server.solver.api import lower_bound
 
 
 def _game(seed: int) -> tuple[str, list[str]]:
@@ -38,7 +41,7 @@ def test_a_review_in_parts_is_the_review_in_one_go(seed: int, parts: int) -> Non
     whole = judge_path(code, actions, seconds=600)
     _known_by_deal.clear()  # each part's worker has a table of its own
     positions = len(actions) + 1
-    cuts = [positions * index // parts for index in range(parts + 1)]
+    cuts = part_cuts(code, actions, parts)
     searched: Searched = {}
     for first, last in itertools.pairwise(cuts):
         _known_by_deal.clear()
@@ -58,3 +61,33 @@ def test_a_part_judges_its_positions_only_its_first_searched_afresh() -> None:
     # its verdicts are the game's (its first's distance is a fresh search's, maybe another)
     assert [winnable for winnable, _ in part] == [winnable for winnable, _ in whole[10:15]]
     assert made  # the first position at least was searched
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 4])
+def test_parts_are_cut_at_equal_shares_of_the_positions_cost(parts: int) -> None:
+    code, actions = _game(11)
+    game = Game.from_code(code)
+    weights = [lower_bound(_columns(game)) + 1]
+    for action in actions:
+        apply(game, action)
+        weights.append(lower_bound(_columns(game)) + 1)
+    cuts = part_cuts(code, actions, parts)
+    assert cuts[0] == 0 and cuts[-1] == len(actions) + 1 and len(cuts) == parts + 1
+    assert all(first < last for first, last in itertools.pairwise(cuts))
+    share = sum(weights) / parts
+    heaviest = max(weights)
+    for first, last in itertools.pairwise(cuts):  # each part within one position of a share
+        assert abs(sum(weights[first:last]) - share) <= heaviest
+    # the early positions weigh most: the first part has fewer positions than an equal count
+    if parts > 1:
+        assert cuts[1] < (len(actions) + 1) // parts
+
+
+@pytest.mark.parametrize("positions", [1, 2, 3])
+def test_a_game_shorter_than_its_parts_has_a_part_a_position(positions: int) -> None:
+    code, actions = _game(11)
+    assert part_cuts(code, actions[: positions - 1], 4) == list(range(positions + 1))
+
+
+def _columns(game: Game) -> tuple[bytes, ...]:
+    return tuple(bytes(column) for column in game.columns)
