@@ -21,16 +21,16 @@ input from Chromium's DevTools protocol:
   the frames drawn, and the gaps between them; the same while a move's cards glide (from
   the drop, for 0.35 s: ``glide``) and while a restart's do (``restart_glide``);
 - **round trip**: the moves of ``--games`` won 1-suit deals (the first ``--moves`` of each,
-  if given) played by drag and drop, each from its send to its ``moved`` (the page's
-  ``simon:move`` measures), interleaved with the same moves sent by ``simon``'s websocket
-  client (``client_cli.connection.Connection``, on a game of its own of the same deal,
-  timed from its send to its ``moved`` read) on the same server: each page move, then the
-  same move from ``simon``. p50 and p99 of each, and the difference of the p99s. Then the
-  same, interleaved again, in a Chromium whose scheduler does not hold the page's tasks for
-  the frame after an input (``--disable-features=DeferRendererTasksAfterInput``); the same
-  moves from a bare websocket of the page's origin (nothing drawn, no input); and pings
-  both ways. These tell the browser's connection and its scheduling apart from the page's
-  own work.
+  if given; all of them ``--trip-rounds`` times) played by drag and drop, each from its send
+  to its ``moved`` (the page's ``simon:move`` measures), interleaved with the same moves
+  sent by ``simon``'s websocket client (``client_cli.connection.Connection``, on a game of
+  its own of the same deal, timed from its send to its ``moved`` read) on the same server:
+  each page move, then the same move from ``simon``; then the same moves from a bare
+  websocket of the page's origin (nothing drawn, no input). p50 and p99 of each, and the
+  difference of the p99s. Then the same, interleaved again, in a Chromium whose scheduler
+  does not hold the page's tasks for the frame after an input
+  (``--disable-features=DeferRendererTasksAfterInput``); and pings both ways. These tell
+  the browser's connection and its scheduling apart from the page's own work.
 
 Prints one JSON object.
 """
@@ -518,9 +518,15 @@ def measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
             returning.append(ready_ms(driver))
             wait(driver, "return document.querySelector('[data-board] [data-card]')")
         repeat = repeat_load(driver, http)
-        browser_times, simon_times = round_trips(driver, url, args.games, args.moves)
+        browser_times: list[float] = []
+        simon_times: list[float] = []
+        socket_times: list[float] = []
+        for _ in range(args.trip_rounds):  # the page's, simon's, the page's socket's, in turn
+            page_round, simon_round = round_trips(driver, url, args.games, args.moves)
+            browser_times += page_round
+            simon_times += simon_round
+            socket_times += page_socket_round_trips(driver, f"{url}/", args.games, args.moves)
         browser_ping = browser_pings(driver, f"{url}/", 200)
-        socket_times = page_socket_round_trips(driver, f"{url}/", args.games, args.moves)
         errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     finally:
         driver.quit()
@@ -577,6 +583,12 @@ def main() -> None:
         "--moves", type=int, help="moves of each game played (default: all, to the win)"
     )
     parser.add_argument("--drag-seconds", type=float, default=2.0)
+    parser.add_argument(
+        "--trip-rounds",
+        type=int,
+        default=1,
+        help="the round trips' games played this many times (a p99 of 189 moves is its 2nd worst)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         data = Path(folder)

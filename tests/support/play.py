@@ -190,6 +190,10 @@ class PlayPage:
             "every move answered",
         )
 
+    async def landed(self, timeout: float = 5) -> None:
+        """Wait until no card glides (a card read mid-flight is not where it lies)."""
+        await wait_for(lambda: not self.driver.execute_script(_GLIDING), timeout, "cards landed")
+
     def result(self) -> str | None:
         """``[data-result]`` once a game is finished (``won``, ``resigned``, ...), else None."""
         found = self.driver.find_elements(By.CSS_SELECTOR, "[data-result]")

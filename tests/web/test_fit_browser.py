@@ -86,7 +86,8 @@ async def play(chromium: Any, served: RunningServer) -> AsyncIterator[PlayPage]:
 
 async def measured(play: PlayPage) -> dict[str, Any]:
     """Where the deepest card ends, the viewport, and what would scroll (after the table
-    settled into its size)."""
+    settled into its size, its cards landed)."""
+    await play.landed()
     await wait_for(
         lambda: play.driver.execute_script("return document.fonts.status") == "loaded", 5, "fonts"
     )

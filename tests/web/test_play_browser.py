@@ -468,16 +468,21 @@ async def test_moves_show_at_once_and_stay_honest_through_latency_and_a_cut(
         game = await practising(play, url, "lag")
         moves = [Move.from_text(text) for text in prover.solution(DEAL)][:6]
 
-        # optimistic: the table shows the move before the server's answer can be back
+        # optimistic: the table shows the move before the server's answer can be back (the
+        # page waits 50 ms for an answer before it draws the move as sent)
         proxy.delay = 1.0
         move = moves[0]
         assert move.count is not None
         await play.drag(move.source + 1, move.count, move.target + 1)
         game.push(move)
-        shown, pending = await run(
-            lambda: (play.columns(), play.find("[data-board]").get_attribute("data-pending"))
+        await wait_for(
+            lambda: (
+                play.columns() == board_of(game)
+                and play.find("[data-board]").get_attribute("data-pending") == "1"
+            ),
+            0.5,
+            "the move drawn as sent, its answer still on its way",
         )
-        assert shown == board_of(game) and pending == "1"
         await play.settled()
         proxy.delay = 0.15
 

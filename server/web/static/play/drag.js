@@ -143,6 +143,9 @@ export class Pointer {
     const press = this.press;
     if (!press || event.pointerId !== press.pointer) return;
     this.press = null;
+    // no frame asked for past the drop: it would hold the answer (docs/web.md)
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
     if (this.board.element.hasPointerCapture(event.pointerId)) {
       this.board.element.releasePointerCapture(event.pointerId);
     }

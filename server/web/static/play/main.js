@@ -8,7 +8,7 @@ import { controller as c } from "./controller.js";
 import { $, click, installServiceWorker, refuse } from "./dom.js";
 import { lang, t } from "./i18n.js";
 import { enterLobby, enterWith, refreshDaily, setupLobby, showWelcome, signIn } from "./lobby.js";
-import { finished, refused, settled, setupResult, takeState, tick } from "./table.js";
+import { drawBeforeHandling, finished, refused, settled, setupResult, takeState, tick } from "./table.js";
 import { digestCame, raceUpdated, roomChanged, setupRoom } from "./room.js";
 import { followAccount, settingsSet, setupAccountMenu, setupSettings, setupSound, sound } from "./account.js";
 
@@ -86,6 +86,7 @@ function measureMove(request) {
 
 /** @param {ServerMessage} message @param {Request} [request] the message it answers */
 function received(message, request) {
+  drawBeforeHandling(message, request);
   const handler = Object.hasOwn(HANDLERS, message.type) ? HANDLERS[message.type] : undefined;
   if (handler) handler(message, request);
   else console.warn("simon: a message of an unknown type", message.type, message);

@@ -109,6 +109,28 @@ export function tick() {
   tickRoom();
 }
 
+/** A drop's drawing, put off until its answer (or DRAW_WITHIN ms): a frame drawn before the
+ * answer holds it (docs/web.md). @type {{ id: string, before: () => void, timer: number } | null} */
+let putOff = null;
+const DRAW_WITHIN = 50;
+
+/** Do the put-off drawing now (`draw` false: the caller draws the table). */
+function drawPutOff(draw = true) {
+  if (!putOff) return;
+  const { before, timer } = putOff;
+  putOff = null;
+  clearTimeout(timer);
+  before();
+  if (draw) renderGame();
+}
+
+/** Before a message is handled: the put-off drawing, the table left to the handler of its answer.
+ * @param {{ type: string }} message @param {Request} [request] */
+export function drawBeforeHandling(message, request) {
+  if (!putOff) return;
+  drawPutOff(!(request?.id === putOff.id && (message.type === "moved" || message.type === "error")));
+}
+
 /** Send a game action; its answer comes back through main.js's handlers.
  * @param {Request} message */
 export function act(message) {
@@ -134,14 +156,13 @@ export function move(from, to, count, optimistic, keys = false, first = () => {}
     game.optimistic(id, { from, to, count });
     c.connection.request({ type: "move", id, move: `${from}-${to}x${count}` });
     performance.mark(`simon:sent:${id}`);
-    // drawn in a task after the input's: a frame asked for by an input makes Chromium hold the
-    // page's tasks, the answer's among them, until it is drawn (DeferRendererTasksAfterInput)
-    setTimeout(() => {
+    drawPutOff(); // an earlier drop's first
+    const before = () => {
       first();
       clearRefusal();
       cancelSelection();
-      renderGame();
-    }, 0);
+    };
+    putOff = { id, before, timer: setTimeout(drawPutOff, DRAW_WITHIN) };
     return;
   }
   first();
@@ -198,6 +219,7 @@ export function settled(moved) {
   typed.delete(moved.id);
   const changed = game.settle(moved);
   if (changed === null) {
+    renderGame();
     c.connection.request({ type: "resume", game: game.id, seq: game.seq });
     return;
   }
