@@ -18,6 +18,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -192,7 +193,7 @@ class PlayPage:
 
     async def landed(self, timeout: float = 5) -> None:
         """Wait until no card glides (a card read mid-flight is not where it lies)."""
-        await wait_for(lambda: not self.driver.execute_script(_GLIDING), timeout, "cards landed")
+        await run(partial(self._landed, timeout))
 
     def result(self) -> str | None:
         """``[data-result]`` once a game is finished (``won``, ``resigned``, ...), else None."""

@@ -10,7 +10,7 @@ from typing import Any
 
 from selenium.webdriver.common.by import By
 
-from server.play.after.judging import judge_part, judge_path_reporting
+from server.play.after.judging import judge_part, judge_path_reporting, part_cuts
 from server.play.after.progress import reporter
 from tests.support.play import PlayPage
 from tests.support.servers import unique_name
@@ -34,6 +34,8 @@ class HalfwayHeld:
         self.release = asyncio.Event()
 
     async def run(self, task: Any, code: str, actions: list[str], *rest: Any) -> Any:
+        if task is part_cuts:  # where the parts are cut: not a judging, not held
+            return await self.real.run(task, code, actions, *rest)
         if task is judge_path_reporting or (task is judge_part and rest[-1] == 0):
             # the meter's name (and a part's slot): the first part tells it all
             report = reporter(*rest[-1:]) if task is judge_path_reporting else reporter(*rest[-2:])

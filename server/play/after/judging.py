@@ -191,19 +191,25 @@ def judge_part(
     return made
 
 
-def part_cuts(code: str, actions: Sequence[str], parts: int) -> list[int]:
-    """Where a review judged in ``parts`` parts is cut (``[0, ..., positions]``): at equal
-    shares of the positions' cost, a position weighing its fewest moves left to a win
-    (:func:`~server.solver.api.lower_bound`) plus one. A search costs about as many beam
-    layers as its solution has moves, so the early positions weigh most: cut at equal
-    counts, the first part took about three times the second."""
+def position_costs(code: str, actions: Sequence[str]) -> list[int]:
+    """Each position's weight in a review's cost, the deal first: its fewest moves left to
+    a win (:func:`~server.solver.api.lower_bound`) plus one."""
     from server.solver.api import lower_bound
 
     game = Game.from_code(code)
-    weights = [lower_bound(_columns(game)) + 1]
+    costs = [lower_bound(_columns(game)) + 1]
     for action in actions:
         apply(game, action)
-        weights.append(lower_bound(_columns(game)) + 1)
+        costs.append(lower_bound(_columns(game)) + 1)
+    return costs
+
+
+def part_cuts(code: str, actions: Sequence[str], parts: int) -> list[int]:
+    """Where a review judged in ``parts`` parts is cut (``[0, ..., positions]``): at equal
+    shares of the positions' cost (:func:`position_costs`). A search costs about as many beam
+    layers as its solution has moves, so the early positions weigh most: cut at equal
+    counts, the first part took about three times the second."""
+    weights = position_costs(code, actions)
     positions = len(weights)
     parts = max(1, min(parts, positions))
     total = sum(weights)

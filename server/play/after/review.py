@@ -439,7 +439,8 @@ class Reviews:
     ) -> list[Judged]:
         """The verdicts of a game judged by :attr:`parts` workers side by side, each part's
         searches made, then the game walked with them (server/play/after/judging.py)."""
-        cuts = part_cuts(code, actions, self.parts)
+        # in the worker: a replay of the game, long for a long game (not on the event loop)
+        cuts = await self._worker.run(part_cuts, code, actions, self.parts)
         meter = self._meter.name()
         made = await asyncio.gather(
             *(

@@ -11,8 +11,7 @@ import random
 import pytest
 
 from bench.review import played_game
-from server.engine import Game, GameCode
-from server.engine.actions import apply
+from server.engine import GameCode
 from server.play.after.judging import (
     Searched,
     _known_by_deal,
@@ -20,8 +19,8 @@ from server.play.after.judging import (
     judge_path,
     judge_searched,
     part_cuts,
+    position_costs,
 )
-from server.solver.api import lower_bound
 
 
 def _game(seed: int) -> tuple[str, list[str]]:
@@ -66,11 +65,7 @@ def test_a_part_judges_its_positions_only_its_first_searched_afresh() -> None:
 @pytest.mark.parametrize("parts", [1, 2, 3, 4])
 def test_parts_are_cut_at_equal_shares_of_the_positions_cost(parts: int) -> None:
     code, actions = _game(11)
-    game = Game.from_code(code)
-    weights = [lower_bound(_columns(game)) + 1]
-    for action in actions:
-        apply(game, action)
-        weights.append(lower_bound(_columns(game)) + 1)
+    weights = position_costs(code, actions)
     cuts = part_cuts(code, actions, parts)
     assert cuts[0] == 0 and cuts[-1] == len(actions) + 1 and len(cuts) == parts + 1
     assert all(first < last for first, last in itertools.pairwise(cuts))
@@ -87,7 +82,3 @@ def test_parts_are_cut_at_equal_shares_of_the_positions_cost(parts: int) -> None
 def test_a_game_shorter_than_its_parts_has_a_part_a_position(positions: int) -> None:
     code, actions = _game(11)
     assert part_cuts(code, actions[: positions - 1], 4) == list(range(positions + 1))
-
-
-def _columns(game: Game) -> tuple[bytes, ...]:
-    return tuple(bytes(column) for column in game.columns)
