@@ -38,9 +38,11 @@ _READ_COLUMNS = """
 return Array.from(document.querySelectorAll('[data-column]')).map(
   (column) => Array.from(column.querySelectorAll('[data-card]')).map((card) => card.dataset.card));
 """
-#: Whether a card is on its way (the page's glides, motion.js): read, never changed.
+#: Whether a card is on its way (the page's glides, motion.js, or a drop's drawing put off
+#: until its answer, table.js): read, never changed.
 _GLIDING = """
-return document.getAnimations().some((a) => a.id === 'glide' && a.playState === 'running');
+return document.querySelector('[data-board][data-put-off]') !== null
+  || document.getAnimations().some((a) => a.id === 'glide' && a.playState === 'running');
 """
 _RECT = """
 const r = arguments[0].getBoundingClientRect();

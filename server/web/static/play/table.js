@@ -120,6 +120,7 @@ function drawPutOff(draw = true) {
   const { before, timer } = putOff;
   putOff = null;
   clearTimeout(timer);
+  delete c.board.element.dataset.putOff;
   before();
   if (draw) renderGame();
 }
@@ -163,6 +164,9 @@ export function move(from, to, count, optimistic, keys = false, first = () => {}
       cancelSelection();
     };
     putOff = { id, before, timer: setTimeout(drawPutOff, DRAW_WITHIN) };
+    // said at once, in attributes no style reads (no frame asked for): a move on its way, drawn later
+    c.board.element.dataset.pending = String(game.pending.length);
+    c.board.element.dataset.putOff = "";
     return;
   }
   first();
