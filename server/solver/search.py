@@ -249,45 +249,59 @@ def beam(
     A layer keeps the ``width`` states first in the order (heuristic, first found at
     it): every move of the layer is ranked by its heuristic alone, a number, and the
     states are made (their columns, their key) in that order only until ``width`` new
-    ones are kept, a few hundred of the thousands of moves a layer has.
+    ones are kept, a few hundred of the thousands of moves a layer has. The ranks are
+    filed by heuristic (:func:`_ranked_moves`), so only the heuristics read are sorted.
     """
     if width > _PARENT_MASK + 1:
         raise ValueError(f"a beam of {width} states: at most {_PARENT_MASK + 1}")
     if costs.empty * 10 > _RANK_OFFSET:
         raise ValueError(f"an empty column worth {costs.empty}: at most {_RANK_OFFSET // 10}")
+    if _MOST_PAIRS * (max(costs.pair) + costs.blocked) + _RANK_OFFSET >= 1 << (30 - _RANK_SHIFT):
+        raise ValueError("a pair of cards costs too much for a rank's heuristic bits")
     join = _SEPARATOR.join
     known: dict[bytes, ColumnMoves] = {}
+    # scratch lists lent to each call of _ranked_moves, left empty between layers
+    targets: list[list[int]] = [[] for _ in range(14)]
+    by_value: list[list[int]] = [[] for _ in range(1 << (30 - _RANK_SHIFT))]
+    values: list[int] = []
     start_key = canonical(start)
     parents: dict[bytes, bytes | None] = {start_key: None}
-    layer: list[tuple[int, Sequence[bytes], bytes]] = [(breaks(start, costs), start, start_key)]
+    layer: list[tuple[int, list[bytes], bytes]] = [(breaks(start, costs), list(start), start_key)]
     nodes = 0
     depth = 0
     while layer and depth + 1 < bound:
         depth += 1
-        ranks: list[int] = []  # each move of the layer as one number: see _rank
         for parent, (h, columns, key) in enumerate(layer):
             nodes += 1
             if nodes > max_nodes or (nodes & 255 == 0 and out_of_time()):
                 return SearchOutcome.BUDGET, [], nodes
-            if sum(map(len, columns)) == RUN:  # the last run: a move may win
+            if _cards(columns) == RUN:  # the last run: a move may win
                 for _source, _target, _count, new, _delta in children(columns, costs):
                     if not any(new):
                         child_key = join(sorted(new))
                         parents[child_key] = key
                         return SearchOutcome.WON, _path(parents, start, child_key), nodes
-            _ranked_moves(columns, costs, h, parent << _PARENT_SHIFT, ranks, known)
-        ranks.sort()
-        kept: list[tuple[int, Sequence[bytes], bytes]] = []
-        for rank in ranks:
-            _h, columns, key = layer[(rank >> _PARENT_SHIFT) & _PARENT_MASK]
-            new = _moved(columns, (rank >> 8) & 15, (rank >> 4) & 15, rank & 15)
-            child_key = join(sorted(new))
-            if child_key in parents:  # kept before, or earlier in this layer
-                continue
-            parents[child_key] = key
-            kept.append(((rank >> _RANK_SHIFT) - _RANK_OFFSET, new, child_key))
-            if len(kept) == width:
-                break
+            _ranked_moves(
+                columns, costs, h, parent << _PARENT_SHIFT, by_value, values, known, targets
+            )
+        values.sort()
+        kept: list[tuple[int, list[bytes], bytes]] = []
+        for value in values:
+            ranks = by_value[value]
+            if len(kept) < width:
+                ranks.sort()
+                for rank in ranks:
+                    _h, columns, key = layer[(rank >> _PARENT_SHIFT) & _PARENT_MASK]
+                    new = _moved(columns, (rank >> 8) & 15, (rank >> 4) & 15, rank & 15)
+                    child_key = join(sorted(new))
+                    if child_key in parents:  # kept before, or earlier in this layer
+                        continue
+                    parents[child_key] = key
+                    kept.append((value - _RANK_OFFSET, new, child_key))
+                    if len(kept) == width:
+                        break
+            ranks.clear()
+        values.clear()
         layer = kept
     return SearchOutcome.EXHAUSTED, [], nodes
 
@@ -297,9 +311,12 @@ def beam(
 #: layer, its source, its target: a column's index, :data:`_TO_EMPTY` for the empty
 #: column, then its count): bits 20 and up the heuristic (plus an offset: it may be below
 #: zero), 12-19 the parent, 8-11 the source, 4-7 the target, 0-3 the count. A heuristic
-#: below 960 keeps a rank under 2**30, one digit of a Python int: the layer's sort then
-#: compares them as machine words (a third of a beam's time with larger ones).
+#: below 960 keeps a rank under 2**30, one digit of a Python int: a sort compares them as
+#: machine words (a third of a beam's time with larger ones), and a layer files them in
+#: 1024 lists by heuristic (:func:`_ranked_moves`).
 _RANK_SHIFT: Final = 20
+#: The most pairs of cards on a table: 52 cards in 10 columns.
+_MOST_PAIRS: Final = 52 - 10
 _RANK_OFFSET: Final = 64  # an empty column is worth at most 6: ten of them are -60
 _PARENT_SHIFT: Final = 12
 _PARENT_MASK: Final = (1 << 8) - 1  # a layer of at most 256 states
@@ -333,72 +350,97 @@ def _column_moves(column: bytes, costs: Costs) -> ColumnMoves:
 
 
 def _ranked_moves(
-    columns: Sequence[bytes],
+    columns: list[bytes],
     costs: Costs,
     h: int,
     parent: int,
-    ranks: list[int],
+    by_value: list[list[int]],
+    values: list[int],
     known: dict[bytes, ColumnMoves],
+    targets: list[list[int]],
 ) -> None:
     """The moves of :func:`children`, with its heuristics, without making the states they
     lead to: each move's rank (see :data:`_RANK_SHIFT`; ``parent`` is its bits already)
-    added to ``ranks``. ``known``: the columns worked out already (a column is the same in
-    most states of a search)."""
+    filed by its heuristic's value (the rank's bits from :data:`_RANK_SHIFT`): added to
+    ``by_value[value]``, and ``value`` to ``values`` when it is the first there. ``known``:
+    the columns worked out already (a column is the same in most states of a search).
+    ``targets``: 14 empty lists, lent for the call and left empty (nothing is allocated
+    for a state: this runs for every state a beam keeps)."""
     bonus = costs.empty
     blocked = costs.blocked
     PAIR_COST = costs.pair
-    add = ranks.append
     empty = -1
-    sources = []
     # the columns by the rank of their top card: the targets of a group whose head is one
     # rank below (the order they are added in does not matter: a rank says it)
-    by_rank: list[list[tuple[int, int, ColumnMoves]]] = [[] for _ in range(14)]
-    for index, column in enumerate(columns):
-        if column:
-            moves_of = known.get(column)
-            if moves_of is None:
-                moves_of = known[column] = _column_moves(column, costs)
-            sources.append((index, moves_of))
-            by_rank[column[-1] & 15].append((index, column[-1], moves_of))
+    for index in range(len(columns)):
+        column = columns[index]
+        if len(column):
+            targets[column[-1] & 15].append(index)
         elif empty < 0:
             empty = index
-    for source, (bottom_rank, run, groups) in sources:
+    for source in range(len(columns)):
+        column = columns[source]
+        if not len(column):
+            continue
+        moves_of = known.get(column)
+        if moves_of is None:
+            moves_of = known[column] = _column_moves(column, costs)
+        bottom_rank, run, groups = moves_of
         moves = parent | source << 8
         for count in range(1, min(run, 13 - bottom_rank) + 1):
-            for target, top, target_moves in by_rank[bottom_rank + count]:
+            for target in targets[bottom_rank + count]:
                 if target == source:
                     continue
                 head, delta = groups[count]
-                made = PAIR_COST[top * 64 + head]
+                landing = columns[target]
+                made = PAIR_COST[landing[-1] * 64 + head]
                 if made:
                     delta += made
-                    if blocked and head + 1 in columns[target]:
+                    if blocked and head + 1 in landing:
                         delta += blocked
-                elif bottom_rank == 1 and target_moves[1] + count >= RUN:
+                elif bottom_rank == 1 and run_length(landing) + count >= RUN:
                     # onto its own suit's next card, down to an ace: the run leaves the table
-                    landing = columns[target]
                     keep = len(landing) - (RUN - count)
                     if keep:
                         delta -= PAIR_COST[landing[keep - 1] * 64 + landing[keep]]
                     else:
                         delta -= bonus
-                add((h + delta + _RANK_OFFSET) << _RANK_SHIFT | moves | target << 4 | count)
+                value = h + delta + _RANK_OFFSET
+                ranks = by_value[value]
+                if not ranks:
+                    values.append(value)
+                ranks.append(value << _RANK_SHIFT | moves | target << 4 | count)
         if empty >= 0:
             # the whole column into an empty one cannot help: a run that is all of it
             # gives one card fewer (the source's change plus the empty column's worth)
-            top_count = run if run < len(columns[source]) else run - 1
+            top_count = run if run < len(column) else run - 1
             moves |= _TO_EMPTY << 4
             for count in range(1, top_count + 1):
-                add((h + bonus + groups[count][1] + _RANK_OFFSET) << _RANK_SHIFT | moves | count)
+                value = h + bonus + groups[count][1] + _RANK_OFFSET
+                ranks = by_value[value]
+                if not ranks:
+                    values.append(value)
+                ranks.append(value << _RANK_SHIFT | moves | count)
+    for column in columns:
+        if len(column):
+            targets[column[-1] & 15].clear()
 
 
-def _moved(columns: Sequence[bytes], source: int, target: int, count: int) -> list[bytes]:
+def _cards(columns: list[bytes]) -> int:
+    """The cards on the table."""
+    total = 0
+    for column in columns:
+        total += len(column)
+    return total
+
+
+def _moved(columns: list[bytes], source: int, target: int, count: int) -> list[bytes]:
     """The columns after moving ``count`` cards from ``source`` to ``target`` (a column's
     index, or :data:`_TO_EMPTY`: the first empty column), as :func:`children` makes them:
     a complete run that the move makes leaves the table."""
     column = columns[source]
     cut = len(column) - count
-    new = list(columns)
+    new = columns.copy()
     new[source] = column[:cut]
     if target == _TO_EMPTY:
         new[new.index(b"")] = column[cut:]

@@ -106,8 +106,14 @@ def test_ranked_moves_are_the_childrens_in_their_order_with_their_heuristics(
     if empty_first and b"" in start:  # an empty column first, before every target
         first = start.index(b"")
         start = (*start[first:], *start[:first])
-    ranks: list[int] = []
-    _ranked_moves(start, costs, 7, 3 << _PARENT_SHIFT, ranks, {})
+    by_value: list[list[int]] = [[] for _ in range(1 << (30 - _RANK_SHIFT))]
+    values: list[int] = []
+    targets: list[list[int]] = [[] for _ in range(14)]
+    _ranked_moves(list(start), costs, 7, 3 << _PARENT_SHIFT, by_value, values, {}, targets)
+    assert not any(targets)  # lent, and left empty
+    assert sorted(values) == sorted(set(values))  # each value filed once
+    ranks = [rank for value in values for rank in by_value[value]]
+    assert all(rank >> _RANK_SHIFT == value for value in values for rank in by_value[value])
     made = children(start, costs)
     assert len(ranks) == len(made)
     ranks.sort(key=lambda rank: rank & ((1 << _RANK_SHIFT) - 1))  # the order found
@@ -117,7 +123,7 @@ def test_ranked_moves_are_the_childrens_in_their_order_with_their_heuristics(
         to = (rank >> 4) & 15
         assert ((rank >> 8) & 15, rank & 15) == (source, count)
         assert to == (_TO_EMPTY if not start[target] else target)
-        assert _moved(start, source, to, count) == new
+        assert _moved(list(start), source, to, count) == new
 
 
 @settings(max_examples=40, deadline=None)
