@@ -5,7 +5,8 @@ event loop's.
 
 Positions seen before are not solved again; a move along the solver's line takes the
 line's rest; any position after a move from a lost one is lost too; each deal's table of
-known positions (:func:`known_of`) is shared by the reviews of its games.
+known positions (:func:`known_of`) and the searches its reviews made (:func:`searches_of`)
+are shared by the reviews of its games.
 """
 
 from __future__ import annotations
@@ -32,26 +33,73 @@ POSITION_NODES: Final = 60_000
 REUSE_DISTANCES: Final = False
 #: Deals whose table of known positions the review worker keeps (the least recent go first).
 KNOWN_DEALS: Final = 16
+#: Searches a deal's reviews keep for the next review of the deal (about 300 bytes each).
+KEPT_SEARCHES: Final = 5_000
 #: One position's verdict in the worker: (winnable, distance), None where unknown.
 Judged = tuple[bool | None, int | None]
 
+
+class DealSearches:
+    """The searches the reviews of one deal made, by exact position (a search of a position
+    finds the same again, its line in the same columns), kept compact: the columns as bytes,
+    the line's moves three bytes each. Bounded: past ``most`` nothing new is kept."""
+
+    def __init__(self, most: int = KEPT_SEARCHES) -> None:
+        self.most = most
+        self._found: dict[bytes, tuple[bool, int | None, bytes]] = {}
+
+    def __len__(self) -> int:
+        return len(self._found)
+
+    def get(self, game: Game) -> tuple[bool, int | None, tuple[Move, ...]] | None:
+        found = self._found.get(_table_key(game))
+        if found is None:
+            return None
+        winnable, distance, line = found
+        return winnable, distance, tuple(Move(*line[at : at + 3]) for at in range(0, len(line), 3))
+
+    def keep(self, game: Game, winnable: bool, distance: int | None, line: Sequence[Move]) -> None:
+        if len(self._found) < self.most:
+            moves = bytes(number for move in line for number in _raw(move))
+            self._found[_table_key(game)] = (winnable, distance, moves)
+
+
+class _DealTables:
+    """What the review worker keeps of a deal for its next review."""
+
+    __slots__ = ("known", "searches")
+
+    def __init__(self, known: Known) -> None:
+        self.known = known
+        self.searches = DealSearches()
+
+
 #: In the worker process: by deal, its positions known won or lost (a
-#: :class:`~server.solver.known.Known`), shared by the reviews of the deal's games.
-_known_by_deal: OrderedDict[str, object] = OrderedDict()
+#: :class:`~server.solver.known.Known`) and the searches made, shared by the reviews of the
+#: deal's games.
+_known_by_deal: OrderedDict[str, _DealTables] = OrderedDict()
+
+
+def _tables_of(code: str) -> _DealTables:
+    from server.solver.known import Known
+
+    tables = _known_by_deal.get(code)
+    if tables is None:
+        tables = _known_by_deal[code] = _DealTables(Known())
+    _known_by_deal.move_to_end(code)
+    while len(_known_by_deal) > KNOWN_DEALS:
+        _known_by_deal.popitem(last=False)
+    return tables
 
 
 def known_of(code: str) -> Known:
     """The deal's table of known positions in this process (made empty if none)."""
-    from server.solver.known import Known
+    return _tables_of(code).known
 
-    table = _known_by_deal.get(code)
-    if not isinstance(table, Known):
-        table = Known()
-        _known_by_deal[code] = table
-    _known_by_deal.move_to_end(code)
-    while len(_known_by_deal) > KNOWN_DEALS:
-        _known_by_deal.popitem(last=False)
-    return table
+
+def searches_of(code: str) -> DealSearches:
+    """The searches this process made reviewing the deal's games (none if none)."""
+    return _tables_of(code).searches
 
 
 #: A position's key (:meth:`~server.engine.Game.position_key`).
@@ -97,6 +145,7 @@ def judge_path(
     deadline = time.process_time() + seconds
     game = Game.from_code(code)
     table = known_of(code)
+    searches = searches_of(code)
     known: dict[object, tuple[bool | None, int | None, tuple[Move, ...]]] = {}
     first, last = part if part is not None else (0, len(actions) + 1)
     given = _winning_line(game, line) if first == 0 else None
@@ -118,22 +167,24 @@ def judge_path(
         if searched is not None and key in searched:
             winnable, distance, moves = searched[key]
             return winnable, distance, tuple(Move(*move) for move in moves)
-        left = deadline - time.process_time()
-        if left <= 0:
-            return None, None, ()
-        solution = solve(game.copy(), max_nodes=POSITION_NODES, max_seconds=left)
-        if solution.verdict is Verdict.WINNABLE:
-            if reuse:  # else nothing reads it
+        kept = searches.get(game)
+        if kept is None:
+            left = deadline - time.process_time()
+            if left <= 0:
+                return None, None, ()
+            solution = solve(game.copy(), max_nodes=POSITION_NODES, max_seconds=left)
+            if solution.verdict is Verdict.UNKNOWN:
+                return None, None, ()
+            won = solution.verdict is Verdict.WINNABLE
+            kept = (won, len(solution.moves) if won else None, tuple(solution.moves))
+            searches.keep(game, *kept)
+            if won and reuse:  # else nothing reads it
                 table.won_along(columns, [_raw(move) for move in solution.moves])
-            if made is not None:
-                made[key] = (True, len(solution.moves), tuple(map(_raw, solution.moves)))
-            return True, len(solution.moves), tuple(solution.moves)
-        if solution.verdict is Verdict.UNWINNABLE:
-            table.lost(columns)
-            if made is not None:
-                made[key] = (False, None, ())
-            return False, None, ()
-        return None, None, ()
+            elif not won:
+                table.lost(columns)
+        if made is not None:
+            made[key] = (kept[0], kept[1], tuple(map(_raw, kept[2])))
+        return kept
 
     def keep(verdict: tuple[bool | None, int | None, tuple[Move, ...]]) -> None:
         if verdict[0] is True and verdict[1] is not None and reuse:
@@ -255,6 +306,11 @@ def judge_path_reporting(
 
 def _columns(game: Game) -> tuple[bytes, ...]:
     return tuple(bytes(column) for column in game.columns)
+
+
+def _table_key(game: Game) -> bytes:
+    """The columns in their order as one bytes (a card is below 64: 255 parts them)."""
+    return b"\xff".join(bytes(column) for column in game.columns)
 
 
 def _raw(move: Move) -> tuple[int, int, int]:

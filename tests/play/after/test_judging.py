@@ -10,9 +10,11 @@ import random
 
 import pytest
 
+import server.solver
 from bench.review import played_game
-from server.engine import GameCode
+from server.engine import Game, GameCode
 from server.play.after.judging import (
+    DealSearches,
     Searched,
     _known_by_deal,
     judge_part,
@@ -20,6 +22,7 @@ from server.play.after.judging import (
     judge_searched,
     part_cuts,
     position_costs,
+    searches_of,
 )
 
 
@@ -60,6 +63,41 @@ def test_a_part_judges_its_positions_only_its_first_searched_afresh() -> None:
     # its verdicts are the game's (its first's distance is a fresh search's, maybe another)
     assert [winnable for winnable, _ in part] == [winnable for winnable, _ in whole[10:15]]
     assert made  # the first position at least was searched
+
+
+def test_the_next_review_of_a_deal_takes_the_searches_made_and_finds_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, actions = _game(29)
+    shorter = actions[:25]  # another game of the deal: the first one's first 25 actions
+    _known_by_deal.clear()
+    alone = judge_path(code, shorter, seconds=600)
+    _known_by_deal.clear()
+    judge_path(code, actions, seconds=600)
+    assert len(searches_of(code)) > 0
+    solve = server.solver.solve
+    searched: list[object] = []
+
+    def counted(*args: object, **options: object) -> object:
+        searched.append(args)
+        return solve(*args, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(server.solver, "solve", counted)
+    assert judge_path(code, shorter, seconds=600) == alone  # what a fresh review finds
+    assert searched == []  # each of its positions was searched by the first review
+    _known_by_deal.clear()
+
+
+def test_a_deals_searches_are_kept_compact_and_bounded() -> None:
+    game = Game.from_code(str(GameCode(2, 4242)))
+    line = server.solver.solve(game.copy()).moves
+    kept = DealSearches(most=1)
+    kept.keep(game, True, len(line), line)
+    assert kept.get(game) == (True, len(line), tuple(line))
+    after = game.copy()
+    after.push(line[0])
+    kept.keep(after, True, len(line) - 1, line[1:])  # full: not kept
+    assert kept.get(after) is None and len(kept) == 1
 
 
 @pytest.mark.parametrize("parts", [1, 2, 3, 4])
