@@ -16,7 +16,9 @@ one at a time in its worker at the lowest priority. Measured:
   in the worker (what the day's budget pays);
 - **first review**: the clock moved to the next day (a daily's review opens then), each
   player asks for the review of their game, one after the other, timed from the ask to the
-  review read: p50, p95 and the longest, for each suit count. With ``--budget 0`` none is
+  review read: p50, p95 and the longest, for each suit count, over ``--days`` days played
+  one after the other (each day's dailies are other deals: a review's cost depends on its
+  deal far more than on the machine), and each day's p50. With ``--budget 0`` none is
   made ahead: each is made as it is asked, split between the server's review workers (one
   per core, up to two), as a practice or race game's review is.
 
@@ -63,6 +65,8 @@ async def _play(client: Client, suits: int, rng: random.Random, resign: bool) ->
     for action in actions:
         message = {"type": "undo"} if action == "undo" else {"type": "move", "move": action}
         reply = await client.request(message)
+        if reply.get("code") == "game-over":  # a move tried (to be taken back) won the game
+            return str(state["game"])
         assert reply["type"] in ("moved", "state"), reply
     if not replay(state["code"], actions).is_won:  # resigned part way, or stuck
         reply = await client.request({"type": "resign"})
@@ -90,9 +94,11 @@ def _summary(values: list[float]) -> dict[str, float]:
     }
 
 
-async def run(players: int, suit_counts: list[int], seed: int, budget: float) -> dict[str, Any]:
+async def run(
+    players: int, suit_counts: list[int], seed: int, budget: float, days: int = 1
+) -> dict[str, Any]:
     rng = random.Random(seed)
-    clock = fresh_clock()
+    clock = fresh_clock(rng=rng)  # the seed's days: the same dailies each run
     with tempfile.TemporaryDirectory() as data:
         backend = Backend(
             name="embedded",
@@ -108,48 +114,76 @@ async def run(players: int, suit_counts: list[int], seed: int, budget: float) ->
             rate_limit_messages=1_000_000,
         )
         async with serving(settings, clock=clock, prover=None) as server:
-            games: dict[int, list[tuple[str, str]]] = {suits: [] for suits in suit_counts}
-            played = time.monotonic()
-            for suits in suit_counts:
-                for index in range(players):
-                    async with Client.connect(server.url) as client:
-                        reply = await client.request(
-                            {"type": "register", "name": unique_name("ahead")}
-                        )
-                        game = await _play(client, suits, rng, resign=index % 2 == 1)
-                        games[suits].append((reply["token"], game))
-            played = time.monotonic() - played
-            total = sum(map(len, games.values()))
-            waited = await _ahead_done(server, total if budget > 0 else 0, most=total * 120.0)
+            played = 0.0
+            waited = 0.0
+            asked: dict[int, list[float]] = {suits: [] for suits in suit_counts}
+            by_day: list[dict[str, float]] = []
+            for _ in range(days):
+                games, seconds = await _play_day(server, players, suit_counts, rng)
+                played += seconds
+                total = sum(map(len, games.values()))
+                reviews = server.hub.reviews
+                waited += await _ahead_done(
+                    server,
+                    reviews.ahead.made + reviews.ahead.left + total if budget > 0 else 0,
+                    most=total * 120.0,
+                )
+                clock.advance(days=1)  # the day is over: its reviews open
+                day: dict[str, float] = {}
+                for suits, kept in games.items():
+                    times = await _ask(server, kept)
+                    asked[suits] += times
+                    day[f"{suits} p50 s"] = round(statistics.median(times), 3)
+                by_day.append(day)
             reviews = server.hub.reviews
             ahead = {
-                "games": total,
+                "games": sum(map(len, asked.values())),
                 "made": reviews.ahead.made,
                 "left": reviews.ahead.left,
                 "after the last end s": round(waited, 1),
                 "cpu per game s": round(reviews.ahead.spent / max(1, reviews.ahead.made), 2),
                 "cpu s": round(reviews.ahead.spent, 1),
             }
-
-            clock.advance(days=1)
-            first: dict[str, Any] = {}
-            for suits, kept in games.items():
-                times: list[float] = []
-                for token, game in kept:
-                    async with Client.connect(server.url) as client:
-                        await client.request({"type": "auth", "token": token})
-                        asked = time.monotonic()
-                        review = await client.request({"type": "review", "game": game}, timeout=600)
-                        times.append(time.monotonic() - asked)
-                        assert review["type"] == "review", review
-                first[str(suits)] = {"reviews": len(times), **_summary(times)}
     return {
         "players per suit count": players,
+        "days": days,
         "played s": round(played, 1),
         "ahead": ahead,
-        "first review": first,
+        "first review": {
+            str(suits): {"reviews": len(times), **_summary(times)} for suits, times in asked.items()
+        },
+        "first review p50 by day": by_day,
         "load average": os.getloadavg()[0],
     }
+
+
+async def _play_day(
+    server: RunningServer, players: int, suit_counts: list[int], rng: random.Random
+) -> tuple[dict[int, list[tuple[str, str]]], float]:
+    """The day's dailies played to their end by ``players`` new accounts of each suit count:
+    (token, game id) by suit count, and the seconds it took."""
+    games: dict[int, list[tuple[str, str]]] = {suits: [] for suits in suit_counts}
+    started = time.monotonic()
+    for suits in suit_counts:
+        for index in range(players):
+            async with Client.connect(server.url) as client:
+                reply = await client.request({"type": "register", "name": unique_name("ahead")})
+                game = await _play(client, suits, rng, resign=index % 2 == 1)
+                games[suits].append((reply["token"], game))
+    return games, time.monotonic() - started
+
+
+async def _ask(server: RunningServer, kept: list[tuple[str, str]]) -> list[float]:
+    """Each player's review asked for, one after the other: the seconds each took."""
+    times: list[float] = []
+    for token, game in kept:
+        async with Client.connect(server.url) as client:
+            await client.request({"type": "auth", "token": token})
+            asked = time.monotonic()
+            review = await client.request({"type": "review", "game": game}, timeout=600)
+            times.append(time.monotonic() - asked)
+            assert review["type"] == "review", review
+    return times
 
 
 #: Its arguments at a tiny size, for ``python -m bench --smoke``.
@@ -167,8 +201,11 @@ def main() -> None:
         default=86_400.0,
         help="CPU seconds of reviews ahead a day (0: none, each made when asked)",
     )
+    parser.add_argument(
+        "--days", type=int, default=1, help="days played one after the other (a daily each)"
+    )
     args = parser.parse_args()
-    figures = asyncio.run(run(args.players, args.suits, args.seed, args.budget))
+    figures = asyncio.run(run(args.players, args.suits, args.seed, args.budget, args.days))
     print(json.dumps(figures, indent=2))
 
 

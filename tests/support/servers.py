@@ -69,14 +69,15 @@ HOLD_EVERYTHING = Thresholds(min_decisions=1, min_median_think=10_000.0, new_acc
 NO_NEW_PLAYERS_BOARD = Thresholds(new_account_days=0)
 
 
-def fresh_clock(*, real_intervals: bool = True) -> ManualClock:
+def fresh_clock(*, real_intervals: bool = True, rng: random.Random | None = None) -> ManualClock:
     """A manual clock at noon of a random far-future day, so a test has that day's daily,
     race and leaderboard to itself even on a database other tests share.
 
     By default the server's throttles and race digests keep real time and only the days
     are the test's; without ``real_intervals`` they wait until the test moves the clock.
+    ``rng`` picks the day (a bench's seed: the same days, so the same dailies, each run).
     """
-    day = date(2100, 1, 1) + timedelta(days=random.randrange(300_000))
+    day = date(2100, 1, 1) + timedelta(days=(rng or random).randrange(300_000))
     return ManualClock(datetime.combine(day, time(12), UTC), real_intervals=real_intervals)
 
 
