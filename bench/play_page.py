@@ -22,7 +22,8 @@ input from Chromium's DevTools protocol:
   the drop, for 0.35 s: ``glide``) and while a restart's do (``restart_glide``);
 - **round trip**: the moves of ``--games`` won 1-suit deals (the first ``--moves`` of each,
   if given; all of them ``--trip-rounds`` times) played by drag and drop, each from its send
-  to its ``moved`` (the page's ``simon:move`` measures), interleaved with the same moves
+  to its ``moved`` read, before it is drawn (the page's ``simon:move`` measures; its drawing
+  is what the frames above measure), interleaved with the same moves
   sent by ``simon``'s websocket client (``client_cli.connection.Connection``, on a game of
   its own of the same deal, timed from its send to its ``moved`` read) on the same server:
   each page move, then the same move from ``simon``; then the same moves from a bare

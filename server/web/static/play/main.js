@@ -26,8 +26,7 @@ const answered = () => {};
  * @type {{[type: string]: (message: any, request?: Request) => void}} */
 const HANDLERS = {
   state: (message, request) => takeState(message.state, request),
-  moved: (message, request) => {
-    if (request) measureMove(request);
+  moved: (message) => {
     settled(message);
     if (message.removed_run) sound.run();
     else sound.drop();
@@ -75,7 +74,7 @@ const HANDLERS = {
   friend_finished: (message) => import("./friends.js").then(({ friendFinished }) => friendFinished(message)),
 };
 
-/** A move's round trip, for DevTools' timeline and bench/play_page.py. @param {Request} request */
+/** A move's send to its answer read, undrawn as simon's (bench/play_page.py). @param {Request} request */
 function measureMove(request) {
   const sent = `simon:sent:${request.id}`;
   if (performance.getEntriesByName(sent).length) {
@@ -86,6 +85,7 @@ function measureMove(request) {
 
 /** @param {ServerMessage} message @param {Request} [request] the message it answers */
 function received(message, request) {
+  if (message.type === "moved" && request) measureMove(request);
   drawBeforeHandling(message, request);
   const handler = Object.hasOwn(HANDLERS, message.type) ? HANDLERS[message.type] : undefined;
   if (handler) handler(message, request);
