@@ -33,7 +33,7 @@ POSITION_NODES: Final = 60_000
 REUSE_DISTANCES: Final = False
 #: Deals whose table of known positions the review worker keeps (the least recent go first).
 KNOWN_DEALS: Final = 16
-#: Searches a deal's reviews keep for the next review of the deal (about 300 bytes each).
+#: Searches a deal's reviews keep for the next review of the deal (about 350 bytes each).
 KEPT_SEARCHES: Final = 5_000
 #: One position's verdict in the worker: (winnable, distance), None where unknown.
 Judged = tuple[bool | None, int | None]
@@ -42,23 +42,27 @@ Judged = tuple[bool | None, int | None]
 class DealSearches:
     """The searches the reviews of one deal made, by exact position (a search of a position
     finds the same again, its line in the same columns), kept compact: the columns as bytes,
-    the line's moves three bytes each. Bounded: past ``most`` nothing new is kept."""
+    the line's moves three bytes each. A search that spent its states without an answer is
+    kept too (unknown: the same states give the same), not one cut short by the clock.
+    Bounded: past ``most`` nothing new is kept."""
 
     def __init__(self, most: int = KEPT_SEARCHES) -> None:
         self.most = most
-        self._found: dict[bytes, tuple[bool, int | None, bytes]] = {}
+        self._found: dict[bytes, tuple[bool | None, int | None, bytes]] = {}
 
     def __len__(self) -> int:
         return len(self._found)
 
-    def get(self, game: Game) -> tuple[bool, int | None, tuple[Move, ...]] | None:
+    def get(self, game: Game) -> tuple[bool | None, int | None, tuple[Move, ...]] | None:
         found = self._found.get(_table_key(game))
         if found is None:
             return None
         winnable, distance, line = found
         return winnable, distance, tuple(Move(*line[at : at + 3]) for at in range(0, len(line), 3))
 
-    def keep(self, game: Game, winnable: bool, distance: int | None, line: Sequence[Move]) -> None:
+    def keep(
+        self, game: Game, winnable: bool | None, distance: int | None, line: Sequence[Move]
+    ) -> None:
         if len(self._found) < self.most:
             moves = bytes(number for move in line for number in _raw(move))
             self._found[_table_key(game)] = (winnable, distance, moves)
@@ -174,14 +178,17 @@ def judge_path(
                 return None, None, ()
             solution = solve(game.copy(), max_nodes=POSITION_NODES, max_seconds=left)
             if solution.verdict is Verdict.UNKNOWN:
-                return None, None, ()
-            won = solution.verdict is Verdict.WINNABLE
-            kept = (won, len(solution.moves) if won else None, tuple(solution.moves))
+                if solution.nodes <= POSITION_NODES:
+                    return None, None, ()  # the clock's: another budget may find more
+                kept = (None, None, ())
+            else:
+                won = solution.verdict is Verdict.WINNABLE
+                kept = (won, len(solution.moves) if won else None, tuple(solution.moves))
+                if won and reuse:  # else nothing reads it
+                    table.won_along(columns, [_raw(move) for move in solution.moves])
+                elif not won:
+                    table.lost(columns)
             searches.keep(game, *kept)
-            if won and reuse:  # else nothing reads it
-                table.won_along(columns, [_raw(move) for move in solution.moves])
-            elif not won:
-                table.lost(columns)
         if made is not None:
             made[key] = (kept[0], kept[1], tuple(map(_raw, kept[2])))
         return kept

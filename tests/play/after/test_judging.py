@@ -13,6 +13,7 @@ import pytest
 import server.solver
 from bench.review import played_game
 from server.engine import Game, GameCode
+from server.play.after import judging
 from server.play.after.judging import (
     DealSearches,
     Searched,
@@ -85,6 +86,34 @@ def test_the_next_review_of_a_deal_takes_the_searches_made_and_finds_the_same(
     monkeypatch.setattr(server.solver, "solve", counted)
     assert judge_path(code, shorter, seconds=600) == alone  # what a fresh review finds
     assert searched == []  # each of its positions was searched by the first review
+    _known_by_deal.clear()
+
+
+def test_a_search_out_of_states_is_kept_unknown_not_one_out_of_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(judging, "POSITION_NODES", 50)  # far too few for a 4-suit deal
+    code = str(GameCode(4, 777))
+    game = Game.from_code(code)
+    actions = [game.push(next(game.legal_moves())).text()]
+    _known_by_deal.clear()
+    first = judge_path(code, actions, seconds=600)
+    assert first == [(None, None), (None, None)]
+    assert len(searches_of(code)) == 2
+    _known_by_deal.clear()
+    judge_path(code, actions, seconds=0.0)  # no time at all: nothing to keep
+    assert len(searches_of(code)) == 0
+    solve = server.solver.solve
+    searched: list[object] = []
+
+    def counted(*args: object, **options: object) -> object:
+        searched.append(args)
+        return solve(*args, **options)  # type: ignore[arg-type]
+
+    judge_path(code, actions, seconds=600)
+    monkeypatch.setattr(server.solver, "solve", counted)
+    assert judge_path(code, actions, seconds=600) == first
+    assert searched == []  # each position's search out of states was kept
     _known_by_deal.clear()
 
 
