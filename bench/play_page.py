@@ -21,7 +21,8 @@ input from Chromium's DevTools protocol:
   the frames drawn, and the gaps between them; the same while a move's cards glide (from
   the drop, for 0.35 s: ``glide``) and while a restart's do (``restart_glide``);
 - **round trip**: the moves of ``--games`` won 1-suit deals (the first ``--moves`` of each,
-  if given; all of them ``--trip-rounds`` times) played by drag and drop, each from its send
+  if given; all of them ``--trip-rounds`` times) played by drag and drop (four pointer
+  moves, at once or ``--hand-ms`` apart and that long before the release), each from its send
   to its ``moved`` read, before it is drawn (the page's ``simon:move`` measures; its drawing
   is what the frames above measure), interleaved with the same moves
   sent by ``simon``'s websocket client (``client_cli.connection.Connection``, on a game of
@@ -209,8 +210,10 @@ def rect(driver: Any, selector: str, index: int = -1) -> tuple[float, float, flo
     )
 
 
-def drag_move(driver: Any, move: Move, mark: str | None = None) -> None:
-    """Drag ``move``'s group onto its column (``mark``: a performance mark at the release)."""
+def drag_move(driver: Any, move: Move, mark: str | None = None, hand: float = 0.0) -> None:
+    """Drag ``move``'s group onto its column (``mark``: a performance mark at the release):
+    four pointer moves, ``hand`` seconds apart and ``hand`` before the release (0: as fast as
+    DevTools takes them, let go in mid-motion)."""
     assert move.count is not None
     left, top, width, _ = rect(
         driver, f'[data-column="{move.source + 1}"] [data-card]', -move.count
@@ -229,7 +232,9 @@ def drag_move(driver: Any, move: Move, mark: str | None = None) -> None:
     mouse(driver, "mouseMoved", x0, y0, 0)
     mouse(driver, "mousePressed", x0, y0, 1)
     for step in range(1, 5):
+        time.sleep(hand)
         mouse(driver, "mouseMoved", x0 + (x1 - x0) * step / 4, y0 + (y1 - y0) * step / 4, 1)
+    time.sleep(hand)
     if mark:
         driver.execute_script("performance.mark(arguments[0])", mark)
     mouse(driver, "mouseReleased", x1, y1, 0)
@@ -398,9 +403,10 @@ GLIDES_OVER = (
 
 
 def round_trips(
-    driver: Any, url: str, games: int, moves: int | None
+    driver: Any, url: str, games: int, moves: int | None, hand: float = 0.0
 ) -> tuple[list[float], list[float]]:
-    """Each move dropped on the page, then the same move from ``simon``: (page, simon)."""
+    """Each move dropped on the page (by :func:`drag_move`, ``hand`` its pace), then the same
+    move from ``simon``: (page, simon)."""
     simon = SimonPlayer(url)
     simon_times = []
     try:
@@ -409,7 +415,7 @@ def round_trips(
             practice(driver, code)
             simon.start(code)
             for move in solution(code, moves):
-                drag_move(driver, move)
+                drag_move(driver, move, hand=hand)
                 time.sleep(0.1)  # the page's main thread to itself while the move goes round
                 wait(driver, "return document.querySelector('[data-board]').dataset.pending == 0")
                 # a person's hand waits for the cards to land (a glide lasts 200 ms): a card
@@ -523,7 +529,9 @@ def measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
         simon_times: list[float] = []
         socket_times: list[float] = []
         for _ in range(args.trip_rounds):  # the page's, simon's, the page's socket's, in turn
-            page_round, simon_round = round_trips(driver, url, args.games, args.moves)
+            page_round, simon_round = round_trips(
+                driver, url, args.games, args.moves, args.hand_ms / 1000
+            )
             browser_times += page_round
             simon_times += simon_round
             socket_times += page_socket_round_trips(driver, f"{url}/", args.games, args.moves)
@@ -536,7 +544,9 @@ def measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
         register(driver, http)
         driver.find_element("css selector", '[data-start="practice"][data-suits="1"]').click()
         wait(driver, "return !document.querySelector('[data-view=game]').hidden")
-        undeferred_times, undeferred_simon = round_trips(driver, url, args.games, args.moves)
+        undeferred_times, undeferred_simon = round_trips(
+            driver, url, args.games, args.moves, args.hand_ms / 1000
+        )
     finally:
         driver.quit()
     driver = browser()
@@ -589,6 +599,13 @@ def main() -> None:
         type=int,
         default=1,
         help="the round trips' games played this many times (a p99 of 189 moves is its 2nd worst)",
+    )
+    parser.add_argument(
+        "--hand-ms",
+        type=float,
+        default=0.0,
+        help="a drop's pace: ms between its pointer moves and before its release (16: a "
+        "person's, a frame a step and the hand still a frame; 0: let go in mid-motion)",
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
