@@ -104,10 +104,12 @@ async def test_a_frozen_postgresql_answers_unavailable_within_the_timeouts(
                 after = await client.request({"type": "resume", "game": game}, timeout=30)
                 assert after["state"]["seq"] == (1 if again["type"] == "moved" or landed else 0)
             # A probe still hung from the outage runs out its timeouts before the next one
-            # starts: health is back within them and that next probe's own.
+            # starts (the pooled connection's ping, a new connection, its statement): health
+            # is back within them and that next probe's own (3 s missed by 40 ms on a loaded
+            # CI run: four timeouts, not three).
             back = time.monotonic()
             while (status := (await get_json(server.http_url + "/healthz"))[0]) != 200:
-                assert time.monotonic() - back < 3 * TIMEOUT + SLACK, status
+                assert time.monotonic() - back < 4 * TIMEOUT + SLACK, status
                 await asyncio.sleep(0.05)
 
 
