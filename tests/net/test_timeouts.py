@@ -105,7 +105,7 @@ async def test_a_frozen_postgresql_answers_unavailable_within_the_timeouts(
                 assert after["state"]["seq"] == (1 if again["type"] == "moved" or landed else 0)
             # A probe still hung from the outage runs out its timeouts before the next one
             # starts (the pooled connection's ping, a new connection, its statement): health
-            # is back within them and that next probe's own (3 s missed by 40 ms on a loaded
+            # is back within them and that next probe's own (5.5 s missed by 40 ms on a loaded
             # CI run: four timeouts, not three).
             back = time.monotonic()
             while (status := (await get_json(server.http_url + "/healthz"))[0]) != 200:
