@@ -30,6 +30,17 @@ class Backend:
     redis_prefix: str
 
 
+@pytest.fixture(autouse=True)
+def _fresh_review_worker() -> Iterator[None]:
+    """Each test starts with the review worker's deal tables empty, as a new worker does:
+    the searches one test's reviews keep would answer another's (a 0 s budget finds them)."""
+    from server.play.after.judging import _known_by_deal
+
+    _known_by_deal.clear()
+    yield
+    _known_by_deal.clear()
+
+
 @pytest.fixture(scope="session")
 def run_id() -> str:
     return uuid.uuid4().hex[:12]

@@ -256,13 +256,13 @@ def beam(
         raise ValueError(f"a beam of {width} states: at most {_PARENT_MASK + 1}")
     if costs.empty * 10 > _RANK_OFFSET:
         raise ValueError(f"an empty column worth {costs.empty}: at most {_RANK_OFFSET // 10}")
-    if _MOST_PAIRS * (max(costs.pair) + costs.blocked) + _RANK_OFFSET >= 1 << (30 - _RANK_SHIFT):
+    if _MOST_PAIRS * (max(costs.pair) + costs.blocked) + _RANK_OFFSET >= _RANK_VALUES:
         raise ValueError("a pair of cards costs too much for a rank's heuristic bits")
     join = _SEPARATOR.join
     known: dict[bytes, ColumnMoves] = {}
     # scratch lists lent to each call of _ranked_moves, left empty between layers
     targets: list[list[int]] = [[] for _ in range(14)]
-    by_value: list[list[int]] = [[] for _ in range(1 << (30 - _RANK_SHIFT))]
+    by_value: list[list[int]] = [[] for _ in range(_RANK_VALUES)]
     values: list[int] = []
     start_key = canonical(start)
     parents: dict[bytes, bytes | None] = {start_key: None}
@@ -315,6 +315,8 @@ def beam(
 #: machine words (a third of a beam's time with larger ones), and a layer files them in
 #: 1024 lists by heuristic (:func:`_ranked_moves`).
 _RANK_SHIFT: Final = 20
+#: The heuristic values a rank can hold under 2**30: one list each in a layer's filing.
+_RANK_VALUES: Final = 1 << (30 - _RANK_SHIFT)
 #: The most pairs of cards on a table: 52 cards in 10 columns.
 _MOST_PAIRS: Final = 52 - 10
 _RANK_OFFSET: Final = 64  # an empty column is worth at most 6: ten of them are -60

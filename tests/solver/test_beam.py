@@ -17,6 +17,7 @@ from server.solver.search import (
     _PARENT_SHIFT,
     _RANK_OFFSET,
     _RANK_SHIFT,
+    _RANK_VALUES,
     _TO_EMPTY,
     RUN,
     Columns,
@@ -106,7 +107,7 @@ def test_ranked_moves_are_the_childrens_in_their_order_with_their_heuristics(
     if empty_first and b"" in start:  # an empty column first, before every target
         first = start.index(b"")
         start = (*start[first:], *start[:first])
-    by_value: list[list[int]] = [[] for _ in range(1 << (30 - _RANK_SHIFT))]
+    by_value: list[list[int]] = [[] for _ in range(_RANK_VALUES)]
     values: list[int] = []
     targets: list[list[int]] = [[] for _ in range(14)]
     _ranked_moves(list(start), costs, 7, 3 << _PARENT_SHIFT, by_value, values, {}, targets)
