@@ -14,6 +14,7 @@ installed for the test (it records, it acts on nothing), long tasks by a
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -413,20 +414,33 @@ async def test_no_focus_ring_in_a_race_started_from_its_link(
         await owner.send({"type": "resign"})
 
 
+async def drag_to_a_run(
+    play: PlayPage,
+    game: Game,
+    moves: Iterator[str],
+    between: Callable[[], Awaitable[object]] | None = None,
+) -> None:
+    """Drag ``moves`` (the solver's, as text) until one removes a run (``between``: after
+    each move shown before it)."""
+    for move in map(Move.from_text, moves):
+        assert move.count is not None
+        await play.drag(move.source + 1, move.count, move.target + 1)
+        game.push(move)
+        if game.removed_count:
+            return
+        await play.shows(game, f"the move {move.text()}")
+        if between is not None:
+            await between()
+    raise AssertionError("no run removed")
+
+
 async def test_a_removed_run_lands_then_sweeps_off_as_one(
     play: PlayPage, served: tuple[RunningServer, SolvingProver]
 ) -> None:
     server, prover = served
     game = await practising(play, server.http_url, "sweep")
     await watch(play)
-    for move in (Move.from_text(text) for text in prover.solution(DEAL)):
-        assert move.count is not None
-        await play.drag(move.source + 1, move.count, move.target + 1)
-        game.push(move)
-        if game.removed_count:
-            break
-        await play.shows(game, f"the move {move.text()}")
-        await glides(play, 0)
+    await drag_to_a_run(play, game, iter(prover.solution(DEAL)), lambda: glides(play, 0))
     found = await glides(play, 0.3)
     sweeps = [g for g in found if g["id"] == "sweep"]
     assert len(sweeps) == 1, found  # one layer, the whole run in it
@@ -443,3 +457,36 @@ async def test_a_removed_run_lands_then_sweeps_off_as_one(
     assert await run(lambda: play.driver.execute_script(
         "return document.querySelectorAll('.leaving-layer').length"
     )) == 0  # fmt: skip
+
+
+#: The run's flourishes still playing: its sweep and the runs count's pulse (observation only).
+_FLOURISHING = """
+return document.getAnimations()
+  .filter((a) => a.playState === 'running')
+  .map((a) => a.id === 'sweep' ? 'sweep'
+    : a.effect.target.querySelector('[data-removed]') ? 'pulse' : '')
+  .filter(Boolean).sort();
+"""
+
+
+async def test_a_press_ends_the_last_runs_flourishes(
+    play: PlayPage, served: tuple[RunningServer, SolvingProver]
+) -> None:
+    # they tick on the main thread here: left running, a frame they ask for holds the answer
+    # to the drop that follows (docs/web.md)
+    server, prover = served
+    game = await practising(play, server.http_url, "settle")
+    moves = iter(prover.solution(DEAL))
+    await drag_to_a_run(play, game, moves)
+    await play.shows(game, "the run gone")
+    assert await run(lambda: play.driver.execute_script(_FLOURISHING)) == ["pulse", "sweep"]
+    following = Move.from_text(next(moves))
+    assert following.count is not None
+    await play.press_and_hold(following.source + 1, following.count, following.target + 1)
+    assert await run(lambda: play.driver.execute_script(_FLOURISHING)) == []
+    assert await run(lambda: play.driver.execute_script(
+        "return document.querySelectorAll('.leaving-layer').length"
+    )) == 0  # fmt: skip
+    await play.release_on(following.target + 1)
+    game.push(following)
+    await play.shows(game, "the move after the run")

@@ -9,7 +9,7 @@
 // taken down and the move drawn in the next task: the group glides from the hand to its
 // place, or back to its column (motion.js).
 
-import { moving } from "./motion.js";
+import { moving, settle } from "./motion.js";
 
 const DRAG_FROM = 5; // pixels before a press is a drag
 const DOUBLE_WITHIN = 450; // ms between two presses of a double-click
@@ -49,6 +49,7 @@ export class Pointer {
     const columnElement =
       found?.closest("[data-column]") ?? this.board.columns[this.board.columnAt(event.clientX, event.clientY) - 1];
     if (!columnElement) return;
+    settle();
     const column = Number(columnElement.dataset.column);
     const cards = Array.from(columnElement.children);
     const index = found?.dataset.card ? cards.indexOf(found) : cards.length;

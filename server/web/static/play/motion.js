@@ -1,7 +1,6 @@
-// Motion that explains a move: cards glide from where they were to where they land (FLIP:
-// the old boxes measured, the table drawn, then each moved card animated from its old place
-// with the Web Animations API, on the compositor: a transform only), a removed run sweeps
-// off as one, a group dropped nowhere glides back. None of it with prefers-reduced-motion.
+// Motion that explains a move (FLIP, Web Animations, transforms): cards glide to where they
+// land, a removed run sweeps off as one, a group dropped nowhere glides back. None of it
+// with prefers-reduced-motion.
 
 export const GLIDE = 200; // ms a card takes to land
 export const SWEEP = 520; // ms a removed run takes to leave
@@ -18,6 +17,17 @@ export function moving() {
 
 /** Each card's glide: getAnimations() would restyle the page once a card. */
 const glides = new WeakMap();
+/** A run's sweep and pulse, a win's burst: ended by a press (docs/web.md). */
+export const flourishes = [];
+
+export function settle() {
+  for (const animation of flourishes.splice(0)) animation.finish();
+}
+
+/** The runs count's pulse. */
+export function pulse(/** @type {HTMLElement} */ element) {
+  flourishes.push(element.animate([{ transform: "scale(1.35)" }, { transform: "none" }], { duration: 900, easing: "ease-out" }));
+}
 
 /** Glide `element` from `from` (a box on the screen) to where it is drawn now, `to`.
  * Whatever glide it had is dropped: `from` was read where it was on its way. */
@@ -84,6 +94,7 @@ export function sweep(cards) {
     ],
     { duration: SWEEP, delay: landing ? GLIDE : 60, easing: "cubic-bezier(0.5, 0, 0.75, 0)", fill: "both" },
   );
+  flourishes.push(leaving);
   leaving.id = "sweep";
   leaving.finished.then(
     () => layer.remove(),

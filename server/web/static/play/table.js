@@ -8,7 +8,7 @@ import { Game, RUN_LENGTH, groupText, parseMove, short } from "./game.js";
 import { t, tn } from "./i18n.js";
 import { inputBy } from "./keys.js";
 import { refreshDaily, showLobby } from "./lobby.js";
-import { moving, sweep } from "./motion.js";
+import { moving, pulse, sweep } from "./motion.js";
 import { renderStandings, tickRoom } from "./room.js";
 
 /** @typedef {import("./messages.js").GameView} GameView */
@@ -264,10 +264,7 @@ function leave(before, moved) {
   // each card from where it is seen now (it may be on its way) to where it lies
   const cards = run.map((element) => ({ element, from: element.getBoundingClientRect(), at: c.board.placeOf(element) }));
   c.board.holdHeight(sweep(cards) + 100);
-  const removed = $("[data-removed]").parentElement;
-  removed.classList.remove("pulse");
-  void removed.offsetWidth;
-  removed.classList.add("pulse");
+  pulse($("[data-removed]").parentElement);
 }
 
 /** A game action the server refused (`error`). @param {ErrorMessage} error @param {Request} request */
