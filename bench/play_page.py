@@ -22,7 +22,8 @@ input from Chromium's DevTools protocol:
   the drop, for 0.35 s: ``glide``) and while a restart's do (``restart_glide``);
 - **round trip**: the moves of ``--games`` won 1-suit deals (the first ``--moves`` of each,
   if given; all of them ``--trip-rounds`` times) played by drag and drop (four pointer
-  moves, at once or ``--hand-ms`` apart and that long before the release), each from its send
+  moves ``--hand-ms`` apart and that long before the release: 16, a person's pace, unless
+  told; 0, the whole drag at once, let go in mid-motion), each from its send
   to its ``moved`` read, before it is drawn (the page's ``simon:move`` measures; its drawing
   is what the frames above measure), interleaved with the same moves
   sent by ``simon``'s websocket client (``client_cli.connection.Connection``, on a game of
@@ -603,9 +604,10 @@ def main() -> None:
     parser.add_argument(
         "--hand-ms",
         type=float,
-        default=0.0,
-        help="a drop's pace: ms between its pointer moves and before its release (16: a "
-        "person's, a frame a step and the hand still a frame; 0: let go in mid-motion)",
+        default=16.0,
+        help="a drop's pace: ms between its pointer moves and before its release (16, the "
+        "default: a person's, a frame a step and the hand still a frame; 0: the whole drag at "
+        "once, let go in mid-motion)",
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:

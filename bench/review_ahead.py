@@ -98,7 +98,7 @@ async def run(
     players: int, suit_counts: list[int], seed: int, budget: float, days: int = 1
 ) -> dict[str, Any]:
     rng = random.Random(seed)
-    clock = fresh_clock(rng=rng)  # the seed's days: the same dailies each run
+    clock = fresh_clock(rng=rng)  # the seed's days (their deals: the secret's, below)
     with tempfile.TemporaryDirectory() as data:
         backend = Backend(
             name="embedded",
@@ -110,6 +110,9 @@ async def run(
             backend,
             fairplay=HOLD_NOTHING,
             review_ahead_seconds=budget,
+            # the dailies come from the secret and the day: a fixed one, so each run of a seed
+            # plays the same deals (a tree compared with another too)
+            secret=f"review-ahead-bench-secret-{seed}-0123456789abcdef0123456789abcdef",
             # a whole game goes by in a fraction of a second: lift the message budget
             rate_limit_messages=1_000_000,
         )
