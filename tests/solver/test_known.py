@@ -40,7 +40,6 @@ def test_lost_positions_and_the_bound_on_memory() -> None:
 
 
 def test_a_second_review_of_the_deal_agrees_and_takes_its_answers_from_the_table() -> None:
-    _known_by_deal.clear()
     found = solve(Game.from_code(CODE), shorten=False)
     actions = [move.text() for move in found.moves[:3]]
     first = judge_path(CODE, actions, seconds=30.0, reuse=True)
@@ -48,7 +47,6 @@ def test_a_second_review_of_the_deal_agrees_and_takes_its_answers_from_the_table
     assert len(known_of(CODE)) > 0
     # no budget at all: every answer is the table's, the same as the first review's
     assert judge_path(CODE, actions, seconds=0.0, reuse=True) == first
-    _known_by_deal.clear()
 
 
 @pytest.mark.parametrize("seed", [3, 4])
@@ -56,7 +54,6 @@ def test_a_review_is_no_worse_than_the_plain_solver_at_every_position(seed: int)
     """Each position of a short game (the solver's moves with random ones between) solved
     alone: the review has the same verdict and no longer distance; with ``reuse``, the
     same verdicts."""
-    _known_by_deal.clear()
     rng = random.Random(seed)
     code = str(GameCode(1, rng.randrange(26**7)))
     game = Game.from_code(code)
@@ -73,7 +70,6 @@ def test_a_review_is_no_worse_than_the_plain_solver_at_every_position(seed: int)
     _known_by_deal.clear()
     reused = judge_path(code, actions, seconds=60.0, reuse=True)
     assert [winnable for winnable, _ in reused] == [was for was, _ in plain]
-    _known_by_deal.clear()
 
 
 def _plain(game: Game) -> tuple[bool | None, int | None]:

@@ -40,7 +40,6 @@ def _game(seed: int) -> tuple[str, list[str]]:
 @pytest.mark.parametrize(("seed", "parts"), [(9, 2), (11, 3), (29, 2)])
 def test_a_review_in_parts_is_the_review_in_one_go(seed: int, parts: int) -> None:
     code, actions = _game(seed)
-    _known_by_deal.clear()
     whole = judge_path(code, actions, seconds=600)
     _known_by_deal.clear()  # each part's worker has a table of its own
     positions = len(actions) + 1
@@ -71,7 +70,6 @@ def test_the_next_review_of_a_deal_takes_the_searches_made_and_finds_the_same(
 ) -> None:
     code, actions = _game(29)
     shorter = actions[:25]  # another game of the deal: the first one's first 25 actions
-    _known_by_deal.clear()
     alone = judge_path(code, shorter, seconds=600)
     _known_by_deal.clear()
     judge_path(code, actions, seconds=600)
@@ -86,7 +84,6 @@ def test_the_next_review_of_a_deal_takes_the_searches_made_and_finds_the_same(
     monkeypatch.setattr(server.solver, "solve", counted)
     assert judge_path(code, shorter, seconds=600) == alone  # what a fresh review finds
     assert searched == []  # each of its positions was searched by the first review
-    _known_by_deal.clear()
 
 
 def test_a_search_out_of_states_is_kept_unknown_not_one_out_of_time(
@@ -96,7 +93,6 @@ def test_a_search_out_of_states_is_kept_unknown_not_one_out_of_time(
     code = str(GameCode(4, 777))
     game = Game.from_code(code)
     actions = [game.push(next(game.legal_moves())).text()]
-    _known_by_deal.clear()
     first = judge_path(code, actions, seconds=600)
     assert first == [(None, None), (None, None)]
     assert len(searches_of(code)) == 2
@@ -114,7 +110,6 @@ def test_a_search_out_of_states_is_kept_unknown_not_one_out_of_time(
     monkeypatch.setattr(server.solver, "solve", counted)
     assert judge_path(code, actions, seconds=600) == first
     assert searched == []  # each position's search out of states was kept
-    _known_by_deal.clear()
 
 
 def test_a_deals_searches_are_kept_compact_and_bounded() -> None:

@@ -4,7 +4,7 @@
 
 import { SUITS } from "./game.js";
 import { laterStyles } from "./dom.js";
-import { flourishes } from "./motion.js";
+import { flourish } from "./motion.js";
 
 await laterStyles(); // the burst's styles (play/later.css), fetched with it
 
@@ -67,7 +67,7 @@ export function celebrate(table) {
       { duration: LONGEST - delay / 2, delay, easing: "cubic-bezier(0.2, 0.7, 0.4, 1)", fill: "both" },
     );
     animation.id = "celebrate";
-    flourishes.push(animation);
+    flourish(animation);
     return animation.finished;
   });
   // never longer than planned, even if a frame is lost: the result must come

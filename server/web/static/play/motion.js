@@ -17,20 +17,24 @@ export function moving() {
 
 /** Each card's glide: getAnimations() would restyle the page once a card. */
 const glides = new WeakMap();
-/** A run's sweep and pulse, a win's burst: ended by a press (docs/web.md). */
-export const flourishes = [];
+/** A run's sweep and pulse, a win's burst: a press ends them (docs/web.md). */
+const flourishes = new Set();
+
+export function flourish(/** @type {Animation} */ animation) {
+  flourishes.add(animation);
+  animation.onfinish = () => flourishes.delete(animation);
+}
 
 export function settle() {
-  for (const animation of flourishes.splice(0)) animation.finish();
+  for (const animation of flourishes) animation.finish();
 }
 
 /** The runs count's pulse. */
 export function pulse(/** @type {HTMLElement} */ element) {
-  flourishes.push(element.animate([{ transform: "scale(1.35)" }, { transform: "none" }], { duration: 900, easing: "ease-out" }));
+  flourish(element.animate([{ transform: "scale(1.35)" }, { transform: "none" }], { duration: 900, easing: "ease-out" }));
 }
 
-/** Glide `element` from `from` (a box on the screen) to where it is drawn now, `to`.
- * Whatever glide it had is dropped: `from` was read where it was on its way. */
+/** Glide `element` from `from` to `to`, where it is drawn now (its last glide dropped). */
 export function glide(/** @type {HTMLElement} */ element, /** @type {Place} */ from, /** @type {Place} */ to) {
   const dx = from.left - to.left;
   const dy = from.top - to.top;
@@ -59,10 +63,8 @@ export function arrive(/** @type {HTMLElement} */ element, /** @type {number} */
   return animation;
 }
 
-/** A removed run leaves the table as one: `cards` (its elements, the deepest first, each
- * with where it lands and where it came from) copied into a layer over the page, which
- * sweeps up and away once the last of them has landed.
- * @param {{element: HTMLElement, at: DOMRect, from?: Place}[]} cards */
+/** A removed run's `cards` (deepest first), copied into a layer that sweeps away once
+ * they have landed. @param {{element: HTMLElement, at: DOMRect, from?: Place}[]} cards */
 export function sweep(cards) {
   const layer = document.createElement("div");
   layer.className = "leaving-layer";
@@ -94,7 +96,7 @@ export function sweep(cards) {
     ],
     { duration: SWEEP, delay: landing ? GLIDE : 60, easing: "cubic-bezier(0.5, 0, 0.75, 0)", fill: "both" },
   );
-  flourishes.push(leaving);
+  flourish(leaving);
   leaving.id = "sweep";
   leaving.finished.then(
     () => layer.remove(),
