@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import time
@@ -300,6 +301,9 @@ async def run_server(
         )
         hub.start()
         stack.push_async_callback(hub.close)
+        if reviews is not None:
+            starting = asyncio.create_task(_start_after_today(hub, reviews), name="review-workers")
+            stack.push_async_callback(_cancelled, starting)
         gate.start()
         stack.push_async_callback(gate.close)
         health = Health(store, redis=rank_redis, timeout=settings.health_timeout_seconds)
@@ -364,6 +368,20 @@ async def run_server(
             worker.close()
         server.server.close()  # no new connection meanwhile (the library's close does it too)
         await finish_in_flight(server.connections, STOP_IN_FLIGHT)
+
+
+async def _start_after_today(hub: Hub, workers: SolverProver) -> None:
+    """Start ``workers`` (the reviews') once today's deals are known: a worker's start, a
+    process and its imports, took a first review 3 s more; begun with the server, it would
+    slow a first start's proofs instead."""
+    with contextlib.suppress(Exception):  # logged where it failed: wanted all the same
+        await hub.daily.deals(hub.today())
+    workers.start()
+
+
+async def _cancelled(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
 
 
 async def _connection(hub: Hub, gate: Gate, metrics: Metrics, websocket: ServerConnection) -> None:

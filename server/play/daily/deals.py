@@ -134,6 +134,14 @@ class SolverProver:
         """Searches run at once."""
         return self._workers if self._processes else 1
 
+    @property
+    def started(self) -> int:
+        """Worker processes running now (0 with threads)."""
+        executor = self._executor
+        if executor is None or not executor._processes:
+            return 0
+        return sum(process.is_alive() for process in list(executor._processes.values()))
+
     def start(self) -> None:
         """Start the workers now, not at the first search (each imports the solver first:
         started at a server's start, that goes on while the database opens)."""
