@@ -14,12 +14,14 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Final
 
 from server.engine import EngineError, Game, Move
 from server.engine.actions import RESTART, UNDO, apply
 
 from .progress import reporter
+from .segments import Shared
 
 if TYPE_CHECKING:
     from server.solver.known import Known
@@ -124,6 +126,7 @@ def judge_path(
     searched: Searched | None = None,
     part: tuple[int, int] | None = None,
     made: Searched | None = None,
+    claim: Callable[[int], bool] | None = None,
 ) -> list[Judged]:
     """In the worker: the verdict of the deal and of the position after each action that
     changes the board (``actions`` as the log holds them, ends left out), within ``seconds``
@@ -142,7 +145,9 @@ def judge_path(
     ``progress`` is told the count of positions judged after each one (the deal first).
     ``searched``: positions searched already (by :func:`judge_part`), taken as a search
     would find them. ``part``: only positions ``first`` to ``last`` (excluded) are judged,
-    ``first`` searched afresh; ``made`` is given every search made.
+    ``first`` searched afresh; ``made`` is given every search made; ``claim``, asked before
+    each position after the first (by its index), may end the part there (its rest taken by
+    another worker: :mod:`.segments`).
     """
     from server.solver import Verdict, solve
 
@@ -207,7 +212,9 @@ def judge_path(
     found: list[Judged] = [(current[0], current[1])]
     if progress is not None:
         progress(len(found))
-    for action in actions[first : last - 1]:
+    for index, action in enumerate(actions[first : last - 1], first + 1):
+        if claim is not None and not claim(index):
+            break
         played: Move | None = None
         if action not in (UNDO, RESTART):
             played = Move.from_text(action)
@@ -237,16 +244,39 @@ def judge_part(
     seconds: float,
     line: Sequence[str],
     part: tuple[int, int],
+    segments: str | None,
     meter: str | None,
     slot: int,
 ) -> Searched:
     """In one of the review workers: the searches that judging positions ``part`` of the
     game makes, its first position searched afresh (a review split between the workers:
-    the whole game is then walked with them made, :func:`judge_searched`). Its count of
-    positions judged goes to ``slot`` of the meter named ``meter``."""
+    the whole game is then walked with them made, :func:`judge_searched`). With the
+    review's ``segments`` (:mod:`.segments`), the part may end early, its rest taken by the
+    other worker, and once done this worker takes half of what the other has left, and so
+    on. Its count of positions judged goes to ``slot`` of the meter named ``meter``."""
+    started = time.process_time()
     made: Searched = {}
-    judge_path(code, actions, seconds, line, progress=reporter(meter, slot), part=part, made=made)
-    return made
+    report = reporter(meter, slot)
+    shared = Shared.of(segments, slot)
+    segment: int | None = slot
+    judged = 0
+    while True:
+        found = judge_path(
+            code,
+            actions,
+            seconds - (time.process_time() - started),
+            line,
+            progress=None if report is None else partial(_after, report, judged),
+            part=part,
+            made=made,
+            claim=None if shared is None or segment is None else shared.claim(segment),
+        )
+        judged += len(found)
+        taken = None if shared is None else shared.take()
+        if taken is None:
+            return made
+        segment, first, last = taken
+        part = (first, last)
 
 
 def position_costs(code: str, actions: Sequence[str]) -> list[int]:
@@ -309,6 +339,11 @@ def judge_path_reporting(
     """In the worker: :func:`judge_path`, its count of positions judged written to the
     shared :class:`~.progress.ProgressMeter` named ``meter`` as it goes."""
     return judge_path(code, actions, seconds, line, progress=reporter(meter))
+
+
+def _after(report: Callable[[int], None], before: int, count: int) -> None:
+    """``count`` positions judged after ``before`` others, reported as one count."""
+    report(before + count)
 
 
 def _columns(game: Game) -> tuple[bytes, ...]:

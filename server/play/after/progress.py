@@ -42,9 +42,10 @@ OWN_PACE_AFTER: Final = 1.0
 _COUNT: Final = struct.Struct("<II")
 SLOTS: Final = 4
 
-#: In the worker process: the meters attached, by name (a few: one per node's reviews).
+#: In the worker process: the shared memories attached, by name (a few: a meter and a
+#: review's segments per node).
 _attached: OrderedDict[str, SharedMemory] = OrderedDict()
-_MOST_ATTACHED: Final = 4
+_MOST_ATTACHED: Final = 8
 _attaching = threading.Lock()
 
 
@@ -53,36 +54,29 @@ class Reading(NamedTuple):
     cpu_seconds: float  # the worker's CPU time spent on them
 
 
-class ProgressMeter:
-    """The shared count of positions judged by the review in the worker, and of the CPU
-    seconds spent (one review at a time: the fair line sees to it)."""
+class SharedBlock:
+    """A few bytes of shared memory the server makes for its review workers to attach to by
+    name (:func:`attached`): made at the first review, unlinked at :meth:`close`."""
 
-    def __init__(self) -> None:
+    def __init__(self, size: int, lacking: str) -> None:
+        """``lacking``: what goes without where the system gives no shared memory."""
+        self.size = size
+        self._lacking = lacking
         self._memory: SharedMemory | None = None
 
     def name(self) -> str | None:
-        """The name the worker attaches to (the memory is made at the first review); None
-        where the system gives no shared memory: reviews are made all the same, untold."""
+        """The name the workers attach to; None where the system gives no shared memory."""
         if self._memory is None:
             try:
-                self._memory = SharedMemory(create=True, size=_COUNT.size * SLOTS)
+                self._memory = SharedMemory(create=True, size=self.size)
             except OSError as error:
-                log.warning("reviews made without progress: no shared memory (%s)", error)
+                log.warning("%s: no shared memory (%s)", self._lacking, error)
                 return None
         return self._memory.name
 
-    def reset(self) -> None:
-        if self._memory is not None:
-            _buffer(self._memory)[:] = bytes(_COUNT.size * SLOTS)
-
-    def read(self) -> Reading:
-        """The positions judged by every slot, and the CPU seconds of the one that spent
-        the most (the slots' workers run side by side)."""
-        if self._memory is None:
-            return Reading(0, 0.0)
-        buffer = _buffer(self._memory)
-        counts = [_COUNT.unpack_from(buffer, slot * _COUNT.size) for slot in range(SLOTS)]
-        return Reading(sum(judged for judged, _ in counts), max(ms for _, ms in counts) / 1000)
+    def buffer(self) -> memoryview | None:
+        """Its bytes (None: not made)."""
+        return None if self._memory is None else buffer_of(self._memory)
 
     def close(self) -> None:
         memory, self._memory = self._memory, None
@@ -91,34 +85,65 @@ class ProgressMeter:
             memory.unlink()
 
 
+class ProgressMeter(SharedBlock):
+    """The shared count of positions judged by the review in the worker, and of the CPU
+    seconds spent (one review at a time: the fair line sees to it). Where the system gives
+    no shared memory, reviews are made all the same, untold."""
+
+    def __init__(self) -> None:
+        super().__init__(_COUNT.size * SLOTS, "reviews made without progress")
+
+    def reset(self) -> None:
+        buffer = self.buffer()
+        if buffer is not None:
+            buffer[:] = bytes(len(buffer))
+
+    def read(self) -> Reading:
+        """The positions judged by every slot, and the CPU seconds of the one that spent
+        the most (the slots' workers run side by side)."""
+        buffer = self.buffer()
+        if buffer is None:
+            return Reading(0, 0.0)
+        counts = [_COUNT.unpack_from(buffer, slot * _COUNT.size) for slot in range(SLOTS)]
+        return Reading(sum(judged for judged, _ in counts), max(ms for _, ms in counts) / 1000)
+
+
 def reporter(meter: str | None, slot: int = 0) -> Callable[[int], None] | None:
     """In the worker: writes the count of positions judged, and the CPU seconds spent since
     this call, into ``slot`` of the meter named ``meter`` (None: no meter, nothing
     written)."""
-    if meter is None:
+    memory = None if meter is None else attached(meter)
+    if memory is None:
         return None
-    with _attaching:  # the parts of a review may judge side by side in one process's threads
-        memory = _attached.get(meter)
-        if memory is None:
-            try:
-                memory = SharedMemory(name=meter)
-            except OSError:  # gone (the server is stopping): the review is made all the same
-                return None
-            _attached[meter] = memory
-            while len(_attached) > _MOST_ATTACHED:
-                _attached.popitem(last=False)  # closed once no report of it is left
-        _attached.move_to_end(meter)
     started = time.process_time()
     offset = slot * _COUNT.size
 
     def report(judged: int) -> None:
         spent = round((time.process_time() - started) * 1000)
-        _COUNT.pack_into(_buffer(memory), offset, judged, spent)  # holds the memory open
+        _COUNT.pack_into(buffer_of(memory), offset, judged, spent)  # holds the memory open
 
     return report
 
 
-def _buffer(memory: SharedMemory) -> memoryview:
+def attached(name: str) -> SharedMemory | None:
+    """In the worker: the server's shared memory named ``name`` (a meter, a review's
+    segments), attached once; None if it is gone (the server is stopping: the review is
+    made all the same)."""
+    with _attaching:  # the parts of a review may judge side by side in one process's threads
+        memory = _attached.get(name)
+        if memory is None:
+            try:
+                memory = SharedMemory(name=name)
+            except OSError:
+                return None
+            _attached[name] = memory
+            while len(_attached) > _MOST_ATTACHED:
+                _attached.popitem(last=False)  # closed once nothing of it is left
+        _attached.move_to_end(name)
+    return memory
+
+
+def buffer_of(memory: SharedMemory) -> memoryview:
     buffer = memory.buf
     assert buffer is not None  # None once closed, and a closed one is never read
     return buffer

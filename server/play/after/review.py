@@ -9,7 +9,9 @@ kept once made, in the store for every node (and the latest in this node's memor
 account has at most one review in flight, and so many new ones a day, counted across every
 node on the bus (Redis), or by this node alone while Redis is out.
 
-The worker makes one review at a time; the others wait in a :class:`FairLine`, taken in
+The worker makes one review at a time, a long one in parts on as many cores (up to two),
+each part's worker taking half of the other's rest once done with its own
+(:mod:`.segments`); the others wait in a :class:`FairLine`, taken in
 turn between client addresses (one address may hold many accounts), not first come first
 served, and each asker is told where it stands (``queued``). While its review is made, the
 asker is told how many positions are judged (``review_progress``, :mod:`.progress`), with
@@ -62,6 +64,7 @@ from .judging import (
     part_cuts,
 )
 from .progress import LONG_REVIEW_SECONDS, SLOTS, Pace, ProgressMeter, Reading, follow
+from .segments import MOST_PARTS, Segments
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +82,7 @@ MOST_IN_FLIGHT: Final = 32
 REVIEWS_PER_DAY: Final = 20
 #: Review workers at most: one review is judged in as many parts side by side, each in a
 #: process of its own (the cores the machine has, up to the meter's slots).
-REVIEW_PARTS: Final = max(1, min(SLOTS, 2, os.cpu_count() or 1))
+REVIEW_PARTS: Final = max(1, min(SLOTS, MOST_PARTS, os.cpu_count() or 1))
 #: The fewest positions a review is split for: a shorter game is judged in one go.
 SPLIT_FROM: Final = 12
 #: The costliest stretches named in a review.
@@ -273,6 +276,8 @@ class Reviews:
         #: The worker's count of positions judged, and this node's recent reviews' pace.
         self._meter = ProgressMeter()
         self._pace = Pace()
+        #: How a review's positions are shared out between its parts' workers.
+        self._segments = Segments()
 
     async def review(
         self,
@@ -393,6 +398,8 @@ class Reviews:
         told = [-1]  # the last count told
 
         def tell(done: Reading) -> None:
+            # parts sharing positions out may both judge one: never more than the review's
+            done = done._replace(judged=min(done.judged, positions))
             told[0] = done.judged
             if progress is None:
                 return
@@ -438,14 +445,25 @@ class Reviews:
         self, code: str, actions: list[str], line: Sequence[str]
     ) -> list[Judged]:
         """The verdicts of a game judged by :attr:`parts` workers side by side, each part's
-        searches made, then the game walked with them (server/play/after/judging.py)."""
+        searches made (a worker done with its part takes half of what another has left:
+        :mod:`.segments`), then the game walked with them (server/play/after/judging.py)."""
         # in the worker: a replay of the game, long for a long game (not on the event loop)
         cuts = await self._worker.run(part_cuts, code, actions, self.parts)
         meter = self._meter.name()
+        segments = self._segments.name()
+        self._segments.start(cuts)
         made = await asyncio.gather(
             *(
                 self._worker.run(
-                    judge_part, code, actions, self.seconds, line, (first, last), meter, slot
+                    judge_part,
+                    code,
+                    actions,
+                    self.seconds,
+                    line,
+                    (first, last),
+                    segments,
+                    meter,
+                    slot,
                 )
                 for slot, (first, last) in enumerate(itertools.pairwise(cuts))
             )
@@ -498,3 +516,4 @@ class Reviews:
         self.ahead.close()
         self._worker.close()
         self._meter.close()
+        self._segments.close()

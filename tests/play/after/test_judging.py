@@ -47,7 +47,7 @@ def test_a_review_in_parts_is_the_review_in_one_go(seed: int, parts: int) -> Non
     searched: Searched = {}
     for first, last in itertools.pairwise(cuts):
         _known_by_deal.clear()
-        searched.update(judge_part(code, actions, 600, (), (first, last), None, 0))
+        searched.update(judge_part(code, actions, 600, (), (first, last), None, None, 0))
     assert searched  # each part searched, at least its first position
     walked = judge_searched(code, actions, 600, (), searched)
     assert walked == whole
