@@ -15,6 +15,7 @@ from server.play.after.endings import GameEndings
 from server.play.after.queries import DAILY_WAIT, Queries
 from server.play.clock import Clock, seconds_to_next_day, utc_day
 from server.play.daily.deals import DailySchedule
+from server.play.errors import SolverStopped
 from server.play.fairplay.screening import Screening
 from server.play.games.live import LiveGames
 from server.play.games.player_game import PlayerGame
@@ -194,6 +195,8 @@ class DayTicker:
         while True:
             try:
                 await self.tick()
+            except SolverStopped:
+                return  # the node is stopping: its solvers go first, then this ticker
             except Exception:
                 log.exception("the day ticker failed")
             wait = min(seconds_to_next_day(self._clock.now()) + 0.05, TICK_SECONDS)

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
+
+import pytest
 
 from server.play.clock import ManualClock
+from server.play.errors import SolverStopped
 from server.play.hub import Hub
 
 
@@ -33,3 +38,21 @@ async def test_a_listener_that_stops_hears_nothing(hub: Hub, clock: ManualClock)
     clock.advance(days=1)
     assert await hub.days.check_day()
     assert heard == []
+
+
+async def test_the_ticker_ends_quietly_when_the_solver_is_stopped(
+    hub: Hub, clock: ManualClock, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A node stopping closes its solvers before the ticker: a day's proof cut short then
+    ends the ticker, with no error in the log."""
+    ticks: list[int] = []
+
+    async def proving_when_stopped() -> bool:
+        ticks.append(1)
+        raise SolverStopped("the solver (daily deals) was stopped")
+
+    monkeypatch.setattr(hub.days, "tick", proving_when_stopped)
+    with caplog.at_level(logging.ERROR):
+        await asyncio.wait_for(hub.days._tick(), 5)
+    assert ticks == [1]  # ended at once, not ticking again
+    assert "the day ticker failed" not in caplog.text
