@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from server.play.after.review import REVIEW_PARTS
+from server.play.daily.deals import daily_workers
 from server.play.days import PREPARE_AHEAD
 from tests.conftest import Backend
 from tests.support.kills import (
@@ -137,8 +139,11 @@ async def test_sigterm_to_the_group_stops_a_server_during_a_race_rooms_verdict(
             await signed_up(bob, "bob")
             code = (await room_reply(ann, {"type": "race_new", "suits": 4}))["code"]
             await room_reply(bob, {"type": "race_join", "code": code})
-            # the start draws the room's deal: the verdicts' worker starts for it
-            daily = len(server.others_in_group(WORKER))  # the daily's (one per core, to 3)
+            # the start draws the room's deal: the verdicts' worker starts for it, after the
+            # daily's (one per core, to 3) and the reviews' (once today's deals are proven)
+            running = daily_workers() + REVIEW_PARTS
+            await until(lambda: len(server.others_in_group(WORKER)) >= running, "the workers")
+            daily = len(server.others_in_group(WORKER))
             await ann.send({"id": "go", "type": "race_start", "code": code})
             await until(lambda: len(server.others_in_group(WORKER)) > daily, "verdicts' worker")
             await stopped_by(server, signal.SIGTERM)
@@ -186,9 +191,9 @@ async def test_sigterm_during_a_review_cuts_it_short_and_answers_it(tmp_path: Pa
                 actions.append(first_legal(state["code"], actions))
                 assert (await ann.request({"type": "move", "move": actions[-1]}))["type"] == "moved"
             assert (await ann.request({"type": "resign"}))["state"]["finished"]
-            daily = len(server.others_in_group(WORKER))  # the daily's (one per core, to 3)
             await ann.send({"id": "review", "type": "review", "game": state["game"]})
-            await until(lambda: len(server.others_in_group(WORKER)) > daily, "reviews' worker")
+            # being made (the review workers run from the server's start, today's deals proven)
+            await ann.pushed_event(lambda frame: frame.get("type") == "review_progress", 60)
             line = await stopped_by(server, signal.SIGTERM)
             answer = await ann.reply_to("review")
         assert answer["type"] == "error" and answer["code"] == "unavailable", answer
