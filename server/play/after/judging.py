@@ -258,7 +258,7 @@ def judge_part(
     made: Searched = {}
     report = reporter(meter, slot)
     shared = Shared.of(segments, slot)
-    segment: int | None = slot
+    segment = slot
     judged = 0
     while True:
         found = judge_path(
@@ -269,7 +269,7 @@ def judge_part(
             progress=None if report is None else partial(_after, report, judged),
             part=part,
             made=made,
-            claim=None if shared is None or segment is None else shared.claim(segment),
+            claim=None if shared is None else shared.claim(segment),
         )
         judged += len(found)
         taken = None if shared is None else shared.take()

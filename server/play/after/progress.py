@@ -78,6 +78,12 @@ class SharedBlock:
         """Its bytes (None: not made)."""
         return None if self._memory is None else buffer_of(self._memory)
 
+    def reset(self) -> None:
+        """Every byte zero again (for the next review)."""
+        buffer = self.buffer()
+        if buffer is not None:
+            buffer[:] = bytes(len(buffer))
+
     def close(self) -> None:
         memory, self._memory = self._memory, None
         if memory is not None:
@@ -92,11 +98,6 @@ class ProgressMeter(SharedBlock):
 
     def __init__(self) -> None:
         super().__init__(_COUNT.size * SLOTS, "reviews made without progress")
-
-    def reset(self) -> None:
-        buffer = self.buffer()
-        if buffer is not None:
-            buffer[:] = bytes(len(buffer))
 
     def read(self) -> Reading:
         """The positions judged by every slot, and the CPU seconds of the one that spent

@@ -48,10 +48,10 @@ class Segments(SharedBlock):
 
     def start(self, cuts: Sequence[int]) -> None:
         """A review's parts as its first segments (``cuts``: ``[0, ..., positions]``)."""
+        self.reset()
         buffer = self.buffer()
         if buffer is None:
             return
-        buffer[:] = bytes(len(buffer))
         for index in range(len(cuts) - 1):
             _SEGMENT.pack_into(buffer, index * _SEGMENT.size, cuts[index + 1], cuts[index])
 
