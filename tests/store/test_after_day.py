@@ -353,6 +353,7 @@ async def test_review_of_a_lost_game_and_one_review_in_flight_per_account(
     await other.play("resign", hub.now())
     other_record = await store.get_game(other.id)
     assert other_record is not None
+    asker = await new_player(store)  # made before: the first review may end soon after
     first = asyncio.ensure_future(hub.reviews.review(player, record, deal=deal))
     for _ in range(5000):  # the first is under way, past its read of the store
         if hub.reviews.making(player.id) or first.done():
@@ -361,7 +362,7 @@ async def test_review_of_a_lost_game_and_one_review_in_flight_per_account(
     assert hub.reviews.making(player.id)
     await _refused(ErrorCode.BUSY, hub.reviews.review(player, other_record))
     hub.reviews.most_in_flight = 1  # the node's queue is full: others wait too
-    await _refused(ErrorCode.BUSY, hub.reviews.review(await new_player(store), other_record))
+    await _refused(ErrorCode.BUSY, hub.reviews.review(asker, other_record))
     review = await first
     assert not review.won and review.against_par is None and review.par == 40
     assert [p.seq for p in review.positions] == [0, 1, 2, 3, 4]
